@@ -1,0 +1,68 @@
+// The I/O the pipeline needs, as interfaces. main.ts builds the real ones;
+// tests pass real fixtures or small doubles.
+
+import type { ChatMessage, Snapshot, SnapshotSummary, ToolDefinition, UpstreamEvent, UpstreamModel } from './types.ts';
+
+/** What the pipeline asks the upstream for: the client's request with our messages. */
+export interface UpstreamRequest {
+  /** Model name with any `+mode` suffix already stripped. */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolDefinition[] | undefined;
+  /** The client's other fields (sampling, response_format …), as it sent them. */
+  params: Record<string, unknown>;
+  /** Ollama only: the window to load the model with. */
+  numCtx?: number | undefined;
+  /** Ollama only: force thinking off (quick mode). */
+  think?: false | undefined;
+}
+
+export interface Upstream {
+  readonly kind: 'ollama' | 'openai';
+  readonly baseUrl: string;
+  /**
+   * Starts a streamed chat. Resolves once the upstream accepted the request,
+   * so errors it answers at once (unknown model, unreachable) are thrown here
+   * and can still become an HTTP status. Errors later are thrown by the iterator.
+   * Aborting `signal` closes the upstream connection.
+   */
+  chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>>;
+  listModels(signal?: AbortSignal): Promise<UpstreamModel[]>;
+  /** The model's context window in tokens, when the upstream can tell. */
+  contextWindow(model: string): Promise<number | undefined>;
+}
+
+export interface SnapshotQuery {
+  limit?: number | undefined;
+  /** Cursor: return snapshots older than this one. */
+  before?: string | undefined;
+  model?: string | undefined;
+  mode?: string | undefined;
+  outcome?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  text?: string | undefined;
+}
+
+export interface AuditStore {
+  /** Queues the snapshot; the write happens off the response path. */
+  save(snapshot: Snapshot): void;
+  get(id: string): Snapshot | undefined;
+  list(query: SnapshotQuery): SnapshotSummary[];
+  /** Writes everything queued. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export type LogFields = Record<string, string | number | boolean | undefined>;
+
+/** Logs carry sizes, hashes, ids and rule ids; never prompt text or secrets. */
+export interface Logger {
+  info(event: string, fields?: LogFields): void;
+  warn(event: string, fields?: LogFields): void;
+  error(event: string, fields?: LogFields): void;
+}

@@ -1,0 +1,240 @@
+// Plain data that passes between the pipeline's stages. Stage folders import
+// only from here (and the other files of shared/), never from each other.
+
+export const MODE_NAMES = ['off', 'quick', 'git-aware', 'deep', 'debug'] as const;
+export type ModeName = (typeof MODE_NAMES)[number];
+export type ModeRequest = ModeName | 'auto';
+
+// ---- OpenAI chat shapes (what clients send and what we forward) ----------
+
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export interface ImagePart {
+  type: 'image_url';
+  /** OpenAI sends an object; some clients send the bare URL string. */
+  image_url: string | { url: string; detail?: string | undefined };
+}
+export type ContentPart = TextPart | ImagePart;
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string | ContentPart[] | null;
+  name?: string | undefined;
+  tool_calls?: ToolCall[] | undefined;
+  tool_call_id?: string | undefined;
+}
+
+export interface ToolDefinition {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string | undefined;
+    parameters?: Record<string, unknown> | undefined;
+    strict?: boolean | null | undefined;
+  };
+}
+
+// ---- Upstream --------------------------------------------------------------
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** One step of an upstream answer, already independent of Ollama's or OpenAI's wire shape. */
+export type UpstreamEvent =
+  | {
+      type: 'delta';
+      content?: string | undefined;
+      reasoning?: string | undefined;
+      toolCalls?: ToolCall[] | undefined;
+    }
+  | {
+      type: 'done';
+      finishReason: FinishReason;
+      usage?: Usage | undefined;
+    };
+
+export interface UpstreamModel {
+  id: string;
+  created: number;
+  ownedBy: string;
+}
+
+// ---- Context ----------------------------------------------------------------
+
+/** How an item may be trimmed: heads for code, tails for logs, hunks for diffs. */
+export type ItemKind = 'text' | 'code' | 'log' | 'diff' | 'tree';
+
+export interface ContextItem {
+  /** Unique key, namespaced by its source: `git.status`, `instructions.project.CLAUDE.md`. */
+  key: string;
+  /** The source namespace that produced it: `git`, `instructions`, `files` … */
+  source: string;
+  /** Human label shown in the fence, usually a path or a short title. */
+  title: string;
+  text: string;
+  /** Higher wins when two items claim the same key, and survives trimming longer. */
+  priority: number;
+  kind: ItemKind;
+  /** Workspace-relative path when the item is (part of) a file. */
+  path?: string | undefined;
+  /** True when the source itself already cut the text (and said so in it). */
+  truncated?: boolean | undefined;
+}
+
+export interface SkippedPath {
+  path: string;
+  reason: string;
+}
+
+export interface SourceResult {
+  items: ContextItem[];
+  /** Files the source chose not to read (binary, too large, never-read, outside the workspace …). */
+  skipped?: SkippedPath[] | undefined;
+}
+
+export interface CollectInput {
+  workspace: string;
+  /** The client's messages, already stripped of any `/mode` line. */
+  messages: ChatMessage[];
+  /** Text of the last user message. */
+  lastUserText: string;
+  mode: ModeName;
+  /** Item keys (or key prefixes such as `git.`) the plan wants; sources skip the rest. */
+  wanted: string[];
+  now: Date;
+}
+
+export interface ContextSource {
+  /** Namespace: every item key starts with `${name}.`. */
+  name: string;
+  timeoutMs: number;
+  collect(input: CollectInput, signal: AbortSignal): Promise<SourceResult>;
+}
+
+export interface SourceReport {
+  source: string;
+  status: 'ok' | 'failed' | 'timeout';
+  ms: number;
+  items: number;
+  chars: number;
+  tokens?: number | undefined;
+  error?: string | undefined;
+  skipped: SkippedPath[];
+  trimmed?: string[] | undefined;
+}
+
+// ---- Plans (rules/modes/*.json) -----------------------------------------
+
+export interface PlanEntry {
+  /** An item key or key prefix (`git.status`, `instructions.`). */
+  items: string;
+  weight: number;
+  /** Upper bound for everything this entry admits, in tokens. */
+  cap: number;
+}
+
+export interface Plan {
+  mode: ModeName;
+  description: string;
+  entries: PlanEntry[];
+}
+
+// ---- Redaction -----------------------------------------------------------
+
+export interface RedactionFinding {
+  ruleId: string;
+  start: number;
+  end: number;
+}
+
+export interface RedactResult {
+  text: string;
+  /** Ranges in the original text; never the secret itself. */
+  findings: RedactionFinding[];
+}
+
+export interface Redactor {
+  redact(text: string, options?: { path?: string | undefined }): Promise<RedactResult>;
+  /** Files that are secrets by nature are never opened. */
+  isNeverRead(relativePath: string): boolean;
+}
+
+// ---- Audit ---------------------------------------------------------------
+
+export type Outcome = 'ok' | 'error' | 'aborted';
+
+export interface SnapshotReply {
+  content: string;
+  reasoning?: string | undefined;
+  toolCalls?: ToolCall[] | undefined;
+  finishReason?: FinishReason | undefined;
+}
+
+export interface BudgetReport {
+  window: number;
+  usable: number;
+  reserve: number;
+  conversationTokens: number;
+  contextTokens: number;
+  numCtx?: number | undefined;
+  perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
+}
+
+export interface Snapshot {
+  id: string;
+  requestId: string;
+  createdAt: number;
+  model: string;
+  modeAsked: ModeRequest;
+  modeUsed: ModeName;
+  downgradeReason?: string | undefined;
+  workspace: string;
+  userAgent?: string | undefined;
+  stream: boolean;
+  conversationId?: string | undefined;
+  /** Exactly the messages sent upstream, after enrichment and redaction. */
+  forwarded: ChatMessage[];
+  /** The fenced context block that was forwarded, if any (stored once by hash). */
+  contextBlock?: string | undefined;
+  sources: SourceReport[];
+  redactions: Record<string, number>;
+  budget?: BudgetReport | undefined;
+  reply: SnapshotReply;
+  usage?: Usage | undefined;
+  timings: {
+    totalMs: number;
+    collectMs?: number | undefined;
+    firstTokenMs?: number | undefined;
+    upstreamMs?: number | undefined;
+  };
+  outcome: Outcome;
+  error?: { status: number; type: string; code: string | null; message: string } | undefined;
+  warnings: string[];
+}
+
+export interface SnapshotSummary {
+  id: string;
+  createdAt: number;
+  model: string;
+  modeAsked: ModeRequest;
+  modeUsed: ModeName;
+  outcome: Outcome;
+  promptTokens?: number | undefined;
+  completionTokens?: number | undefined;
+  totalMs: number;
+  question: string;
+}
