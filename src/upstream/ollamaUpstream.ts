@@ -1,0 +1,175 @@
+// The Ollama adapter: native /api/chat through the `ollama` client, always
+// streaming (the client cannot abort a non-streaming call; aggregating is the
+// caller's job). Each call gets its own client whose fetch carries that call's
+// signals, so aborting one request closes only its socket — never
+// `ollama.abort()`, which would end every stream in flight.
+
+import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
+import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
+import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
+import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
+import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
+
+export interface OllamaUpstreamOptions {
+  baseUrl: string;
+  fetch?: typeof fetch;
+  /** How long to wait for the first line of an answer (model loading included). */
+  firstByteTimeoutMs?: number;
+  /** Limit for the small metadata calls (/api/tags, /api/show). */
+  metadataTimeoutMs?: number;
+  /** Id for tool calls Ollama sent without one. */
+  newToolCallId?: () => string;
+}
+
+export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const baseFetch = options.fetch ?? globalThis.fetch;
+  const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
+  const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
+  const makeId = options.newToolCallId ?? newToolCallId;
+  const windows = new Map<string, Promise<number | undefined>>();
+
+  /** A client whose every fetch is also aborted by `signals`. */
+  const clientWith = (signals: AbortSignal[]): Ollama => {
+    const fetchWithSignals: typeof fetch = (input, init) => {
+      const all = init?.signal ? [init.signal, ...signals] : signals;
+      return baseFetch(input, { ...init, signal: AbortSignal.any(all) });
+    };
+    return new Ollama({ host: baseUrl, fetch: fetchWithSignals });
+  };
+
+  /** Runs a metadata call under its own timeout, classifying any failure. */
+  const metadata = async <T>(call: (client: Ollama) => Promise<T>, model?: string, signal?: AbortSignal) => {
+    const timeout = AbortSignal.timeout(metadataTimeoutMs);
+    try {
+      return await call(clientWith(signal ? [signal, timeout] : [timeout]));
+    } catch (error) {
+      throw classifyUpstreamFailure(error, {
+        kind: 'ollama',
+        baseUrl,
+        model,
+        signal,
+        timedOutAfterMs: timeout.aborted ? metadataTimeoutMs : undefined,
+      });
+    }
+  };
+
+  return {
+    kind: 'ollama',
+    baseUrl,
+
+    async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
+      const body = withBinaryImages(toOllamaChatRequest(request));
+      const firstByte = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        firstByte.abort();
+      }, firstByteTimeoutMs);
+      timer.unref();
+      const context = (): UpstreamFailureContext => ({
+        kind: 'ollama',
+        baseUrl,
+        model: request.model,
+        signal,
+        timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
+      });
+
+      let stream: AbortableAsyncIterator<ChatResponse>;
+      try {
+        stream = await clientWith([signal, firstByte.signal]).chat(body);
+      } catch (error) {
+        clearTimeout(timer);
+        throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
+      }
+      return streamEvents(stream, () => clearTimeout(timer), context, makeId);
+    },
+
+    async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {
+      const list = await metadata((client) => client.list(), undefined, signal);
+      return list.models.map((model) => ({
+        id: model.name,
+        created: unixSeconds(model.modified_at),
+        ownedBy: 'ollama',
+      }));
+    },
+
+    contextWindow(model: string): Promise<number | undefined> {
+      const cached = windows.get(model);
+      if (cached) return cached;
+      const lookup = metadata((client) => client.show({ model }), model).then(
+        (info) => contextLengthOf(info.model_info as unknown),
+        () => {
+          // Not cached: Ollama may be starting, or the model about to be pulled.
+          windows.delete(model);
+          return undefined;
+        },
+      );
+      windows.set(model, lookup);
+      return lookup;
+    },
+  };
+}
+
+async function* streamEvents(
+  stream: AbortableAsyncIterator<ChatResponse>,
+  onFirstLine: () => void,
+  context: () => UpstreamFailureContext,
+  makeId: () => string,
+): AsyncGenerator<UpstreamEvent> {
+  const mapper = createOllamaEventMapper(makeId);
+  let finished = false;
+  try {
+    for await (const line of stream) {
+      onFirstLine();
+      yield* mapper.map(line);
+      if (line.done) {
+        finished = true;
+        return;
+      }
+    }
+    throw missingDoneError(context());
+  } catch (error) {
+    throw classifyUpstreamFailure(error, { ...context(), phase: 'stream' });
+  } finally {
+    onFirstLine();
+    // The consumer stopped early (client left, or an error): close this socket only.
+    if (!finished) stream.abort();
+  }
+}
+
+/**
+ * The `ollama` client (Node build) treats a string image as a file path when such a
+ * file exists, and would send that file's bytes. Handing it bytes instead makes it
+ * only re-encode them, so a crafted "base64" like `///etc/hosts` reads nothing.
+ */
+function withBinaryImages(body: OllamaChatBody): OllamaChatBody {
+  return {
+    ...body,
+    messages: body.messages.map((message) =>
+      message.images && message.images.length > 0
+        ? {
+            ...message,
+            images: message.images.map((image) =>
+              typeof image === 'string' ? new Uint8Array(Buffer.from(image, 'base64')) : image,
+            ),
+          }
+        : message,
+    ),
+  };
+}
+
+function contextLengthOf(modelInfo: unknown): number | undefined {
+  if (modelInfo === null || typeof modelInfo !== 'object') return undefined;
+  const info = modelInfo as Record<string, unknown>;
+  const architecture = info['general.architecture'];
+  if (typeof architecture !== 'string') return undefined;
+  const length = info[`${architecture}.context_length`];
+  return typeof length === 'number' && Number.isInteger(length) && length > 0 ? length : undefined;
+}
+
+function unixSeconds(date: unknown): number {
+  const ms = Date.parse(String(date));
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
+}

@@ -1,0 +1,159 @@
+// Every upstream failure is classified here, once (STYLE.md item 8): unreachable
+// → 502, silent too long → 504, unknown model → 404, the upstream's own 4xx → that
+// status, its 5xx → 502. Messages say what to do next. An abort caused by the
+// caller's own signal is returned untouched: the client left, nobody is listening.
+
+import {
+  NotFoundError,
+  ProxyError,
+  UpstreamResponseError,
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+} from '../shared/errors.ts';
+
+export type UpstreamKind = 'ollama' | 'openai';
+
+export interface UpstreamFailureContext {
+  kind: UpstreamKind;
+  baseUrl: string;
+  /** The model asked for, when the failing call was about one (chat, show). */
+  model?: string | undefined;
+  /** The caller's signal; when it is aborted the failure is the caller's own doing. */
+  signal?: AbortSignal | undefined;
+  /** Set when our own first-byte timer fired, to the limit that was exceeded. */
+  timedOutAfterMs?: number | undefined;
+  /** `stream`: the upstream had already answered 200 and failed while streaming. */
+  phase?: 'request' | 'stream' | undefined;
+}
+
+/**
+ * An HTTP error answer from the upstream. Shaped like the `ollama` client's own
+ * (unexported) `ResponseError`, so one branch below handles both adapters.
+ */
+export class UpstreamHttpError extends Error {
+  override readonly name = 'ResponseError';
+  constructor(
+    readonly error: string,
+    readonly status_code: number,
+  ) {
+    super(error);
+  }
+}
+
+/** Text the `ollama` client (0.6.x) throws when a stream ends without its `done` line. */
+const CLIENT_MISSING_DONE = 'Did not receive done or success response in stream.';
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+/** Returns what to throw for `error`: a ProxyError, or the original error when the caller aborted. */
+export function classifyUpstreamFailure(error: unknown, context: UpstreamFailureContext): unknown {
+  if (context.signal?.aborted) return error;
+  if (error instanceof ProxyError) return error;
+  const name = upstreamName(context);
+
+  if (context.timedOutAfterMs !== undefined) {
+    const seconds = Math.round(context.timedOutAfterMs / 100) / 10;
+    return new UpstreamTimeoutError(
+      `${name} at ${context.baseUrl} sent nothing for ${seconds}s (the model may still be loading). Try again, or raise the upstream timeout.`,
+      { cause: error },
+    );
+  }
+
+  const status = httpStatusOf(error);
+  if (status !== undefined) return classifyHttpAnswer(status, messageOf(error), context, error);
+
+  const code = networkCodeOf(error);
+  if (code !== undefined || isFetchFailure(error)) {
+    const what = context.phase === 'stream' ? 'The connection to' : 'Cannot reach';
+    const detail = code ? ` (${code})` : '';
+    return new UpstreamUnavailableError(
+      `${what} ${name} at ${context.baseUrl}${context.phase === 'stream' ? ' was lost mid-answer' : ''}${detail}. ${startHint(context.kind)}`,
+      { cause: error },
+    );
+  }
+
+  const message = messageOf(error);
+  if (message === CLIENT_MISSING_DONE) return missingDoneError(context);
+  // While streaming, the ollama client turns an `{"error": "..."}` line into a plain Error.
+  return new UpstreamResponseError(502, `${name} at ${context.baseUrl} failed: ${message}`, { cause: error });
+}
+
+/** The model's stream ended without its final line: the answer is incomplete. */
+export function missingDoneError(context: UpstreamFailureContext): UpstreamResponseError {
+  return new UpstreamResponseError(
+    502,
+    `The model stopped without finishing: ${upstreamName(context)} at ${context.baseUrl} closed the stream before its final message.`,
+  );
+}
+
+function classifyHttpAnswer(status: number, message: string, context: UpstreamFailureContext, cause: unknown) {
+  const name = upstreamName(context);
+  const model = context.model;
+  if (model !== undefined && (status === 404 || /model\b.*\bnot found/i.test(message))) {
+    const hint =
+      context.kind === 'ollama'
+        ? `Pull it with \`ollama pull ${model}\`, or pick one of \`ollama list\`.`
+        : 'Pick one of the models listed by GET /v1/models.';
+    return new NotFoundError(`Model "${model}" is not available in ${name} at ${context.baseUrl}. ${hint}`);
+  }
+  if (status === 401 || status === 403) {
+    // Our credentials, not the client's: passing the status on would blame the client's token.
+    return new UpstreamResponseError(
+      502,
+      `${name} at ${context.baseUrl} refused ctxproxy's credentials (${status}: ${message}). Check the upstream API key in ctxproxy's config.`,
+      { cause },
+    );
+  }
+  if (status >= 400 && status < 500) {
+    return new UpstreamResponseError(status, `${name} rejected the request: ${message}`, { cause });
+  }
+  return new UpstreamResponseError(502, `${name} at ${context.baseUrl} failed (${status}): ${message}`, { cause });
+}
+
+function upstreamName(context: UpstreamFailureContext): string {
+  return context.kind === 'ollama' ? 'Ollama' : 'the OpenAI-compatible upstream';
+}
+
+function startHint(kind: UpstreamKind): string {
+  return kind === 'ollama'
+    ? 'Start Ollama with `ollama serve`, or point --upstream at where it runs.'
+    : 'Start the server (llama.cpp server, LM Studio, vLLM …), or point --upstream at where it runs.';
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+  if (!(error instanceof Error) || error.name !== 'ResponseError') return undefined;
+  const status = (error as Error & { status_code?: unknown }).status_code;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function networkCodeOf(error: unknown): string | undefined {
+  // fetch wraps socket errors as `TypeError: fetch failed` with the real error as `cause`.
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function isFetchFailure(error: unknown): boolean {
+  // `fetch failed` before any answer; `terminated` when the socket closed mid-body.
+  return error instanceof TypeError && (error.message === 'fetch failed' || error.message === 'terminated');
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
