@@ -1,0 +1,65 @@
+// A small per-workspace memo: a value is reused while its fingerprint (a string
+// built from cheap stats of whatever the value depends on) is unchanged and it
+// is younger than the TTL. Concurrent misses for the same key share one run.
+
+interface Entry<T> {
+  fingerprint: string;
+  at: number;
+  value: T;
+}
+
+export class Memo<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  readonly #inFlight = new Map<string, { fingerprint: string; promise: Promise<T> }>();
+
+  constructor(
+    private readonly ttlMs: () => number,
+    private readonly clock: () => number,
+    /** Oldest entries are dropped beyond this many keys (message-keyed results multiply). */
+    private readonly maxEntries = 64,
+  ) {}
+
+  peek(key: string, fingerprint: string): T | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry || entry.fingerprint !== fingerprint) return undefined;
+    if (this.clock() - entry.at > this.ttlMs()) return undefined;
+    return entry.value;
+  }
+
+  /**
+   * Returns the memoized value or computes it. The fingerprint is taken by the
+   * caller before computing, so a change made while computing is seen next time.
+   */
+  async get(key: string, fingerprint: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.peek(key, fingerprint);
+    if (hit !== undefined) return hit;
+    const running = this.#inFlight.get(key);
+    if (running && running.fingerprint === fingerprint) return running.promise;
+    const at = this.clock();
+    const promise = compute().then(
+      (value) => {
+        this.#entries.delete(key);
+        this.#entries.set(key, { fingerprint, at, value });
+        if (this.#entries.size > this.maxEntries) {
+          const oldest = this.#entries.keys().next().value;
+          if (oldest !== undefined) this.#entries.delete(oldest);
+        }
+        return value;
+      },
+      (error: unknown) => {
+        throw error;
+      },
+    );
+    const settled = () => {
+      if (this.#inFlight.get(key)?.promise === promise) this.#inFlight.delete(key);
+    };
+    promise.then(settled, settled);
+    this.#inFlight.set(key, { fingerprint, promise });
+    return promise;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#inFlight.clear();
+  }
+}

@@ -1,0 +1,109 @@
+// Walks the work tree honouring .gitignore files (at every level) and default
+// ignores. Shared by the tree and stats sources and by the work-tree watcher.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** Directories nobody wants listed: dependencies, build output, VCS and tool caches. */
+export const DEFAULT_IGNORED_DIRS = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  'bower_components',
+  'dist',
+  'build',
+  'out',
+  'target',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.tox',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.cache',
+  '.gradle',
+  '.idea',
+  'coverage',
+  '.ctxproxy',
+]);
+
+export interface WalkResult {
+  /** Workspace-relative file paths with `/` separators, sorted. */
+  files: string[];
+  /** Workspace-relative directories (`''` is the root). */
+  dirs: string[];
+  /** True when the walk stopped at the file limit. */
+  truncated: boolean;
+  /** Whether a path (relative, `/`-separated) would be skipped by the walk's rules. */
+  isIgnored(relativePath: string, isDir: boolean): boolean;
+}
+
+interface Rules {
+  base: string;
+  matcher: Ignore;
+}
+
+async function loadGitignore(root: string, dirRel: string): Promise<Rules | undefined> {
+  try {
+    const text = await fs.readFile(path.join(root, dirRel, '.gitignore'), 'utf8');
+    return { base: dirRel, matcher: ignore().add(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+function ignoredBy(rules: readonly Rules[], rel: string, isDir: boolean): boolean {
+  const name = rel.slice(rel.lastIndexOf('/') + 1);
+  if (isDir && DEFAULT_IGNORED_DIRS.has(name)) return true;
+  for (const { base, matcher } of rules) {
+    if (base !== '' && !rel.startsWith(`${base}/`)) continue;
+    const inner = base === '' ? rel : rel.slice(base.length + 1);
+    if (matcher.ignores(isDir ? `${inner}/` : inner)) return true;
+  }
+  return false;
+}
+
+export async function walkWorkTree(root: string, options: { maxFiles?: number } = {}): Promise<WalkResult> {
+  const maxFiles = options.maxFiles ?? 100_000;
+  const files: string[] = [];
+  const dirs: string[] = [];
+  const allRules: Rules[] = [];
+  let truncated = false;
+
+  const visit = async (dirRel: string, inherited: readonly Rules[]): Promise<void> => {
+    if (files.length >= maxFiles) {
+      truncated = true;
+      return;
+    }
+    dirs.push(dirRel);
+    const own = await loadGitignore(root, dirRel);
+    const rules = own ? [...inherited, own] : inherited;
+    if (own) allRules.push(own);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(path.join(root, dirRel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    const subdirs: string[] = [];
+    for (const entry of entries) {
+      const rel = dirRel === '' ? entry.name : `${dirRel}/${entry.name}`;
+      const isDir = entry.isDirectory();
+      if (ignoredBy(rules, rel, isDir)) continue;
+      if (isDir) subdirs.push(rel);
+      else if (files.length < maxFiles) files.push(rel);
+      else truncated = true;
+    }
+    await Promise.all(subdirs.map((sub) => visit(sub, rules)));
+  };
+
+  await visit('', []);
+  files.sort();
+  dirs.sort();
+  return { files, dirs, truncated, isIgnored: (rel, isDir) => ignoredBy(allRules, rel, isDir) };
+}

@@ -1,0 +1,75 @@
+// Watches the work tree's directories (inotify via fs.watch, one per directory,
+// not recursive: Node 20's recursive mode polls files on Linux) so an in-place
+// edit of a clean file invalidates git/tree/stats memos without running git.
+// Until armed (or if arming fails) callers fall back to stats plus the TTL.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Above this many directories we do not watch (inotify limits); the TTL covers it. */
+const MAX_WATCHED_DIRS = 4_000;
+
+export class WorkTreeWatcher {
+  #generation = 0;
+  #state: 'idle' | 'armed' | 'unavailable' = 'idle';
+  readonly #watchers = new Map<string, fs.FSWatcher>();
+
+  constructor(private readonly root: string) {}
+
+  /** Part of every work-tree fingerprint: changes on every event, and when arming completes. */
+  stamp(): string {
+    return `${this.#state}:${this.#generation}`;
+  }
+
+  get armed(): boolean {
+    return this.#state === 'armed';
+  }
+
+  arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): void {
+    if (this.#state !== 'idle') return;
+    if (dirs.length > MAX_WATCHED_DIRS) {
+      this.#state = 'unavailable';
+      return;
+    }
+    try {
+      for (const dir of dirs) this.#watch(dir, isIgnored);
+      this.#state = 'armed';
+    } catch {
+      this.close();
+      this.#state = 'unavailable';
+    }
+  }
+
+  #watch(dirRel: string, isIgnored: (rel: string, isDir: boolean) => boolean): void {
+    if (this.#watchers.has(dirRel)) return;
+    const watcher = fs.watch(path.join(this.root, dirRel), { persistent: false }, (_event, name) => {
+      const rel = name ? (dirRel === '' ? String(name) : `${dirRel}/${name}`) : dirRel;
+      let isDir = false;
+      try {
+        isDir = fs.statSync(path.join(this.root, rel)).isDirectory();
+      } catch {
+        // Deleted: still a change.
+      }
+      if (name && isIgnored(rel, isDir)) return;
+      this.#generation++;
+      if (isDir && this.#watchers.size < MAX_WATCHED_DIRS) {
+        try {
+          this.#watch(rel, isIgnored);
+        } catch {
+          // Best effort for new directories; the TTL remains the backstop.
+        }
+      }
+    });
+    watcher.on('error', () => {
+      this.#generation++;
+      watcher.close();
+      this.#watchers.delete(dirRel);
+    });
+    this.#watchers.set(dirRel, watcher);
+  }
+
+  close(): void {
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
+  }
+}

@@ -1,0 +1,41 @@
+// Builds CollectInput and counting deps for the source tests.
+
+import { type SimpleGit, simpleGit } from 'simple-git';
+import type { CollectInput, ModeName } from '../../src/shared/types.ts';
+import { defaultSourceDeps, type SourceDeps } from '../../src/sources/deps.ts';
+
+export function input(workspace: string, options: Partial<CollectInput> & { text?: string } = {}): CollectInput {
+  const text = options.text ?? options.lastUserText ?? 'hello';
+  return {
+    workspace,
+    messages: options.messages ?? [{ role: 'user', content: text }],
+    lastUserText: text,
+    mode: options.mode ?? ('deep' as ModeName),
+    wanted: options.wanted ?? ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.'],
+    now: options.now ?? new Date('2026-03-04T05:06:07Z'),
+  };
+}
+
+/** Real simple-git, plus a count of the git processes it ran (simple-git's `errors` hook sees every task). */
+export function countingGit(): { factory: SourceDeps['git']; processes: () => number; instances: () => number } {
+  let processes = 0;
+  let instances = 0;
+  const factory = (baseDir: string): SimpleGit => {
+    instances++;
+    return simpleGit({
+      baseDir,
+      completion: { onClose: true, onExit: false },
+      errors: (error) => {
+        processes++;
+        return error;
+      },
+    });
+  };
+  return { factory, processes: () => processes, instances: () => instances };
+}
+
+export function testDeps(overrides: Partial<SourceDeps> = {}): SourceDeps {
+  return defaultSourceDeps({ homeDir: '/nonexistent-home', watchWorkTree: false, ...overrides });
+}
+
+export const signal = new AbortController().signal;
