@@ -1,0 +1,91 @@
+// Opening the audit database: the file is created private (0600) before SQLite
+// sees it, then every way opening can fail (not a database, locked by another
+// process, written by a newer ctxproxy, unreadable) becomes ONE clear error here,
+// instead of a failure on every request later.
+
+import { chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from '../shared/ports.ts';
+import type { SqlDriver, SqlDriverFactory } from './driver.ts';
+import { NewerSchemaError, runMigrations } from './migrate.ts';
+import { type AuditOpenFailure, AuditStoreOpenError } from './types.ts';
+
+export interface OpenDatabaseOptions {
+  path: string;
+  driver: SqlDriverFactory;
+  migrationsDir?: string | undefined;
+  busyTimeoutMs: number;
+  logger: Logger;
+  now: () => number;
+}
+
+/** Creates the file (and its folder) owner-only; tightens an existing file that others can read. */
+function ensurePrivateFile(path: string, logger: Logger): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const fd = openSync(path, constants.O_CREAT | constants.O_RDWR, 0o600);
+  closeSync(fd);
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    chmodSync(path, 0o600);
+    logger.warn('audit.db_mode_tightened', { from: mode.toString(8), to: '600' });
+  }
+}
+
+function explain(reason: AuditOpenFailure, path: string, detail: string): string {
+  switch (reason) {
+    case 'corrupt':
+      return `audit database ${path} is not a readable SQLite database (${detail}). Move it aside (mv "${path}" "${path}.bad") to start a new audit log, or pass --db to use another file.`;
+    case 'locked':
+      return `audit database ${path} is locked by another process (${detail}). Stop the other ctxproxy using it, or pass --db to use another file.`;
+    case 'read-only':
+      return `audit database ${path} cannot be written (${detail}). Check the file's owner and permissions, or pass --db to use another file.`;
+    case 'cannot-open':
+      return `audit database ${path} cannot be opened (${detail}). Check that its folder exists and is writable, or pass --db to use another file.`;
+    case 'newer-schema':
+      return `audit database ${path} was written by a newer ctxproxy (${detail}). Upgrade ctxproxy, or pass --db to use another file.`;
+    case 'migration':
+      return `audit database ${path} could not be upgraded (${detail}). Nothing was changed by the failed step; report this, or pass --db to use another file.`;
+  }
+}
+
+function failureOf(error: unknown, driver: SqlDriverFactory): AuditOpenFailure {
+  if (error instanceof NewerSchemaError) return 'newer-schema';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') {
+    return 'cannot-open';
+  }
+  const kind = driver.errorKind(error);
+  if (kind === 'busy') return 'locked';
+  if (kind === 'other') return 'migration';
+  return kind;
+}
+
+/** Opens, configures and migrates; returns the connection and its schema version, or throws AuditStoreOpenError. */
+export function openDatabase(options: OpenDatabaseOptions): { db: SqlDriver; version: number } {
+  const { path, driver, logger } = options;
+  let db: SqlDriver | undefined;
+  try {
+    ensurePrivateFile(path, logger);
+    db = driver.open(path, { busyTimeoutMs: options.busyTimeoutMs });
+    // The first read of the header: a file that is not a database fails here.
+    db.pragma('journal_mode', 'WAL');
+    db.pragma('synchronous', 'NORMAL');
+    db.pragma('foreign_keys', 'ON');
+    const result = runMigrations(db, { dir: options.migrationsDir, now: options.now });
+    // Take the write lock once now, so a database another process holds fails at open, not per request.
+    db.transaction(() => db?.prepare('SELECT count(*) FROM schema_migrations').get());
+    if (result.applied.length > 0)
+      logger.info('audit.migrated', { applied: result.applied.join(','), version: result.version });
+    return { db, version: result.version };
+  } catch (error) {
+    try {
+      db?.close();
+    } catch {
+      // Already failing; the first error is the one to report.
+    }
+    const reason = failureOf(error, driver);
+    const detail = error instanceof Error ? error.message : String(error);
+    logger.error('audit.open_failed', { reason });
+    throw new AuditStoreOpenError(reason, path, explain(reason, path, detail), { cause: error });
+  }
+}

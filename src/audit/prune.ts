@@ -1,0 +1,73 @@
+// Retention: delete old snapshots (by age, then oldest-first down to a size cap),
+// drop the context blocks nothing refers to any more, then VACUUM so the file
+// really shrinks.
+
+import { statSync } from 'node:fs';
+import type { SqlDriver } from './driver.ts';
+import type { PruneOptions, PruneResult } from './types.ts';
+
+/** How many of the oldest to delete next: the excess over the cap at the average snapshot size. */
+function nextStep(db: SqlDriver, live: number, cap: number): number {
+  const count = Number(db.prepare('SELECT count(*) AS n FROM snapshots').get()?.n ?? 0);
+  if (count === 0) return 0;
+  const average = live / count;
+  return Math.max(1, Math.ceil((live - cap) / average));
+}
+
+export function fileBytes(path: string): number {
+  let total = 0;
+  for (const file of [path, `${path}-wal`]) {
+    try {
+      total += statSync(file).size;
+    } catch {
+      // No WAL file right now.
+    }
+  }
+  return total;
+}
+
+/** Pages in use: what the file would shrink to after VACUUM. */
+export function liveBytes(db: SqlDriver): number {
+  const pages = Number(db.pragma('page_count') ?? 0);
+  const free = Number(db.pragma('freelist_count') ?? 0);
+  const size = Number(db.pragma('page_size') ?? 4096);
+  return (pages - free) * size;
+}
+
+function deleteUnreferencedBlobs(db: SqlDriver): void {
+  db.prepare(
+    'DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.context_sha256 = blobs.sha256)',
+  ).run();
+}
+
+export function prune(db: SqlDriver, path: string, options: PruneOptions, now: number): PruneResult {
+  const bytesBefore = fileBytes(path);
+  let deleted = 0;
+  if (options.olderThanMs !== undefined) {
+    const cutoff = now - options.olderThanMs;
+    deleted += db.transaction(() => {
+      const { changes } = db.prepare('DELETE FROM snapshots WHERE created_at < ?').run(cutoff);
+      deleteUnreferencedBlobs(db);
+      return changes;
+    });
+  }
+  if (options.maxBytes !== undefined) {
+    const cap = options.maxBytes;
+    for (let live = liveBytes(db); live > cap; live = liveBytes(db)) {
+      const step = nextStep(db, live, cap);
+      if (step === 0) break;
+      const changes = db.transaction(() => {
+        const result = db
+          .prepare('DELETE FROM snapshots WHERE seq IN (SELECT seq FROM snapshots ORDER BY created_at, seq LIMIT ?)')
+          .run(step);
+        deleteUnreferencedBlobs(db);
+        return result.changes;
+      });
+      if (changes === 0) break;
+      deleted += changes;
+    }
+  }
+  db.exec('VACUUM');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  return { deleted, bytesBefore, bytesAfter: fileBytes(path) };
+}

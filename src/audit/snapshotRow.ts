@@ -1,0 +1,215 @@
+// Snapshot ⇄ database row. The context block is stored apart (content-addressed);
+// in the forwarded messages, a text holding the block is replaced by a reference
+// to it, and put back on read, so `get` returns the snapshot exactly as saved.
+
+import { createHash } from 'node:crypto';
+import type { ChatMessage, ModeName, ModeRequest, Outcome, Snapshot, SnapshotSummary } from '../shared/types.ts';
+import type { SqlRow, SqlValue } from './driver.ts';
+
+/** Stands for a text that held the context block: `before + block + after`. */
+interface BlobRef {
+  $blob: string;
+  before?: string;
+  after?: string;
+}
+
+/** Below this, a block is not worth a reference (and short strings would match by chance). */
+const MIN_REFERENCED_CHARS = 256;
+const MAX_QUESTION_CHARS = 8000;
+const CONTEXT_FENCE = /<context\b[^>]*>[\s\S]*?<\/context>/g;
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function toRef(text: string, block: string, key: string): string | BlobRef {
+  if (text === block) return { $blob: key };
+  const at = text.indexOf(block);
+  if (at < 0) return text;
+  return { $blob: key, before: text.slice(0, at), after: text.slice(at + block.length) };
+}
+
+function isRef(value: unknown): value is BlobRef {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && '$blob' in value;
+}
+
+function fromRef(value: BlobRef, block: string | undefined): string {
+  if (block === undefined) throw new Error(`forwarded message refers to missing context block ${value.$blob}`);
+  return `${value.before ?? ''}${block}${value.after ?? ''}`;
+}
+
+/** The forwarded messages as stored: texts holding the block become references. */
+export function encodeForwarded(messages: ChatMessage[], block: string | undefined, key: string | undefined): string {
+  if (block === undefined || key === undefined || block.length < MIN_REFERENCED_CHARS) {
+    return JSON.stringify(messages);
+  }
+  const encoded = messages.map((message) => {
+    const { content } = message;
+    if (typeof content === 'string') return { ...message, content: toRef(content, block, key) };
+    if (Array.isArray(content)) {
+      const parts = content.map((part) =>
+        part.type === 'text' ? { ...part, text: toRef(part.text, block, key) } : part,
+      );
+      return { ...message, content: parts };
+    }
+    return message;
+  });
+  return JSON.stringify(encoded);
+}
+
+export function decodeForwarded(json: string, block: string | undefined): ChatMessage[] {
+  return JSON.parse(json, (_key, value: unknown) => (isRef(value) ? fromRef(value, block) : value)) as ChatMessage[];
+}
+
+function messageText(message: ChatMessage): string {
+  const { content } = message;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+/** Text of the last user message, without fenced context attachments. */
+export function questionOf(messages: ChatMessage[]): string {
+  const last = messages.findLast((message) => message.role === 'user');
+  if (!last) return '';
+  return messageText(last).replace(CONTEXT_FENCE, '').trim().slice(0, MAX_QUESTION_CHARS);
+}
+
+/** Column order of INSERT_SNAPSHOT. */
+export const SNAPSHOT_COLUMNS = [
+  'id',
+  'request_id',
+  'created_at',
+  'model',
+  'mode_asked',
+  'mode_used',
+  'downgrade_reason',
+  'workspace',
+  'user_agent',
+  'stream',
+  'conversation_id',
+  'outcome',
+  'error_status',
+  'error_type',
+  'error_code',
+  'error_message',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_ms',
+  'first_token_ms',
+  'upstream_ms',
+  'collect_ms',
+  'question',
+  'warnings_json',
+  'sources_json',
+  'redactions_json',
+  'budget_json',
+  'reply_json',
+  'forwarded_json',
+  'context_sha256',
+] as const;
+
+export const INSERT_SNAPSHOT = `INSERT INTO snapshots (${SNAPSHOT_COLUMNS.join(', ')})
+  VALUES (${SNAPSHOT_COLUMNS.map(() => '?').join(', ')})`;
+
+const orNull = <T extends SqlValue>(value: T | undefined): T | null => value ?? null;
+
+/** Values for INSERT_SNAPSHOT; `contextKey` is the blobs key of the context block, if any. */
+export function snapshotValues(snapshot: Snapshot, contextKey: string | undefined): SqlValue[] {
+  const { error, usage, timings } = snapshot;
+  return [
+    snapshot.id,
+    snapshot.requestId,
+    snapshot.createdAt,
+    snapshot.model,
+    snapshot.modeAsked,
+    snapshot.modeUsed,
+    orNull(snapshot.downgradeReason),
+    snapshot.workspace,
+    orNull(snapshot.userAgent),
+    snapshot.stream ? 1 : 0,
+    orNull(snapshot.conversationId),
+    snapshot.outcome,
+    orNull(error?.status),
+    orNull(error?.type),
+    orNull(error?.code),
+    orNull(error?.message),
+    orNull(usage?.promptTokens),
+    orNull(usage?.completionTokens),
+    timings.totalMs,
+    orNull(timings.firstTokenMs),
+    orNull(timings.upstreamMs),
+    orNull(timings.collectMs),
+    questionOf(snapshot.forwarded),
+    JSON.stringify(snapshot.warnings),
+    JSON.stringify(snapshot.sources),
+    JSON.stringify(snapshot.redactions),
+    snapshot.budget === undefined ? null : JSON.stringify(snapshot.budget),
+    JSON.stringify(snapshot.reply),
+    encodeForwarded(snapshot.forwarded, snapshot.contextBlock, contextKey),
+    orNull(contextKey),
+  ];
+}
+
+const str = (value: SqlValue | undefined): string => (typeof value === 'string' ? value : String(value ?? ''));
+const num = (value: SqlValue | undefined): number => Number(value ?? 0);
+
+/** Rebuilds the Snapshot; optional fields stored as NULL are left out, as they were at save. */
+export function rowToSnapshot(row: SqlRow, contextBlock: string | undefined): Snapshot {
+  const snapshot: Snapshot = {
+    id: str(row.id),
+    requestId: str(row.request_id),
+    createdAt: num(row.created_at),
+    model: str(row.model),
+    modeAsked: str(row.mode_asked) as ModeRequest,
+    modeUsed: str(row.mode_used) as ModeName,
+    workspace: str(row.workspace),
+    stream: row.stream === 1,
+    forwarded: decodeForwarded(str(row.forwarded_json), contextBlock),
+    sources: JSON.parse(str(row.sources_json)),
+    redactions: JSON.parse(str(row.redactions_json)),
+    reply: JSON.parse(str(row.reply_json)),
+    timings: { totalMs: num(row.total_ms) },
+    outcome: str(row.outcome) as Outcome,
+    warnings: JSON.parse(str(row.warnings_json)),
+  };
+  if (row.downgrade_reason !== null) snapshot.downgradeReason = str(row.downgrade_reason);
+  if (row.user_agent !== null) snapshot.userAgent = str(row.user_agent);
+  if (row.conversation_id !== null) snapshot.conversationId = str(row.conversation_id);
+  if (contextBlock !== undefined) snapshot.contextBlock = contextBlock;
+  if (row.budget_json !== null) snapshot.budget = JSON.parse(str(row.budget_json));
+  if (row.prompt_tokens !== null) {
+    snapshot.usage = { promptTokens: num(row.prompt_tokens), completionTokens: num(row.completion_tokens) };
+  }
+  if (row.collect_ms !== null) snapshot.timings.collectMs = num(row.collect_ms);
+  if (row.first_token_ms !== null) snapshot.timings.firstTokenMs = num(row.first_token_ms);
+  if (row.upstream_ms !== null) snapshot.timings.upstreamMs = num(row.upstream_ms);
+  if (row.error_type !== null) {
+    snapshot.error = {
+      status: num(row.error_status),
+      type: str(row.error_type),
+      code: row.error_code === null ? null : str(row.error_code),
+      message: str(row.error_message),
+    };
+  }
+  return snapshot;
+}
+
+export const SUMMARY_COLUMNS =
+  's.id, s.created_at, s.model, s.mode_asked, s.mode_used, s.outcome, s.prompt_tokens, s.completion_tokens, s.total_ms, s.question';
+
+export function rowToSummary(row: SqlRow): SnapshotSummary {
+  const summary: SnapshotSummary = {
+    id: str(row.id),
+    createdAt: num(row.created_at),
+    model: str(row.model),
+    modeAsked: str(row.mode_asked) as ModeRequest,
+    modeUsed: str(row.mode_used) as ModeName,
+    outcome: str(row.outcome) as Outcome,
+    totalMs: num(row.total_ms),
+    question: str(row.question),
+  };
+  if (row.prompt_tokens !== null) summary.promptTokens = num(row.prompt_tokens);
+  if (row.completion_tokens !== null) summary.completionTokens = num(row.completion_tokens);
+  return summary;
+}

@@ -1,0 +1,95 @@
+// The audit store's full surface: the pipeline's AuditStore port plus what the
+// CLI and the audit browser need (search, export, prune, conversations, stats).
+
+import type { AuditStore, Logger } from '../shared/ports.ts';
+import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
+import type { SqlDriverFactory } from './driver.ts';
+
+export interface AuditStoreOptions {
+  /** The database file; created with mode 0600 (and its directory with 0700) when missing. */
+  path: string;
+  /** Folder of numbered SQL files; defaults to the repository's migrations/. */
+  migrationsDir?: string | undefined;
+  logger?: Logger | undefined;
+  now?: (() => number) | undefined;
+  /** Defaults to better-sqlite3. */
+  driver?: SqlDriverFactory | undefined;
+  /** How long opening or a write waits for another process's lock. Default 2000. */
+  busyTimeoutMs?: number | undefined;
+  /**
+   * Default true. False stores the context block once per snapshot instead of
+   * once per distinct content: only the benchmark's baseline uses it.
+   */
+  contentAddressed?: boolean | undefined;
+}
+
+export interface Calibration {
+  model: string;
+  /** Running mean of actual / estimated prompt tokens. */
+  ratio: number;
+  samples: number;
+  updatedAt: number;
+}
+
+export interface PruneOptions {
+  /** Deletes snapshots created more than this long ago. */
+  olderThanMs?: number | undefined;
+  /** Then deletes the oldest until the database is under this size. */
+  maxBytes?: number | undefined;
+}
+
+export interface PruneResult {
+  deleted: number;
+  /** Database file plus its write-ahead log, before and after (VACUUM included). */
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+export interface AuditStats {
+  path: string;
+  schemaVersion: number;
+  snapshots: number;
+  conversations: number;
+  blobs: number;
+  /** UTF-8 bytes of the distinct context blocks stored. */
+  blobBytes: number;
+  /** Database file plus its write-ahead log, on disk. */
+  fileBytes: number;
+  /** Pages in use (page_count − freelist_count) × page_size: what VACUUM would leave. */
+  liveBytes: number;
+  oldest?: number | undefined;
+  newest?: number | undefined;
+  /** Snapshots saved but not written yet. */
+  queued: number;
+}
+
+export interface AuditStoreFull extends AuditStore {
+  /** Full-text search over questions and replies, best match first. Any text is safe: it is quoted for FTS5. */
+  search(text: string, limit?: number): SnapshotSummary[];
+  /** Every snapshot created at or after `since`, oldest first, read page by page. */
+  export(options?: { since?: number | undefined }): Iterable<Snapshot>;
+  /** Deletes old snapshots and the context blocks no longer referenced, then VACUUMs. */
+  prune(options: PruneOptions): PruneResult;
+  /** The snapshots of one conversation, oldest first. */
+  conversation(id: string): SnapshotSummary[];
+  getCalibration(model: string): Calibration | undefined;
+  /** Folds one observation (estimated vs actual prompt tokens) into the model's running ratio. */
+  recordCalibration(model: string, estimated: number, actual: number): Calibration | undefined;
+  stats(): AuditStats;
+  readonly path: string;
+}
+
+/** Why a store could not be opened; `message` names the path and what to do. */
+export type AuditOpenFailure = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'read-only' | 'migration';
+
+export class AuditStoreOpenError extends Error {
+  override readonly name = 'AuditStoreOpenError';
+  constructor(
+    readonly reason: AuditOpenFailure,
+    readonly path: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
