@@ -11,6 +11,8 @@ export type ErrorType =
 
 export class ProxyError extends Error {
   override readonly name: string = 'ProxyError';
+  /** Set by the pipeline once the failed request's audit snapshot is queued. */
+  snapshotId: string | undefined;
   constructor(
     readonly status: number,
     message: string,

@@ -1,0 +1,140 @@
+// Every setting of ctxproxy, in one table: its flag, its environment variable and
+// its config-file key. Flags win over the environment, which wins over the file.
+
+import { z } from 'zod';
+import { MODE_NAMES } from '../shared/types.ts';
+
+const MB = 1024 * 1024;
+
+/** The resolved settings. Each field is also a key of ctxproxy.config.json. */
+export const settingsSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.coerce.number().int().min(0).max(65535).default(4141),
+    workspace: z.string().min(1),
+    upstream: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:11434'),
+    upstreamKind: z.enum(['ollama', 'openai']).default('ollama'),
+    /** Sent as `Authorization: Bearer` to an OpenAI-compatible upstream; never the client's own. */
+    upstreamApiKey: z.string().min(1).optional(),
+    /** Without it, a host outside the loopback range is refused: nothing leaves the machine by accident. */
+    allowRemoteUpstream: z.boolean().default(false),
+    db: z.string().min(1),
+    mode: z.enum([...MODE_NAMES, 'auto']).default('auto'),
+    /** When set, clients must send `Authorization: Bearer <token>`; when not, only loopback clients are served. */
+    authToken: z.string().min(8).optional(),
+    maxBodyBytes: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(512 * MB)
+      .default(10 * MB),
+    /** How long to wait for the upstream's first byte (a model can take long to load). */
+    upstreamTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+    /** Redact the client's own messages too (the context is always redacted). */
+    redactMessages: z.boolean().default(true),
+    /** What to do when the conversation alone does not fit the window. */
+    historyOverflow: z.enum(['drop-oldest', 'error']).default('drop-oldest'),
+    safetyRatio: z.coerce.number().min(0.1).max(1).default(0.75),
+    /** Per-model overrides; `window` wins over what the upstream reports. */
+    models: z.record(z.string(), z.object({ window: z.number().int().min(256) }).strict()).default({}),
+    /** Directories a client may pick with `X-Ctx-Workspace` (the workspace itself is always allowed). */
+    allowedRoots: z.array(z.string().min(1)).default([]),
+    /** Audit retention, applied at start-up and daily: snapshots older than this many days are pruned. */
+    retentionDays: z.coerce.number().int().min(1).optional(),
+    maxDbMb: z.coerce.number().int().min(1).optional(),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
+export type SettingKey = keyof Settings;
+
+export interface OptionSpec {
+  key: SettingKey;
+  flag: string;
+  env?: string;
+  type: 'string' | 'boolean';
+  help: string;
+}
+
+/** The command-line surface; `--config` is handled before the rest (it names the file). */
+export const OPTION_SPECS: OptionSpec[] = [
+  { key: 'host', flag: 'host', env: 'CTXPROXY_HOST', type: 'string', help: 'address to listen on (127.0.0.1)' },
+  { key: 'port', flag: 'port', env: 'CTXPROXY_PORT', type: 'string', help: 'port to listen on (4141)' },
+  {
+    key: 'workspace',
+    flag: 'workspace',
+    env: 'CTXPROXY_WORKSPACE',
+    type: 'string',
+    help: 'repository to collect context from (the current directory)',
+  },
+  {
+    key: 'upstream',
+    flag: 'upstream',
+    env: 'CTXPROXY_UPSTREAM',
+    type: 'string',
+    help: 'model server URL (OLLAMA_HOST, else http://127.0.0.1:11434)',
+  },
+  {
+    key: 'upstreamKind',
+    flag: 'upstream-kind',
+    env: 'CTXPROXY_UPSTREAM_KIND',
+    type: 'string',
+    help: 'ollama | openai (llama.cpp server, LM Studio, vLLM)',
+  },
+  {
+    key: 'upstreamApiKey',
+    flag: 'upstream-api-key',
+    env: 'CTXPROXY_UPSTREAM_API_KEY',
+    type: 'string',
+    help: 'bearer token for an OpenAI-compatible upstream',
+  },
+  {
+    key: 'allowRemoteUpstream',
+    flag: 'allow-remote-upstream',
+    env: 'CTXPROXY_ALLOW_REMOTE_UPSTREAM',
+    type: 'boolean',
+    help: 'allow an upstream outside the loopback range',
+  },
+  {
+    key: 'db',
+    flag: 'db',
+    env: 'CTXPROXY_DB',
+    type: 'string',
+    help: 'audit database (.ctxproxy/audit.db in the workspace)',
+  },
+  {
+    key: 'mode',
+    flag: 'mode',
+    env: 'CTXPROXY_MODE',
+    type: 'string',
+    help: 'auto | off | quick | git-aware | deep | debug (auto)',
+  },
+  {
+    key: 'authToken',
+    flag: 'auth-token',
+    env: 'CTXPROXY_AUTH_TOKEN',
+    type: 'string',
+    help: 'require this bearer token (else only loopback clients are served)',
+  },
+  {
+    key: 'maxBodyBytes',
+    flag: 'max-body-bytes',
+    env: 'CTXPROXY_MAX_BODY_BYTES',
+    type: 'string',
+    help: 'largest request body accepted (10 MB)',
+  },
+  {
+    key: 'upstreamTimeoutMs',
+    flag: 'upstream-timeout-ms',
+    env: 'CTXPROXY_UPSTREAM_TIMEOUT_MS',
+    type: 'string',
+    help: "wait this long for the upstream's first byte (300000)",
+  },
+  {
+    key: 'maxDbMb',
+    flag: 'max-db-mb',
+    env: 'CTXPROXY_MAX_DB_MB',
+    type: 'string',
+    help: 'cap the audit database at this size, pruning the oldest',
+  },
+];

@@ -1,0 +1,120 @@
+// The HTTP front door: routes, middleware, and the one error handler that writes
+// OpenAI's error body. Thin: the work happens in the pipeline.
+
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
+import { type RequestIdVariables, requestId } from 'hono/request-id';
+import { type PipelineDeps, recordRejectedRequest, runPipeline } from '../pipeline/runPipeline.ts';
+import { chatRequestSchema, describeIssues } from '../shared/chatRequest.ts';
+import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
+import type { Logger } from '../shared/ports.ts';
+import { MODE_NAMES } from '../shared/types.ts';
+import { clientGuard } from './guards.ts';
+import { aggregateCompletion, newCompletionIdentity, sseStream } from './openaiResponse.ts';
+import { readJsonBody } from './readJsonBody.ts';
+
+export interface AppDeps {
+  pipeline: PipelineDeps;
+  authToken?: string | undefined;
+  maxBodyBytes: number;
+  logger: Logger;
+  /** Extra routes mounted at the root (the audit browser and its API). */
+  audit?: Hono | undefined;
+  /** How the client's address is found; the default asks the Node socket. */
+  remoteAddress?: ((c: Context) => string | undefined) | undefined;
+}
+
+type Env = { Variables: RequestIdVariables };
+
+export function createApp(deps: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const { upstream } = deps.pipeline;
+  const remoteAddress = deps.remoteAddress ?? ((c: Context) => getConnInfo(c).remote.address);
+
+  app.use(requestId({ limitLength: 100 }));
+  app.use('/v1/*', clientGuard({ authToken: deps.authToken, remoteAddress }));
+
+  app.get('/healthz', async (c) => {
+    const reachable = await upstream
+      .listModels(AbortSignal.timeout(2000))
+      .then(() => true)
+      .catch(() => false);
+    return c.json({ status: 'ok', upstream: { url: upstream.baseUrl, kind: upstream.kind, reachable } });
+  });
+
+  app.get('/v1/models', async (c) => {
+    const models = await upstream.listModels(c.req.raw.signal);
+    // Each model also under `name+mode`, so a client with only a model picker can choose a mode.
+    const data = models.flatMap((model) =>
+      [model.id, ...MODE_NAMES.map((mode) => `${model.id}+${mode}`)].map((id) => ({
+        id,
+        object: 'model',
+        created: model.created,
+        owned_by: model.ownedBy,
+      })),
+    );
+    return c.json({ object: 'list', data });
+  });
+
+  app.post('/v1/chat/completions', async (c) => {
+    const userAgent = c.req.header('user-agent');
+    let request: ReturnType<typeof chatRequestSchema.parse>;
+    try {
+      const body = await readJsonBody(c.req.raw, deps.maxBodyBytes);
+      const parsed = chatRequestSchema.safeParse(body);
+      if (!parsed.success)
+        throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
+      request = parsed.data;
+    } catch (error) {
+      const failure = toProxyError(error);
+      recordRejectedRequest(deps.pipeline, { requestId: c.get('requestId'), userAgent, error: failure });
+      throw failure;
+    }
+
+    const result = await runPipeline(
+      {
+        request,
+        headers: { mode: c.req.header('x-ctx-mode'), workspace: c.req.header('x-ctx-workspace'), userAgent },
+        requestId: c.get('requestId'),
+        signal: c.req.raw.signal,
+      },
+      deps.pipeline,
+    );
+    c.header('X-Ctx-Snapshot-Id', result.snapshotId);
+    c.header('X-Ctx-Mode', result.modeUsed);
+    if (result.warnings.length > 0) c.header('X-Ctx-Warning', headerSafe(result.warnings.join('; ')));
+
+    const identity = newCompletionIdentity(request.model, deps.pipeline.now());
+    if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity));
+
+    const body = sseStream(result.events, identity, { includeUsage: request.stream_options?.include_usage === true });
+    return c.body(body, 200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+  });
+
+  if (deps.audit) app.route('/', deps.audit);
+
+  app.notFound((c) => {
+    throw new NotFoundError(`No route ${c.req.method} ${new URL(c.req.url).pathname}.`, 'not_found', null);
+  });
+
+  app.onError((error, c) => {
+    const failure = error instanceof ProxyError ? error : toProxyError(error);
+    if (failure.status >= 500 && !(error instanceof ProxyError)) {
+      deps.logger.error('http.unhandled', { requestId: c.get('requestId'), error: error.name });
+    }
+    if (failure.snapshotId) c.header('X-Ctx-Snapshot-Id', failure.snapshotId);
+    return c.json(failure.toBody(), failure.status as 400);
+  });
+
+  return app;
+}
+
+/** Header values must be one line of visible ASCII. */
+function headerSafe(value: string): string {
+  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
+}

@@ -1,0 +1,92 @@
+// Step 2: run the plan's sources in parallel, each under its own timeout. A
+// source that fails or times out is reported and skipped; the request goes on.
+
+import type { Logger } from '../shared/ports.ts';
+import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
+
+export interface CollectResult {
+  items: ContextItem[];
+  reports: SourceReport[];
+  ms: number;
+}
+
+/** Namespaces the plan draws from: `git.status` and `git.` both need the `git` source. */
+export function sourcesForPlan(plan: Plan): Set<string> {
+  return new Set(plan.entries.map((entry) => entry.items.split('.')[0] ?? entry.items));
+}
+
+export async function collectContext(
+  sources: readonly ContextSource[],
+  plan: Plan,
+  input: Omit<CollectInput, 'wanted' | 'mode'>,
+  options: { logger: Logger; now: () => number; signal: AbortSignal },
+): Promise<CollectResult> {
+  const started = options.now();
+  const needed = sourcesForPlan(plan);
+  const wanted = plan.entries.map((entry) => entry.items);
+  const chosen = sources.filter((source) => needed.has(source.name));
+  const outcomes = await Promise.all(
+    chosen.map((source) => runOne(source, { ...input, wanted, mode: plan.mode }, options)),
+  );
+  const items = dedupeKeys(
+    outcomes.flatMap((outcome) => outcome.items),
+    options.logger,
+  );
+  return { items, reports: outcomes.map((outcome) => outcome.report), ms: options.now() - started };
+}
+
+async function runOne(
+  source: ContextSource,
+  input: CollectInput,
+  options: { now: () => number; signal: AbortSignal; logger: Logger },
+): Promise<{ items: ContextItem[]; report: SourceReport }> {
+  const started = options.now();
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal.reason);
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), source.timeoutMs);
+  });
+  const base = { source: source.name, items: 0, chars: 0, skipped: [] };
+  try {
+    const result = await Promise.race([source.collect(input, controller.signal), timeout]);
+    const ms = options.now() - started;
+    if (result === 'timeout') {
+      controller.abort(new Error('timeout'));
+      options.logger.warn('source.timeout', { source: source.name, ms });
+      return {
+        items: [],
+        report: { ...base, status: 'timeout', ms, error: `no answer within ${source.timeoutMs} ms` },
+      };
+    }
+    const items = result.items.filter((item) => item.key.startsWith(`${source.name}.`));
+    const chars = items.reduce((sum, item) => sum + item.text.length, 0);
+    return {
+      items,
+      report: { ...base, status: 'ok', ms, items: items.length, chars, skipped: result.skipped ?? [] },
+    };
+  } catch (error) {
+    const ms = options.now() - started;
+    const message = error instanceof Error ? error.message : String(error);
+    options.logger.warn('source.failed', { source: source.name, ms, error: (error as Error)?.name ?? 'Error' });
+    return { items: [], report: { ...base, status: 'failed', ms, error: message.slice(0, 300) } };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Keys are unique: on a clash the higher priority wins, and the clash is logged. */
+export function dedupeKeys(items: ContextItem[], logger: Logger): ContextItem[] {
+  const byKey = new Map<string, ContextItem>();
+  for (const item of items) {
+    const existing = byKey.get(item.key);
+    if (existing) {
+      logger.warn('context.key_clash', { key: item.key, kept: Math.max(existing.priority, item.priority) });
+      if (existing.priority >= item.priority) continue;
+    }
+    byKey.set(item.key, item);
+  }
+  return [...byKey.values()];
+}

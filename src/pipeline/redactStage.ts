@@ -1,0 +1,92 @@
+// Step 3: every collected item and (by default) the client's own messages pass
+// through the one redactor. Fail closed: an item whose scan throws is dropped,
+// never forwarded; a client message that cannot be scanned fails the request.
+
+import { ProxyError } from '../shared/errors.ts';
+import type { Logger } from '../shared/ports.ts';
+import type { ChatMessage, ContentPart, ContextItem, Redactor, SourceReport } from '../shared/types.ts';
+
+export type RedactionCounts = Record<string, number>;
+
+export interface RedactedItems {
+  items: ContextItem[];
+  counts: RedactionCounts;
+  /** Keys of items dropped because their scan failed. */
+  dropped: string[];
+}
+
+export async function redactItems(
+  items: ContextItem[],
+  redactor: Redactor,
+  reports: SourceReport[],
+  logger: Logger,
+): Promise<RedactedItems> {
+  const counts: RedactionCounts = {};
+  const dropped: string[] = [];
+  const results = await Promise.all(
+    items.map(async (item) => {
+      try {
+        const text = await redactor.redact(item.text, { path: item.path });
+        const title = await redactor.redact(item.title, { path: item.path });
+        for (const finding of [...text.findings, ...title.findings]) {
+          counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
+        }
+        return { ...item, text: text.text, title: title.text };
+      } catch (error) {
+        dropped.push(item.key);
+        logger.warn('redact.item_dropped', { key: item.key, chars: item.text.length, error: (error as Error)?.name });
+        const report = reports.find((r) => r.source === item.source);
+        report?.skipped.push({ path: item.path ?? item.key, reason: 'dropped: the secret scan failed' });
+        return undefined;
+      }
+    }),
+  );
+  return { items: results.filter((item): item is ContextItem => item !== undefined), counts, dropped };
+}
+
+export async function redactMessages(
+  messages: ChatMessage[],
+  redactor: Redactor,
+  counts: RedactionCounts,
+): Promise<ChatMessage[]> {
+  const scan = async (text: string): Promise<string> => {
+    let result: Awaited<ReturnType<Redactor['redact']>>;
+    try {
+      result = await redactor.redact(text);
+    } catch (error) {
+      throw new ProxyError(
+        500,
+        'A message could not be scanned for secrets, so it was not forwarded.',
+        'server_error',
+        'redaction_failed',
+        'messages',
+        { cause: error },
+      );
+    }
+    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
+    return result.text;
+  };
+  return Promise.all(
+    messages.map(async (message) => {
+      const copy: ChatMessage = { ...message };
+      if (typeof message.content === 'string') copy.content = await scan(message.content);
+      else if (Array.isArray(message.content)) {
+        copy.content = await Promise.all(
+          message.content.map(
+            async (part): Promise<ContentPart> =>
+              part.type === 'text' ? { type: 'text', text: await scan(part.text) } : part,
+          ),
+        );
+      }
+      if (message.tool_calls) {
+        copy.tool_calls = await Promise.all(
+          message.tool_calls.map(async (call) => ({
+            ...call,
+            function: { ...call.function, arguments: await scan(call.function.arguments) },
+          })),
+        );
+      }
+      return copy;
+    }),
+  );
+}

@@ -1,0 +1,241 @@
+// The pipeline written out in one place:
+// select mode → collect → redact → budget → assemble → forward → audit.
+// Every I/O comes in through `deps`; the HTTP server and the CLI are two front
+// doors to the same function.
+
+import type { ChatRequest } from '../shared/chatRequest.ts';
+import { type ProxyError, toProxyError } from '../shared/errors.ts';
+import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
+import type {
+  ChatMessage,
+  ContextSource,
+  ModeName,
+  ModeRequest,
+  Plan,
+  Redactor,
+  Snapshot,
+  UpstreamEvent,
+} from '../shared/types.ts';
+import { type PreparedContext, prepareContext } from './prepareContext.ts';
+import { lastUserText } from './selectMode.ts';
+
+export interface PipelineSettings {
+  workspace: string;
+  mode: ModeRequest;
+  redactMessages: boolean;
+  allowedRoots: readonly string[];
+  historyOverflow: 'drop-oldest' | 'error';
+  safetyRatio: number;
+  models: Readonly<Record<string, { window: number }>>;
+}
+
+export interface PipelineDeps {
+  upstream: Upstream;
+  store: AuditStore;
+  sources: readonly ContextSource[];
+  redactor: Redactor;
+  plans: Readonly<Record<ModeName, Plan>>;
+  looksLikeStackTrace: (text: string) => boolean;
+  conversations: import('./conversations.ts').ConversationCache;
+  calibration?: {
+    get(model: string): number | undefined;
+    record(model: string, estimated: number, actual: number): void;
+  };
+  settings: PipelineSettings;
+  logger: Logger;
+  now: () => number;
+  newId: () => string;
+}
+
+export interface PipelineInput {
+  request: ChatRequest;
+  headers: { mode?: string | undefined; workspace?: string | undefined; userAgent?: string | undefined };
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface PipelineResult {
+  snapshotId: string;
+  modeUsed: ModeName;
+  warnings: string[];
+  /** The upstream's answer. Iterate it to the end; stopping early aborts the upstream. */
+  events: AsyncIterable<UpstreamEvent>;
+}
+
+export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
+  const started = deps.now();
+  const snapshot = emptySnapshot(deps.newId(), input, deps, started);
+  let prepared: PreparedContext | undefined;
+  const upstreamAbort = new AbortController();
+  const onClientGone = () => upstreamAbort.abort(input.signal.reason);
+  input.signal.addEventListener('abort', onClientGone, { once: true });
+  try {
+    prepared = await prepareContext(input, deps);
+    Object.assign(snapshot, prepared.snapshotFields);
+    const request: UpstreamRequest = {
+      model: prepared.model,
+      messages: prepared.messages,
+      tools: input.request.tools,
+      params: upstreamParams(input.request),
+      numCtx: prepared.numCtx,
+      think: prepared.modeUsed === 'quick' ? false : undefined,
+    };
+    const upstreamStarted = deps.now();
+    const events = await deps.upstream.chat(request, upstreamAbort.signal);
+    return {
+      snapshotId: snapshot.id,
+      modeUsed: prepared.modeUsed,
+      warnings: snapshot.warnings,
+      events: trackAnswer(events, {
+        snapshot,
+        prepared,
+        deps,
+        started,
+        upstreamStarted,
+        upstreamAbort,
+        onClientGone,
+        input,
+      }),
+    };
+  } catch (error) {
+    input.signal.removeEventListener('abort', onClientGone);
+    const failure = toProxyError(error);
+    finishSnapshot(snapshot, deps, started, input.signal.aborted ? 'aborted' : 'error', failure);
+    throw failure;
+  }
+}
+
+interface Tracking {
+  snapshot: Snapshot;
+  prepared: PreparedContext;
+  deps: PipelineDeps;
+  started: number;
+  upstreamStarted: number;
+  upstreamAbort: AbortController;
+  onClientGone: () => void;
+  input: PipelineInput;
+}
+
+async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): AsyncGenerator<UpstreamEvent> {
+  const { snapshot, deps } = t;
+  const reply = snapshot.reply;
+  let outcome: Snapshot['outcome'] = 'aborted';
+  let failure: ProxyError | undefined;
+  try {
+    for await (const event of events) {
+      if (event.type === 'delta') {
+        snapshot.timings.firstTokenMs ??= deps.now() - t.upstreamStarted;
+        if (event.content) reply.content += event.content;
+        if (event.reasoning) reply.reasoning = (reply.reasoning ?? '') + event.reasoning;
+        if (event.toolCalls?.length) reply.toolCalls = [...(reply.toolCalls ?? []), ...event.toolCalls];
+      } else {
+        reply.finishReason = event.finishReason;
+        snapshot.usage = event.usage;
+        outcome = 'ok';
+      }
+      yield event;
+    }
+  } catch (error) {
+    failure = toProxyError(error);
+    outcome = t.input.signal.aborted ? 'aborted' : 'error';
+    throw failure;
+  } finally {
+    // Stopping early (the client left, or the consumer gave up) must stop the model too.
+    if (outcome !== 'ok') t.upstreamAbort.abort(new Error('client went away'));
+    t.input.signal.removeEventListener('abort', t.onClientGone);
+    snapshot.timings.upstreamMs = deps.now() - t.upstreamStarted;
+    afterAnswer(t);
+    finishSnapshot(snapshot, deps, t.started, outcome, failure);
+  }
+}
+
+/** Compares the model's own prompt count with our estimate: calibration and truncation check. */
+function afterAnswer(t: Tracking): void {
+  const actual = t.snapshot.usage?.promptTokens;
+  const estimated = t.prepared.estimatedPromptTokens;
+  if (!actual || !estimated) return;
+  t.deps.calibration?.record(t.prepared.model, t.prepared.rawPromptTokens ?? estimated, actual);
+  if (t.prepared.suspectTruncation(estimated, actual)) {
+    const warning = `the model counted ${actual} prompt tokens where ~${estimated} were sent: it may have cut the prompt`;
+    t.snapshot.warnings.push(warning);
+    t.deps.logger.warn('upstream.suspected_truncation', { model: t.prepared.model, estimated, actual });
+  }
+}
+
+function finishSnapshot(
+  snapshot: Snapshot,
+  deps: PipelineDeps,
+  started: number,
+  outcome: Snapshot['outcome'],
+  failure?: ProxyError,
+): void {
+  snapshot.outcome = outcome;
+  snapshot.timings.totalMs = deps.now() - started;
+  if (failure) {
+    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message: failure.message };
+    failure.snapshotId = snapshot.id;
+  }
+  try {
+    deps.store.save(snapshot);
+  } catch (error) {
+    deps.logger.error('audit.save_failed', { id: snapshot.id, error: (error as Error)?.name });
+  }
+  deps.logger.info('request.done', {
+    id: snapshot.id,
+    requestId: snapshot.requestId,
+    mode: snapshot.modeUsed,
+    outcome,
+    status: failure?.status,
+    ms: snapshot.timings.totalMs,
+    promptTokens: snapshot.usage?.promptTokens,
+    completionTokens: snapshot.usage?.completionTokens,
+  });
+}
+
+function emptySnapshot(id: string, input: PipelineInput, deps: PipelineDeps, started: number): Snapshot {
+  return {
+    id,
+    requestId: input.requestId,
+    createdAt: started,
+    model: input.request.model,
+    modeAsked: deps.settings.mode,
+    modeUsed: 'off',
+    workspace: deps.settings.workspace,
+    userAgent: input.headers.userAgent,
+    stream: input.request.stream === true,
+    forwarded: [],
+    sources: [],
+    redactions: {},
+    reply: { content: '' },
+    timings: { totalMs: 0 },
+    outcome: 'error',
+    warnings: [],
+  };
+}
+
+/** Writes the snapshot of a request rejected before the pipeline could start (bad JSON, too large, …). */
+export function recordRejectedRequest(
+  deps: Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings'>,
+  details: { requestId: string; userAgent?: string | undefined; model?: string | undefined; error: ProxyError },
+): void {
+  const started = deps.now();
+  const input: PipelineInput = {
+    request: { model: details.model ?? '', messages: [] } as unknown as ChatRequest,
+    headers: { userAgent: details.userAgent },
+    requestId: details.requestId,
+    signal: new AbortController().signal,
+  };
+  const snapshot = emptySnapshot(deps.newId(), input, deps as PipelineDeps, started);
+  finishSnapshot(snapshot, deps as PipelineDeps, started, 'error', details.error);
+}
+
+/** The client's fields other than the ones the pipeline rewrites. */
+function upstreamParams(request: ChatRequest): Record<string, unknown> {
+  const { model: _model, messages: _messages, tools: _tools, stream: _stream, ...params } = request;
+  return params;
+}
+
+export function questionOf(messages: ChatMessage[]): string {
+  return lastUserText(messages);
+}

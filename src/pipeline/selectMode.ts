@@ -1,0 +1,116 @@
+// Step 1 of the pipeline: which mode this request runs in. Pure.
+// Precedence: header X-Ctx-Mode, a `+mode` model suffix, a leading `/mode NAME`
+// line in the last user message, the server's --mode, else auto.
+
+import { BadRequestError } from '../shared/errors.ts';
+import { type ChatMessage, MODE_NAMES, type ModeName, type ModeRequest } from '../shared/types.ts';
+
+export type ModeOrigin = 'header' | 'model-suffix' | 'message' | 'server' | 'auto';
+
+export interface ModeSelection {
+  modeAsked: ModeRequest;
+  /** The concrete mode before budgeting (auto resolved). */
+  mode: ModeName;
+  origin: ModeOrigin;
+  /** The model name with any `+mode` suffix removed: what the upstream is asked for. */
+  model: string;
+  /** The client's messages with a leading `/mode` line removed from the last user message. */
+  messages: ChatMessage[];
+}
+
+export interface ModeSelectionInput {
+  headerMode?: string | undefined;
+  model: string;
+  messages: ChatMessage[];
+  serverMode: ModeRequest;
+  looksLikeStackTrace: (text: string) => boolean;
+}
+
+const MODE_REQUESTS: readonly string[] = [...MODE_NAMES, 'auto'];
+const MODE_LINE = /^[ \t]*\/mode[ \t]+(\S+)[ \t]*(?:\r?\n|$)/;
+
+export function isModeRequest(value: string): value is ModeRequest {
+  return MODE_REQUESTS.includes(value);
+}
+
+export function selectMode(input: ModeSelectionInput): ModeSelection {
+  const { model, suffixMode } = splitModelSuffix(input.model);
+  const { messages, lineMode } = stripModeLine(input.messages);
+
+  let modeAsked: ModeRequest = input.serverMode;
+  let origin: ModeOrigin = input.serverMode === 'auto' ? 'auto' : 'server';
+  if (lineMode) [modeAsked, origin] = [lineMode, 'message'];
+  if (suffixMode) [modeAsked, origin] = [suffixMode, 'model-suffix'];
+  if (input.headerMode !== undefined && input.headerMode !== '') {
+    const header = input.headerMode.trim().toLowerCase();
+    if (!isModeRequest(header)) {
+      throw new BadRequestError(
+        `X-Ctx-Mode "${input.headerMode}" is not a mode; use one of ${MODE_REQUESTS.join(', ')}.`,
+        'invalid_mode',
+      );
+    }
+    [modeAsked, origin] = [header, 'header'];
+  }
+
+  const mode: ModeName =
+    modeAsked === 'auto' ? (input.looksLikeStackTrace(lastUserText(messages)) ? 'debug' : 'git-aware') : modeAsked;
+  return { modeAsked, mode, origin, model, messages };
+}
+
+/** `qwen2.5-coder:7b+debug` → model `qwen2.5-coder:7b`, mode `debug`. Unknown suffixes are left alone. */
+export function splitModelSuffix(name: string): { model: string; suffixMode?: ModeRequest } {
+  const at = name.lastIndexOf('+');
+  if (at <= 0) return { model: name };
+  const suffix = name.slice(at + 1).toLowerCase();
+  return isModeRequest(suffix) ? { model: name.slice(0, at), suffixMode: suffix } : { model: name };
+}
+
+function stripModeLine(messages: ChatMessage[]): { messages: ChatMessage[]; lineMode?: ModeRequest } {
+  const index = lastUserIndex(messages);
+  const message = messages[index];
+  if (!message) return { messages };
+  const text = typeof message.content === 'string' ? message.content : firstTextPart(message);
+  const match = text === undefined ? null : MODE_LINE.exec(text);
+  const name = match?.[1]?.toLowerCase();
+  if (!match || !name || !isModeRequest(name)) return { messages };
+
+  const stripped = (text as string).slice(match[0].length);
+  let content: ChatMessage['content'];
+  if (typeof message.content === 'string') {
+    content = stripped;
+  } else {
+    const parts = [...(message.content ?? [])];
+    const first = parts.findIndex((part) => part.type === 'text');
+    parts[first] = { type: 'text', text: stripped };
+    content = parts;
+  }
+  const copy = [...messages];
+  copy[index] = { ...message, content };
+  return { messages: copy, lineMode: name };
+}
+
+function firstTextPart(message: ChatMessage): string | undefined {
+  if (!Array.isArray(message.content)) return undefined;
+  const part = message.content.find((p) => p.type === 'text');
+  return part?.type === 'text' ? part.text : undefined;
+}
+
+export function lastUserIndex(messages: ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  return -1;
+}
+
+/** All text of the last user message (text parts joined). */
+export function lastUserText(messages: ChatMessage[]): string {
+  const message = messages[lastUserIndex(messages)];
+  return message ? messageText(message) : '';
+}
+
+export function messageText(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  if (!message.content) return '';
+  return message.content
+    .filter((part) => part.type === 'text')
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('\n');
+}
