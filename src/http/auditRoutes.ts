@@ -1,0 +1,175 @@
+// The audit browser's routes: the HTML pages under /audit and the same data
+// as JSON under /api/audit. The main app mounts them with
+// `app.route('/', auditRoutes(deps))`; its onError renders the ProxyErrors
+// thrown here (404 snapshot_not_found, 400 bad filter, 401 missing token).
+
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { AuthError, BadRequestError, NotFoundError, ProxyError } from '../shared/errors.ts';
+import type { AuditStore } from '../shared/ports.ts';
+import type { SnapshotSummary } from '../shared/types.ts';
+import { pageFilterValues, parseApiFilters, parsePageFilters } from '../ui/auditFilters.ts';
+import { ConversationPage } from '../ui/conversationPage.tsx';
+import { DetailPage } from '../ui/detailPage.tsx';
+import { snapshotPath } from '../ui/layout.tsx';
+import { ListPage } from '../ui/listPage.tsx';
+import { CONTENT_SECURITY_POLICY } from '../ui/pageAssets.ts';
+import { LoginPage, NotFoundPage } from '../ui/simplePages.tsx';
+import { conversationTurns, listPage } from '../ui/snapshotPaging.ts';
+
+export interface AuditRoutesDeps {
+  store: AuditStore;
+  /** The turns of one conversation, from the store's index; without it the log is scanned. */
+  conversation?: ((id: string) => SnapshotSummary[]) | undefined;
+  /** When set, the pages need the sign-in cookie and the API the cookie or `Authorization: Bearer`. */
+  authToken?: string | undefined;
+}
+
+export const AUDIT_SESSION_COOKIE = 'ctxproxy_audit';
+
+/** The page of one snapshot, for linking from a response's `X-Ctx-Snapshot-Id`. */
+export function snapshotPagePath(id: string): string {
+  return snapshotPath(id);
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Constant-time equality; hashing first makes the lengths equal, so length leaks nothing either. */
+function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The cookie holds a value derived from the token, so the token itself never sits in the browser. */
+function sessionValue(token: string): string {
+  return createHmac('sha256', token).update('ctxproxy audit session v1').digest('base64url');
+}
+
+/** Only our own pages are valid targets after sign-in (no open redirect). */
+function safeNext(next: string | undefined): string {
+  return next !== undefined && /^\/audit(?:[/?#]|$)/.test(next) && !next.includes('\\') ? next : '/audit';
+}
+
+function isAuthorized(c: Context, token: string): boolean {
+  const cookie = getCookie(c, AUDIT_SESSION_COOKIE);
+  if (cookie !== undefined && sameSecret(cookie, sessionValue(token))) return true;
+  const header = c.req.header('authorization');
+  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+  return bearer !== undefined && sameSecret(bearer.trim(), token);
+}
+
+const securityHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  // Prompts and replies are private: never cached, never sniffed, never framed.
+  c.header('Cache-Control', 'no-store');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'no-referrer');
+  if (c.res.headers.get('content-type')?.startsWith('text/html')) {
+    c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  }
+};
+
+function pageGuard(token: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (token === undefined || c.req.path === '/audit/login' || isAuthorized(c, token)) return next();
+    if (c.req.method !== 'GET') throw new AuthError('Sign in at /audit/login first.');
+    const url = new URL(c.req.url);
+    return c.redirect(`/audit/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
+  };
+}
+
+function apiGuard(token: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (token === undefined || isAuthorized(c, token)) return next();
+    throw new AuthError('The audit API needs the auth token: send `Authorization: Bearer <token>`.');
+  };
+}
+
+export function auditRoutes(deps: AuditRoutesDeps): Hono {
+  const { store, authToken } = deps;
+  const signedIn = authToken !== undefined;
+  const app = new Hono();
+
+  // Paths spelled out (no `*`): a sub-app's `*` middleware would apply to the whole main app once mounted.
+  app.use('/audit/*', securityHeaders, pageGuard(authToken));
+  app.use('/api/audit/*', securityHeaders, apiGuard(authToken));
+
+  app.get('/audit/login', (c) => {
+    const next = safeNext(c.req.query('next'));
+    if (authToken === undefined || isAuthorized(c, authToken)) return c.redirect(next, 302);
+    return c.html(LoginPage({ next, failed: false }));
+  });
+
+  app.post('/audit/login', async (c) => {
+    const form = await c.req.parseBody();
+    const next = safeNext(typeof form.next === 'string' ? form.next : undefined);
+    if (authToken === undefined) return c.redirect(next, 303);
+    const given = typeof form.token === 'string' ? form.token : '';
+    if (!sameSecret(given, authToken)) return c.html(LoginPage({ next, failed: true }), 401);
+    setCookie(c, AUDIT_SESSION_COOKIE, sessionValue(authToken), { httpOnly: true, sameSite: 'Strict', path: '/' });
+    return c.redirect(next, 303);
+  });
+
+  app.post('/audit/logout', (c) => {
+    deleteCookie(c, AUDIT_SESSION_COOKIE, { path: '/' });
+    return c.redirect(authToken === undefined ? '/audit' : '/audit/login', 303);
+  });
+
+  app.get('/audit', (c) => {
+    const params = c.req.query();
+    const { query, problems } = parsePageFilters(params);
+    let page: ReturnType<typeof listPage>;
+    try {
+      page = listPage(store, query);
+    } catch (error) {
+      // A search the store cannot run (its own 400) is shown on the page, not as a JSON error.
+      if (!(error instanceof ProxyError) || error.status !== 400) throw error;
+      problems.push(error.message);
+      page = { data: [], nextCursor: null };
+    }
+    const values = pageFilterValues(params);
+    return c.html(ListPage({ page, values, problems, paged: query.before !== undefined, signedIn }));
+  });
+
+  app.get('/audit/conversations/:id', (c) => {
+    const conversationId = c.req.param('id');
+    const turns = conversationTurns(store, conversationId, deps.conversation);
+    const notFound = () =>
+      c.html(NotFoundPage({ what: `There is no conversation with id ${conversationId}.`, signedIn }), 404);
+    if (turns.length === 0) return notFound();
+    const at = c.req.query('at');
+    const turn = Number(c.req.query('turn'));
+    const atIndex = at === undefined ? -1 : turns.findIndex((summary) => summary.id === at);
+    const index = atIndex >= 0 ? atIndex : Number.isInteger(turn) ? Math.min(Math.max(turn, 1), turns.length) - 1 : 0;
+    const current = store.get(turns[index]?.id ?? '');
+    if (!current) return notFound();
+    const previousId = index > 0 ? turns[index - 1]?.id : undefined;
+    const previous = previousId === undefined ? undefined : store.get(previousId);
+    return c.html(ConversationPage({ conversationId, turns, index, current, previous, signedIn }));
+  });
+
+  app.get('/audit/:id', (c) => {
+    const id = c.req.param('id');
+    const snapshot = store.get(id);
+    if (!snapshot) return c.html(NotFoundPage({ what: `There is no request with id ${id}.`, signedIn }), 404);
+    return c.html(DetailPage({ snapshot, signedIn }));
+  });
+
+  app.get('/api/audit/snapshots', (c) => {
+    const { query, problems } = parseApiFilters(c.req.query());
+    if (problems.length > 0) throw new BadRequestError(`Bad audit filter: ${problems.join('; ')}.`, 'invalid_filter');
+    const page = listPage(store, query);
+    return c.json({ data: page.data, next_cursor: page.nextCursor });
+  });
+
+  app.get('/api/audit/snapshots/:id', (c) => {
+    const id = c.req.param('id');
+    const snapshot = store.get(id);
+    if (!snapshot) throw new NotFoundError(`No audit snapshot with id ${id}.`, 'snapshot_not_found', 'id');
+    return c.json(snapshot);
+  });
+
+  return app;
+}
