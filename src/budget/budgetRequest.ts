@@ -1,0 +1,141 @@
+// The budget stage in one call, in the order that matters: the budget, then
+// the conversation (it must fit on its own), then the mode (downgraded when
+// the conversation leaves too little), then the context in what remains, then
+// num_ctx for the whole estimated prompt.
+
+import type { BudgetReport, ChatMessage, ContextItem, ModeName, Plan, ToolDefinition } from '../shared/types.ts';
+import { fitContext } from './contextFit.ts';
+import { fitConversation, type HistoryOverflow } from './conversation.ts';
+import { planWithDowngrade } from './downgrade.ts';
+import { chooseNumCtx, computeBudget } from './fit.ts';
+import type { TokenCounter } from './tokenCounter.ts';
+
+/** Room for the assembler's framing of the context block (a heading, one extra message). */
+export const CONTEXT_BLOCK_OVERHEAD = 24;
+
+export interface BudgetRequestInput {
+  /** The client's messages after redaction, before the context is assembled into them. */
+  messages: ChatMessage[];
+  tools?: ToolDefinition[] | undefined;
+  /** Collected and redacted items. */
+  items: ContextItem[];
+  /** The plan of the mode selected for this request. */
+  requested: Plan;
+  plans: Record<ModeName, Plan>;
+  /** The model's window (discovered, or the config override). */
+  window: number;
+  /** The most num_ctx may be; defaults to `window`. */
+  modelMax?: number | undefined;
+  maxTokens?: number | null | undefined;
+  safetyRatio?: number | undefined;
+  historyOverflow?: HistoryOverflow | undefined;
+  /** A counter carrying the model's calibration ratio (`base.withRatio(ratio)`). */
+  counter: TokenCounter;
+}
+
+export interface BudgetDowngrade {
+  from: ModeName;
+  to: ModeName;
+  reason: string;
+}
+
+export interface BudgetResult {
+  /** The conversation to forward, possibly with its oldest turns replaced by one marker message. */
+  messages: ChatMessage[];
+  /** Items to assemble, in plan order, trimmed to their budgets. */
+  items: ContextItem[];
+  plan: Plan;
+  modeUsed: ModeName;
+  downgrade?: BudgetDowngrade | undefined;
+  droppedMessages: number;
+  /** Short ASCII sentences for `X-Ctx-Warning` and the snapshot. */
+  warnings: string[];
+  report: BudgetReport;
+  /** For `options.num_ctx` (with `truncate: false`). */
+  numCtx: number;
+  /** Calibrated estimate of the forwarded prompt (conversation + context block). */
+  estimatedPromptTokens: number;
+  /** The same at ratio 1: what `nextCalibration` compares with `prompt_eval_count`. */
+  rawEstimatedPromptTokens: number;
+}
+
+/** Throws ContextLengthError when the conversation cannot fit (see fitConversation). */
+export function budgetRequest(input: BudgetRequestInput): BudgetResult {
+  const { counter, window } = input;
+  const budget = computeBudget({ window, safetyRatio: input.safetyRatio, maxTokens: input.maxTokens });
+  const warnings: string[] = [];
+  if (budget.reserveCappedFrom !== undefined) {
+    warnings.push(
+      `max_tokens ${budget.reserveCappedFrom} is more than half of the usable window; ${budget.reserve} tokens reserved for the reply`,
+    );
+  }
+
+  const conversation = fitConversation({
+    messages: input.messages,
+    tools: input.tools,
+    usable: budget.usable,
+    counter,
+    overflow: input.historyOverflow ?? 'drop-oldest',
+    window,
+  });
+  if (conversation.droppedMessages > 0) {
+    warnings.push(
+      `${conversation.droppedMessages} oldest messages dropped to fit the ${window}-token window (budget ${budget.usable} tokens)`,
+    );
+  }
+
+  const choice = planWithDowngrade({
+    requested: input.requested,
+    plans: input.plans,
+    items: input.items,
+    conversationTokens: conversation.tokens,
+    window,
+    usable: budget.usable,
+    counter,
+  });
+  const downgrade =
+    choice.downgradedFrom !== undefined && choice.reason !== undefined
+      ? { from: choice.downgradedFrom, to: choice.modeUsed, reason: choice.reason }
+      : undefined;
+  if (downgrade) warnings.push(`mode ${downgrade.from} -> ${downgrade.to}: ${downgrade.reason}`);
+
+  const available = Math.max(0, budget.usable - conversation.tokens - CONTEXT_BLOCK_OVERHEAD);
+  const context = fitContext({ plan: choice.plan, items: input.items, available, counter });
+  const trimmedCount = context.report.reduce((sum, entry) => sum + entry.trimmed.length, 0);
+  if (trimmedCount > 0) warnings.push(`${trimmedCount} context items trimmed or dropped to fit the budget`);
+
+  const contextTokens = context.items.length > 0 ? context.contextTokens + CONTEXT_BLOCK_OVERHEAD : 0;
+  const estimatedPromptTokens = conversation.tokens + contextTokens;
+  const numCtx = chooseNumCtx({
+    promptTokens: estimatedPromptTokens,
+    reserve: budget.reserve,
+    modelMax: input.modelMax ?? window,
+  });
+
+  return {
+    messages: conversation.messages,
+    items: context.items,
+    plan: choice.plan,
+    modeUsed: choice.modeUsed,
+    downgrade,
+    droppedMessages: conversation.droppedMessages,
+    warnings: warnings.map(toAscii),
+    report: {
+      window,
+      usable: budget.usable,
+      reserve: budget.reserve,
+      conversationTokens: conversation.tokens,
+      contextTokens,
+      numCtx,
+      perEntry: context.report,
+    },
+    numCtx,
+    estimatedPromptTokens,
+    rawEstimatedPromptTokens: Math.round(estimatedPromptTokens / counter.ratio),
+  };
+}
+
+/** Header values must be Latin-1; keep warnings to printable ASCII. */
+function toAscii(text: string): string {
+  return text.replace(/…/g, '...').replace(/[^\x20-\x7e]/g, '?');
+}

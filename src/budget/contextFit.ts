@@ -1,0 +1,174 @@
+// Fitting the collected items into the tokens the conversation left. Each plan
+// entry gets a share of `available` by weight, capped by its `cap`; what an
+// entry does not use flows to the next entries in plan order, and whatever is
+// still unused at the end is offered once more, in plan order, to the entries
+// that had to cut something. Inside an entry the budget is shared max-min fair
+// (small items whole, the large ones trimmed to equal shares), and when the
+// shares get too thin the lowest-priority item is dropped first.
+
+import type { BudgetReport, ContextItem, Plan, PlanEntry } from '../shared/types.ts';
+import type { TokenCounter } from './tokenCounter.ts';
+import { trimItem } from './trim.ts';
+
+/** Below this, a trimmed item says too little to be worth its fence. */
+export const MIN_USEFUL_ITEM_TOKENS = 32;
+
+export interface FitContextInput {
+  plan: Plan;
+  items: ContextItem[];
+  available: number;
+  counter: TokenCounter;
+  /** Tokens the assembler adds around one item; defaults to `fenceTokens`. */
+  itemOverhead?: ((item: ContextItem) => number) | undefined;
+}
+
+export interface FitContextResult {
+  /** Kept items, in plan order (by entry, then priority). */
+  items: ContextItem[];
+  report: BudgetReport['perEntry'];
+  /** Tokens of the kept items, fences included. */
+  contextTokens: number;
+  /** Keys no entry of the plan asked for (left out). */
+  unmatched: string[];
+}
+
+/** The `<context source="…" title="…">` fence the assembler wraps around each item. */
+export function fenceTokens(item: ContextItem, counter: TokenCounter): number {
+  return counter.count(`<context source="${item.key}" title="${item.title}">\n\n</context>\n`);
+}
+
+export function entryMatches(entry: PlanEntry, key: string): boolean {
+  if (entry.items.endsWith('.')) return key.startsWith(entry.items);
+  return key === entry.items || key.startsWith(`${entry.items}.`);
+}
+
+interface Candidate {
+  item: ContextItem;
+  cost: number;
+  overhead: number;
+}
+
+interface EntryFit {
+  budget: number;
+  used: number;
+  demand: number;
+  kept: { item: ContextItem; tokens: number }[];
+  trimmed: string[];
+}
+
+function waterFill(costs: number[], budget: number): number[] {
+  const order = costs.map((_, i) => i).sort((a, b) => (costs[a] ?? 0) - (costs[b] ?? 0));
+  const allocs = new Array<number>(costs.length).fill(0);
+  let remaining = budget;
+  order.forEach((index, rank) => {
+    const share = Math.floor(remaining / (order.length - rank));
+    const alloc = Math.min(costs[index] ?? 0, share);
+    allocs[index] = alloc;
+    remaining -= alloc;
+  });
+  return allocs;
+}
+
+/** Allocations for candidates sorted by priority (highest first); 0 means dropped. */
+function allocate(candidates: Candidate[], budget: number): number[] {
+  const active = candidates.map(() => true);
+  for (;;) {
+    const indexes = candidates.flatMap((_, i) => (active[i] ? [i] : []));
+    const fill = waterFill(
+      indexes.map((i) => candidates[i]?.cost ?? 0),
+      budget,
+    );
+    const allocs = new Array<number>(candidates.length).fill(0);
+    indexes.forEach((candidateIndex, k) => {
+      allocs[candidateIndex] = fill[k] ?? 0;
+    });
+    const starved = indexes.filter((i) => {
+      const c = candidates[i] as Candidate;
+      return (allocs[i] ?? 0) < Math.min(c.cost, c.overhead + MIN_USEFUL_ITEM_TOKENS);
+    });
+    const lowest = starved.at(-1);
+    if (lowest === undefined || indexes.length <= 1) return allocs;
+    active[lowest] = false;
+  }
+}
+
+function fillEntry(candidates: Candidate[], budget: number, counter: TokenCounter): EntryFit {
+  const allocs = allocate(candidates, budget);
+  const fit: EntryFit = { budget, used: 0, demand: 0, kept: [], trimmed: [] };
+  candidates.forEach((candidate, i) => {
+    fit.demand += candidate.cost;
+    const alloc = allocs[i] ?? 0;
+    if (alloc >= candidate.cost) {
+      fit.kept.push({ item: candidate.item, tokens: candidate.cost });
+      fit.used += candidate.cost;
+      return;
+    }
+    const result = trimItem(candidate.item, alloc - candidate.overhead, counter);
+    if (result.item === null) {
+      fit.trimmed.push(`${candidate.item.key} (dropped: needs ~${candidate.cost} tokens)`);
+      return;
+    }
+    const tokens = result.tokens + candidate.overhead;
+    fit.kept.push({ item: result.item, tokens });
+    fit.used += tokens;
+    fit.trimmed.push(`${candidate.item.key} (${result.trimmedLines} lines trimmed)`);
+  });
+  return fit;
+}
+
+/** One item per key: the highest priority wins. */
+function dedupe(items: ContextItem[]): ContextItem[] {
+  const byKey = new Map<string, ContextItem>();
+  for (const item of items) {
+    const seen = byKey.get(item.key);
+    if (seen === undefined || item.priority > seen.priority) byKey.set(item.key, item);
+  }
+  return [...byKey.values()];
+}
+
+export function fitContext(input: FitContextInput): FitContextResult {
+  const { plan, counter } = input;
+  const overheadOf = input.itemOverhead ?? ((item: ContextItem) => fenceTokens(item, counter));
+  const available = Math.max(0, Math.floor(input.available));
+  const groups: Candidate[][] = plan.entries.map(() => []);
+  const unmatched: string[] = [];
+  for (const item of dedupe(input.items)) {
+    const entryIndex = plan.entries.findIndex((entry) => entryMatches(entry, item.key));
+    const overhead = overheadOf(item);
+    if (entryIndex < 0) unmatched.push(item.key);
+    else groups[entryIndex]?.push({ item, overhead, cost: counter.count(item.text) + overhead });
+  }
+  for (const group of groups) group.sort((a, b) => b.item.priority - a.item.priority);
+
+  const totalWeight = plan.entries.reduce((sum, entry) => sum + Math.max(0, entry.weight), 0);
+  const fits: EntryFit[] = [];
+  let carry = 0;
+  plan.entries.forEach((entry, i) => {
+    const share = totalWeight > 0 ? Math.floor((available * Math.max(0, entry.weight)) / totalWeight) : 0;
+    const offered = share + carry;
+    const fit = fillEntry(groups[i] ?? [], Math.min(entry.cap, offered), counter);
+    fits.push(fit);
+    carry = offered - fit.used;
+  });
+  // Second chance, in plan order, for entries that had to cut something.
+  plan.entries.forEach((entry, i) => {
+    const fit = fits[i] as EntryFit;
+    if (carry <= 0 || fit.demand <= fit.used || fit.budget >= entry.cap) return;
+    const budget = fit.budget + Math.min(entry.cap - fit.budget, carry);
+    const refit = fillEntry(groups[i] ?? [], budget, counter);
+    carry -= refit.used - fit.used;
+    fits[i] = refit;
+  });
+
+  return {
+    items: fits.flatMap((fit) => fit.kept.map((kept) => kept.item)),
+    report: fits.map((fit, i) => ({
+      items: plan.entries[i]?.items ?? '',
+      budget: fit.budget,
+      used: fit.used,
+      trimmed: fit.trimmed,
+    })),
+    contextTokens: fits.reduce((sum, fit) => sum + fit.used, 0),
+    unmatched,
+  };
+}

@@ -1,0 +1,140 @@
+// The conversation is counted first and must fit on its own. When it does not,
+// its oldest turns go (never system/developer messages, never the latest user
+// turn and what follows it; an assistant tool call leaves with its results),
+// and one marker message says so where they were. With overflow 'error', or
+// when even the protected messages cannot fit, a ContextLengthError carries the
+// numbers instead.
+
+import { ContextLengthError } from '../shared/errors.ts';
+import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
+import type { TokenCounter } from './tokenCounter.ts';
+
+export type HistoryOverflow = 'drop-oldest' | 'error';
+
+export interface FitConversationInput {
+  messages: ChatMessage[];
+  tools?: ToolDefinition[] | undefined;
+  /** Tokens the conversation may use (the whole usable budget: context comes after). */
+  usable: number;
+  counter: TokenCounter;
+  overflow: HistoryOverflow;
+  /** The model's window, for the marker and error texts. */
+  window?: number | undefined;
+}
+
+export interface FitConversationResult {
+  messages: ChatMessage[];
+  droppedMessages: number;
+  /** Tokens of the returned messages (with tools), as `counter.countMessages` counts them. */
+  tokens: number;
+}
+
+export function droppedMessagesMarker(dropped: number, window: number | undefined): string {
+  const target = window === undefined ? 'the token budget' : `the model's ${window}-token window`;
+  const what = dropped === 1 ? '1 earlier message was' : `${dropped} earlier messages were`;
+  return `[ctxproxy: ${what} left out to fit ${target}]`;
+}
+
+function markerMessage(dropped: number, window: number | undefined): ChatMessage {
+  return { role: 'system', content: droppedMessagesMarker(dropped, window) };
+}
+
+function isInstruction(message: ChatMessage): boolean {
+  return message.role === 'system' || message.role === 'developer';
+}
+
+/** Index where the latest turn starts: the last user message (else the last non-instruction one). */
+function latestTurnStart(messages: ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  for (let i = messages.length - 1; i >= 0; i--) if (!isInstruction(messages[i] as ChatMessage)) return i;
+  return messages.length;
+}
+
+/** Droppable groups, oldest first: one message, or an assistant tool call with the tool results after it. */
+function droppableGroups(messages: ChatMessage[], before: number): number[][] {
+  const groups: number[][] = [];
+  for (let i = 0; i < before; i++) {
+    const message = messages[i] as ChatMessage;
+    if (isInstruction(message)) continue;
+    const last = groups.at(-1);
+    const previous = last === undefined ? undefined : messages[last[0] as number];
+    const joinsCall =
+      message.role === 'tool' && previous?.role === 'assistant' && (previous.tool_calls?.length ?? 0) > 0;
+    if (joinsCall && last !== undefined && last.at(-1) === i - 1) last.push(i);
+    else groups.push([i]);
+  }
+  return groups;
+}
+
+function tooLong(needed: number, usable: number, window: number | undefined, detail: string): ContextLengthError {
+  const windowText = window === undefined ? '' : ` (${window}-token window x safety ratio, minus the reply reserve)`;
+  return new ContextLengthError(
+    `This conversation needs ~${needed} tokens but the model's window allows ${usable}${windowText}. ${detail}`,
+  );
+}
+
+export function fitConversation(input: FitConversationInput): FitConversationResult {
+  const { messages, tools, usable, counter, window } = input;
+  const tokens = counter.countMessages(messages, tools);
+  if (tokens <= usable) return { messages, droppedMessages: 0, tokens };
+
+  const turnStart = latestTurnStart(messages);
+  const groups = droppableGroups(messages, turnStart);
+  const droppable = new Set(groups.flat());
+  const protectedOnly = messages.filter((_, i) => !droppable.has(i));
+  const minimum = counter.countMessages(
+    droppable.size > 0 ? [...protectedOnly, markerMessage(droppable.size, window)] : protectedOnly,
+    tools,
+  );
+  if (minimum > usable) {
+    throw tooLong(
+      tokens,
+      usable,
+      window,
+      `Even the system messages and the latest user turn need ~${minimum} tokens; shorten the latest message or use a model with a larger window.`,
+    );
+  }
+  if (input.overflow === 'error') {
+    throw tooLong(
+      tokens,
+      usable,
+      window,
+      'Earlier messages were not dropped because historyOverflow is "error"; start a new conversation or shorten it.',
+    );
+  }
+
+  // Per-message counts are additive, so estimate as groups go and confirm with one real count.
+  const empty = counter.countMessages([]);
+  const costOf = (message: ChatMessage) => counter.countMessages([message]) - empty;
+  let remaining = tokens;
+  const dropped = new Set<number>();
+  for (const group of groups) {
+    for (const i of group) {
+      dropped.add(i);
+      remaining -= costOf(messages[i] as ChatMessage);
+    }
+    if (remaining + costOf(markerMessage(dropped.size, window)) > usable) continue;
+    const fitted = assemble(messages, dropped, window);
+    const fittedTokens = counter.countMessages(fitted, tools);
+    if (fittedTokens <= usable) return { messages: fitted, droppedMessages: dropped.size, tokens: fittedTokens };
+  }
+  // Every droppable group is gone; the minimum was checked above, so this fits.
+  const fitted = assemble(messages, droppable, window);
+  return { messages: fitted, droppedMessages: droppable.size, tokens: counter.countMessages(fitted, tools) };
+}
+
+function assemble(messages: ChatMessage[], dropped: Set<number>, window: number | undefined): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let markerPlaced = false;
+  messages.forEach((message, i) => {
+    if (!dropped.has(i)) {
+      out.push(message);
+      return;
+    }
+    if (!markerPlaced) {
+      out.push(markerMessage(dropped.size, window));
+      markerPlaced = true;
+    }
+  });
+  return out;
+}

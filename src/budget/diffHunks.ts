@@ -1,0 +1,48 @@
+// Diffs are trimmed whole hunks at a time: a half hunk misleads more than a
+// missing one. Every file's header (`diff --git`, `index`, `---`, `+++`) is
+// kept first so the model still sees which files changed; then hunks in order,
+// each taken only if it fits whole (a later, smaller hunk may still fit).
+
+import { addRanges, emptySelection, type LineRange, type Selection } from './lineSelection.ts';
+
+export interface DiffFile {
+  header: LineRange | null;
+  hunks: LineRange[];
+}
+
+/** Splits a unified diff into files (at `diff --git`) and hunks (at `@@`). */
+export function parseDiff(lines: string[]): DiffFile[] {
+  const files: DiffFile[] = [];
+  let file: DiffFile | null = null;
+  let hunk: LineRange | null = null;
+  lines.forEach((line, i) => {
+    if (line.startsWith('diff --git ') || file === null) {
+      file = { header: { start: i, end: i }, hunks: [] };
+      files.push(file);
+      hunk = null;
+      if (line.startsWith('@@')) {
+        file.header = null;
+        hunk = { start: i, end: i };
+        file.hunks.push(hunk);
+      }
+      return;
+    }
+    if (line.startsWith('@@')) {
+      hunk = { start: i, end: i };
+      file.hunks.push(hunk);
+    } else if (hunk !== null) hunk.end = i;
+    else if (file.header !== null) file.header.end = i;
+  });
+  return files;
+}
+
+export function selectDiffLines(lines: string[], costs: number[], budget: number, markerCost: number): Selection {
+  const files = parseDiff(lines);
+  const selection = emptySelection(lines.length);
+  const headers = files.flatMap((file) => (file.header ? [file.header] : []));
+  addRanges(selection, headers, { costs, budget, markerCost, stopAtFirstMiss: true });
+  // Hunks only under a header that made it: an orphan hunk names no file.
+  const hunks = files.flatMap((file) => (file.header === null || selection.kept[file.header.start] ? file.hunks : []));
+  addRanges(selection, hunks, { costs, budget, markerCost });
+  return selection;
+}

@@ -1,0 +1,116 @@
+// Trimming one context item to a token budget, at line boundaries, with a
+// visible marker where lines were cut. The item's kind picks the strategy:
+// code/text keep the head, logs keep the tail, diffs lose whole hunks, trees
+// are collapsed by depth first. Error lines and the failing stack frame are
+// kept before anything else.
+
+import type { ContextItem } from '../shared/types.ts';
+import { selectDiffLines } from './diffHunks.ts';
+import {
+  addRanges,
+  emptySelection,
+  type LineRange,
+  lineCosts,
+  type Selection,
+  splitLines,
+  trimMarker,
+  verifySelection,
+} from './lineSelection.ts';
+import type { TokenCounter } from './tokenCounter.ts';
+import { selectTreeLines, treeIndent } from './treeDepth.ts';
+
+export interface TrimResult {
+  /** The item (unchanged when it fitted, else with trimmed text and `truncated: true`); null when dropped. */
+  item: ContextItem | null;
+  trimmedLines: number;
+  /** Tokens of the returned text (0 when dropped). */
+  tokens: number;
+}
+
+const ERROR_WORDS = /error|exception|\bfailed\b|\bfailure\b|\bpanic|\btraceback\b|\bfatal\b/i;
+const FAIL_WORD = /\bFAIL\b/;
+
+export function isErrorLine(line: string): boolean {
+  return ERROR_WORDS.test(line) || FAIL_WORD.test(line);
+}
+
+/** A stack-trace excerpt marks the failing line with a leading `>`. */
+export function isFailingFrameLine(line: string): boolean {
+  return line.trimStart().startsWith('>');
+}
+
+function single(index: number): LineRange {
+  return { start: index, end: index };
+}
+
+function indices(count: number, fromEnd: boolean): number[] {
+  const out = Array.from({ length: count }, (_, i) => i);
+  return fromEnd ? out.reverse() : out;
+}
+
+/** Lines nearest the anchor first, the line before winning ties: the code around a failing frame. */
+function aroundAnchor(count: number, anchor: number): number[] {
+  const out = [anchor];
+  for (let d = 1; out.length < count; d++) {
+    if (anchor - d >= 0) out.push(anchor - d);
+    if (anchor + d < count) out.push(anchor + d);
+  }
+  return out;
+}
+
+/** Keyword-first strategy for text, code, logs and stack-trace items. */
+function selectPlainLines(item: ContextItem, lines: string[], costs: number[], budget: number, markerCost: number) {
+  const selection: Selection = emptySelection(lines.length);
+  const isStackTrace = item.source === 'stacktrace';
+  const tail = item.kind === 'log';
+  const keepErrors = isStackTrace || item.kind === 'log' || item.kind === 'text';
+  const options = { costs, budget, markerCost };
+
+  const frames = isStackTrace ? indices(lines.length, false).filter((i) => isFailingFrameLine(lines[i] ?? '')) : [];
+  addRanges(selection, frames.map(single), options);
+  if (keepErrors) {
+    const errors = indices(lines.length, tail).filter((i) => isErrorLine(lines[i] ?? ''));
+    addRanges(selection, errors.map(single), options);
+  }
+  const anchor = frames[0];
+  const fill = anchor !== undefined ? aroundAnchor(lines.length, anchor) : indices(lines.length, tail);
+  addRanges(selection, fill.map(single), { ...options, stopAtFirstMiss: true });
+  return selection;
+}
+
+/** Tree markers carry the hidden lines' indentation: price the widest one. */
+function treeMarkerCost(lines: string[], counter: TokenCounter): number {
+  const widest = lines.map(treeIndent).reduce((a, b) => (b.length > a.length ? b : a), '');
+  return counter.count(`${widest}${trimMarker(lines.length)}\n`);
+}
+
+/**
+ * Trims `item` so that its text counts at most `maxTokens`. Returns the item
+ * unchanged when it already fits, and `item: null` when not even one line plus
+ * the marker fits (the caller reports the drop).
+ */
+export function trimItem(item: ContextItem, maxTokens: number, counter: TokenCounter): TrimResult {
+  const whole = counter.count(item.text);
+  if (whole <= maxTokens) return { item, trimmedLines: 0, tokens: whole };
+  const budget = Math.floor(maxTokens);
+  const lines = splitLines(item.text);
+  const { costs, markerCost: plainMarkerCost } = lineCosts(lines, counter);
+  const markerCost = item.kind === 'tree' ? treeMarkerCost(lines, counter) : plainMarkerCost;
+  if (budget <= 0) return { item: null, trimmedLines: lines.length, tokens: 0 };
+
+  let selection: Selection;
+  let indentOf: ((line: string) => string) | undefined;
+  if (item.kind === 'diff') selection = selectDiffLines(lines, costs, budget, markerCost);
+  else if (item.kind === 'tree') {
+    indentOf = treeIndent;
+    selection = selectTreeLines(lines, costs, budget, markerCost);
+  } else selection = selectPlainLines(item, lines, costs, budget, markerCost);
+
+  const fitted = verifySelection(lines, selection, costs, budget, counter, indentOf);
+  if (fitted === null) return { item: null, trimmedLines: lines.length, tokens: 0 };
+  return {
+    item: { ...item, text: fitted.text, truncated: true },
+    trimmedLines: fitted.trimmedLines,
+    tokens: fitted.tokens,
+  };
+}
