@@ -40,6 +40,14 @@ export class UpstreamHttpError extends Error {
   }
 }
 
+/** A stream that ended without its final message (our own parsers throw this). */
+export class StreamEndedEarly extends Error {
+  override readonly name = 'StreamEndedEarly';
+  constructor() {
+    super('The stream ended before its final message.');
+  }
+}
+
 /** Text the `ollama` client (0.6.x) throws when a stream ends without its `done` line. */
 const CLIENT_MISSING_DONE = 'Did not receive done or success response in stream.';
 
@@ -85,7 +93,7 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
   }
 
   const message = messageOf(error);
-  if (message === CLIENT_MISSING_DONE) return missingDoneError(context);
+  if (error instanceof StreamEndedEarly || message === CLIENT_MISSING_DONE) return missingDoneError(context);
   // While streaming, the ollama client turns an `{"error": "..."}` line into a plain Error.
   return new UpstreamResponseError(502, `${name} at ${context.baseUrl} failed: ${message}`, { cause: error });
 }
