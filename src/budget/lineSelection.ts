@@ -6,7 +6,7 @@ import type { TokenCounter } from './tokenCounter.ts';
 
 /** The marker that stands where lines were cut. ASCII digits, one line. */
 export function trimMarker(lines: number): string {
-  return `… [${lines} lines trimmed]`;
+  return `… [${lines} ${lines === 1 ? 'line' : 'lines'} trimmed]`;
 }
 
 /** A contiguous range of line indices, both ends included. */
