@@ -7,7 +7,9 @@ import { MODE_NAMES, type Outcome } from '../shared/types.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
-const OUTCOMES: readonly Outcome[] = ['ok', 'error', 'aborted'];
+export const OUTCOMES: readonly Outcome[] = ['ok', 'error', 'aborted'];
+/** The mode filter matches the mode used or asked for, so `auto` (only ever asked) is a valid filter too. */
+export const MODE_FILTERS: readonly string[] = ['auto', ...MODE_NAMES];
 
 export interface ParsedFilters {
   query: SnapshotQuery & { limit: number };
@@ -43,16 +45,23 @@ function parseInstant(name: string, raw: string | undefined, problems: string[])
   return value;
 }
 
-/** `YYYY-MM-DD` from a date input, in the server's local time; `endOfDay` for the "to" bound. */
-function parseDay(name: string, raw: string | undefined, endOfDay: boolean, problems: string[]): number | undefined {
+/**
+ * `YYYY-MM-DD` from a date input, in the server's local time. The store's
+ * `until` is exclusive, so the inclusive "to" day becomes the next midnight.
+ */
+function parseDay(name: string, raw: string | undefined, nextDay: boolean, problems: string[]): number | undefined {
   if (raw === undefined) return undefined;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
   if (!match) {
     problems.push(`${name} must be a date like 2026-01-31`);
     return undefined;
   }
-  const start = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3])).getTime();
-  return endOfDay ? start + 24 * 60 * 60 * 1000 - 1 : start;
+  const day = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + (nextDay ? 1 : 0));
+  if (Number.isNaN(day.getTime())) {
+    problems.push(`${name} must be a date like 2026-01-31`);
+    return undefined;
+  }
+  return day.getTime();
 }
 
 function parseCommon(params: Params, problems: string[]): SnapshotQuery & { limit: number } {
@@ -63,8 +72,8 @@ function parseCommon(params: Params, problems: string[]): SnapshotQuery & { limi
   if (model !== undefined) query.model = model;
   const mode = nonEmpty(params.mode);
   if (mode !== undefined) {
-    if ((MODE_NAMES as readonly string[]).includes(mode)) query.mode = mode;
-    else problems.push(`mode must be one of ${MODE_NAMES.join(', ')}`);
+    if (MODE_FILTERS.includes(mode)) query.mode = mode;
+    else problems.push(`mode must be one of ${MODE_FILTERS.join(', ')}`);
   }
   const outcome = nonEmpty(params.outcome);
   if (outcome !== undefined) {
@@ -76,7 +85,7 @@ function parseCommon(params: Params, problems: string[]): SnapshotQuery & { limi
   return query;
 }
 
-/** `/api/audit/snapshots`: since/until are instants. */
+/** `/api/audit/snapshots`: since/until are instants (since inclusive, until exclusive, as the store reads them). */
 export function parseApiFilters(params: Params): ParsedFilters {
   const problems: string[] = [];
   const query = parseCommon(params, problems);

@@ -1,8 +1,8 @@
 // `/audit`: the newest requests first, with filters as a plain GET form and
 // paging as plain links, so it works without JavaScript.
 
-import { MODE_NAMES, type SnapshotSummary } from '../shared/types.ts';
-import type { PageFilterValues } from './auditFilters.ts';
+import type { SnapshotSummary } from '../shared/types.ts';
+import { MODE_FILTERS, OUTCOMES, type PageFilterValues } from './auditFilters.ts';
 import { excerpt, formatCount, formatMs, formatTime, modeLabel } from './format.ts';
 import { Layout, OutcomeBadge, snapshotPath } from './layout.tsx';
 import type { SnapshotPage } from './snapshotPaging.ts';
@@ -41,10 +41,10 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
         </datalist>
       </label>
       <label>
-        Mode used
+        Mode
         <select name="mode">
           <option value="">any</option>
-          {MODE_NAMES.map((mode) => (
+          {MODE_FILTERS.map((mode) => (
             <option value={mode} selected={values.mode === mode}>
               {mode}
             </option>
@@ -55,7 +55,7 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
         Outcome
         <select name="outcome">
           <option value="">any</option>
-          {['ok', 'error', 'aborted'].map((outcome) => (
+          {OUTCOMES.map((outcome) => (
             <option value={outcome} selected={values.outcome === outcome}>
               {outcome}
             </option>

@@ -7,13 +7,25 @@ import type { ChatMessage } from '../shared/types.ts';
 
 export type TextSegment =
   | { kind: 'text'; text: string }
-  | { kind: 'context'; source: string; attributes: string; text: string };
+  | {
+      kind: 'context';
+      /** The item key from the fence's `source` attribute (`git.status`). */
+      source: string;
+      /** `context-update` fences carry what changed since the conversation started. */
+      update: boolean;
+      text: string;
+    };
 
-// The opening tag's attributes are kept loose (`source` first or not, extra
-// attributes such as `title`) so a change in the assembler's fence does not
-// make the page show raw fences.
-const FENCE = /<context\b([^>]*)>\n?([\s\S]*?)\n?<\/context>/g;
+// The assembler writes `<context source="KEY" title="…">\nBODY\n</context>`,
+// and `<context-update …>` for per-turn attachments. The attributes are read
+// loosely (order, extra attributes) so a small change in the assembler does
+// not make the page show raw fences.
+const FENCE = /<(context(?:-update)?)(?=[\s>])([^>]*)>\n?([\s\S]*?)\n?<\/\1>/g;
 const SOURCE_ATTRIBUTE = /\bsource="([^"]*)"/;
+
+function decodeAttribute(value: string): string {
+  return value.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&amp;', '&');
+}
 
 export function splitContextFences(text: string): TextSegment[] {
   const segments: TextSegment[] = [];
@@ -21,9 +33,13 @@ export function splitContextFences(text: string): TextSegment[] {
   for (const match of text.matchAll(FENCE)) {
     const start = match.index;
     if (start > last) segments.push({ kind: 'text', text: text.slice(last, start) });
-    const attributes = (match[1] ?? '').trim();
-    const source = SOURCE_ATTRIBUTE.exec(attributes)?.[1] ?? 'unknown';
-    segments.push({ kind: 'context', source, attributes, text: match[2] ?? '' });
+    const attribute = SOURCE_ATTRIBUTE.exec(match[2] ?? '')?.[1];
+    segments.push({
+      kind: 'context',
+      source: attribute === undefined ? 'unknown' : decodeAttribute(attribute),
+      update: match[1] === 'context-update',
+      text: match[3] ?? '',
+    });
     last = start + match[0].length;
   }
   if (last < text.length) segments.push({ kind: 'text', text: text.slice(last) });

@@ -48,12 +48,23 @@ export function reportForFence(fenceSource: string, sources: SourceReport[]): So
   return sources.find((report) => report.source === namespace);
 }
 
-function ContextBlock({ source, text, sources }: { source: string; text: string; sources: SourceReport[] }) {
+function ContextBlock({
+  source,
+  update,
+  text,
+  sources,
+}: {
+  source: string;
+  update: boolean;
+  text: string;
+  sources: SourceReport[];
+}) {
   const report = reportForFence(source, sources);
   const trimmed = report?.trimmed?.some((key) => key === source || source.startsWith(`${key}.`)) ?? false;
   return (
     <details class="ctx" data-source={source}>
       <summary>
+        {update ? 'changed since the conversation began: ' : ''}
         <span class="mono">{source}</span> · {formatCount(text.length)} chars
         {trimmed ? ' · trimmed' : ''}
         {report ? (
@@ -111,7 +122,7 @@ export function MessageView({
         {segments.length === 0 && !message.tool_calls?.length ? <p class="muted small">(empty)</p> : null}
         {segments.map((segment) =>
           segment.kind === 'context' ? (
-            <ContextBlock source={segment.source} text={segment.text} sources={sources} />
+            <ContextBlock source={segment.source} update={segment.update} text={segment.text} sources={sources} />
           ) : (
             <Pre class="msg-text" text={trimNewlines(segment.text)} />
           ),

@@ -1,0 +1,18 @@
+// The audit routes mounted the way the main app mounts them, with an onError
+// that writes OpenAI's error body as the main app's does (src/http/app.ts),
+// so the tests see the statuses and bodies a client would.
+
+import { Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type AuditRoutesDeps, auditRoutes } from '../../src/http/auditRoutes.ts';
+import { toProxyError } from '../../src/shared/errors.ts';
+
+export function testApp(deps: AuditRoutesDeps): Hono {
+  const app = new Hono();
+  app.route('/', auditRoutes(deps));
+  app.onError((error, c) => {
+    const failure = toProxyError(error);
+    return c.json(failure.toBody(), failure.status as ContentfulStatusCode);
+  });
+  return app;
+}
