@@ -85,5 +85,8 @@ export function makeSnapshot(overrides: Partial<Snapshot> = {}): Snapshot {
     warnings: ['files: timed out'],
   };
   if (block !== undefined) base.contextBlock = block;
-  return { ...base, ...overrides };
+  const merged: Record<string, unknown> = { ...base, ...overrides };
+  // `{ contextBlock: undefined }` means "without one": the key is left out, as a saved snapshot would have it.
+  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
+  return merged as unknown as Snapshot;
 }

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { betterSqlite3 } from '../../src/audit/driver.ts';
+import { DEFAULT_MIGRATIONS_DIR, readMigrations, runMigrations } from '../../src/audit/migrate.ts';
+import { openAuditStore } from '../../src/audit/store.ts';
+import { AuditStoreOpenError } from '../../src/audit/types.ts';
+import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+
+function recorded(path: string): { version: number; name: string }[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as {
+      version: number;
+      name: string;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('migrations', () => {
+  let temp: TempDir;
+  beforeEach(() => {
+    temp = tempDir();
+  });
+  afterEach(() => temp.cleanup());
+
+  it('reads the repository migrations in order', () => {
+    const migrations = readMigrations();
+    assert.deepEqual(
+      migrations.map((m) => `${m.version}_${m.name}`),
+      ['1_init', '2_search', '3_calibration'],
+    );
+  });
+
+  it('applies every migration to a fresh database and records each', async () => {
+    const store = openAuditStore({ path: temp.path(), now: () => 42 });
+    assert.equal(store.stats().schemaVersion, 3);
+    await store.close();
+    assert.deepEqual(recorded(temp.path()), [
+      { version: 1, name: 'init' },
+      { version: 2, name: 'search' },
+      { version: 3, name: 'calibration' },
+    ]);
+    const again = openAuditStore({ path: temp.path() });
+    await again.close();
+    assert.equal(recorded(temp.path()).length, 3, 'reopening applies nothing twice');
+  });
+
+  it('brings an old database up to date and keeps (and indexes) its rows', async () => {
+    // A database written by a ctxproxy that only had 0001: one snapshot inserted by hand.
+    const oldDir = join(temp.dir, 'old-migrations');
+    mkdirSync(oldDir);
+    copyFileSync(join(DEFAULT_MIGRATIONS_DIR, '0001_init.sql'), join(oldDir, '0001_init.sql'));
+    const driver = betterSqlite3.open(temp.path(), { busyTimeoutMs: 100 });
+    assert.deepEqual(runMigrations(driver, { dir: oldDir }), { applied: [1], version: 1 });
+    driver
+      .prepare(
+        `INSERT INTO snapshots (id, request_id, created_at, model, mode_asked, mode_used, workspace, stream, outcome,
+          total_ms, question, warnings_json, sources_json, redactions_json, reply_json, forwarded_json)
+         VALUES ('old-1', 'r', 1, 'm', 'auto', 'quick', '/w', 0, 'ok', 5, 'legacy question', '[]', '[]', '{}',
+          '{"content":"legacy answer"}', '[{"role":"user","content":"legacy question"}]')`,
+      )
+      .run();
+    driver.close();
+
+    const store = openAuditStore({ path: temp.path() });
+    try {
+      assert.equal(store.stats().schemaVersion, 3);
+      assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
+      assert.deepEqual(
+        store.search('legacy answer').map((s) => s.id),
+        ['old-1'],
+      );
+      store.recordCalibration('m', 10, 12);
+      store.save(makeSnapshot());
+      await store.flush();
+      assert.equal(store.stats().snapshots, 2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('applies a new numbered file on the next open', async () => {
+    const dir = join(temp.dir, 'migrations');
+    mkdirSync(dir);
+    for (const file of ['0001_init.sql', '0002_search.sql', '0003_calibration.sql']) {
+      copyFileSync(join(DEFAULT_MIGRATIONS_DIR, file), join(dir, file));
+    }
+    const first = openAuditStore({ path: temp.path(), migrationsDir: dir });
+    await first.close();
+    writeFileSync(join(dir, '0004_tags.sql'), 'CREATE TABLE tags (snapshot_id TEXT NOT NULL, tag TEXT NOT NULL);');
+    writeFileSync(join(dir, 'README.md'), 'not a migration');
+    const second = openAuditStore({ path: temp.path(), migrationsDir: dir });
+    assert.equal(second.stats().schemaVersion, 4);
+    await second.close();
+    assert.deepEqual(recorded(temp.path()).at(-1), { version: 4, name: 'tags' });
+  });
+
+  it('rolls back a failing migration and reports it', async () => {
+    const dir = join(temp.dir, 'broken');
+    mkdirSync(dir);
+    copyFileSync(join(DEFAULT_MIGRATIONS_DIR, '0001_init.sql'), join(dir, '0001_init.sql'));
+    writeFileSync(join(dir, '0002_broken.sql'), 'CREATE TABLE half (x); THIS IS NOT SQL;');
+    assert.throws(
+      () => openAuditStore({ path: temp.path(), migrationsDir: dir }),
+      (error: unknown) => error instanceof AuditStoreOpenError && error.reason === 'migration',
+    );
+    const db = new Database(temp.path(), { readonly: true });
+    const half = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number };
+    db.close();
+    assert.equal(half.n, 0, 'the failed step left nothing behind');
+    assert.deepEqual(recorded(temp.path()), [{ version: 1, name: 'init' }]);
+  });
+
+  it('refuses a database written by a newer ctxproxy, and leaves it untouched', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    await store.close();
+    const db = new Database(temp.path());
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9, 'future', 0)").run();
+    db.close();
+    assert.throws(
+      () => openAuditStore({ path: temp.path() }),
+      (error: unknown) => {
+        assert.ok(error instanceof AuditStoreOpenError);
+        assert.equal(error.reason, 'newer-schema');
+        assert.match(
+          error.message,
+          new RegExp(
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 3\\)`,
+          ),
+        );
+        return true;
+      },
+    );
+    assert.equal(recorded(temp.path()).at(-1)?.version, 9);
+  });
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { openAuditStore } from '../../src/audit/store.ts';
+import { AuditStoreOpenError } from '../../src/audit/types.ts';
+import type { Logger } from '../../src/shared/ports.ts';
+import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+function recordingLogger(): Logger & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    info: (event) => events.push(event),
+    warn: (event) => events.push(event),
+    error: (event) => events.push(event),
+  };
+}
+
+describe('opening the audit database', () => {
+  let temp: TempDir;
+  beforeEach(() => {
+    temp = tempDir();
+  });
+  afterEach(() => temp.cleanup());
+
+  it('creates the folder and a file only its owner can read, WAL files included', async () => {
+    const path = join(temp.dir, 'nested', '.ctxproxy', 'audit.db');
+    const store = openAuditStore({ path });
+    store.save(makeSnapshot());
+    await store.flush();
+    assert.equal(mode(path), 0o600);
+    assert.ok(existsSync(`${path}-wal`), 'WAL mode is on');
+    assert.equal(mode(`${path}-wal`), 0o600);
+    assert.equal(mode(join(temp.dir, 'nested', '.ctxproxy')), 0o700);
+    await store.close();
+  });
+
+  it('tightens an existing file that others can read', async () => {
+    const first = openAuditStore({ path: temp.path() });
+    await first.close();
+    chmodSync(temp.path(), 0o644);
+    const logger = recordingLogger();
+    const store = openAuditStore({ path: temp.path(), logger });
+    await store.close();
+    assert.equal(mode(temp.path()), 0o600);
+    assert.ok(logger.events.includes('audit.db_mode_tightened'));
+  });
+
+  it('turns a file that is not a database into one clear error at open', () => {
+    writeFileSync(temp.path(), 'this is not a database, just some garbage bytes '.repeat(200), { mode: 0o600 });
+    const logger = recordingLogger();
+    assert.throws(
+      () => openAuditStore({ path: temp.path(), logger }),
+      (error: unknown) => {
+        assert.ok(error instanceof AuditStoreOpenError);
+        assert.equal(error.reason, 'corrupt');
+        assert.ok(error.message.includes(temp.path()), 'names the file');
+        assert.match(error.message, /not a readable SQLite database/);
+        assert.match(error.message, /Move it aside .* or pass --db/);
+        return true;
+      },
+    );
+    assert.deepEqual(logger.events, ['audit.open_failed']);
+  });
+
+  it('turns a database another process holds locked into one clear error at open', () => {
+    const setup = openAuditStore({ path: temp.path() });
+    void setup.close();
+    const holder = new Database(temp.path());
+    holder.pragma('journal_mode = WAL');
+    holder.prepare('BEGIN IMMEDIATE').run();
+    try {
+      assert.throws(
+        () => openAuditStore({ path: temp.path(), busyTimeoutMs: 50 }),
+        (error: unknown) => {
+          assert.ok(error instanceof AuditStoreOpenError);
+          assert.equal(error.reason, 'locked');
+          assert.ok(error.message.includes(temp.path()));
+          assert.match(error.message, /locked by another process/);
+          return true;
+        },
+      );
+    } finally {
+      holder.prepare('ROLLBACK').run();
+      holder.close();
+    }
+    const store = openAuditStore({ path: temp.path() });
+    void store.close();
+  });
+
+  it('lets a reader (the CLI) open while another connection (the server) is idle', async () => {
+    const server = openAuditStore({ path: temp.path() });
+    server.save(makeSnapshot({ id: 'from-server' }));
+    await server.flush();
+    const cli = openAuditStore({ path: temp.path() });
+    assert.equal(cli.get('from-server')?.id, 'from-server');
+    await cli.close();
+    await server.close();
+  });
+});

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { openAuditStore } from '../../src/audit/store.ts';
+import type { AuditStoreFull } from '../../src/audit/types.ts';
+import type { Snapshot } from '../../src/shared/types.ts';
+import { contextBlock, makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+
+/** Counts rows with a separate connection: what is really in the file. */
+function countRows(path: string, table: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return Number((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+  } finally {
+    db.close();
+  }
+}
+
+describe('audit store', () => {
+  let temp: TempDir;
+  let store: AuditStoreFull;
+  beforeEach(() => {
+    temp = tempDir();
+    store = openAuditStore({ path: temp.path() });
+  });
+  afterEach(async () => {
+    await store.close();
+    temp.cleanup();
+  });
+
+  it('returns a saved snapshot exactly as it was saved, after flush', async () => {
+    const snapshot = makeSnapshot();
+    store.save(snapshot);
+    await store.flush();
+    assert.deepStrictEqual(store.get(snapshot.id), snapshot);
+  });
+
+  it('round-trips the sparse shape too: no optional fields, an error with a null code, content parts', async () => {
+    const sparse: Snapshot = {
+      id: 'sparse-1',
+      requestId: 'r',
+      createdAt: 5,
+      model: 'llama3',
+      modeAsked: 'off',
+      modeUsed: 'off',
+      workspace: '/w',
+      stream: false,
+      forwarded: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: 'data:x' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        { role: 'tool', content: 'ok', tool_call_id: 't1' },
+      ],
+      sources: [],
+      redactions: {},
+      reply: { content: '' },
+      timings: { totalMs: 3 },
+      outcome: 'error',
+      error: { status: 502, type: 'upstream_error', code: null, message: 'Ollama is not running' },
+      warnings: [],
+    };
+    store.save(sparse);
+    await store.flush();
+    assert.deepStrictEqual(store.get(sparse.id), sparse);
+  });
+
+  it('puts the context block back inside a message that holds it with other text', async () => {
+    const block = contextBlock(2000);
+    const snapshot = makeSnapshot({
+      contextBlock: block,
+      forwarded: [
+        { role: 'system', content: `You are helpful.\n\n${block}\n\nAnswer briefly.` },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: block },
+            { type: 'text', text: 'and this?' },
+          ],
+        },
+      ],
+    });
+    store.save(snapshot);
+    await store.flush();
+    assert.deepStrictEqual(store.get(snapshot.id), snapshot);
+    const db = new Database(temp.path(), { readonly: true });
+    const row = db.prepare('SELECT forwarded_json FROM snapshots WHERE id = ?').get(snapshot.id) as {
+      forwarded_json: string;
+    };
+    db.close();
+    assert.ok(!row.forwarded_json.includes(block), 'the stored messages refer to the block instead of repeating it');
+  });
+
+  it('reads queued snapshots before they are flushed (the id given to the client works at once)', () => {
+    const snapshot = makeSnapshot();
+    store.save(snapshot);
+    assert.equal(store.stats().queued, 1);
+    assert.deepStrictEqual(store.get(snapshot.id), snapshot);
+  });
+
+  it('writes on its own off the caller path (setImmediate), without flush', async () => {
+    const snapshot = makeSnapshot();
+    store.save(snapshot);
+    assert.equal(countRows(temp.path(), 'snapshots'), 0, 'save() itself did not write');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(countRows(temp.path(), 'snapshots'), 1);
+  });
+
+  it('close() writes what is queued', async () => {
+    const snapshots = [makeSnapshot(), makeSnapshot(), makeSnapshot()];
+    for (const snapshot of snapshots) store.save(snapshot);
+    await store.close();
+    assert.equal(countRows(temp.path(), 'snapshots'), 3);
+    store = openAuditStore({ path: temp.path() });
+    assert.deepStrictEqual(store.get(snapshots[2]?.id ?? ''), snapshots[2]);
+  });
+
+  it('stores a context block repeated over 100 saves once', async () => {
+    const block = contextBlock(32_000);
+    for (let turn = 0; turn < 100; turn++) store.save(makeSnapshot({ contextBlock: block, conversationId: 'long' }));
+    await store.flush();
+    assert.equal(countRows(temp.path(), 'snapshots'), 100);
+    assert.equal(countRows(temp.path(), 'blobs'), 1);
+    store.save(makeSnapshot({ contextBlock: contextBlock(32_000, 'changed') }));
+    await store.flush();
+    assert.equal(countRows(temp.path(), 'blobs'), 2);
+    const [conversation] = store.conversation('long');
+    assert.equal(store.conversation('long').length, 100);
+    assert.ok(conversation);
+  });
+
+  it('replaces a snapshot saved twice under the same id', async () => {
+    const first = makeSnapshot({ reply: { content: 'partial' } });
+    store.save(first);
+    await store.flush();
+    const second = { ...first, reply: { content: 'complete answer' } };
+    store.save(second);
+    await store.flush();
+    assert.deepStrictEqual(store.get(first.id), second);
+    assert.equal(store.list({}).length, 1);
+    assert.equal(store.search('partial').length, 0);
+    assert.equal(store.search('complete').length, 1);
+    assert.equal(store.stats().conversations, 1);
+    assert.equal(countRows(temp.path(), 'conversations'), 1);
+  });
+
+  it('keeps conversations (first seen, last seen, turns)', async () => {
+    store.save(makeSnapshot({ conversationId: 'c', createdAt: 100 }));
+    store.save(makeSnapshot({ conversationId: 'c', createdAt: 300 }));
+    store.save(makeSnapshot({ conversationId: 'c', createdAt: 200 }));
+    await store.flush();
+    const db = new Database(temp.path(), { readonly: true });
+    const row = db.prepare('SELECT first_seen, last_seen, turns FROM conversations WHERE id = ?').get('c');
+    db.close();
+    assert.deepEqual(row, { first_seen: 100, last_seen: 300, turns: 3 });
+    assert.deepEqual(
+      store.conversation('c').map((summary) => summary.createdAt),
+      [100, 200, 300],
+    );
+  });
+
+  it('exports everything since a time, oldest first, across pages', async () => {
+    const saved: Snapshot[] = [];
+    for (let i = 0; i < 250; i++) {
+      const snapshot = makeSnapshot({
+        createdAt: 10_000 + i,
+        contextBlock: undefined,
+        forwarded: [{ role: 'user', content: `q${i}` }],
+      });
+      saved.push(snapshot);
+      store.save(snapshot);
+    }
+    const all = [...store.export()];
+    assert.equal(all.length, 250);
+    assert.deepStrictEqual(all[0], saved[0]);
+    const recent = [...store.export({ since: 10_200 })];
+    assert.deepEqual(
+      recent.map((snapshot) => snapshot.createdAt),
+      saved.slice(200).map((snapshot) => snapshot.createdAt),
+    );
+  });
+
+  it('keeps a running calibration ratio per model', () => {
+    assert.equal(store.getCalibration('m'), undefined);
+    store.recordCalibration('m', 100, 110);
+    const second = store.recordCalibration('m', 100, 130);
+    assert.equal(second?.samples, 2);
+    assert.ok(Math.abs((second?.ratio ?? 0) - 1.2) < 1e-9);
+    assert.deepStrictEqual(store.getCalibration('m'), second);
+    assert.deepStrictEqual(store.recordCalibration('m', 0, 50), second, 'an impossible observation is ignored');
+    assert.equal(store.getCalibration('other'), undefined);
+  });
+
+  it('refuses calls after close with a clear error', async () => {
+    await store.close();
+    assert.throws(() => store.save(makeSnapshot()), /audit store .* is closed/);
+    store = openAuditStore({ path: temp.path() });
+  });
+});
