@@ -3,9 +3,18 @@
 
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { budgetRequest, suspectTruncation } from '../budget/index.ts';
 import { BadRequestError } from '../shared/errors.ts';
-import type { ChatMessage, ContextItem, ModeName, Snapshot } from '../shared/types.ts';
-import { buildAttachment, buildContextBlock, placeContext } from './assemble.ts';
+import type {
+  BudgetReport,
+  ChatMessage,
+  ContextItem,
+  ModeName,
+  Plan,
+  Snapshot,
+  SourceReport,
+} from '../shared/types.ts';
+import { attachToMessage, buildAttachment, buildContextBlock, placeContext } from './assemble.ts';
 import { collectContext } from './collect.ts';
 import { type ConversationState, changedItems, conversationId, itemHash } from './conversations.ts';
 import { redactItems, redactMessages } from './redactStage.ts';
@@ -33,7 +42,6 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     looksLikeStackTrace: deps.looksLikeStackTrace,
   });
   const workspace = resolveWorkspace(input.headers.workspace, deps.settings);
-  const fields: Partial<Snapshot> = { modeAsked: selection.modeAsked, modeUsed: selection.mode, workspace };
   const counts: Record<string, number> = {};
 
   const clientMessages = deps.settings.redactMessages
@@ -41,82 +49,134 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     : selection.messages;
 
   const plan = deps.plans[selection.mode];
-  const collected = await collectContext(
-    deps.sources,
-    plan,
-    {
-      workspace,
-      messages: selection.messages,
-      lastUserText: lastUserText(selection.messages),
-      now: new Date(deps.now()),
-    },
-    { logger: deps.logger, now: deps.now, signal: input.signal },
-  );
+  const [collected, window] = await Promise.all([
+    collectContext(
+      deps.sources,
+      plan,
+      {
+        workspace,
+        messages: selection.messages,
+        lastUserText: lastUserText(selection.messages),
+        now: new Date(deps.now()),
+      },
+      { logger: deps.logger, now: deps.now, signal: input.signal },
+    ),
+    discoverWindow(deps, selection.model),
+  ]);
   const redacted = await redactItems(collected.items, deps.redactor, collected.reports, deps.logger);
   for (const [rule, n] of Object.entries(redacted.counts)) counts[rule] = (counts[rule] ?? 0) + n;
 
-  const conversation = conversationId(workspace, selection.messages);
-  const state = nextConversationState(deps, conversation, clientMessages, redacted.items);
-  const messages = placeContext(clientMessages, state);
+  // The first turn of a conversation freezes its context block; later turns
+  // carry the block in their prefix and add only what changed since.
+  const id = conversationId(workspace, selection.messages);
+  const existing = deps.conversations.get(id);
+  const latest = lastUserIndex(clientMessages);
+  if (existing) {
+    for (const index of existing.attachments.keys()) if (index >= clientMessages.length) existing.attachments.delete(index);
+    existing.attachments.delete(latest);
+  }
+  const base = existing ? placeContext(clientMessages, existing) : clientMessages;
+  const candidates = existing ? changedItems(existing, redacted.items) : redacted.items;
 
-  const warnings: string[] = [];
-  if (redacted.dropped.length > 0)
+  const ratio = deps.calibration?.get(selection.model) ?? 1;
+  const budget = budgetRequest({
+    messages: base,
+    tools: input.request.tools,
+    items: candidates,
+    requested: plan,
+    plans: deps.plans as Record<ModeName, Plan>,
+    window: window.tokens,
+    maxTokens: input.request.max_completion_tokens ?? input.request.max_tokens,
+    safetyRatio: deps.settings.safetyRatio,
+    historyOverflow: deps.settings.historyOverflow,
+    counter: deps.tokenCounter.withRatio(ratio),
+  });
+
+  const hashes = new Map(redacted.items.map((item) => [item.key, itemHash(item)]));
+  let messages: ChatMessage[];
+  let state: ConversationState;
+  if (existing) {
+    state = existing;
+    const attachment = buildAttachment(budget.items);
+    messages = budget.messages;
+    if (attachment && latest >= 0) {
+      state.attachments.set(latest, attachment);
+      messages = attachToLastUser(messages, attachment);
+    }
+  } else {
+    state = { id, contextBlock: buildContextBlock(budget.items), known: new Map(), attachments: new Map(), turns: 0 };
+    messages = placeContext(budget.messages, { contextBlock: state.contextBlock, attachments: new Map() });
+  }
+  for (const item of budget.items) state.known.set(item.key, hashes.get(item.key) ?? itemHash(item));
+  state.turns += 1;
+  deps.conversations.set(state);
+
+  const warnings = [...budget.warnings];
+  if (window.assumed) warnings.push(`context window of ${selection.model} unknown; assumed ${window.tokens} tokens`);
+  if (redacted.dropped.length > 0) {
     warnings.push(`dropped ${redacted.dropped.length} context item(s) that could not be scanned for secrets`);
+  }
   const failed = collected.reports.filter((r) => r.status !== 'ok').map((r) => `${r.source} ${r.status}`);
   if (failed.length > 0) warnings.push(`context source(s) skipped: ${failed.join(', ')}`);
 
-  Object.assign(fields, {
-    conversationId: conversation,
+  const fields: Partial<Snapshot> = {
+    modeAsked: selection.modeAsked,
+    modeUsed: budget.modeUsed,
+    downgradeReason: budget.downgrade?.reason,
+    workspace,
+    conversationId: id,
     forwarded: messages,
     contextBlock: state.contextBlock || undefined,
-    sources: collected.reports,
+    sources: annotateReports(collected.reports, budget.items, budget.report.perEntry, deps),
     redactions: counts,
+    budget: budget.report,
     warnings,
     timings: { totalMs: 0, collectMs: collected.ms },
-  } satisfies Partial<Snapshot>);
+  };
   return {
     model: selection.model,
     messages,
-    modeUsed: selection.mode,
-    suspectTruncation: () => false,
+    modeUsed: budget.modeUsed,
+    numCtx: deps.upstream.kind === 'ollama' ? budget.numCtx : undefined,
+    estimatedPromptTokens: budget.estimatedPromptTokens,
+    rawPromptTokens: budget.rawEstimatedPromptTokens,
+    suspectTruncation,
     snapshotFields: fields,
   };
 }
 
-/**
- * The first turn of a conversation freezes its context block; later turns add
- * only what changed, as an attachment to the newest user message.
- */
-function nextConversationState(
-  deps: PipelineDeps,
-  id: string,
-  messages: ChatMessage[],
+const DEFAULT_WINDOW = 8192;
+
+/** The config file's per-model window wins; else the upstream's answer; else a cautious default. */
+async function discoverWindow(deps: PipelineDeps, model: string): Promise<{ tokens: number; assumed: boolean }> {
+  const configured = deps.settings.models[model]?.window;
+  if (configured) return { tokens: configured, assumed: false };
+  const reported = await deps.upstream.contextWindow(model).catch(() => undefined);
+  return reported ? { tokens: reported, assumed: false } : { tokens: DEFAULT_WINDOW, assumed: true };
+}
+
+function attachToLastUser(messages: ChatMessage[], attachment: string): ChatMessage[] {
+  const index = lastUserIndex(messages);
+  if (index < 0) return messages;
+  const copy = [...messages];
+  copy[index] = attachToMessage(messages[index] as ChatMessage, attachment);
+  return copy;
+}
+
+/** Adds tokens and what was trimmed to each source's report. */
+function annotateReports(
+  reports: SourceReport[],
   items: ContextItem[],
-): ConversationState {
-  const latest = lastUserIndex(messages);
-  const existing = deps.conversations.get(id);
-  if (!existing) {
-    const state: ConversationState = {
-      id,
-      contextBlock: buildContextBlock(items),
-      known: new Map(items.map((item) => [item.key, itemHash(item)])),
-      attachments: new Map(),
-      turns: 1,
-    };
-    deps.conversations.set(state);
-    return state;
-  }
-  // History the client no longer sends (edited or cut) takes its attachments with it.
-  for (const index of existing.attachments.keys()) if (index >= messages.length) existing.attachments.delete(index);
-  const changed = changedItems(existing, items);
-  if (changed.length > 0 && latest >= 0) {
-    const previous = existing.attachments.get(latest);
-    const attachment = buildAttachment(changed);
-    existing.attachments.set(latest, previous ? `${previous}\n\n${attachment}` : attachment);
-    for (const item of changed) existing.known.set(item.key, itemHash(item));
-  }
-  existing.turns += 1;
-  return existing;
+  perEntry: BudgetReport['perEntry'],
+  deps: PipelineDeps,
+): SourceReport[] {
+  const trimmed = perEntry.flatMap((entry) => entry.trimmed);
+  return reports.map((report) => {
+    const own = items.filter((item) => item.source === report.source);
+    const tokens = own.reduce((sum, item) => sum + deps.tokenCounter.count(item.text), 0);
+    const cut = trimmed.filter((line) => line.startsWith(`${report.source}.`));
+    return { ...report, tokens, ...(cut.length > 0 ? { trimmed: cut } : {}) };
+  });
 }
 
 /** `X-Ctx-Workspace` is accepted only inside the configured workspace or allowed roots. */

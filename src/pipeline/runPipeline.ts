@@ -3,11 +3,11 @@
 // Every I/O comes in through `deps`; the HTTP server and the CLI are two front
 // doors to the same function.
 
+import type { TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type {
-  ChatMessage,
   ContextSource,
   ModeName,
   ModeRequest,
@@ -16,8 +16,8 @@ import type {
   Snapshot,
   UpstreamEvent,
 } from '../shared/types.ts';
+import type { ConversationCache } from './conversations.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
-import { lastUserText } from './selectMode.ts';
 
 export interface PipelineSettings {
   workspace: string;
@@ -36,7 +36,9 @@ export interface PipelineDeps {
   redactor: Redactor;
   plans: Readonly<Record<ModeName, Plan>>;
   looksLikeStackTrace: (text: string) => boolean;
-  conversations: import('./conversations.ts').ConversationCache;
+  conversations: ConversationCache;
+  /** The estimator; the pipeline derives a per-model calibrated counter from it. */
+  tokenCounter: TokenCounter;
   calibration?: {
     get(model: string): number | undefined;
     record(model: string, estimated: number, actual: number): void;
@@ -234,8 +236,4 @@ export function recordRejectedRequest(
 function upstreamParams(request: ChatRequest): Record<string, unknown> {
   const { model: _model, messages: _messages, tools: _tools, stream: _stream, ...params } = request;
   return params;
-}
-
-export function questionOf(messages: ChatMessage[]): string {
-  return lastUserText(messages);
 }

@@ -1,0 +1,100 @@
+// `ctxproxy preview [--mode M] [--model NAME] [--json] "question"`: the exact
+// messages that would be forwarded, and the source report. Calls no model.
+
+import { parseArgs } from 'node:util';
+import { prepareContext } from '../pipeline/prepareContext.ts';
+import type { PipelineDeps } from '../pipeline/runPipeline.ts';
+import type { ChatRequest } from '../shared/chatRequest.ts';
+import type { ChatMessage } from '../shared/types.ts';
+
+export async function runPreviewCommand(
+  args: string[],
+  io: { pipeline: PipelineDeps; out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    io.err(`ctxproxy preview: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const question = parsed.positionals.join(' ').trim();
+  if (!question) {
+    io.err('ctxproxy preview: give the question to preview, e.g. ctxproxy preview "what did I change?"\n');
+    return 2;
+  }
+  const request = {
+    model: parsed.values.model ?? 'preview',
+    messages: [{ role: 'user', content: question }],
+  } as ChatRequest;
+  const prepared = await prepareContext(
+    {
+      request,
+      headers: { mode: parsed.values.mode },
+      requestId: 'preview',
+      signal: new AbortController().signal,
+    },
+    io.pipeline,
+  );
+  const fields = prepared.snapshotFields;
+  if (parsed.values.json) {
+    io.out(
+      `${JSON.stringify(
+        {
+          modeAsked: fields.modeAsked,
+          modeUsed: prepared.modeUsed,
+          downgradeReason: fields.downgradeReason,
+          numCtx: prepared.numCtx,
+          messages: prepared.messages,
+          sources: fields.sources,
+          budget: fields.budget,
+          redactions: fields.redactions,
+          warnings: fields.warnings,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return 0;
+  }
+
+  const lines: string[] = [];
+  lines.push(`mode      ${prepared.modeUsed} (asked ${fields.modeAsked})`);
+  if (fields.downgradeReason) lines.push(`downgrade ${fields.downgradeReason}`);
+  if (fields.budget) {
+    const b = fields.budget;
+    lines.push(
+      `budget    window ${b.window}, usable ${b.usable}, conversation ${b.conversationTokens}, context ${b.contextTokens}, reserve ${b.reserve}${prepared.numCtx ? `, num_ctx ${prepared.numCtx}` : ''}`,
+    );
+  }
+  const redactions = Object.entries(fields.redactions ?? {});
+  if (redactions.length > 0) lines.push(`redacted  ${redactions.map(([rule, n]) => `${rule}×${n}`).join(', ')}`);
+  for (const warning of fields.warnings ?? []) lines.push(`warning   ${warning}`);
+  lines.push('', 'sources:');
+  for (const report of fields.sources ?? []) {
+    const tokens = report.tokens === undefined ? '' : `  ~${report.tokens} tokens`;
+    lines.push(
+      `  ${report.source.padEnd(13)} ${report.status.padEnd(7)} ${String(report.ms).padStart(5)} ms  ${report.items} items  ${report.chars} chars${tokens}${report.error ? `  (${report.error})` : ''}`,
+    );
+    for (const skipped of report.skipped) lines.push(`      skipped ${skipped.path}: ${skipped.reason}`);
+    for (const trimmed of report.trimmed ?? []) lines.push(`      trimmed ${trimmed}`);
+  }
+  lines.push('', 'forwarded messages:');
+  for (const message of prepared.messages) lines.push('', `── ${message.role} ──`, renderContent(message));
+  io.out(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: { mode: { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' } },
+  });
+}
+
+function renderContent(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  if (!message.content) return message.tool_calls ? JSON.stringify(message.tool_calls, null, 2) : '';
+  return message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('\n');
+}

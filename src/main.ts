@@ -1,0 +1,200 @@
+// Composition root: loads the settings, opens the audit store, builds the real
+// adapters and hands them to the command. Nothing imports this file.
+
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
+import { runAuditCommand } from './cli/auditCommand.ts';
+import { type CommandLine, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
+import { runPreviewCommand } from './cli/previewCommand.ts';
+import { runRedactCommand } from './cli/redactCommand.ts';
+import { loadSettings, SettingsError } from './config/loadSettings.ts';
+import type { Settings } from './config/options.ts';
+import { loadPlans } from './config/plans.ts';
+import { auditRoutes } from './http/auditRoutes.ts';
+import { createApp } from './http/app.ts';
+import { createTokenCounter } from './budget/index.ts';
+import { ConversationCache } from './pipeline/conversations.ts';
+import type { PipelineDeps } from './pipeline/runPipeline.ts';
+import { createRedactor } from './redact/createRedactor.ts';
+import { createLogger } from './shared/logger.ts';
+import type { Logger, Upstream } from './shared/ports.ts';
+import type { Redactor } from './shared/types.ts';
+import { createSources, looksLikeStackTrace } from './sources/index.ts';
+import { createOllamaUpstream } from './upstream/ollamaUpstream.ts';
+import { createOpenAIUpstream } from './upstream/openaiUpstream.ts';
+
+const out = (text: string) => process.stdout.write(text);
+const err = (text: string) => process.stderr.write(text);
+
+export async function main(argv: string[]): Promise<number> {
+  let line: CommandLine;
+  let settings: Settings;
+  try {
+    line = parseCommandLine(argv);
+    if (line.command === 'help') {
+      out(helpText());
+      return 0;
+    }
+    if (line.command === 'version') {
+      out('ctxproxy 0.1.0\n');
+      return 0;
+    }
+    settings = loadSettings({ flags: line.flags, configFlag: line.configFlag, env: process.env, cwd: process.cwd() });
+    if (line.command === 'serve') checkUpstreamIsLocal(settings);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof SettingsError) {
+      err(`ctxproxy: ${error.message}\nRun "ctxproxy --help" for the options.\n`);
+      return 2;
+    }
+    throw error;
+  }
+
+  try {
+    switch (line.command) {
+      case 'serve':
+        return await serveCommand(settings);
+      case 'redact':
+        return await runRedactCommand(line.rest, { redactor: await createRedactor(), stdin: process.stdin, out, err });
+      case 'audit':
+        return await withStore(settings, (store) => runAuditCommand(line.rest, { store, out, err }));
+      case 'preview':
+        return await withStore(settings, async (store) => {
+          const deps = await buildPipelineDeps(settings, store, createLogger(() => {}));
+          return runPreviewCommand(line.rest, { pipeline: deps, out, err });
+        });
+    }
+  } catch (error) {
+    err(`ctxproxy: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+/** A remote upstream would send the user's code off the machine: refuse unless asked for. */
+function checkUpstreamIsLocal(settings: Settings): void {
+  const host = new URL(settings.upstream).hostname.replace(/^\[|\]$/g, '');
+  const local = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  if (!local && !settings.allowRemoteUpstream) {
+    throw new SettingsError(
+      `--upstream ${settings.upstream} is not on this machine; context would leave it. Pass --allow-remote-upstream if that is what you want.`,
+    );
+  }
+}
+
+async function withStore(settings: Settings, run: (store: AuditStoreFull) => Promise<number>): Promise<number> {
+  const store = openAuditStore({ path: settings.db });
+  try {
+    return await run(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function buildUpstream(settings: Settings): Upstream {
+  return settings.upstreamKind === 'ollama'
+    ? createOllamaUpstream({ baseUrl: settings.upstream, firstByteTimeoutMs: settings.upstreamTimeoutMs })
+    : createOpenAIUpstream({
+        baseUrl: settings.upstream,
+        firstByteTimeoutMs: settings.upstreamTimeoutMs,
+        ...(settings.upstreamApiKey ? { apiKey: settings.upstreamApiKey } : {}),
+      });
+}
+
+export async function buildPipelineDeps(
+  settings: Settings,
+  store: AuditStoreFull,
+  logger: Logger,
+  redactor?: Redactor,
+): Promise<PipelineDeps> {
+  const actualRedactor = redactor ?? (await createRedactor());
+  return {
+    upstream: buildUpstream(settings),
+    store,
+    sources: createSources({ isNeverRead: (relativePath) => actualRedactor.isNeverRead(relativePath) }),
+    redactor: actualRedactor,
+    plans: loadPlans(),
+    looksLikeStackTrace,
+    conversations: new ConversationCache(),
+    tokenCounter: createTokenCounter(),
+    calibration: {
+      get: (model) => store.getCalibration(model)?.ratio,
+      record: (model, estimated, actual) => {
+        store.recordCalibration(model, estimated, actual);
+      },
+    },
+    settings,
+    logger,
+    now: Date.now,
+    newId: newSnapshotId,
+  };
+}
+
+/** Time-ordered and unguessable: `s_` + milliseconds in base 36 + 8 random bytes. */
+function newSnapshotId(): string {
+  return `s_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
+}
+
+async function serveCommand(settings: Settings): Promise<number> {
+  const logger = createLogger();
+  const store = openAuditStore({ path: settings.db, logger });
+  const pipeline = await buildPipelineDeps(settings, store, logger);
+  const app = createApp({
+    pipeline,
+    authToken: settings.authToken,
+    maxBodyBytes: settings.maxBodyBytes,
+    logger,
+    audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: settings.authToken }),
+  });
+  applyRetention(store, settings, logger);
+  const retention = setInterval(() => applyRetention(store, settings, logger), 24 * 3600_000);
+  retention.unref();
+
+  const server = serve({ fetch: app.fetch, hostname: settings.host, port: settings.port });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(
+      error.code === 'EADDRINUSE'
+        ? `port ${settings.port} on ${settings.host} is already in use; pick another with --port`
+        : `cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  out(
+    `ctxproxy listening on http://${host}:${port}/v1\n` +
+      `  upstream  ${settings.upstream} (${settings.upstreamKind})\n` +
+      `  workspace ${settings.workspace}\n` +
+      `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
+  );
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info('server.stopping', { signal });
+      clearInterval(retention);
+      server.close(() => resolve());
+      // Streams still open would keep close() waiting; end them after a grace period.
+      setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await store.close();
+  logger.info('server.stopped', {});
+  return 0;
+}
+
+function applyRetention(store: AuditStoreFull, settings: Settings, logger: Logger): void {
+  if (!settings.retentionDays && !settings.maxDbMb) return;
+  try {
+    const result = store.prune({
+      olderThanMs: settings.retentionDays ? settings.retentionDays * 86_400_000 : undefined,
+      maxBytes: settings.maxDbMb ? settings.maxDbMb * 1024 * 1024 : undefined,
+    });
+    logger.info('audit.pruned', { deleted: result.deleted, bytesBefore: result.bytesBefore, bytesAfter: result.bytesAfter });
+  } catch (error) {
+    logger.error('audit.prune_failed', { error: (error as Error).name });
+  }
+}

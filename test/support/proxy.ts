@@ -1,0 +1,126 @@
+// Starts the real ctxproxy server on a real socket (127.0.0.1, a free port),
+// built from real parts: the Ollama adapter pointed at the fake Ollama, a real
+// SQLite file, the real redactor and the real sources on a real directory.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { serve } from '@hono/node-server';
+import OpenAI from 'openai';
+import { type AuditStoreFull, openAuditStore } from '../../src/audit/store.ts';
+import { loadPlans } from '../../src/config/plans.ts';
+import { createApp } from '../../src/http/app.ts';
+import { auditRoutes } from '../../src/http/auditRoutes.ts';
+import { createTokenCounter } from '../../src/budget/index.ts';
+import { ConversationCache } from '../../src/pipeline/conversations.ts';
+import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
+import { createRedactor } from '../../src/redact/createRedactor.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
+import type { Upstream } from '../../src/shared/ports.ts';
+import type { ContextSource } from '../../src/shared/types.ts';
+import { createSources, looksLikeStackTrace } from '../../src/sources/index.ts';
+import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
+
+export interface ProxyOptions {
+  upstreamUrl: string;
+  /** The repository to collect from; a fresh empty directory when absent. */
+  workspace?: string;
+  settings?: Partial<PipelineSettings>;
+  authToken?: string;
+  maxBodyBytes?: number;
+  upstream?: Upstream;
+  sources?: ContextSource[];
+  firstByteTimeoutMs?: number;
+}
+
+export interface RunningProxy {
+  url: string;
+  baseURL: string;
+  store: AuditStoreFull;
+  dbPath: string;
+  deps: PipelineDeps;
+  client(options?: { apiKey?: string; maxRetries?: number }): OpenAI;
+  close(): Promise<void>;
+}
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'ctxproxy-test-'));
+  const workspace = options.workspace ?? scratch;
+  const dbPath = path.join(scratch, 'audit.db');
+  const store = openAuditStore({ path: dbPath });
+  const redactor = await createRedactor();
+  const deps: PipelineDeps = {
+    upstream:
+      options.upstream ??
+      createOllamaUpstream({ baseUrl: options.upstreamUrl, firstByteTimeoutMs: options.firstByteTimeoutMs ?? 30_000 }),
+    store,
+    sources: options.sources ?? createSources({ isNeverRead: (file) => redactor.isNeverRead(file) }),
+    redactor,
+    plans: loadPlans(),
+    looksLikeStackTrace,
+    conversations: new ConversationCache(),
+    tokenCounter: createTokenCounter(),
+    calibration: {
+      get: (model) => store.getCalibration(model)?.ratio,
+      record: (model, estimated, actual) => {
+        store.recordCalibration(model, estimated, actual);
+      },
+    },
+    settings: {
+      workspace,
+      mode: 'off',
+      redactMessages: true,
+      allowedRoots: [],
+      historyOverflow: 'drop-oldest',
+      safetyRatio: 0.75,
+      models: {},
+      ...options.settings,
+    },
+    logger: silentLogger,
+    now: Date.now,
+    newId: (() => {
+      let n = 0;
+      return () => `s_test${String(++n).padStart(4, '0')}${Math.random().toString(36).slice(2, 8)}`;
+    })(),
+  };
+  const app = createApp({
+    pipeline: deps,
+    authToken: options.authToken,
+    maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
+    logger: silentLogger,
+    audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: options.authToken }),
+  });
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    store,
+    dbPath,
+    deps,
+    client: (clientOptions = {}) =>
+      new OpenAI({ baseURL: `${url}/v1`, apiKey: clientOptions.apiKey ?? 'unused', maxRetries: clientOptions.maxRetries ?? 0 }),
+    async close() {
+      (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads an SSE body into its `data:` payloads, in order. */
+export async function readSse(response: Response): Promise<string[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.trim() !== '')
+    .map((frame) => {
+      const line = frame.split('\n').find((l) => l.startsWith('data: '));
+      if (!line) throw new Error(`SSE frame without data: ${JSON.stringify(frame)}`);
+      return line.slice('data: '.length);
+    });
+}
