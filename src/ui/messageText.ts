@@ -20,7 +20,7 @@ export type TextSegment =
 // and `<context-update …>` for per-turn attachments. The attributes are read
 // loosely (order, extra attributes) so a small change in the assembler does
 // not make the page show raw fences.
-const FENCE = /<(context(?:-update)?)(?=[\s>])([^>]*)>\n?([\s\S]*?)\n?<\/\1>/g;
+const FENCE = /<(context(?:-update)?)(?=[\s>])((?:[^>"]|"[^"]*")*)>\n?([\s\S]*?)\n?<\/\1>/g;
 const SOURCE_ATTRIBUTE = /\bsource="([^"]*)"/;
 
 function decodeAttribute(value: string): string {
