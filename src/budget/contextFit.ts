@@ -153,8 +153,10 @@ export function fitContext(input: FitContextInput): FitContextResult {
   // Second chance, in plan order, for entries that had to cut something.
   plan.entries.forEach((entry, i) => {
     const fit = fits[i] as EntryFit;
-    if (carry <= 0 || fit.demand <= fit.used || fit.budget >= entry.cap) return;
-    const budget = fit.budget + Math.min(entry.cap - fit.budget, carry);
+    if (carry <= 0 || fit.demand <= fit.used) return;
+    // The carry already holds what this entry left of its own budget.
+    const budget = Math.min(entry.cap, fit.used + carry);
+    if (budget <= fit.budget) return;
     const refit = fillEntry(groups[i] ?? [], budget, counter);
     carry -= refit.used - fit.used;
     fits[i] = refit;

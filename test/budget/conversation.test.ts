@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { droppedMessagesMarker, fitConversation } from '../../src/budget/index.ts';
+import { ContextLengthError } from '../../src/shared/errors.ts';
+import type { ChatMessage } from '../../src/shared/types.ts';
+import { wordCounter, words } from './helpers.ts';
+
+const counter = wordCounter();
+const text = (n: number, word = 'w') => Array(n).fill(word).join(' ');
+const msg = (role: ChatMessage['role'], n: number, word = 'w'): ChatMessage => ({ role, content: text(n, word) });
+
+// With the word counter: 3 for the reply priming, 4 per message, plus its words.
+const system = msg('system', 5, 's'); // 9
+const history = [
+  msg('user', 10, 'u1'),
+  msg('assistant', 10, 'a1'),
+  msg('user', 10, 'u2'),
+  msg('assistant', 10, 'a2'),
+  msg('user', 10, 'u3'),
+  msg('assistant', 10, 'a3'),
+]; // 14 each
+const latest = msg('user', 10, 'now'); // 14
+const conversation = [system, ...history, latest]; // 3 + 9 + 7 × 14 = 110
+
+describe('fitConversation', () => {
+  it('counts the conversation and returns it unchanged when it fits', () => {
+    const result = fitConversation({ messages: conversation, usable: 110, counter, overflow: 'error' });
+    assert.equal(result.messages, conversation);
+    assert.equal(result.tokens, 110);
+    assert.equal(result.droppedMessages, 0);
+  });
+
+  it('drops the oldest turns and puts one marker where they were', () => {
+    const result = fitConversation({
+      messages: conversation,
+      usable: 80,
+      counter,
+      overflow: 'drop-oldest',
+      window: 8192,
+    });
+    const marker = "[ctxproxy: 4 earlier messages were left out to fit the model's 8192-token window]";
+    assert.equal(words(marker), 13);
+    assert.deepEqual(result.messages, [system, { role: 'system', content: marker }, ...history.slice(4), latest]);
+    assert.equal(result.droppedMessages, 4);
+    // 110 − 4 × 14 + (13 + 4) for the marker.
+    assert.equal(result.tokens, 71);
+  });
+
+  it('keeps system messages wherever they are, and the latest turn with its tool loop', () => {
+    const midSystem = msg('system', 3, 'rule');
+    const call: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c9', type: 'function', function: { name: 'read', arguments: '{"p":1}' } }],
+    };
+    const toolResult: ChatMessage = { role: 'tool', content: text(5, 'r'), tool_call_id: 'c9' };
+    const messages = [system, history[0]!, midSystem, history[1]!, history[2]!, latest, call, toolResult];
+    const result = fitConversation({ messages, usable: 68, counter, overflow: 'drop-oldest' });
+    assert.deepEqual(result.messages, [
+      system,
+      { role: 'system', content: droppedMessagesMarker(3, undefined) },
+      midSystem,
+      latest,
+      call,
+      toolResult,
+    ]);
+    assert.equal(result.droppedMessages, 3);
+    assert.equal(result.tokens, 68);
+  });
+
+  it('drops an assistant tool call together with its results', () => {
+    const call: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'read', arguments: 'a' } },
+        { id: 'c2', type: 'function', function: { name: 'grep', arguments: 'b' } },
+      ],
+    }; // 4 + 2 × (4 + 1 + 1) = 16
+    const r1: ChatMessage = { role: 'tool', content: 'result one', tool_call_id: 'c1' }; // 6
+    const r2: ChatMessage = { role: 'tool', content: 'result two', tool_call_id: 'c2' }; // 6
+    const after = msg('assistant', 1, 'done'); // 5
+    const messages = [system, history[0]!, call, r1, r2, after, latest]; // 3 + 9 + 14 + 28 + 5 + 14 = 73
+    assert.equal(counter.countMessages(messages), 73);
+    // Dropping the first user message is not enough (59 + marker 17 = 76); the call goes with both results.
+    const result = fitConversation({ messages, usable: 50, counter, overflow: 'drop-oldest', window: 4096 });
+    assert.equal(result.droppedMessages, 4);
+    assert.deepEqual(result.messages.slice(2), [after, latest]);
+    assert.ok(!result.messages.some((m) => m.role === 'tool'), 'no tool result without its call');
+    assert.equal(result.tokens, 48);
+  });
+
+  it("with overflow 'error' throws ContextLengthError with the numbers", () => {
+    assert.throws(
+      () => fitConversation({ messages: conversation, usable: 80, counter, overflow: 'error', window: 8192 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ContextLengthError);
+        assert.equal(error.status, 400);
+        assert.equal(error.code, 'context_length_exceeded');
+        assert.match(error.message, /needs ~110 tokens but the model's window allows 80 \(8192-token window/);
+        return true;
+      },
+    );
+  });
+
+  it('always throws when even the system messages and the latest turn cannot fit', () => {
+    const big = msg('user', 200, 'big');
+    for (const overflow of ['drop-oldest', 'error'] as const) {
+      assert.throws(
+        () => fitConversation({ messages: [system, ...history, big], usable: 150, counter, overflow }),
+        (error: unknown) =>
+          error instanceof ContextLengthError &&
+          /needs ~300 tokens but the model's window allows 150/.test(error.message) &&
+          /latest user turn need ~\d+ tokens/.test(error.message),
+      );
+    }
+  });
+
+  it('counts tool schemas as part of the request', () => {
+    const tools = [{ type: 'function' as const, function: { name: 'read', description: 'reads a file' } }];
+    const withTools = fitConversation({ messages: conversation, tools, usable: 1000, counter, overflow: 'error' });
+    // 10 for the tools preamble plus the JSON schema's words.
+    assert.equal(withTools.tokens, 110 + 10 + words(JSON.stringify(tools)));
+  });
+});
