@@ -1,0 +1,143 @@
+// What ctxproxy (context off) adds on top of calling the same upstream directly.
+// See README.md next to this file. Run: npm run bench -- overhead
+
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
+import { ms, summarize } from '../support/stats.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1500);
+const CONCURRENCY = 50;
+const CONCURRENT_REQUESTS = Number(process.env.BENCH_CONCURRENT_REQUESTS ?? 2000);
+const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 10_000);
+const MODEL = 'qwen2.5-coder:7b';
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 10 });
+
+interface Timing {
+  totalMs: number;
+  firstChunkMs: number;
+}
+
+function call(url: string, body: string): Promise<Timing> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let firstChunkMs = Number.NaN;
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}`));
+        response.on('data', () => {
+          if (Number.isNaN(firstChunkMs)) firstChunkMs = performance.now() - started;
+        });
+        response.on('end', () => resolve({ totalMs: performance.now() - started, firstChunkMs }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const fake = await startFakeUpstream();
+const proxy = await startCtxproxy(fake.url);
+const direct = (i: number) =>
+  call(
+    `${fake.url}/api/chat`,
+    JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
+  );
+const proxied = (i: number) =>
+  call(
+    `${proxy.url}/v1/chat/completions`,
+    JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
+  );
+
+try {
+  for (let i = 0; i < 300; i++) {
+    await direct(i);
+    await proxied(i);
+  }
+
+  // Sequential, interleaved: each round calls both, in a random order, so drift hits both alike.
+  const d: Timing[] = [];
+  const p: Timing[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    if (Math.random() < 0.5) {
+      d.push(await direct(i));
+      p.push(await proxied(i));
+    } else {
+      p.push(await proxied(i));
+      d.push(await direct(i));
+    }
+  }
+  const dt = summarize(d.map((t) => t.totalMs));
+  const pt = summarize(p.map((t) => t.totalMs));
+  const df = summarize(d.map((t) => t.firstChunkMs));
+  const pf = summarize(p.map((t) => t.firstChunkMs));
+  const added = summarize(p.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
+
+  // 50 in flight: throughput of each side, in interleaved blocks.
+  const throughput = async (run: (i: number) => Promise<Timing>, count: number) => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < count) await run(next++);
+      }),
+    );
+    return count / ((performance.now() - started) / 1000);
+  };
+  const directRps: number[] = [];
+  const proxyRps: number[] = [];
+  for (let block = 0; block < 4; block++) {
+    directRps.push(await throughput(direct, CONCURRENT_REQUESTS / 4));
+    proxyRps.push(await throughput(proxied, CONCURRENT_REQUESTS / 4));
+  }
+  const dr = summarize(directRps);
+  const pr = summarize(proxyRps);
+
+  // Memory across many requests: the proxy's resident set at checkpoints.
+  const rss = () => {
+    const status = readFileSync(`/proc/${proxy.process.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
+  };
+  const checkpoints: [number, number][] = [[0, rss()]];
+  let sent = 0;
+  while (sent < MEMORY_REQUESTS) {
+    const batch = Math.min(1000, MEMORY_REQUESTS - sent);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < batch) await proxied(sent + next++);
+      }),
+    );
+    sent += batch;
+    if (sent % 2500 === 0 || sent === MEMORY_REQUESTS) checkpoints.push([sent, rss()]);
+  }
+
+  const lines = [
+    `ctxproxy overhead (context off), ${ROUNDS} interleaved sequential rounds, ${CONCURRENCY} in flight for throughput`,
+    '',
+    'sequential, per request (median, IQR):',
+    `  direct to upstream      ${ms(dt.median)}  IQR ${ms(dt.iqr)}`,
+    `  through ctxproxy        ${ms(pt.median)}  IQR ${ms(pt.iqr)}`,
+    `  added (paired)          ${ms(added.median)}  IQR ${ms(added.iqr)}   ratio ${(pt.median / dt.median).toFixed(2)}x`,
+    `  first chunk direct      ${ms(df.median)}   through ctxproxy ${ms(pf.median)}   added ${ms(pf.median - df.median)}`,
+    '',
+    `${CONCURRENCY} concurrent streams (requests/s, median of 4 interleaved blocks):`,
+    `  direct                  ${dr.median.toFixed(0)}/s`,
+    `  through ctxproxy        ${pr.median.toFixed(0)}/s   ratio ${(pr.median / dr.median).toFixed(2)} of direct`,
+    '',
+    `memory across ${MEMORY_REQUESTS} requests (proxy RSS):`,
+    `  ${checkpoints.map(([n, mb]) => `${n}: ${mb.toFixed(0)} MB`).join('   ')}`,
+    '',
+    'targets: added median < 0.5 ms; throughput >= 0.5 of direct; memory flat',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  agent.destroy();
+  await proxy.stop();
+  await fake.stop();
+}
