@@ -17,6 +17,8 @@ export interface SourceDeps {
   isNeverRead: (relativePath: string) => boolean;
   platform: string;
   shell: string | undefined;
+  /** IANA time zone for the date and time lines. */
+  timeZone: string;
   /** Milliseconds, for memo ages only. */
   clock: () => number;
   /** Backstop: a memoized result older than this is recomputed even if nothing seems changed. */
@@ -44,6 +46,7 @@ export function defaultSourceDeps(overrides: Partial<SourceDeps> = {}): SourceDe
     isNeverRead: () => false,
     platform: `${os.type()} ${os.release()} (${process.platform}/${process.arch})`,
     shell: process.env.SHELL ?? process.env.ComSpec,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     clock: () => performance.now(),
     memoTtlMs: 30_000,
     watchWorkTree: true,

@@ -1,0 +1,136 @@
+// The files source: files named in the conversation (`files.named.*`) and files
+// changed in the work tree (`files.changed.*`), the head of each (the tail for
+// logs and test output). Never-read, too large, binary, ignored and outside
+// files are skipped and reported; never-read wins even when named.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
+import { capHead, headLines, tailLines } from './cap.ts';
+import { type SourceDeps, wants } from './deps.ts';
+import { isGitIgnored } from './gitignored.ts';
+import { mapLimit } from './limit.ts';
+import { isInside, namedFiles, userText } from './mentions.ts';
+import { TrackedMemo } from './trackedMemo.ts';
+import type { Workspaces } from './workspace.ts';
+
+export interface FilesSourceOptions {
+  headLines: number;
+  maxBytes: number;
+  /** Per-file character cap after the line cut (one-line minified files). */
+  maxChars: number;
+  maxChangedFiles: number;
+}
+
+export const defaultFilesOptions: FilesSourceOptions = {
+  headLines: 50,
+  maxBytes: 200 * 1024,
+  maxChars: 8_000,
+  maxChangedFiles: 20,
+};
+
+/** Logs and test output: the failure is at the end. */
+export function keepsTail(rel: string): boolean {
+  const name = path.basename(rel).toLowerCase();
+  return (
+    name.endsWith('.log') ||
+    /(^|[-_.])(test|tests|junit|pytest)[-_.].*\.(txt|out|xml)$/.test(name) ||
+    name.endsWith('.out')
+  );
+}
+
+interface Wanted {
+  rel: string;
+  group: 'named' | 'changed';
+  /** Named by the user in prose or with `@` (read even when git-ignored). */
+  explicit: boolean;
+}
+
+type ReadOutcome = { item: ContextItem } | { skip: SkippedPath } | undefined;
+
+export function createFilesSource(
+  deps: SourceDeps,
+  workspaces: Workspaces,
+  options: Partial<FilesSourceOptions> = {},
+): ContextSource {
+  const opts = { ...defaultFilesOptions, ...options };
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+
+  const readOne = async (workspace: string, want: Wanted, track: (abs: string) => void): Promise<ReadOutcome> => {
+    const { rel } = want;
+    const skip = (reason: string): ReadOutcome => ({ skip: { path: rel, reason } });
+    if (deps.isNeverRead(rel)) return skip('never read: secret by nature');
+    const abs = path.join(workspace, rel);
+    const real = await fs.realpath(abs).catch(() => undefined);
+    if (real === undefined) return skip('not found');
+    if (!isInside(workspace, real)) return skip('outside the workspace (symlink)');
+    if (!want.explicit && isGitIgnored(workspace, rel)) return skip('ignored by .gitignore');
+    track(abs);
+    const stat = await fs.stat(real);
+    if (stat.size > opts.maxBytes) return skip(`too large (${stat.size} bytes > ${opts.maxBytes})`);
+    const buffer = await fs.readFile(real);
+    if (buffer.subarray(0, 8192).includes(0)) return skip('binary');
+    const text = buffer.toString('utf8');
+    const tail = keepsTail(rel);
+    const hint = `${rel}, ${stat.size} bytes`;
+    const cut = tail ? tailLines(text, opts.headLines, hint) : headLines(text, opts.headLines, hint);
+    const capped = capHead(cut.text, opts.maxChars, `cat ${rel}`);
+    return {
+      item: {
+        key: `files.${want.group}.${rel}`,
+        source: 'files',
+        title: rel,
+        text: capped.text,
+        priority: want.group === 'named' ? 90 : 60,
+        kind: tail ? 'log' : 'code',
+        path: rel,
+        ...(cut.truncated || capped.truncated ? { truncated: true } : {}),
+      },
+    };
+  };
+
+  return {
+    name: 'files',
+    timeoutMs: 3_000,
+    async collect(input, signal) {
+      const wantNamed = wants(input.wanted, 'files.named.');
+      const wantChanged = wants(input.wanted, 'files.changed.');
+      if (!wantNamed && !wantChanged) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const workspace = ws.root;
+      const named = wantNamed
+        ? await namedFiles(workspace, deps.homeDir, userText(input.messages))
+        : { inside: [], outside: [] };
+      const status = wantChanged ? await ws.status(signal) : undefined;
+      const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
+      const namedSet = new Set(list.map((w) => w.rel));
+      const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));
+      for (const rel of changed.slice(0, opts.maxChangedFiles)) list.push({ rel, group: 'changed', explicit: false });
+      const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.rel}`).join('\0')}`;
+
+      const result = await memo.get(key, async (tracker) => {
+        const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
+          readOne(workspace, want, (abs) => tracker.track(abs)).catch(
+            (error: unknown): ReadOutcome => ({
+              skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
+            }),
+          ),
+        );
+        const items: ContextItem[] = [];
+        const skipped: SkippedPath[] = named.outside.map((p) => ({ path: p, reason: 'outside the workspace' }));
+        for (const outcome of outcomes) {
+          if (outcome && 'item' in outcome) items.push(outcome.item);
+          else if (outcome) skipped.push(outcome.skip);
+        }
+        if (changed.length > opts.maxChangedFiles) {
+          skipped.push({
+            path: `(${changed.length - opts.maxChangedFiles} more changed files)`,
+            reason: 'changed-file limit',
+          });
+        }
+        return { items, skipped };
+      });
+      return result;
+    },
+  };
+}

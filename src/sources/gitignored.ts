@@ -1,0 +1,30 @@
+// Whether one path is ignored, by the default ignores and every .gitignore
+// from the workspace root down to its directory (for single files named in
+// the conversation, without walking the tree).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import ignore from 'ignore';
+import { DEFAULT_IGNORED_DIRS } from './walk.ts';
+
+export function isGitIgnored(workspace: string, rel: string): boolean {
+  const parts = rel.split('/');
+  if (parts.slice(0, -1).some((dir) => DEFAULT_IGNORED_DIRS.has(dir))) return true;
+  for (let i = 0; i < parts.length; i++) {
+    const base = parts.slice(0, i).join('/');
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(workspace, base, '.gitignore'), 'utf8');
+    } catch {
+      continue;
+    }
+    const matcher = ignore().add(text);
+    const inner = parts.slice(i);
+    // A file is ignored when it or any of its parent directories is.
+    for (let j = 1; j <= inner.length; j++) {
+      const candidate = inner.slice(0, j).join('/') + (j < inner.length ? '/' : '');
+      if (matcher.ignores(candidate)) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,167 @@
+// The instructions source: the files agents read for project conventions
+// (CLAUDE.md family, .claude/rules, AGENTS.md, Copilot and Cursor rules), one
+// item per file, labelled with its path, in the order the tools apply them.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
+import { capHead } from './cap.ts';
+import { type SourceDeps, wants } from './deps.ts';
+import { globList, parseFrontmatter } from './frontmatter.ts';
+import { matchesAny } from './globs.ts';
+import { resolveImports } from './instructionImports.ts';
+import { namedFiles, userText } from './mentions.ts';
+import { type StatTracker, TrackedMemo } from './trackedMemo.ts';
+import type { Workspaces } from './workspace.ts';
+
+export const MAX_INSTRUCTION_CHARS = 40_000;
+
+interface Candidate {
+  abs: string;
+  group: 'user' | 'project' | 'rules';
+  priority: number;
+  /** For scoped rule files: the globs that must match a file in play. */
+  globs?: string[] | undefined;
+  alwaysApply?: boolean | undefined;
+}
+
+/** Directories from just below `/` down to `dir`, root first. */
+export function ancestorsOf(dir: string): string[] {
+  const out: string[] = [];
+  let current = path.resolve(dir);
+  while (path.dirname(current) !== current) {
+    out.unshift(current);
+    current = path.dirname(current);
+  }
+  return out;
+}
+
+async function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursive: boolean): Promise<string[]> {
+  tracker.track(dir);
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const abs = path.join(dir, entry.name);
+    if (entry.isDirectory() && recursive) out.push(...(await listMarkdown(abs, tracker, suffix, true)));
+    else if (entry.isFile() && entry.name.endsWith(suffix)) out.push(abs);
+  }
+  return out;
+}
+
+function candidatesFor(workspace: string, home: string, inPlay: readonly string[]): Candidate[] {
+  const list: Candidate[] = [{ abs: path.join(home, '.claude', 'CLAUDE.md'), group: 'user', priority: 90 }];
+  for (const dir of ancestorsOf(workspace)) {
+    for (const name of ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md']) {
+      list.push({ abs: path.join(dir, name), group: 'project', priority: 95 });
+    }
+  }
+  const agentDirs = new Set<string>(['']);
+  for (const file of inPlay) {
+    const parts = file.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) agentDirs.add(parts.slice(0, i).join('/'));
+  }
+  const ordered = [...agentDirs].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+  for (const dir of ordered) list.push({ abs: path.join(workspace, dir, 'AGENTS.md'), group: 'project', priority: 92 });
+  list.push({ abs: path.join(workspace, '.github', 'copilot-instructions.md'), group: 'project', priority: 80 });
+  return list;
+}
+
+const depth = (rel: string) => (rel === '' ? 0 : rel.split('/').length);
+
+async function ruleCandidates(workspace: string, home: string, tracker: StatTracker): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (const root of [path.join(home, '.claude', 'rules'), path.join(workspace, '.claude', 'rules')]) {
+    for (const abs of await listMarkdown(root, tracker, '.md', true)) out.push({ abs, group: 'rules', priority: 85 });
+  }
+  for (const abs of await listMarkdown(
+    path.join(workspace, '.github', 'instructions'),
+    tracker,
+    '.instructions.md',
+    false,
+  )) {
+    out.push({ abs, group: 'project', priority: 80 });
+  }
+  for (const abs of await listMarkdown(path.join(workspace, '.cursor', 'rules'), tracker, '.mdc', false)) {
+    out.push({ abs, group: 'rules', priority: 80 });
+  }
+  return out;
+}
+
+/** Whether a rule file applies: `paths` / `applyTo` / `globs` must match a file in play; `alwaysApply` wins. */
+function applies(abs: string, data: Record<string, unknown>, inPlay: readonly string[]): boolean {
+  if (abs.endsWith('.mdc')) {
+    if (data.alwaysApply === true || data.alwaysApply === 'true') return true;
+    const globs = globList(data.globs);
+    return globs.length > 0 && matchesAny(globs, inPlay);
+  }
+  if (abs.endsWith('.instructions.md')) {
+    const globs = globList(data.applyTo);
+    return globs.length > 0 && matchesAny(globs, inPlay);
+  }
+  const globs = globList(data.paths);
+  return globs.length === 0 || matchesAny(globs, inPlay);
+}
+
+export function createInstructionsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+
+  return {
+    name: 'instructions',
+    timeoutMs: 2_000,
+    async collect(input, signal) {
+      if (!wants(input.wanted, 'instructions.')) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const workspace = ws.root;
+      const home = deps.homeDir;
+      const named = await namedFiles(workspace, home, userText(input.messages));
+      const status = await ws.status(signal).catch(() => undefined);
+      const inPlay = [...new Set([...named.inside.map((m) => m.rel), ...(status?.changedFiles ?? [])])].sort();
+
+      return memo.get(`${workspace}|${inPlay.join('\0')}`, async (tracker) => {
+        const items: ContextItem[] = [];
+        const skipped: SkippedPath[] = [];
+        const emitted = new Set<string>();
+        const label = (abs: string) => {
+          if (abs === home || abs.startsWith(`${home}/`)) {
+            if (!abs.startsWith(`${workspace}/`)) return `~/${path.relative(home, abs)}`;
+          }
+          return path.relative(workspace, abs).split(path.sep).join('/');
+        };
+        const emit = (abs: string, text: string, group: string, priority: number) => {
+          const title = label(abs);
+          const key = group === 'user' ? `instructions.user.${path.basename(abs)}` : `instructions.${group}.${title}`;
+          const capped = capHead(text, MAX_INSTRUCTION_CHARS, `cat ${title}`);
+          const rel = path.relative(workspace, abs);
+          items.push({
+            key,
+            source: 'instructions',
+            title,
+            text: capped.text,
+            priority,
+            kind: 'text',
+            ...(rel.startsWith('..') ? {} : { path: rel.split(path.sep).join('/') }),
+            ...(capped.truncated ? { truncated: true } : {}),
+          });
+        };
+        const all = [...candidatesFor(workspace, home, inPlay), ...(await ruleCandidates(workspace, home, tracker))];
+        for (const candidate of all) {
+          tracker.track(candidate.abs);
+          const text = await fs.readFile(candidate.abs, 'utf8').catch(() => undefined);
+          if (text === undefined) continue;
+          const real = await fs.realpath(candidate.abs).catch(() => candidate.abs);
+          if (emitted.has(real)) continue;
+          if (candidate.group === 'rules' || candidate.abs.endsWith('.instructions.md')) {
+            if (!applies(candidate.abs, parseFrontmatter(text).data, inPlay)) continue;
+          }
+          emitted.add(real);
+          emit(candidate.abs, text, candidate.group, candidate.priority);
+          const imports = await resolveImports({ workspace, home, tracker, skipped, emitted }, candidate.abs, text, [
+            real,
+          ]);
+          for (const imported of imports) emit(imported.abs, imported.text, 'import', candidate.priority);
+        }
+        return { items, skipped };
+      });
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// Paths named in the conversation: plain paths, `@path` mentions and paths
+// inside code blocks. Candidates are resolved against the workspace; only the
+// ones that exist (and stay inside it) count as named files.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ChatMessage } from '../shared/types.ts';
+
+const MAX_CANDIDATES = 200;
+
+export function messageText(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  if (!Array.isArray(message.content)) return '';
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/** Text of the user's messages: the files they name are "in play". */
+export function userText(messages: readonly ChatMessage[]): string {
+  return messages
+    .filter((m) => m.role === 'user')
+    .map(messageText)
+    .join('\n');
+}
+
+/** Splits markdown into prose and the bodies of fenced code blocks. */
+export function splitFences(text: string): { prose: string; code: string } {
+  const prose: string[] = [];
+  const code: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker && (fence === undefined || marker[0] === fence)) {
+      fence = fence === undefined ? marker[0] : undefined;
+      continue;
+    }
+    (fence === undefined ? prose : code).push(line);
+  }
+  return { prose: prose.join('\n'), code: code.join('\n') };
+}
+
+/** Path-looking tokens, in order of first appearance, without `@`, quotes, trailing punctuation or `:line:col`. */
+export function pathCandidates(text: string): string[] {
+  const seen = new Set<string>();
+  for (const raw of text.split(/[\s"'`()<>[\]{},;|=]+/)) {
+    if (raw.includes('://')) continue;
+    let token = raw.replace(/^@/, '').replace(/^file:/, '');
+    token = token.replace(/(?::\d+)+:?$/, '').replace(/[.:!?]+$/, '');
+    if (token.length < 2 || token.length > 300) continue;
+    const looksLikePath = token.includes('/') || /^[\w.-]*\.[A-Za-z][\w-]{0,9}$/.test(token);
+    if (!looksLikePath || /^\.+$/.test(token)) continue;
+    seen.add(token);
+    if (seen.size >= MAX_CANDIDATES) break;
+  }
+  return [...seen];
+}
+
+export interface ResolvedMention {
+  /** Workspace-relative path with `/` separators. */
+  rel: string;
+  abs: string;
+  /** True when the user named it in prose or with `@`; false when it only appeared inside a code block. */
+  explicit: boolean;
+}
+
+export interface MentionResult {
+  inside: ResolvedMention[];
+  /** Named paths that exist but resolve outside the workspace (also through symlinks). */
+  outside: string[];
+}
+
+export function resolveCandidate(workspace: string, home: string, token: string): string {
+  if (token.startsWith('~/')) return path.join(home, token.slice(2));
+  return path.resolve(workspace, token);
+}
+
+export function isInside(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** Existing files named in the text; directories are ignored. */
+export async function namedFiles(workspace: string, home: string, text: string): Promise<MentionResult> {
+  const realWorkspace = await fs.realpath(workspace).catch(() => workspace);
+  const byRel = new Map<string, ResolvedMention>();
+  const outside: string[] = [];
+  const { prose, code } = splitFences(text);
+  const explicit = new Set(pathCandidates(prose));
+  const tokens = [...new Set([...explicit, ...pathCandidates(code)])];
+  await Promise.all(
+    tokens.map(async (token) => {
+      const abs = resolveCandidate(realWorkspace, home, token);
+      const stat = await fs.stat(abs).catch(() => undefined);
+      if (!stat?.isFile()) return;
+      const real = await fs.realpath(abs).catch(() => abs);
+      if (!isInside(realWorkspace, abs) || !isInside(realWorkspace, real)) {
+        outside.push(token);
+        return;
+      }
+      const rel = path.relative(realWorkspace, abs).split(path.sep).join('/');
+      const known = byRel.get(rel);
+      if (known) known.explicit ||= explicit.has(token);
+      else byRel.set(rel, { rel, abs, explicit: explicit.has(token) });
+    }),
+  );
+  const inside = [...byRel.values()].sort((a, b) => a.rel.localeCompare(b.rel));
+  return { inside, outside: outside.sort() };
+}

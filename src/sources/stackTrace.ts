@@ -1,0 +1,161 @@
+// The stacktrace source: frames from the last user message mapped to files in
+// the workspace, each attached with ±20 numbered lines and the failing line
+// marked with `>`. Library frames are listed by name only.
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
+import { type SourceDeps, wants } from './deps.ts';
+import { isInside } from './mentions.ts';
+import { isLibraryFrame, parseTrace, type TraceFrame } from './traceParse.ts';
+import { TrackedMemo } from './trackedMemo.ts';
+import type { Workspaces } from './workspace.ts';
+
+export { looksLikeStackTrace } from './traceParse.ts';
+
+export interface StackTraceOptions {
+  contextLines: number;
+  maxFrames: number;
+  maxBytes: number;
+}
+
+export const defaultStackTraceOptions: StackTraceOptions = {
+  contextLines: 20,
+  maxFrames: 6,
+  maxBytes: 2 * 1024 * 1024,
+};
+
+const JAVA_ROOTS = ['src/main/java', 'src/test/java', 'src/main/kotlin', 'src', 'app/src/main/java', ''];
+
+/** Numbered lines around `line`, the failing one marked with `>`. */
+export function excerpt(text: string, line: number, context: number): string {
+  const lines = text.split('\n');
+  const from = Math.max(1, line - context);
+  const to = Math.min(lines.length, line + context);
+  const width = String(to).length;
+  const out: string[] = [];
+  for (let n = from; n <= to; n++) {
+    out.push(`${n === line ? '>' : ' '} ${String(n).padStart(width)} | ${lines[n - 1] ?? ''}`);
+  }
+  return out.join('\n');
+}
+
+async function exists(abs: string): Promise<boolean> {
+  return (await fs.stat(abs).catch(() => undefined))?.isFile() ?? false;
+}
+
+/** A workspace-relative path for the frame's file, or undefined when it is not in the workspace. */
+async function locate(
+  workspace: string,
+  frame: TraceFrame,
+  javaIndex: () => Promise<string[]>,
+): Promise<string | undefined> {
+  const file = frame.file.replace(/\\/g, '/');
+  const toRel = (abs: string) => path.relative(workspace, abs).split(path.sep).join('/');
+  if (frame.language === 'java') {
+    for (const root of JAVA_ROOTS) {
+      const abs = path.join(workspace, root, file);
+      if (await exists(abs)) return toRel(abs);
+    }
+    const byName = (await javaIndex()).filter((rel) => rel.endsWith(`/${frame.fileName}`) || rel === frame.fileName);
+    const byPackage = byName.find((rel) => rel.endsWith(file));
+    return byPackage ?? (byName.length === 1 ? byName[0] : undefined);
+  }
+  const abs = path.resolve(workspace, file);
+  if (isInside(workspace, abs) && (await exists(abs))) return toRel(abs);
+  if (path.isAbsolute(file) || /^[A-Za-z]:\//.test(file)) {
+    // Traces from containers or other checkouts: try the path's tail inside the workspace.
+    const parts = file.split('/').filter(Boolean);
+    for (let i = 1; i < parts.length && i <= 8; i++) {
+      const candidate = path.join(workspace, ...parts.slice(i));
+      if (await exists(candidate)) return toRel(candidate);
+    }
+  }
+  return undefined;
+}
+
+function frameLabel(frame: TraceFrame): string {
+  return `${frame.fn ? `${frame.fn} ` : ''}${frame.file}:${frame.line}`;
+}
+
+export function createStackTraceSource(
+  deps: SourceDeps,
+  workspaces: Workspaces,
+  options: Partial<StackTraceOptions> = {},
+): ContextSource {
+  const opts = { ...defaultStackTraceOptions, ...options };
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+
+  return {
+    name: 'stacktrace',
+    timeoutMs: 3_000,
+    async collect(input) {
+      if (!wants(input.wanted, 'stacktrace.')) return { items: [] };
+      const frames = parseTrace(input.lastUserText);
+      if (frames.length === 0) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const workspace = ws.root;
+      const hash = createHash('sha256').update(input.lastUserText).digest('hex');
+      return memo.get(`${workspace}|${hash}`, async (tracker) => {
+        const javaIndex = async () => (await ws.walk()).files.filter((f) => /\.(java|kt|scala|groovy)$/.test(f));
+        const items: ContextItem[] = [];
+        const skipped: SkippedPath[] = [];
+        const summary: string[] = [];
+        let n = 0;
+        for (const frame of frames) {
+          if (isLibraryFrame(frame)) {
+            summary.push(`  library: ${frameLabel(frame)}`);
+            continue;
+          }
+          const rel = await locate(workspace, frame, javaIndex);
+          if (rel === undefined) {
+            summary.push(`  not in workspace: ${frameLabel(frame)}`);
+            continue;
+          }
+          if (n >= opts.maxFrames) {
+            summary.push(`  not attached (frame limit): ${frame.fn ? `${frame.fn} ` : ''}${rel}:${frame.line}`);
+            continue;
+          }
+          if (deps.isNeverRead(rel)) {
+            skipped.push({ path: rel, reason: 'never read: secret by nature' });
+            continue;
+          }
+          const abs = path.join(workspace, rel);
+          const real = await fs.realpath(abs);
+          if (!isInside(workspace, real)) {
+            skipped.push({ path: rel, reason: 'outside the workspace (symlink)' });
+            continue;
+          }
+          tracker.track(abs);
+          const stat = await fs.stat(real);
+          if (stat.size > opts.maxBytes) {
+            skipped.push({ path: rel, reason: `too large (${stat.size} bytes)` });
+            continue;
+          }
+          n++;
+          summary.push(`  #${n} ${frame.fn ? `${frame.fn} ` : ''}${rel}:${frame.line}`);
+          const text = await fs.readFile(real, 'utf8');
+          items.push({
+            key: `stacktrace.${n}`,
+            source: 'stacktrace',
+            title: `${rel}:${frame.line}${frame.fn ? ` (${frame.fn})` : ''}`,
+            text: `${frame.language} frame #${n}, ${frame.fn ?? 'unknown function'} at ${rel}:${frame.line}\n${excerpt(text, frame.line, opts.contextLines)}`,
+            priority: 100 - n,
+            kind: 'code',
+            path: rel,
+          });
+        }
+        items.unshift({
+          key: 'stacktrace.frames',
+          source: 'stacktrace',
+          title: 'stack frames, deepest first',
+          text: summary.join('\n'),
+          priority: 100,
+          kind: 'text',
+        });
+        return { items, skipped };
+      });
+    },
+  };
+}

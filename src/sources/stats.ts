@@ -1,0 +1,127 @@
+// The stats source: files and lines by language, the most imported modules
+// and the files changed most often in recent history.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
+import { type SourceDeps, wants } from './deps.ts';
+import { importsOf, languageOf } from './importGraph.ts';
+import { mapLimit } from './limit.ts';
+import { Memo } from './memo.ts';
+import type { Workspaces } from './workspace.ts';
+
+export interface StatsOptions {
+  /** Files larger than this are counted but not read (lines and imports unknown). */
+  maxReadBytes: number;
+  historyCommits: number;
+  top: number;
+}
+
+export const defaultStatsOptions: StatsOptions = { maxReadBytes: 256 * 1024, historyCommits: 500, top: 10 };
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+const top = (counts: Map<string, number>, n: number) =>
+  [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n);
+
+export function createStatsSource(
+  deps: SourceDeps,
+  workspaces: Workspaces,
+  options: Partial<StatsOptions> = {},
+): ContextSource {
+  const opts = { ...defaultStatsOptions, ...options };
+  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 8);
+  return {
+    name: 'stats',
+    timeoutMs: 5_000,
+    async collect(input, signal) {
+      const wantLanguages = wants(input.wanted, 'stats.languages');
+      const wantHotspots = wants(input.wanted, 'stats.hotspots');
+      if (!wantLanguages && !wantHotspots) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const key = `${ws.root}|${wantLanguages}|${wantHotspots}`;
+      return memo.get(key, ws.gitFingerprint(), async () => {
+        const repo = ws.repo();
+        const history =
+          wantHotspots && repo
+            ? deps
+                .git(ws.root, signal)
+                .raw([
+                  '--no-optional-locks',
+                  '-c',
+                  'core.quotePath=false',
+                  'log',
+                  `-${opts.historyCommits}`,
+                  '--name-only',
+                  '--format=',
+                  '--no-renames',
+                  '--',
+                  '.',
+                ])
+                .catch(() => '')
+            : Promise.resolve('');
+        const walk = await ws.walk();
+        const byLanguage = new Map<string, { files: number; lines: number }>();
+        const imported = new Map<string, number>();
+        const codeFiles = walk.files.filter((file) => languageOf(file) !== undefined);
+        await mapLimit(codeFiles, deps.readConcurrency, async (file) => {
+          const language = languageOf(file) ?? 'other';
+          const entry = byLanguage.get(language) ?? { files: 0, lines: 0 };
+          byLanguage.set(language, entry);
+          entry.files++;
+          if (deps.isNeverRead(file)) return;
+          const abs = path.join(ws.root, file);
+          const stat = await fs.stat(abs).catch(() => undefined);
+          if (!stat || stat.size > opts.maxReadBytes) return;
+          const text = await fs.readFile(abs, 'utf8').catch(() => '');
+          entry.lines += countLines(text);
+          if (wantHotspots)
+            for (const spec of new Set(importsOf(file, text))) imported.set(spec, (imported.get(spec) ?? 0) + 1);
+        });
+        const items: ContextItem[] = [];
+        if (wantLanguages) {
+          const rows = [...byLanguage.entries()].sort((a, b) => b[1].lines - a[1].lines || b[1].files - a[1].files);
+          const other = walk.files.length - codeFiles.length;
+          const text = [
+            ...rows.map(([language, s]) => `${language}: ${s.files} files, ${s.lines} lines`),
+            ...(other > 0 ? [`other: ${other} files`] : []),
+          ].join('\n');
+          items.push({
+            key: 'stats.languages',
+            source: 'stats',
+            title: 'files and lines by language',
+            text,
+            priority: 30,
+            kind: 'text',
+          });
+        }
+        if (wantHotspots) {
+          const changes = new Map<string, number>();
+          for (const line of (await history).split('\n')) {
+            if (line.trim() !== '') changes.set(line, (changes.get(line) ?? 0) + 1);
+          }
+          const lines = ['Most imported modules:'];
+          for (const [spec, count] of top(imported, opts.top)) lines.push(`  ${spec} (${count} files)`);
+          if (repo) {
+            lines.push(`Most changed files (last ${opts.historyCommits} commits):`);
+            for (const [file, count] of top(changes, opts.top)) lines.push(`  ${file} (${count} commits)`);
+          }
+          items.push({
+            key: 'stats.hotspots',
+            source: 'stats',
+            title: 'hotspots',
+            text: lines.join('\n'),
+            priority: 30,
+            kind: 'text',
+          });
+        }
+        return { items };
+      });
+    },
+  };
+}

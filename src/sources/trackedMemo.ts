@@ -1,0 +1,50 @@
+// A memo whose fingerprint is discovered while computing: every file or
+// directory the computation looks at is stamped (mtime and size, or missing)
+// before it is read, and the value stays valid while all stamps still hold.
+
+import { statStamp } from './fingerprint.ts';
+
+export class StatTracker {
+  readonly stamps = new Map<string, string>();
+
+  /** Stamps a path the result depends on (call before reading it). */
+  track(file: string): void {
+    if (!this.stamps.has(file)) this.stamps.set(file, statStamp(file));
+  }
+
+  stillValid(): boolean {
+    for (const [file, stamp] of this.stamps) if (statStamp(file) !== stamp) return false;
+    return true;
+  }
+}
+
+interface Entry<T> {
+  value: T;
+  tracker: StatTracker;
+  at: number;
+}
+
+export class TrackedMemo<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+
+  constructor(
+    private readonly ttlMs: () => number,
+    private readonly clock: () => number,
+    private readonly maxEntries = 32,
+  ) {}
+
+  async get(key: string, compute: (tracker: StatTracker) => Promise<T>): Promise<T> {
+    const entry = this.#entries.get(key);
+    if (entry && this.clock() - entry.at <= this.ttlMs() && entry.tracker.stillValid()) return entry.value;
+    const tracker = new StatTracker();
+    const at = this.clock();
+    const value = await compute(tracker);
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, tracker, at });
+    if (this.#entries.size > this.maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    return value;
+  }
+}
