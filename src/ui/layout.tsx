@@ -20,6 +20,8 @@ export function Layout({ title, signedIn, children }: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
+        {/* No favicon request: the tool serves no static files. */}
+        <link rel="icon" href="data:," />
         <title>{`${title} · ctxproxy audit`}</title>
         <style dangerouslySetInnerHTML={{ __html: STYLESHEET }} />
       </head>
