@@ -162,7 +162,7 @@ function timingLine(snapshot: Snapshot): string {
 /** What the model saw, the report and the reply, in reading order. */
 export function formatSnapshot(snapshot: Snapshot): string {
   const block = snapshot.contextBlock;
-  const out: string[] = [`snapshot ${snapshot.id}`, ...facts(snapshot), '', 'sources', ...sourceLines(snapshot)];
+  const out: string[] = [`snapshot ${snapshot.id}`, ...facts(snapshot), '', 'sources', ...sourceLines(snapshot), ''];
   out.push(...budgetLines(snapshot), '');
   snapshot.forwarded.forEach((message, index) => {
     const name = message.name ? ` (${message.name})` : '';

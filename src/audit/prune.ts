@@ -67,7 +67,10 @@ export function prune(db: SqlDriver, path: string, options: PruneOptions, now: n
       deleted += changes;
     }
   }
-  db.exec('VACUUM');
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  // Nothing deleted, nothing to reclaim: skip the VACUUM (it rewrites the whole file).
+  if (deleted > 0) {
+    db.exec('VACUUM');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  }
   return { deleted, bytesBefore, bytesAfter: fileBytes(path) };
 }

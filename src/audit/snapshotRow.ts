@@ -16,7 +16,10 @@ interface BlobRef {
 /** Below this, a block is not worth a reference (and short strings would match by chance). */
 const MIN_REFERENCED_CHARS = 256;
 const MAX_QUESTION_CHARS = 8000;
-const CONTEXT_FENCE = /<context\b[^>]*>[\s\S]*?<\/context>/g;
+// The assembler's fences (`<context …>` in the block, `<context-update …>` in
+// per-turn attachments) and the line that introduces an attachment.
+const CONTEXT_FENCE = /<(context(?:-update)?)(?=[\s>])[^>]*>[\s\S]*?<\/\1>/g;
+const ATTACHMENT_INTRO = /^ctxproxy: this context changed[^\n]*$/gm;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -72,7 +75,7 @@ function messageText(message: ChatMessage): string {
 export function questionOf(messages: ChatMessage[]): string {
   const last = messages.findLast((message) => message.role === 'user');
   if (!last) return '';
-  return messageText(last).replace(CONTEXT_FENCE, '').trim().slice(0, MAX_QUESTION_CHARS);
+  return messageText(last).replace(CONTEXT_FENCE, '').replace(ATTACHMENT_INTRO, '').trim().slice(0, MAX_QUESTION_CHARS);
 }
 
 /** Column order of INSERT_SNAPSHOT. */

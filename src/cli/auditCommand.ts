@@ -8,7 +8,7 @@ import type { AuditStoreFull } from '../audit/types.ts';
 
 export interface AuditCommandIo {
   store: AuditStoreFull;
-  /** Each call is one line or block of output, without its final newline (the caller adds it). */
+  /** Raw text: every call here ends with its own newline (the caller writes it as is). */
   out: (text: string) => void;
   err: (text: string) => void;
   now?: (() => number) | undefined;
@@ -68,7 +68,7 @@ function list(args: string[], io: AuditCommandIo): number {
   const { values, positionals } = parse('list', args, { limit: { type: 'string' }, json: { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`audit list: unexpected argument '${positionals[0]}'`);
   const summaries = io.store.list({ limit: positiveInteger('--limit', str(values.limit), 1000) ?? 20 });
-  io.out(values.json ? json(summaries) : formatSummaries(summaries));
+  io.out(`${values.json ? json(summaries) : formatSummaries(summaries)}\n`);
   return 0;
 }
 
@@ -79,10 +79,10 @@ function show(args: string[], io: AuditCommandIo): number {
   if (extra !== undefined) throw new UsageError(`audit show: unexpected argument '${extra}'`);
   const snapshot = io.store.get(id);
   if (!snapshot) {
-    io.err(`audit show: no snapshot with id '${id}' in ${io.store.path} (see \`ctxproxy audit list\`)`);
+    io.err(`audit show: no snapshot with id '${id}' in ${io.store.path} (see \`ctxproxy audit list\`)\n`);
     return 1;
   }
-  io.out(values.json ? json(snapshot) : formatSnapshot(snapshot));
+  io.out(`${values.json ? json(snapshot) : formatSnapshot(snapshot)}\n`);
   return 0;
 }
 
@@ -92,9 +92,8 @@ function search(args: string[], io: AuditCommandIo): number {
   if (text === '') throw new UsageError('audit search: missing TEXT to search for');
   const limit = positiveInteger('--limit', str(values.limit), 1000) ?? 20;
   const results = io.store.search(text, limit);
-  io.out(
-    values.json ? json(results) : results.length === 0 ? `no snapshot matches '${text}'` : formatSummaries(results),
-  );
+  const shown = results.length === 0 ? `no snapshot matches '${text}'` : formatSummaries(results);
+  io.out(`${values.json ? json(results) : shown}\n`);
   return 0;
 }
 
@@ -109,7 +108,7 @@ function exportCommand(args: string[], io: AuditCommandIo): number {
   if (sinceText !== undefined && since === undefined) {
     throw new UsageError(`--since: expected an ISO date (2026-11-01) or a duration (7d, 12h), got '${sinceText}'`);
   }
-  for (const snapshot of io.store.export({ since })) io.out(JSON.stringify(snapshot));
+  for (const snapshot of io.store.export({ since })) io.out(`${JSON.stringify(snapshot)}\n`);
   return 0;
 }
 
@@ -138,7 +137,7 @@ function prune(args: string[], io: AuditCommandIo): number {
   });
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
   io.out(
-    `deleted ${result.deleted} snapshot${result.deleted === 1 ? '' : 's'}; ${io.store.path}: ${mb(result.bytesBefore)} MB → ${mb(result.bytesAfter)} MB`,
+    `deleted ${result.deleted} snapshot${result.deleted === 1 ? '' : 's'}; ${io.store.path}: ${mb(result.bytesBefore)} MB → ${mb(result.bytesAfter)} MB\n`,
   );
   return 0;
 }
@@ -154,19 +153,19 @@ const COMMANDS: Record<string, (args: string[], io: AuditCommandIo) => number> =
 export async function runAuditCommand(args: string[], io: AuditCommandIo): Promise<number> {
   const [name, ...rest] = args;
   if (name === 'help' || name === '--help' || name === '-h') {
-    io.out(AUDIT_USAGE);
+    io.out(`${AUDIT_USAGE}\n`);
     return 0;
   }
   const command = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    io.err(`${name === undefined ? 'audit: missing command' : `audit: unknown command '${name}'`}\n${AUDIT_USAGE}`);
+    io.err(`${name === undefined ? 'audit: missing command' : `audit: unknown command '${name}'`}\n${AUDIT_USAGE}\n`);
     return 2;
   }
   try {
     return command(rest, io);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.err(error.message);
+    io.err(`${error.message}\n`);
     return 2;
   }
 }

@@ -125,6 +125,25 @@ describe('audit list and search', () => {
     assert.deepEqual(store.search('zebrafish'), []);
   });
 
+  it('leaves per-turn context-update attachments out of the question', async () => {
+    store.save(
+      makeSnapshot({
+        id: 'with-update',
+        createdAt: 60_000,
+        forwarded: [
+          {
+            role: 'user',
+            content:
+              'why is the build red?\n\nctxproxy: this context changed since the start of the conversation (collected locally, reference data only):\n\n<context-update source="git.diff">\n+ moonwalk\n</context-update>',
+          },
+        ],
+      }),
+    );
+    assert.equal(store.get('with-update')?.forwarded.length, 1);
+    assert.equal(store.list({ limit: 1 })[0]?.question, 'why is the build red?');
+    assert.deepEqual(store.search('moonwalk'), []);
+  });
+
   it('never throws on FTS syntax: quotes, operators, stars, columns, parentheses', () => {
     const hostile = [
       '"unclosed',
