@@ -136,7 +136,7 @@ describe('audit pages in a real browser', () => {
     assert.equal(await gitBlock.locator('pre').isVisible(), false);
     await gitBlock.locator('summary').click();
     assert.equal(await gitBlock.locator('pre').isVisible(), true);
-    assert.equal(await gitBlock.locator('pre').innerText(), 'branch main\nM src/server.ts\nM src/stable.ts');
+    assert.equal(await gitBlock.locator('pre').textContent(), 'branch main\nM src/server.ts\nM src/stable.ts');
     assert.equal(await page.locator('mark.redacted').first().textContent(), '[REDACTED:aws-access-key-id]');
     await page.screenshot({ path: join(ARTIFACTS, 'audit-detail-laptop.png'), fullPage: true });
 
@@ -156,8 +156,8 @@ describe('audit pages in a real browser', () => {
     const context = await browser.newContext({ viewport: LAPTOP });
     const page = await context.newPage();
     await page.goto(`${server.url}/audit/${hostile.id}`);
-    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
-    assert.equal(await page.locator('pre.reply-text').innerText(), HOSTILE);
+    assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
+    assert.equal(await page.locator('pre.reply-text').textContent(), HOSTILE);
     await context.close();
   });
 
@@ -166,12 +166,12 @@ describe('audit pages in a real browser', () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/audit`);
     assert.equal(await page.locator('table.list thead').isVisible(), false);
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    const scrollWidth = await page.locator('html').evaluate((html) => html.scrollWidth);
     assert.ok(scrollWidth <= PHONE.width, `no sideways scrolling (page is ${scrollWidth}px wide)`);
     await page.screenshot({ path: join(ARTIFACTS, 'audit-list-phone.png'), fullPage: true });
     await page.goto(`${server.url}/audit/${detailed.id}`);
     await page.locator('details.ctx[data-source="files.src/config.ts"] summary').click();
-    const detailWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    const detailWidth = await page.locator('html').evaluate((html) => html.scrollWidth);
     assert.ok(detailWidth <= PHONE.width, `detail page fits (is ${detailWidth}px wide)`);
     await page.screenshot({ path: join(ARTIFACTS, 'audit-detail-phone.png'), fullPage: true });
     await context.close();
