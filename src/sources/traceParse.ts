@@ -14,7 +14,7 @@ export interface TraceFrame {
   fileName?: string | undefined;
 }
 
-const NODE = /^\s*at (?:(?:async )?(.+?) \()?(?:file:\/\/)?((?:[A-Za-z]:)?[^():\s][^():]*?):(\d+):(\d+)\)?\s*$/;
+const NODE = /^\s*at (?:(?:async )?(.+?) \()?(?:file:\/\/)?((?:node:)?(?:[A-Za-z]:)?[^():\s][^():]*?):(\d+):(\d+)\)?\s*$/;
 const PYTHON = /^\s*File "(.+?)", line (\d+)(?:, in (.+))?\s*$/;
 const JAVA = /^\s*at ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)\s*$/;
 const GO_FILE = /^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?\s*$/;
@@ -105,7 +105,7 @@ export function parseTrace(text: string): TraceFrame[] {
 function dedupe(frames: TraceFrame[]): TraceFrame[] {
   const seen = new Set<string>();
   return frames.filter((frame) => {
-    const key = `${frame.file}:${frame.line}`;
+    const key = `${frame.file.replace(/^\.\//, '')}:${frame.line}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
