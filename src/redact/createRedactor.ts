@@ -1,0 +1,79 @@
+// The one redactor every path uses: our rules (rules/redaction/*.json) plus
+// secretlint's recommended preset as a second guard, the never-read list,
+// a result cache by content hash, and a scan deadline.
+
+import { fileURLToPath } from 'node:url';
+import type { Redactor, RedactResult } from '../shared/types.ts';
+import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
+import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
+import { ResultCache } from './resultCache.ts';
+import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
+import { mayHaveSecretlintFinding, secretlintFindings } from './secretlintGuard.ts';
+
+export interface RedactorOptions {
+  /** Directory of redaction rule files; default `rules/redaction/` of this package. */
+  rulesDir?: string | undefined;
+  /** The never-read list; default `rules/never-read.json` of this package. */
+  neverReadFile?: string | undefined;
+  /** A scan that takes longer rejects with RedactionTimeoutError (the caller drops the item). Default 2000. */
+  timeoutMs?: number | undefined;
+  /** Run secretlint's preset as a second guard. Default true; false only for measurements. */
+  secretlint?: boolean | undefined;
+  /** Upper bound of cached text, in characters. Default 32 Mi. */
+  cacheMaxChars?: number | undefined;
+  deps?:
+    | {
+        /** Milliseconds clock used for the deadline. */
+        now?: (() => number) | undefined;
+        fs?: RuleFs | undefined;
+      }
+    | undefined;
+}
+
+export const DEFAULT_RULES_DIR = fileURLToPath(new URL('../../rules/redaction/', import.meta.url));
+export const DEFAULT_NEVER_READ_FILE = fileURLToPath(new URL('../../rules/never-read.json', import.meta.url));
+export const DEFAULT_TIMEOUT_MS = 2000;
+
+export { RuleLoadError } from './loadRules.ts';
+export { RedactionTimeoutError } from './scanRules.ts';
+
+/** Async so that callers need not change if loading ever does real async I/O; rules are read at boot. */
+export async function createRedactor(options: RedactorOptions = {}): Promise<Redactor> {
+  const fs = options.deps?.fs ?? realRuleFs;
+  const now = options.deps?.now ?? (() => performance.now());
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const useSecretlint = options.secretlint ?? true;
+  const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
+  const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
+  const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
+  const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
+  const cache = new ResultCache(options.cacheMaxChars);
+
+  async function scan(text: string, path: string | undefined): Promise<RedactResult> {
+    const startedAt = now();
+    const deadline: Deadline = {
+      check() {
+        if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
+      },
+    };
+    const ours = scanRules(text, text.toLowerCase(), path, rules, deadline);
+    deadline.check();
+    const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path) : [];
+    deadline.check();
+    const findings = mergeFindings(combineFindings(ours, guard));
+    return { text: applyMasks(text, findings, placeholderFor), findings };
+  }
+
+  return {
+    async redact(text, redactOptions) {
+      const path = redactOptions?.path;
+      const key = cache.key(text, path);
+      const cached = cache.get(key);
+      const result = cached ?? (await scan(text, path));
+      if (!cached) cache.set(key, result, text.length + result.text.length);
+      // Copies, so a caller that edits its findings cannot change the cache.
+      return { text: result.text, findings: result.findings.map((f) => ({ ...f })) };
+    },
+    isNeverRead,
+  };
+}

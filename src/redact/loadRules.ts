@@ -1,0 +1,149 @@
+// Reads and validates rules/redaction/*.json and rules/never-read.json, and
+// compiles them. Any problem throws an error that names the file and field.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import type { z } from 'zod';
+import {
+  formatIssues,
+  type NeverReadSpec,
+  neverReadFileSchema,
+  type RedactionRuleSpec,
+  redactionRuleFileSchema,
+  type ValidatorSpec,
+} from './ruleSchema.ts';
+
+export interface CompiledRule {
+  id: string;
+  regex: RegExp;
+  /** Lower-cased pre-filter strings. */
+  keywords: string[];
+  placeholder: string;
+  appliesToPath: ((path: string | undefined) => boolean) | undefined;
+  valueGroups: (number | string)[];
+  validators: ValidatorSpec[];
+  shape: RedactionRuleSpec['shape'];
+}
+
+export interface RuleFs {
+  readdir(dir: string): string[];
+  readFile(path: string): string;
+}
+
+export const realRuleFs: RuleFs = {
+  readdir: (dir) => readdirSync(dir),
+  readFile: (path) => readFileSync(path, 'utf8'),
+};
+
+export class RuleLoadError extends Error {
+  override readonly name = 'RuleLoadError';
+}
+
+function parseJsonFile<T>(file: string, schema: z.ZodType<T>, fs: RuleFs): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFile(file));
+  } catch (error) {
+    throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new RuleLoadError(`${file}: ${formatIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+function expandFragments(pattern: string, fragments: Record<string, string>, where: string): string {
+  // Fragments may use other fragments; a small depth bound stops cycles.
+  let out = pattern;
+  for (let depth = 0; depth < 5 && out.includes('{{'); depth++) {
+    out = out.replace(/\{\{([A-Za-z][A-Za-z0-9_]*)\}\}/g, (_all, name: string) => {
+      const fragment = fragments[name];
+      if (fragment === undefined) throw new RuleLoadError(`${where}: unknown fragment {{${name}}}`);
+      return fragment;
+    });
+  }
+  return out;
+}
+
+function globMatcher(globs: string[]): (path: string) => boolean {
+  const withSlash = picomatch(
+    globs.filter((g) => g.includes('/')),
+    { dot: true },
+  );
+  const basenameOnly = picomatch(
+    globs.filter((g) => !g.includes('/')),
+    { dot: true, basename: true },
+  );
+  return (path) => {
+    const normalized = path.replaceAll('\\', '/').replace(/^\.\//, '');
+    return basenameOnly(normalized) || withSlash(normalized);
+  };
+}
+
+function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
+  const source = expandFragments(spec.pattern, fragments, `${where}.pattern`);
+  let regex: RegExp;
+  try {
+    regex = new RegExp(source, `gd${spec.flags}`);
+  } catch (error) {
+    throw new RuleLoadError(`${where}.pattern: invalid regular expression (${(error as Error).message})`);
+  }
+  if (regex.test('')) throw new RuleLoadError(`${where}.pattern: matches the empty string`);
+  const valueGroups = Array.isArray(spec.valueGroup) ? spec.valueGroup : [spec.valueGroup];
+  for (const group of valueGroups) {
+    if (typeof group === 'string' && !source.includes(`(?<${group}>`)) {
+      throw new RuleLoadError(`${where}.valueGroup: no group named "${group}" in the pattern`);
+    }
+  }
+  const pathMatch = spec.paths ? globMatcher(spec.paths) : undefined;
+  return {
+    id: spec.id,
+    regex,
+    keywords: spec.keywords.map((k) => k.toLowerCase()),
+    placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
+    appliesToPath: pathMatch ? (path) => path !== undefined && pathMatch(path) : undefined,
+    valueGroups,
+    validators: spec.validators,
+    shape: spec.shape,
+  };
+}
+
+/** Every `*.json` in `dir`, in name order; rule ids must be unique across files. */
+export function loadRedactionRules(dir: string, fs: RuleFs = realRuleFs): CompiledRule[] {
+  let names: string[];
+  try {
+    names = fs
+      .readdir(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
+  } catch (error) {
+    throw new RuleLoadError(`${dir}: cannot list rule files (${(error as Error).message})`);
+  }
+  if (names.length === 0) throw new RuleLoadError(`${dir}: no rule files (*.json)`);
+  const rules: CompiledRule[] = [];
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const file = join(dir, name);
+    const spec = parseJsonFile(file, redactionRuleFileSchema, fs);
+    spec.rules.forEach((rule, index) => {
+      const where = `${file}: rules[${index}] (${rule.id})`;
+      const previous = seen.get(rule.id);
+      if (previous) throw new RuleLoadError(`${where}.id: duplicate of a rule in ${previous}`);
+      seen.set(rule.id, file);
+      rules.push(compileRule(rule, spec.fragments, where));
+    });
+  }
+  return rules;
+}
+
+export function loadNeverRead(file: string, fs: RuleFs = realRuleFs): (relativePath: string) => boolean {
+  const spec: NeverReadSpec = parseJsonFile(file, neverReadFileSchema, fs);
+  const blocked = globMatcher(spec.patterns);
+  const allowed = spec.exceptions.length > 0 ? globMatcher(spec.exceptions) : () => false;
+  return (relativePath) => {
+    // Judge every path segment's tail too, so `a/.aws/credentials` and
+    // `keys/id_rsa` match whatever prefix the workspace adds.
+    const path = relativePath.replaceAll('\\', '/').replace(/^\.\//, '');
+    return blocked(path) && !allowed(path);
+  };
+}

@@ -1,0 +1,45 @@
+// Results by content hash (+ path), so an unchanged item costs a hash and a
+// map lookup instead of a scan. Bounded by total characters, oldest out first.
+
+import { createHash } from 'node:crypto';
+import type { RedactResult } from '../shared/types.ts';
+
+export class ResultCache {
+  private readonly entries = new Map<string, { result: RedactResult; size: number }>();
+  private totalChars = 0;
+
+  constructor(private readonly maxChars = 32 * 1024 * 1024) {}
+
+  key(text: string, path: string | undefined): string {
+    return createHash('sha256')
+      .update(path ?? '')
+      .update('\0')
+      .update(text)
+      .digest('base64');
+  }
+
+  get(key: string): RedactResult | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // Refresh its place so the most recently used stay longest.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.result;
+  }
+
+  set(key: string, result: RedactResult, size: number): void {
+    if (size > this.maxChars) return;
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.totalChars -= previous.size;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, { result, size });
+    this.totalChars += size;
+    for (const [oldKey, old] of this.entries) {
+      if (this.totalChars <= this.maxChars) break;
+      this.entries.delete(oldKey);
+      this.totalChars -= old.size;
+    }
+  }
+}

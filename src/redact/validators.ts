@@ -1,0 +1,123 @@
+// Judges a matched value: real secret, or a placeholder / reference / code
+// that must pass through byte for byte. False positives cost too.
+
+import type { ValidatorSpec } from './ruleSchema.ts';
+
+/** Whole values that are never secrets, compared lower-cased. */
+const PLACEHOLDER_WORDS = new Set(
+  (
+    'password passwd pass pwd secret secrets token apikey api_key api-key key changeme change_me ' +
+    'change-me changeit replaceme replace_me replace-me todo tbd fixme none null nil undefined true ' +
+    'false yes no on off empty default required optional hidden masked redacted removed omitted secure ' +
+    'sensitive test testing foo bar baz foobar dummy example sample placeholder string str bytes int ' +
+    'number bool boolean any unknown object text value mypassword mysecret mytoken yourpassword ' +
+    'secretstr secretkey password123 abc123 qwerty 123456 12345678 letmein n/a na xxx ... env auto ' +
+    'bearer basic admin root user guest anonymous include same-origin omit postgres mysql rabbitmq mongo ' +
+    '%s %d %v {} ? secret123 s3cr3t passw0rd p@ssw0rd token123 apikey123 none_set unset not_set notset ' +
+    '123 1234 0000 your_token your_key'
+  ).split(' '),
+);
+
+/** Substrings that mark a value as documentation rather than a secret. */
+const PLACEHOLDER_PARTS =
+  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|\*{3,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
+
+/** Forms that point at a secret held elsewhere. */
+const REFERENCE =
+  /^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+
+/** Unquoted values that are paths or plain URLs, not secrets (`PRIVATE_KEY=./keys/dev.pem`). */
+const PATH_OR_URL = /^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^-?\d{1,5}$/;
+
+/** Unquoted values that are code, types or plain words (`password: string`, `token: req.body.token`). */
+const CODE_OR_WORD =
+  /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[;,]?$|^-?\d{1,5}$/;
+
+export function isPlaceholder(value: string): boolean {
+  const v = value.trim().replace(/^["'`]|["'`]$/g, '');
+  if (v.length === 0) return true;
+  if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
+  return PLACEHOLDER_PARTS.test(v);
+}
+
+export function isReference(value: string): boolean {
+  return REFERENCE.test(value.trim());
+}
+
+export function isCodeOrWord(value: string): boolean {
+  return CODE_OR_WORD.test(value.trim()) || isPathOrUrl(value);
+}
+
+export function isPathOrUrl(value: string): boolean {
+  return PATH_OR_URL.test(value.trim());
+}
+
+export function shannonEntropy(value: string): number {
+  if (value.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / value.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+function charClasses(value: string): number {
+  return (
+    Number(/[a-z]/.test(value)) +
+    Number(/[A-Z]/.test(value)) +
+    Number(/\d/.test(value)) +
+    Number(/[^A-Za-z\d]/.test(value))
+  );
+}
+
+function decodeBase64(value: string): string | undefined {
+  const compact = value.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) return undefined;
+  return Buffer.from(compact, 'base64').toString('utf8');
+}
+
+export interface ValueContext {
+  /** The value came from a group named `bare`: unquoted, in a style where code and types appear (YAML, code). */
+  bare: boolean;
+  /** The value came from a group named `envval`: unquoted, shell/dotenv style, where words are literal. */
+  envStyle: boolean;
+}
+
+export function acceptsValue(value: string, validators: ValidatorSpec[], context: ValueContext): boolean {
+  for (const validator of validators) {
+    if (typeof validator === 'string') {
+      switch (validator) {
+        case 'not-placeholder':
+          if (isPlaceholder(value)) return false;
+          break;
+        case 'not-reference':
+          if (isReference(value)) return false;
+          break;
+        case 'not-code-or-word':
+          if (context.bare && isCodeOrWord(value)) return false;
+          if (context.envStyle && isPathOrUrl(value)) return false;
+          break;
+        case 'base64-decoded-not-placeholder': {
+          const decoded = decodeBase64(value);
+          if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {
+            return false;
+          }
+          break;
+        }
+      }
+    } else if ('entropy' in validator) {
+      if (shannonEntropy(value) < validator.entropy) return false;
+    } else if ('min-length' in validator) {
+      if (value.length < validator['min-length']) return false;
+    } else if ('char-classes' in validator) {
+      if (charClasses(value) < validator['char-classes']) return false;
+    } else {
+      const decoded = decodeBase64(value);
+      if (decoded === undefined || !validator['base64-decoded-contains'].some((s) => decoded.includes(s))) return false;
+    }
+  }
+  return true;
+}
