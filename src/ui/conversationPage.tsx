@@ -104,7 +104,10 @@ export function ConversationPage({ conversationId, turns, index, current, previo
           <Diff title="Context block" lines={lineDiff(previous.contextBlock ?? '', current.contextBlock ?? '')} />
           <Diff
             title="Forwarded messages"
-            lines={lineDiff(messagesAsLines(previous.forwarded), messagesAsLines(current.forwarded))}
+            lines={lineDiff(
+              messagesAsLines(previous.forwarded, previous.contextBlock),
+              messagesAsLines(current.forwarded, current.contextBlock),
+            )}
           />
         </>
       ) : (

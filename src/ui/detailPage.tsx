@@ -109,7 +109,7 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
       ) : null}
 
       <h2>What the model saw · {snapshot.forwarded.length} messages</h2>
-      <p class="small">
+      <p class="small toggles">
         <button class="plain" type="button" data-toggle-all="open" hidden>
           Expand all context
         </button>

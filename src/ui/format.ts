@@ -38,3 +38,7 @@ export function excerpt(text: string, max = 120): string {
 export function modeLabel(asked: string, used: string): string {
   return asked === used ? used : `${asked} → ${used}`;
 }
+
+export function plural(count: number | undefined, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}

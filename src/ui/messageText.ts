@@ -76,14 +76,20 @@ export function messageText(message: ChatMessage): string {
     .join('\n');
 }
 
-/** A plain-text rendering of the whole message list, for diffs between turns. */
-export function messagesAsLines(messages: ChatMessage[]): string {
+/**
+ * A plain-text rendering of the whole message list, for diffs between turns.
+ * The context block (when given) becomes one placeholder line, because the
+ * conversation view diffs it on its own and should not show its changes twice.
+ */
+export function messagesAsLines(messages: ChatMessage[], contextBlock?: string | undefined): string {
   return messages
     .map((message, index) => {
+      const text = messageText(message);
       const toolCalls = (message.tool_calls ?? []).map(
         (call) => `tool call ${call.function.name}(${call.function.arguments})`,
       );
-      return [`### ${index + 1}. ${message.role}`, messageText(message), ...toolCalls].join('\n');
+      const body = contextBlock !== undefined && text === contextBlock ? '(the context block, compared above)' : text;
+      return [`### ${index + 1}. ${message.role}`, body, ...toolCalls].join('\n');
     })
     .join('\n');
 }

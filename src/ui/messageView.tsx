@@ -3,7 +3,7 @@
 // its size (and the source's totals from the snapshot's report).
 
 import type { ChatMessage, SourceReport, ToolCall } from '../shared/types.ts';
-import { formatCount } from './format.ts';
+import { formatCount, plural } from './format.ts';
 import { messageText, splitContextFences, splitRedactions } from './messageText.ts';
 
 export function Highlighted({ text }: { text: string }) {
@@ -70,7 +70,7 @@ function ContextBlock({
         {report ? (
           <span class="muted small">
             {' '}
-            (source {report.source}: {formatCount(report.items)} items, {formatCount(report.chars)} chars,{' '}
+            (source {report.source}: {plural(report.items, 'item')}, {formatCount(report.chars)} chars,{' '}
             {formatCount(report.tokens)} tokens)
           </span>
         ) : null}

@@ -30,8 +30,9 @@ tr[data-href]{cursor:pointer}tr[data-href]:hover td{background:var(--soft)}
 .badge.ok{color:var(--ok)}.badge.error{color:var(--error)}.badge.aborted{color:var(--aborted)}
 .filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end;margin:0 0 1rem;padding:.75rem;border:1px solid var(--line);border-radius:8px;background:var(--soft)}
 .filters label{display:flex;flex-direction:column;font-size:.78rem;color:var(--muted);gap:.15rem}
-.filters .grow{flex:1 1 14rem}
-input,select,button{font:inherit;font-size:.95rem;padding:.3rem .5rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+.filters .grow{flex:1 1 14rem}.filters>a{align-self:center}
+.toggles{display:flex;gap:.5rem;margin:.3rem 0}
+input,select,button{font:inherit;font-size:.95rem;height:2.1rem;padding:.25rem .5rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
 button,.button{cursor:pointer;background:var(--accent);color:#fff;border:1px solid var(--accent);border-radius:6px;padding:.3rem .8rem}
 button.plain{background:transparent;color:var(--accent)}
 .pager{display:flex;gap:1rem;justify-content:space-between;margin:1rem 0}
@@ -62,13 +63,14 @@ details.ctx>summary{cursor:pointer;padding:.35rem .6rem;font-size:.9rem}details.
 .scroll{overflow-x:auto}
 @media (max-width:640px){
 main{padding:.6rem}.top{flex-wrap:wrap}
-table.list thead{display:none}
+table.list thead{display:none}table.list,table.list tbody{display:block}
 table.list tr{display:block;border:1px solid var(--line);border-radius:8px;margin:.55rem 0;padding:.35rem .6rem}
 table.list td{display:flex;justify-content:space-between;gap:1rem;border:none;padding:.12rem 0;text-align:right}
 table.list td::before{content:attr(data-label);color:var(--muted);font-size:.8rem;text-align:left;white-space:nowrap}
 table.list td.question{display:block;text-align:left;padding-top:.3rem}table.list td.question::before{display:none}
 .facts{grid-template-columns:1fr}.facts dd{margin-bottom:.3rem}
-.filters label,.filters .grow{flex:1 1 100%}
+.filters label{flex:1 1 40%}.filters .grow{flex:1 1 100%}
+table.sources td.source{display:block;text-align:left;font-weight:700}table.sources td.source::before{display:none}
 }
 `;
 

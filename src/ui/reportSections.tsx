@@ -82,7 +82,7 @@ export function SourcesTable({ sources }: { sources: SourceReport[] }) {
   if (sources.length === 0) return <p class="muted">No context sources ran (mode off, or nothing wanted).</p>;
   return (
     <div class="scroll">
-      <table class="sources">
+      <table class="list sources">
         <thead>
           <tr>
             <th>Source</th>
@@ -97,16 +97,26 @@ export function SourcesTable({ sources }: { sources: SourceReport[] }) {
         <tbody>
           {sources.map((report) => (
             <tr>
-              <td class="mono">{report.source}</td>
-              <td>
+              <td class="mono source" data-label="Source">
+                {report.source}
+              </td>
+              <td data-label="Status">
                 {report.status}
                 {report.error ? <div class="small muted">{report.error}</div> : null}
               </td>
-              <td class="num">{formatMs(report.ms)}</td>
-              <td class="num">{formatCount(report.items)}</td>
-              <td class="num">{formatCount(report.chars)}</td>
-              <td class="num">{formatCount(report.tokens)}</td>
-              <td class="small">
+              <td class="num" data-label="Time">
+                {formatMs(report.ms)}
+              </td>
+              <td class="num" data-label="Items">
+                {formatCount(report.items)}
+              </td>
+              <td class="num" data-label="Chars">
+                {formatCount(report.chars)}
+              </td>
+              <td class="num" data-label="Tokens">
+                {formatCount(report.tokens)}
+              </td>
+              <td class="small" data-label="Trimmed / skipped">
                 {report.trimmed?.length ? <div>trimmed: {report.trimmed.join(', ')}</div> : null}
                 {report.skipped.map((skip) => (
                   <div>
