@@ -4,6 +4,7 @@
 // caller's own signal is returned untouched: the client left, nobody is listening.
 
 import {
+  ContextLengthError,
   NotFoundError,
   ProxyError,
   UpstreamResponseError,
@@ -50,6 +51,10 @@ export class StreamEndedEarly extends Error {
 
 /** Text the `ollama` client (0.6.x) throws when a stream ends without its `done` line. */
 const CLIENT_MISSING_DONE = 'Did not receive done or success response in stream.';
+
+/** Ollama (truncate: false), llama.cpp and vLLM phrasings of a prompt that does not fit. */
+const CONTEXT_OVERFLOW =
+  /exceeds the context length|context length exceeded|maximum context length|exceeds the available context size/i;
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -115,6 +120,11 @@ function classifyHttpAnswer(status: number, message: string, context: UpstreamFa
         ? `Pull it with \`ollama pull ${model}\`, or pick one of \`ollama list\`.`
         : 'Pick one of the models listed by GET /v1/models.';
     return new NotFoundError(`Model "${model}" is not available in ${name} at ${context.baseUrl}. ${hint}`);
+  }
+  if (CONTEXT_OVERFLOW.test(message)) {
+    return new ContextLengthError(
+      `The prompt is longer than the model's context window (${name} said: ${message}). Shorten the conversation or pick a lighter mode.`,
+    );
   }
   if (status === 401 || status === 403) {
     // Our credentials, not the client's: passing the status on would blame the client's token.

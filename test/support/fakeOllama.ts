@@ -33,7 +33,7 @@ export interface FakeReply {
   toolCalls?: FakeToolCall[];
   doneReason?: 'stop' | 'length';
   chunkDelayMs?: number;
-  /** Send `{"error":"..."}` as a line after N chunks, then end the response. */
+  /** Send `{"error":"..."}` as a line after N chunks, then end the response (N = 0: an HTTP 500, as Ollama does). */
   errorAfterChunks?: number;
   /** End the stream after the chunks, with no `done` line. */
   endWithoutDone?: boolean;
@@ -72,9 +72,14 @@ export const DEFAULT_FAKE_MODELS: FakeModel[] = [
 /** What every unscripted model answers. */
 export const DEFAULT_FAKE_CONTENT = 'Hello from the fake Ollama.';
 export const FAKE_OLLAMA_VERSION = '0.12.6';
+const MODEL_ERROR = 'an error was encountered while running the model: unexpected EOF';
 const MODIFIED_AT = '2025-06-01T12:00:00.000000000Z';
 
-/** Default prompt_eval_count: ceil(characters of all message contents / 4), so budgets can be calibrated. */
+/**
+ * Default prompt_eval_count: ceil(characters of all message contents / 4), so budgets can be calibrated.
+ * When a request sets options.num_ctx with truncate: false and this count exceeds it, the fake answers
+ * Ollama's 400 "the input length exceeds the context length".
+ */
 export function fakePromptTokens(body: Record<string, unknown>): number {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   let chars = 0;
@@ -164,6 +169,14 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
       if (text.trimStart().startsWith('{')) return sendRaw(res, script.status, 'application/json; charset=utf-8', text);
       return sendJson(res, script.status, { error: text });
     }
+
+    const numCtx = (body.options as { num_ctx?: unknown } | undefined)?.num_ctx;
+    const promptTokens = script.promptEvalCount ?? fakePromptTokens(body);
+    if (body.truncate === false && typeof numCtx === 'number' && promptTokens > numCtx) {
+      return sendJson(res, 400, { error: 'the input length exceeds the context length' });
+    }
+    // Ollama reports an error that comes before any content as an HTTP status, not as a line.
+    if (script.errorAfterChunks === 0) return sendJson(res, 500, { error: MODEL_ERROR });
 
     const reply = planReply(body, script);
     if (body.stream === false) {
@@ -360,7 +373,7 @@ function writeLine(res: ServerResponse, value: Record<string, unknown>): void {
 }
 
 function endWithError(res: ServerResponse): void {
-  writeLine(res, { error: 'an error was encountered while running the model: unexpected EOF' });
+  writeLine(res, { error: MODEL_ERROR });
   res.end();
 }
 
