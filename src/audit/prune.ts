@@ -35,9 +35,7 @@ export function liveBytes(db: SqlDriver): number {
 }
 
 function deleteUnreferencedBlobs(db: SqlDriver): void {
-  db.prepare(
-    'DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.context_sha256 = blobs.sha256)',
-  ).run();
+  db.prepare('DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshot_blobs l WHERE l.sha256 = blobs.sha256)').run();
 }
 
 export function prune(db: SqlDriver, path: string, options: PruneOptions, now: number): PruneResult {

@@ -1,68 +1,16 @@
-// Snapshot ⇄ database row. The context block is stored apart (content-addressed);
-// in the forwarded messages, a text holding the block is replaced by a reference
-// to it, and put back on read, so `get` returns the snapshot exactly as saved.
+// Snapshot ⇄ database row. The forwarded messages arrive already encoded (see
+// blobRefs.ts); optional fields stored as NULL are left out on read, as they
+// were at save.
 
-import { createHash } from 'node:crypto';
 import type { ChatMessage, ModeName, ModeRequest, Outcome, Snapshot, SnapshotSummary } from '../shared/types.ts';
+import { decodeForwarded } from './blobRefs.ts';
 import type { SqlRow, SqlValue } from './driver.ts';
 
-/** Stands for a text that held the context block: `before + block + after`. */
-interface BlobRef {
-  $blob: string;
-  before?: string;
-  after?: string;
-}
-
-/** Below this, a block is not worth a reference (and short strings would match by chance). */
-const MIN_REFERENCED_CHARS = 256;
 const MAX_QUESTION_CHARS = 8000;
 // The assembler's fences (`<context …>` in the block, `<context-update …>` in
 // per-turn attachments) and the line that introduces an attachment.
 const CONTEXT_FENCE = /<(context(?:-update)?)(?=[\s>])[^>]*>[\s\S]*?<\/\1>/g;
 const ATTACHMENT_INTRO = /^ctxproxy: this context changed[^\n]*$/gm;
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-function toRef(text: string, block: string, key: string): string | BlobRef {
-  if (text === block) return { $blob: key };
-  const at = text.indexOf(block);
-  if (at < 0) return text;
-  return { $blob: key, before: text.slice(0, at), after: text.slice(at + block.length) };
-}
-
-function isRef(value: unknown): value is BlobRef {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && '$blob' in value;
-}
-
-function fromRef(value: BlobRef, block: string | undefined): string {
-  if (block === undefined) throw new Error(`forwarded message refers to missing context block ${value.$blob}`);
-  return `${value.before ?? ''}${block}${value.after ?? ''}`;
-}
-
-/** The forwarded messages as stored: texts holding the block become references. */
-export function encodeForwarded(messages: ChatMessage[], block: string | undefined, key: string | undefined): string {
-  if (block === undefined || key === undefined || block.length < MIN_REFERENCED_CHARS) {
-    return JSON.stringify(messages);
-  }
-  const encoded = messages.map((message) => {
-    const { content } = message;
-    if (typeof content === 'string') return { ...message, content: toRef(content, block, key) };
-    if (Array.isArray(content)) {
-      const parts = content.map((part) =>
-        part.type === 'text' ? { ...part, text: toRef(part.text, block, key) } : part,
-      );
-      return { ...message, content: parts };
-    }
-    return message;
-  });
-  return JSON.stringify(encoded);
-}
-
-export function decodeForwarded(json: string, block: string | undefined): ChatMessage[] {
-  return JSON.parse(json, (_key, value: unknown) => (isRef(value) ? fromRef(value, block) : value)) as ChatMessage[];
-}
 
 function messageText(message: ChatMessage): string {
   const { content } = message;
@@ -118,7 +66,7 @@ export const INSERT_SNAPSHOT = `INSERT INTO snapshots (${SNAPSHOT_COLUMNS.join('
 const orNull = <T extends SqlValue>(value: T | undefined): T | null => value ?? null;
 
 /** Values for INSERT_SNAPSHOT; `contextKey` is the blobs key of the context block, if any. */
-export function snapshotValues(snapshot: Snapshot, contextKey: string | undefined): SqlValue[] {
+export function snapshotValues(snapshot: Snapshot, contextKey: string | undefined, forwardedJson: string): SqlValue[] {
   const { error, usage, timings } = snapshot;
   return [
     snapshot.id,
@@ -149,7 +97,7 @@ export function snapshotValues(snapshot: Snapshot, contextKey: string | undefine
     JSON.stringify(snapshot.redactions),
     snapshot.budget === undefined ? null : JSON.stringify(snapshot.budget),
     JSON.stringify(snapshot.reply),
-    encodeForwarded(snapshot.forwarded, snapshot.contextBlock, contextKey),
+    forwardedJson,
     orNull(contextKey),
   ];
 }
@@ -158,7 +106,8 @@ const str = (value: SqlValue | undefined): string => (typeof value === 'string' 
 const num = (value: SqlValue | undefined): number => Number(value ?? 0);
 
 /** Rebuilds the Snapshot; optional fields stored as NULL are left out, as they were at save. */
-export function rowToSnapshot(row: SqlRow, contextBlock: string | undefined): Snapshot {
+export function rowToSnapshot(row: SqlRow, blob: (key: string) => string | undefined): Snapshot {
+  const contextBlock = typeof row.context_sha256 === 'string' ? blob(row.context_sha256) : undefined;
   const snapshot: Snapshot = {
     id: str(row.id),
     requestId: str(row.request_id),
@@ -168,7 +117,7 @@ export function rowToSnapshot(row: SqlRow, contextBlock: string | undefined): Sn
     modeUsed: str(row.mode_used) as ModeName,
     workspace: str(row.workspace),
     stream: row.stream === 1,
-    forwarded: decodeForwarded(str(row.forwarded_json), contextBlock),
+    forwarded: decodeForwarded(str(row.forwarded_json), blob),
     sources: JSON.parse(str(row.sources_json)),
     redactions: JSON.parse(str(row.redactions_json)),
     reply: JSON.parse(str(row.reply_json)),

@@ -5,12 +5,13 @@
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
+import { type ContextRef, encodeForwarded, sha256 } from './blobRefs.ts';
 import { readCalibration, recordCalibration } from './calibration.ts';
 import { betterSqlite3 } from './driver.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
-import { INSERT_SNAPSHOT, rowToSnapshot, sha256, snapshotValues } from './snapshotRow.ts';
+import { INSERT_SNAPSHOT, rowToSnapshot, snapshotValues } from './snapshotRow.ts';
 import type { AuditStats, AuditStoreFull, AuditStoreOptions } from './types.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
@@ -22,7 +23,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
   const { path } = options;
-  const contentAddressed = options.contentAddressed ?? true;
+  const dedupe = options.dedupe ?? 'all';
   const { db, version } = openDatabase({
     path,
     driver: options.driver ?? betterSqlite3,
@@ -41,19 +42,28 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   );
   const insertSnapshot = db.prepare(INSERT_SNAPSHOT);
   const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
+  const insertLink = db.prepare('INSERT OR IGNORE INTO snapshot_blobs (seq, sha256) VALUES (?, ?)');
+  const selectBlobs = db.prepare(
+    'SELECT b.sha256, b.text FROM snapshot_blobs l JOIN blobs b ON b.sha256 = l.sha256 WHERE l.seq = ?',
+  );
 
   function writeOne(snapshot: Snapshot): void {
-    let key: string | undefined;
     const block = snapshot.contextBlock;
+    let context: ContextRef | undefined;
     if (block !== undefined) {
       const hash = sha256(block);
       // The benchmark's baseline: one copy per snapshot, as if not content-addressed.
-      key = contentAddressed ? hash : `${hash}:${snapshot.id}`;
-      insertBlob.run(key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);
+      context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
     }
-    // Saving an id again replaces it (triggers keep the search index and conversations right).
+    const encoded = encodeForwarded(snapshot.forwarded, context, dedupe);
+    if (context) encoded.blobs.set(context.key, context.block);
+    for (const [key, text] of encoded.blobs) {
+      insertBlob.run(key, text, Buffer.byteLength(text, 'utf8'), snapshot.createdAt);
+    }
+    // Saving an id again replaces it (triggers keep the search index, conversations and links right).
     deleteSnapshot.run(snapshot.id);
-    insertSnapshot.run(...snapshotValues(snapshot, key));
+    const { lastInsertRowid } = insertSnapshot.run(...snapshotValues(snapshot, context?.key, encoded.json));
+    for (const key of encoded.blobs.keys()) insertLink.run(lastInsertRowid, key);
   }
 
   /** Writes the queue in one transaction. On failure the batch is dropped and the error thrown. */
@@ -86,16 +96,12 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     if (closed) throw new Error(`audit store ${path} is closed`);
   }
 
-  function readBlob(key: string | undefined): string | undefined {
-    if (key === undefined) return undefined;
-    const row = db.prepare('SELECT text FROM blobs WHERE sha256 = ?').get(key);
-    return typeof row?.text === 'string' ? row.text : undefined;
-  }
-
   function readSnapshot(id: string): Snapshot | undefined {
     const row = db.prepare('SELECT * FROM snapshots WHERE id = ?').get(id);
     if (!row) return undefined;
-    return rowToSnapshot(row, readBlob(typeof row.context_sha256 === 'string' ? row.context_sha256 : undefined));
+    const blobs = new Map<string, string>();
+    for (const blob of selectBlobs.all(row.seq ?? null)) blobs.set(String(blob.sha256), String(blob.text));
+    return rowToSnapshot(row, (key) => blobs.get(key));
   }
 
   function* exportSnapshots(since: number): Generator<Snapshot> {

@@ -3,6 +3,7 @@
 
 import type { AuditStore, Logger } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
+import type { DedupePolicy } from './blobRefs.ts';
 import type { SqlDriverFactory } from './driver.ts';
 
 export interface AuditStoreOptions {
@@ -17,10 +18,10 @@ export interface AuditStoreOptions {
   /** How long opening or a write waits for another process's lock. Default 2000. */
   busyTimeoutMs?: number | undefined;
   /**
-   * Default true. False stores the context block once per snapshot instead of
-   * once per distinct content: only the benchmark's baseline uses it.
+   * What is stored once by content: `all` (default) the context block and long
+   * message texts; `context` the block only; `none` nothing (the benchmark's baselines).
    */
-  contentAddressed?: boolean | undefined;
+  dedupe?: DedupePolicy | undefined;
 }
 
 export interface Calibration {
@@ -51,7 +52,7 @@ export interface AuditStats {
   snapshots: number;
   conversations: number;
   blobs: number;
-  /** UTF-8 bytes of the distinct context blocks stored. */
+  /** UTF-8 bytes of the blobs stored (context blocks and long message texts, each once). */
   blobBytes: number;
   /** Database file plus its write-ahead log, on disk. */
   fileBytes: number;

@@ -32,22 +32,23 @@ describe('migrations', () => {
     const migrations = readMigrations();
     assert.deepEqual(
       migrations.map((m) => `${m.version}_${m.name}`),
-      ['1_init', '2_search', '3_calibration'],
+      ['1_init', '2_search', '3_calibration', '4_message_blobs'],
     );
   });
 
   it('applies every migration to a fresh database and records each', async () => {
     const store = openAuditStore({ path: temp.path(), now: () => 42 });
-    assert.equal(store.stats().schemaVersion, 3);
+    assert.equal(store.stats().schemaVersion, 4);
     await store.close();
     assert.deepEqual(recorded(temp.path()), [
       { version: 1, name: 'init' },
       { version: 2, name: 'search' },
       { version: 3, name: 'calibration' },
+      { version: 4, name: 'message_blobs' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
-    assert.equal(recorded(temp.path()).length, 3, 'reopening applies nothing twice');
+    assert.equal(recorded(temp.path()).length, 4, 'reopening applies nothing twice');
   });
 
   it('brings an old database up to date and keeps (and indexes) its rows', async () => {
@@ -57,20 +58,25 @@ describe('migrations', () => {
     copyFileSync(join(DEFAULT_MIGRATIONS_DIR, '0001_init.sql'), join(oldDir, '0001_init.sql'));
     const driver = betterSqlite3.open(temp.path(), { busyTimeoutMs: 100 });
     assert.deepEqual(runMigrations(driver, { dir: oldDir }), { applied: [1], version: 1 });
+    driver.prepare("INSERT INTO blobs (sha256, text, bytes, created_at) VALUES ('k1', 'OLD BLOCK', 9, 1)").run();
     driver
       .prepare(
         `INSERT INTO snapshots (id, request_id, created_at, model, mode_asked, mode_used, workspace, stream, outcome,
-          total_ms, question, warnings_json, sources_json, redactions_json, reply_json, forwarded_json)
+          total_ms, question, warnings_json, sources_json, redactions_json, reply_json, forwarded_json, context_sha256)
          VALUES ('old-1', 'r', 1, 'm', 'auto', 'quick', '/w', 0, 'ok', 5, 'legacy question', '[]', '[]', '{}',
-          '{"content":"legacy answer"}', '[{"role":"user","content":"legacy question"}]')`,
+          '{"content":"legacy answer"}', '[{"role":"system","content":{"$blob":"k1"}},{"role":"user","content":"legacy question"}]', 'k1')`,
       )
       .run();
     driver.close();
 
     const store = openAuditStore({ path: temp.path() });
     try {
-      assert.equal(store.stats().schemaVersion, 3);
+      assert.equal(store.stats().schemaVersion, 4);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
+      assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
+      assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
+      store.prune({ olderThanMs: Date.now() });
+      assert.equal(store.stats().blobs, 1, 'the old block is still known to be in use');
       assert.deepEqual(
         store.search('legacy answer').map((s) => s.id),
         ['old-1'],
@@ -87,17 +93,18 @@ describe('migrations', () => {
   it('applies a new numbered file on the next open', async () => {
     const dir = join(temp.dir, 'migrations');
     mkdirSync(dir);
-    for (const file of ['0001_init.sql', '0002_search.sql', '0003_calibration.sql']) {
+    for (const migration of readMigrations()) {
+      const file = `${String(migration.version).padStart(4, '0')}_${migration.name}.sql`;
       copyFileSync(join(DEFAULT_MIGRATIONS_DIR, file), join(dir, file));
     }
     const first = openAuditStore({ path: temp.path(), migrationsDir: dir });
     await first.close();
-    writeFileSync(join(dir, '0004_tags.sql'), 'CREATE TABLE tags (snapshot_id TEXT NOT NULL, tag TEXT NOT NULL);');
+    writeFileSync(join(dir, '0005_tags.sql'), 'CREATE TABLE tags (snapshot_id TEXT NOT NULL, tag TEXT NOT NULL);');
     writeFileSync(join(dir, 'README.md'), 'not a migration');
     const second = openAuditStore({ path: temp.path(), migrationsDir: dir });
-    assert.equal(second.stats().schemaVersion, 4);
+    assert.equal(second.stats().schemaVersion, 5);
     await second.close();
-    assert.deepEqual(recorded(temp.path()).at(-1), { version: 4, name: 'tags' });
+    assert.deepEqual(recorded(temp.path()).at(-1), { version: 5, name: 'tags' });
   });
 
   it('rolls back a failing migration and reports it', async () => {
@@ -130,7 +137,7 @@ describe('migrations', () => {
         assert.match(
           error.message,
           new RegExp(
-            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 3\\)`,
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 4\\)`,
           ),
         );
         return true;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { openAuditStore } from '../../src/audit/store.ts';
 import type { AuditStoreFull } from '../../src/audit/types.ts';
-import type { Snapshot } from '../../src/shared/types.ts';
+import type { ChatMessage, Snapshot } from '../../src/shared/types.ts';
 import { contextBlock, makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
 
 /** Counts rows with a separate connection: what is really in the file. */
@@ -135,6 +135,28 @@ describe('audit store', () => {
     const [conversation] = store.conversation('long');
     assert.equal(store.conversation('long').length, 100);
     assert.ok(conversation);
+  });
+
+  it('stores each long message of a growing conversation once, and reads every turn back exactly', async () => {
+    const block = contextBlock(8000);
+    const history: ChatMessage[] = [];
+    const saved: Snapshot[] = [];
+    for (let turn = 0; turn < 30; turn++) {
+      history.push({ role: 'user', content: `turn ${turn}: short question` });
+      const snapshot = makeSnapshot({
+        contextBlock: block,
+        forwarded: [{ role: 'system', content: block }, ...history],
+      });
+      saved.push(snapshot);
+      store.save(snapshot);
+      history.push({ role: 'assistant', content: `answer ${turn} `.repeat(100) });
+    }
+    await store.flush();
+    // One context block plus the 29 long answers that were forwarded again; the short questions stay inline.
+    assert.equal(countRows(temp.path(), 'blobs'), 1 + 29);
+    for (const snapshot of saved) assert.deepStrictEqual(store.get(snapshot.id), snapshot);
+    store.prune({ olderThanMs: 0 });
+    assert.equal(countRows(temp.path(), 'blobs'), 0, 'prune drops blobs nothing refers to');
   });
 
   it('replaces a snapshot saved twice under the same id', async () => {
