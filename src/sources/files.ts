@@ -64,6 +64,9 @@ export function createFilesSource(
     const real = await fs.realpath(abs).catch(() => undefined);
     if (real === undefined) return skip('not found');
     if (!isInside(workspace, real)) return skip('outside the workspace (symlink)');
+    if (deps.isNeverRead(path.relative(workspace, real).split(path.sep).join('/'))) {
+      return skip('never read: secret by nature');
+    }
     if (!want.explicit && isGitIgnored(workspace, rel)) return skip('ignored by .gitignore');
     track(abs);
     const stat = await fs.stat(real);

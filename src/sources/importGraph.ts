@@ -77,7 +77,7 @@ export function importsOf(file: string, text: string): string[] {
     for (const [i, pattern] of patterns.entries()) {
       if (language === 'Go' && i === 1 && !inGoBlock) continue;
       const spec = pattern.exec(line)?.[1];
-      if (spec) out.push(normalize(file, spec, language ?? ''));
+      if (spec && /\w/.test(spec)) out.push(normalize(file, spec, language ?? ''));
     }
   }
   return out;

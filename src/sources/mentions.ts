@@ -7,6 +7,9 @@ import path from 'node:path';
 import type { ChatMessage } from '../shared/types.ts';
 
 const MAX_CANDIDATES = 200;
+/** Well-known files without an extension that users name bare. */
+const BARE_NAMES =
+  /^(Makefile|Dockerfile|Containerfile|Justfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile|LICENSE|CODEOWNERS)$/;
 
 export function messageText(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
@@ -46,7 +49,7 @@ export function pathCandidates(text: string): string[] {
     let token = raw.replace(/^@/, '').replace(/^file:/, '');
     token = token.replace(/(?::\d+)+:?$/, '').replace(/[.:!?]+$/, '');
     if (token.length < 2 || token.length > 300) continue;
-    const looksLikePath = token.includes('/') || /^[\w.-]*\.[A-Za-z][\w-]{0,9}$/.test(token);
+    const looksLikePath = token.includes('/') || /^[\w.-]*\.[A-Za-z][\w-]{0,9}$/.test(token) || BARE_NAMES.test(token);
     if (!looksLikePath || /^\.+$/.test(token)) continue;
     seen.add(token);
     if (seen.size >= MAX_CANDIDATES) break;

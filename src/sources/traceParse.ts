@@ -14,7 +14,8 @@ export interface TraceFrame {
   fileName?: string | undefined;
 }
 
-const NODE = /^\s*at (?:(?:async )?(.+?) \()?(?:file:\/\/)?((?:node:)?(?:[A-Za-z]:)?[^():\s][^():]*?):(\d+):(\d+)\)?\s*$/;
+const NODE =
+  /^\s*at (?:(?:async )?(.+?) \()?(?:file:\/\/)?((?:node:)?(?:[A-Za-z]:)?[^():\s][^():]*?):(\d+):(\d+)\)?\s*$/;
 const PYTHON = /^\s*File "(.+?)", line (\d+)(?:, in (.+))?\s*$/;
 const JAVA = /^\s*at ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)\s*$/;
 const GO_FILE = /^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?\s*$/;
