@@ -134,9 +134,12 @@ export function fitContext(input: FitContextInput): FitContextResult {
   const unmatched: string[] = [];
   for (const item of dedupe(input.items)) {
     const entryIndex = plan.entries.findIndex((entry) => entryMatches(entry, item.key));
+    if (entryIndex < 0) {
+      unmatched.push(item.key);
+      continue;
+    }
     const overhead = overheadOf(item);
-    if (entryIndex < 0) unmatched.push(item.key);
-    else groups[entryIndex]?.push({ item, overhead, cost: counter.count(item.text) + overhead });
+    groups[entryIndex]?.push({ item, overhead, cost: counter.count(item.text) + overhead });
   }
   for (const group of groups) group.sort((a, b) => b.item.priority - a.item.priority);
 
