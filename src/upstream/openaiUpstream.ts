@@ -137,6 +137,10 @@ export function toOpenAIBody(request: UpstreamRequest): Record<string, unknown> 
   for (const [key, value] of Object.entries(request.params)) {
     if (!OWN_FIELDS.includes(key) && value !== undefined) body[key] = value;
   }
+  // llama.cpp server and older LM Studio read only max_tokens; vLLM prefers max_completion_tokens when both are set.
+  if (typeof body.max_completion_tokens === 'number' && body.max_tokens === undefined) {
+    body.max_tokens = body.max_completion_tokens;
+  }
   body.model = request.model;
   body.messages = request.messages.map(cleanMessage);
   if (request.tools && request.tools.length > 0) body.tools = request.tools;
@@ -145,8 +149,11 @@ export function toOpenAIBody(request: UpstreamRequest): Record<string, unknown> 
   return body;
 }
 
+/** Drops undefined fields; `developer` becomes `system`, which local chat templates know. */
 function cleanMessage(message: ChatMessage): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(message).filter(([, value]) => value !== undefined));
+  const clean = Object.fromEntries(Object.entries(message).filter(([, value]) => value !== undefined));
+  if (message.role === 'developer') clean.role = 'system';
+  return clean;
 }
 
 async function errorMessageOf(response: Response): Promise<string> {

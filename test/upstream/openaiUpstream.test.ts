@@ -75,6 +75,29 @@ describe('OpenAI-compatible upstream against a fake SSE server', { timeout: 30_0
     });
   });
 
+  test('developer becomes system; max_completion_tokens is mirrored to max_tokens for llama.cpp', async () => {
+    const upstream = createOpenAIUpstream({ baseUrl: fake.url });
+    await collect(
+      await upstream.chat(
+        chatRequest('local-model', {
+          messages: [
+            { role: 'developer', content: 'terse' },
+            { role: 'user', content: 'hi', name: undefined },
+          ],
+          params: { max_completion_tokens: 77 },
+        }),
+        new AbortController().signal,
+      ),
+    );
+    const body = fake.requests.at(-1)?.body;
+    assert.deepEqual(body?.messages, [
+      { role: 'system', content: 'terse' },
+      { role: 'user', content: 'hi' },
+    ]);
+    assert.equal(body?.max_completion_tokens, 77);
+    assert.equal(body?.max_tokens, 77);
+  });
+
   test('accepts a base URL with or without /v1 and a trailing slash', async () => {
     for (const baseUrl of [`${fake.url}/v1`, `${fake.url}/v1/`, `${fake.url}/`]) {
       const upstream = createOpenAIUpstream({ baseUrl });
