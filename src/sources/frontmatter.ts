@@ -53,7 +53,7 @@ export function parseFrontmatter(text: string): Frontmatter {
 export function globList(value: unknown): string[] {
   const raw = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
   return raw
-    .flatMap((entry) => (typeof entry === 'string' ? entry.split(',') : []))
+    .flatMap((entry) => (typeof entry === 'string' ? unquote(entry).split(',') : []))
     .map((glob) => unquote(glob.trim().replace(/^\[|\]$/g, '')))
     .filter((glob) => glob !== '');
 }
