@@ -79,7 +79,7 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
   if (context.timedOutAfterMs !== undefined) {
     const seconds = Math.round(context.timedOutAfterMs / 100) / 10;
     return new UpstreamTimeoutError(
-      `${name} at ${context.baseUrl} sent nothing for ${seconds}s (the model may still be loading). Try again, or raise the upstream timeout.`,
+      `${capitalized(name)} at ${context.baseUrl} sent nothing for ${seconds}s (the model may still be loading). Try again, or raise the upstream timeout.`,
       { cause: error },
     );
   }
@@ -100,7 +100,9 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
   const message = messageOf(error);
   if (error instanceof StreamEndedEarly || message === CLIENT_MISSING_DONE) return missingDoneError(context);
   // While streaming, the ollama client turns an `{"error": "..."}` line into a plain Error.
-  return new UpstreamResponseError(502, `${name} at ${context.baseUrl} failed: ${message}`, { cause: error });
+  return new UpstreamResponseError(502, `${capitalized(name)} at ${context.baseUrl} failed: ${message}`, {
+    cause: error,
+  });
 }
 
 /** The model's stream ended without its final line: the answer is incomplete. */
@@ -130,18 +132,24 @@ function classifyHttpAnswer(status: number, message: string, context: UpstreamFa
     // Our credentials, not the client's: passing the status on would blame the client's token.
     return new UpstreamResponseError(
       502,
-      `${name} at ${context.baseUrl} refused ctxproxy's credentials (${status}: ${message}). Check the upstream API key in ctxproxy's config.`,
+      `${capitalized(name)} at ${context.baseUrl} refused ctxproxy's credentials (${status}: ${message}). Check the upstream API key in ctxproxy's config.`,
       { cause },
     );
   }
   if (status >= 400 && status < 500) {
-    return new UpstreamResponseError(status, `${name} rejected the request: ${message}`, { cause });
+    return new UpstreamResponseError(status, `${capitalized(name)} rejected the request: ${message}`, { cause });
   }
-  return new UpstreamResponseError(502, `${name} at ${context.baseUrl} failed (${status}): ${message}`, { cause });
+  return new UpstreamResponseError(502, `${capitalized(name)} at ${context.baseUrl} failed (${status}): ${message}`, {
+    cause,
+  });
 }
 
 function upstreamName(context: UpstreamFailureContext): string {
   return context.kind === 'ollama' ? 'Ollama' : 'the OpenAI-compatible upstream';
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function startHint(kind: UpstreamKind): string {
