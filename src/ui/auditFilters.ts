@@ -115,6 +115,8 @@ export interface PageFilterValues {
   from: string;
   to: string;
   text: string;
+  /** Page size, kept in the paging links and the form when the URL set it. */
+  limit: string;
 }
 
 export function pageFilterValues(params: Params): PageFilterValues {
@@ -125,5 +127,6 @@ export function pageFilterValues(params: Params): PageFilterValues {
     from: params.from ?? '',
     to: params.to ?? '',
     text: params.text ?? '',
+    limit: params.limit ?? '',
   };
 }

@@ -41,7 +41,7 @@ function Facts({ snapshot }: { snapshot: Snapshot }) {
         <>
           <dt>Conversation</dt>
           <dd>
-            <a href={conversationPath(snapshot.conversationId)} class="mono">
+            <a href={conversationPath(snapshot.conversationId, snapshot.id)} class="mono">
               {snapshot.conversationId}
             </a>
           </dd>

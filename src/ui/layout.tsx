@@ -56,7 +56,9 @@ export function snapshotPath(id: string): string {
   return `/audit/${encodeURIComponent(id)}`;
 }
 
-export function conversationPath(id: string, turn?: number): string {
+/** A conversation's page, at a turn (1-based) or at the turn of a snapshot id. */
+export function conversationPath(id: string, at?: number | string): string {
   const base = `/audit/conversations/${encodeURIComponent(id)}`;
-  return turn === undefined ? base : `${base}?turn=${turn}`;
+  if (at === undefined) return base;
+  return typeof at === 'number' ? `${base}?turn=${at}` : `${base}?at=${encodeURIComponent(at)}`;
 }

@@ -70,6 +70,7 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
         To
         <input type="date" name="to" value={values.to} />
       </label>
+      {values.limit !== '' ? <input type="hidden" name="limit" value={values.limit} /> : null}
       <button type="submit">Filter</button>
       <a href="/audit">Clear</a>
     </form>
@@ -105,7 +106,9 @@ function Row({ summary }: { summary: SnapshotSummary }) {
 
 export function ListPage({ page, values, problems, paged, signedIn }: ListPageProps) {
   const models = [...new Set(page.data.map((summary) => summary.model))].sort();
-  const filtered = Object.values(values).some((value) => value !== '');
+  const filtered = [values.model, values.mode, values.outcome, values.from, values.to, values.text].some(
+    (value) => value !== '',
+  );
   return (
     <Layout title="Requests" signedIn={signedIn}>
       <h1>Requests</h1>

@@ -161,6 +161,60 @@ describe('audit pages in a real browser', () => {
     await context.close();
   });
 
+  it('works without JavaScript: filter, page, open a detail, unfold context', async () => {
+    const context = await browser.newContext({ viewport: LAPTOP, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/audit?limit=2`);
+    assert.equal(await page.locator('table.list tbody tr').count(), 2);
+    await page.click('a[rel="next"]');
+    await page.waitForURL(/before=/);
+    assert.equal(await page.locator('table.list tbody tr').count(), 2, 'the second page');
+    await page.goto(`${server.url}/audit`);
+    await page.selectOption('select[name="mode"]', 'deep');
+    await page.click('form.filters button[type="submit"]');
+    await page.waitForURL(/mode=deep/);
+    await page.click(`a[href="/audit/${detailed.id}"]`);
+    await page.waitForURL(`${server.url}/audit/${detailed.id}`);
+    assert.equal(
+      await page.locator('button[data-toggle-all]').first().isVisible(),
+      false,
+      'script-only buttons stay hidden',
+    );
+    const block = page.locator('details.ctx[data-source="instructions.project"]');
+    await block.locator('summary').click();
+    assert.equal(await block.locator('pre').textContent(), '# Project rules\nUse node:test. Never log prompts.');
+    await context.close();
+  });
+
+  it('signs in with the token through the form, and the cookie is out of the page’s reach', async () => {
+    const token = 'browser-test-token';
+    const guarded = await startServer(testApp({ store, authToken: token }));
+    const context = await browser.newContext({ viewport: LAPTOP });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${guarded.url}/audit/${detailed.id}`);
+      assert.match(page.url(), /\/audit\/login\?next=/);
+      await page.fill('input[name="token"]', 'wrong');
+      await page.click('button[type="submit"]');
+      assert.match((await page.locator('[role="alert"]').textContent()) ?? '', /not the one/);
+      await page.fill('input[name="token"]', token);
+      await page.click('button[type="submit"]');
+      await page.waitForURL(`${guarded.url}/audit/${detailed.id}`);
+      assert.equal(await page.locator('section.msg').count(), detailed.forwarded.length);
+      assert.equal(
+        await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),
+        '',
+      );
+      await page.click('text=Sign out');
+      await page.waitForURL(/\/audit\/login/);
+      await page.goto(`${guarded.url}/audit`);
+      assert.match(page.url(), /\/audit\/login/, 'signed out for real');
+    } finally {
+      await context.close();
+      await guarded.close();
+    }
+  });
+
   it('reads well on a phone: the list becomes stacked rows', async () => {
     const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     const page = await context.newPage();

@@ -73,7 +73,7 @@ describe('GET /audit', () => {
     const store = memoryAuditStore(Array.from({ length: 5 }, (_, i) => makeSnapshot({ id: `p${i}` })));
     const app = testApp({ store });
     const first = await (await app.request('/audit?limit=2&outcome=ok')).text();
-    assert.match(first, /href="\/audit\?outcome=ok&amp;before=p3" rel="next"/);
+    assert.match(first, /href="\/audit\?outcome=ok&amp;limit=2&amp;before=p3" rel="next"/);
     const second = await (await app.request('/audit?limit=2&outcome=ok&before=p3')).text();
     assert.deepEqual(
       [...second.matchAll(/<tr data-href="\/audit\/([^"]+)"/g)].map((match) => match[1]),
@@ -234,6 +234,6 @@ describe('GET /audit/conversations/:id', () => {
   it('is linked from a snapshot that belongs to a conversation', async () => {
     const [turn] = conversationOf('conv-3', 1);
     const page = await (await testApp({ store: memoryAuditStore([turn!]) }).request(`/audit/${turn?.id}`)).text();
-    assert.match(page, /href="\/audit\/conversations\/conv-3"/);
+    assert.match(page, new RegExp(`href="/audit/conversations/conv-3\\?at=${turn?.id}"`));
   });
 });
