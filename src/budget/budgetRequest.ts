@@ -10,8 +10,12 @@ import { planWithDowngrade } from './downgrade.ts';
 import { chooseNumCtx, computeBudget } from './fit.ts';
 import type { TokenCounter } from './tokenCounter.ts';
 
-/** Room for the assembler's framing of the context block (a heading, one extra message). */
-export const CONTEXT_BLOCK_OVERHEAD = 24;
+/**
+ * Default room for the assembler's framing of the context block: one extra
+ * system message (4) and a preamble sentence (~50 tokens with cl100k), rounded
+ * up. The pipeline can pass the exact figure as `blockOverhead`.
+ */
+export const CONTEXT_BLOCK_OVERHEAD = 80;
 
 export interface BudgetRequestInput {
   /** The client's messages after redaction, before the context is assembled into them. */
@@ -31,6 +35,10 @@ export interface BudgetRequestInput {
   historyOverflow?: HistoryOverflow | undefined;
   /** A counter carrying the model's calibration ratio (`base.withRatio(ratio)`). */
   counter: TokenCounter;
+  /** Tokens the assembler adds once around the whole context block; default CONTEXT_BLOCK_OVERHEAD. */
+  blockOverhead?: number | undefined;
+  /** Tokens the assembler adds around each item; default `fenceTokens`. */
+  itemOverhead?: ((item: ContextItem) => number) | undefined;
 }
 
 export interface BudgetDowngrade {
@@ -99,12 +107,19 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
       : undefined;
   if (downgrade) warnings.push(`mode ${downgrade.from} -> ${downgrade.to}: ${downgrade.reason}`);
 
-  const available = Math.max(0, budget.usable - conversation.tokens - CONTEXT_BLOCK_OVERHEAD);
-  const context = fitContext({ plan: choice.plan, items: input.items, available, counter });
+  const blockOverhead = input.blockOverhead ?? CONTEXT_BLOCK_OVERHEAD;
+  const available = Math.max(0, budget.usable - conversation.tokens - blockOverhead);
+  const context = fitContext({
+    plan: choice.plan,
+    items: input.items,
+    available,
+    counter,
+    itemOverhead: input.itemOverhead,
+  });
   const trimmedCount = context.report.reduce((sum, entry) => sum + entry.trimmed.length, 0);
   if (trimmedCount > 0) warnings.push(`${trimmedCount} context items trimmed or dropped to fit the budget`);
 
-  const contextTokens = context.items.length > 0 ? context.contextTokens + CONTEXT_BLOCK_OVERHEAD : 0;
+  const contextTokens = context.items.length > 0 ? context.contextTokens + blockOverhead : 0;
   const estimatedPromptTokens = conversation.tokens + contextTokens;
   const numCtx = chooseNumCtx({
     promptTokens: estimatedPromptTokens,

@@ -63,11 +63,14 @@ function selectPlainLines(item: ContextItem, lines: string[], costs: number[], b
   const selection: Selection = emptySelection(lines.length);
   const isStackTrace = item.source === 'stacktrace';
   const tail = item.kind === 'log';
-  const keepErrors = isStackTrace || item.kind === 'log' || item.kind === 'text';
   const options = { costs, budget, markerCost };
 
+  // A stack-trace excerpt: the failing line first, then its header line (which
+  // frame, which file), then the code around it.
   const frames = isStackTrace ? indices(lines.length, false).filter((i) => isFailingFrameLine(lines[i] ?? '')) : [];
   addRanges(selection, frames.map(single), options);
+  if (frames.length > 0 && !frames.includes(0)) addRanges(selection, [single(0)], options);
+  const keepErrors = item.kind === 'log' || item.kind === 'text' || (isStackTrace && frames.length === 0);
   if (keepErrors) {
     const errors = indices(lines.length, tail).filter((i) => isErrorLine(lines[i] ?? ''));
     addRanges(selection, errors.map(single), options);

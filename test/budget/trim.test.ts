@@ -72,14 +72,33 @@ describe('trimItem', () => {
     assert.equal(result.item?.text, 'L1 x\nL2 x\nL3 x\n… [17 lines trimmed]');
   });
 
-  it('keeps the failing frame line of a stack-trace excerpt and the code around it', () => {
+  it('keeps the failing frame line of a stack-trace excerpt, its header, and the code around it', () => {
+    // The stacktrace source's shape: a header line, then `  n | code` with `> n | code` on the failing line.
+    const lines = ['node frame #1, handler at src/a.ts:15'];
+    for (let n = 5; n <= 24; n++)
+      lines.push(n === 15 ? '> 15 | boom' : n === 7 ? '   7 | throw Error' : `  ${n} | a${n}`);
+    const excerpt = item('stacktrace.1', lines.join('\n'), { kind: 'code', source: 'stacktrace' });
+    const result = trimItem(excerpt, 24, counter);
+    // frame 4 + header 6 + two markers 8 = 18; then 14 and 16 (3 each) = 24; error words in code do not jump the queue.
+    assert.equal(
+      result.item?.text,
+      [
+        'node frame #1, handler at src/a.ts:15',
+        '… [9 lines trimmed]',
+        '  14 | a14',
+        '> 15 | boom',
+        '  16 | a16',
+        '… [8 lines trimmed]',
+      ].join('\n'),
+    );
+    assert.equal(result.tokens, 24);
+  });
+
+  it('keeps error lines of a stack-trace summary', () => {
     const lines = numberedLines(20).split('\n');
-    lines[10] = '> 11 bad()';
-    const excerpt = item('stacktrace.frame.0', lines.join('\n'), { kind: 'code', source: 'stacktrace' });
-    const result = trimItem(excerpt, 15, counter);
-    // frame (3) + L10, L12, L9 (2 each) + two markers (4 each) = 17 > 15, so frame + L10 + L12.
-    assert.equal(result.item?.text, '… [9 lines trimmed]\nL10 x\n> 11 bad()\nL12 x\n… [8 lines trimmed]');
-    assert.equal(result.tokens, 15);
+    lines[12] = 'TypeError: x is undefined';
+    const summary = item('stacktrace.frames', lines.join('\n'), { kind: 'text', source: 'stacktrace' });
+    assert.ok(trimItem(summary, 12, counter).item?.text.includes('TypeError: x is undefined'));
   });
 
   it('drops an item when not even one line and the marker fit', () => {
