@@ -5,6 +5,7 @@ import { lintSource } from '@secretlint/core';
 import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 import type { RedactionFinding } from '../shared/types.ts';
+import { isPlaceholder, isReference } from './validators.ts';
 
 /**
  * `filter-comments` lets file content switch detection off with
@@ -55,10 +56,15 @@ export async function secretlintFindings(text: string, path: string | undefined)
     },
     options: { config: secretlintConfig, maskSecrets: true, noPhysicFilePath: path === undefined },
   });
-  return result.messages.map((message) => {
+  const findings: RedactionFinding[] = [];
+  for (const message of result.messages) {
     const [start, end] = reanchor(message.ruleId, text, message.range[0], message.range[1]);
-    return { ruleId: shortRuleId(message.ruleId), start, end };
-  });
+    // The same placeholder judgement as our rules: `ghp_xxxx…` in a README stays.
+    const value = text.slice(start, end);
+    if (isPlaceholder(value) || isReference(value)) continue;
+    findings.push({ ruleId: shortRuleId(message.ruleId), start, end });
+  }
+  return findings;
 }
 
 /** `@secretlint/secretlint-rule-aws` → `secretlint-aws`. */

@@ -20,18 +20,18 @@ const PLACEHOLDER_WORDS = new Set(
 
 /** Substrings that mark a value as documentation rather than a secret. */
 const PLACEHOLDER_PARTS =
-  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|\*{3,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
+  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|^<|>$|\*{3,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
 
 /** Forms that point at a secret held elsewhere. */
 const REFERENCE =
-  /^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
 
 /** Unquoted values that are paths or plain URLs, not secrets (`PRIVATE_KEY=./keys/dev.pem`). */
 const PATH_OR_URL = /^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^-?\d{1,5}$/;
 
 /** Unquoted values that are code, types or plain words (`password: string`, `token: req.body.token`). */
 const CODE_OR_WORD =
-  /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[;,]?$|^-?\d{1,5}$/;
+  /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?$|^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[;,]?$|^-?\d{1,5}$/;
 
 export function isPlaceholder(value: string): boolean {
   const v = value.trim().replace(/^["'`]|["'`]$/g, '');
@@ -73,10 +73,18 @@ function charClasses(value: string): number {
   );
 }
 
+/** The decoded text, or undefined when the value is not base64 of printable UTF-8 (so `prod` or `frontend` are not judged as base64). */
 function decodeBase64(value: string): string | undefined {
   const compact = value.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) return undefined;
-  return Buffer.from(compact, 'base64').toString('utf8');
+  const decoded = Buffer.from(compact, 'base64').toString('utf8');
+  if (/[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(decoded)) return undefined;
+  return decoded;
+}
+
+/** Prose with no digits ("API key", "Your session token has expired") is a label, not a secret. */
+export function isProse(value: string): boolean {
+  return /^[A-Za-z][A-Za-z ,.'!?:-]*$/.test(value) && /[a-z]{2,} +[A-Za-z]/i.test(value);
 }
 
 export interface ValueContext {
@@ -91,7 +99,7 @@ export function acceptsValue(value: string, validators: ValidatorSpec[], context
     if (typeof validator === 'string') {
       switch (validator) {
         case 'not-placeholder':
-          if (isPlaceholder(value)) return false;
+          if (isPlaceholder(value) || isProse(value)) return false;
           break;
         case 'not-reference':
           if (isReference(value)) return false;
