@@ -148,6 +148,12 @@ describe('audit pages in a real browser', () => {
     assert.match((await page.locator('.change[data-diff="Context block"]').textContent()) ?? '', /\+1 −1 lines/);
     await page.screenshot({ path: join(ARTIFACTS, 'audit-conversation-laptop.png'), fullPage: true });
 
+    // The same page in the dark scheme (the stylesheet follows prefers-color-scheme).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${server.url}/audit/${detailed.id}`);
+    await page.click('button[data-toggle-all="open"]');
+    await page.screenshot({ path: join(ARTIFACTS, 'audit-detail-laptop-dark.png'), fullPage: true });
+
     assert.deepEqual(problems, [], 'no script errors and no CSP violations');
     await context.close();
   });
