@@ -1,9 +1,10 @@
 // Retention: delete old snapshots (by age, then oldest-first down to a size cap),
-// drop the context blocks nothing refers to any more, then VACUUM so the file
+// drop the context blocks and message nodes nothing refers to any more, then VACUUM so the file
 // really shrinks.
 
 import { statSync } from 'node:fs';
 import type { SqlDriver } from './driver.ts';
+import { deleteUnreachableNodes } from './messageChain.ts';
 import type { PruneOptions, PruneResult } from './types.ts';
 
 /** How many of the oldest to delete next: the excess over the cap at the average snapshot size. */
@@ -34,8 +35,12 @@ export function liveBytes(db: SqlDriver): number {
   return (pages - free) * size;
 }
 
-function deleteUnreferencedBlobs(db: SqlDriver): void {
-  db.prepare('DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshot_blobs l WHERE l.sha256 = blobs.sha256)').run();
+/** Context blocks and message nodes that no snapshot left refers to. */
+function deleteUnreferenced(db: SqlDriver): void {
+  db.prepare(
+    'DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.context_sha256 = blobs.sha256)',
+  ).run();
+  deleteUnreachableNodes(db);
 }
 
 export function prune(db: SqlDriver, path: string, options: PruneOptions, now: number): PruneResult {
@@ -45,7 +50,7 @@ export function prune(db: SqlDriver, path: string, options: PruneOptions, now: n
     const cutoff = now - options.olderThanMs;
     deleted += db.transaction(() => {
       const { changes } = db.prepare('DELETE FROM snapshots WHERE created_at < ?').run(cutoff);
-      deleteUnreferencedBlobs(db);
+      deleteUnreferenced(db);
       return changes;
     });
   }
@@ -58,7 +63,7 @@ export function prune(db: SqlDriver, path: string, options: PruneOptions, now: n
         const result = db
           .prepare('DELETE FROM snapshots WHERE seq IN (SELECT seq FROM snapshots ORDER BY created_at, seq LIMIT ?)')
           .run(step);
-        deleteUnreferencedBlobs(db);
+        deleteUnreferenced(db);
         return result.changes;
       });
       if (changes === 0) break;

@@ -1,10 +1,10 @@
-// Snapshot ⇄ database row. The forwarded messages arrive already encoded (see
-// blobRefs.ts); optional fields stored as NULL are left out on read, as they
-// were at save.
+// Snapshot ⇄ database row. The forwarded messages and the context block are
+// stored apart (blobRefs.ts, messageChain.ts); this maps the rest. Optional
+// fields stored as NULL are left out on read, as they were at save.
 
 import type { ChatMessage, ModeName, ModeRequest, Outcome, Snapshot, SnapshotSummary } from '../shared/types.ts';
-import { decodeForwarded } from './blobRefs.ts';
 import type { SqlRow, SqlValue } from './driver.ts';
+import type { ChainHead } from './messageChain.ts';
 
 const MAX_QUESTION_CHARS = 8000;
 // The assembler's fences (`<context …>` in the block, `<context-update …>` in
@@ -58,6 +58,8 @@ export const SNAPSHOT_COLUMNS = [
   'reply_json',
   'forwarded_json',
   'context_sha256',
+  'messages_head',
+  'message_count',
 ] as const;
 
 export const INSERT_SNAPSHOT = `INSERT INTO snapshots (${SNAPSHOT_COLUMNS.join(', ')})
@@ -65,8 +67,16 @@ export const INSERT_SNAPSHOT = `INSERT INTO snapshots (${SNAPSHOT_COLUMNS.join('
 
 const orNull = <T extends SqlValue>(value: T | undefined): T | null => value ?? null;
 
-/** Values for INSERT_SNAPSHOT; `contextKey` is the blobs key of the context block, if any. */
-export function snapshotValues(snapshot: Snapshot, contextKey: string | undefined, forwardedJson: string): SqlValue[] {
+/** Where the messages went: a chain head, or a JSON array kept on the row. */
+export interface StoredMessages {
+  /** The blobs key of the context block, if any. */
+  contextKey: string | undefined;
+  chain: ChainHead | undefined;
+  /** The encoded messages when they are not chained; '' when they are. */
+  forwardedJson: string;
+}
+
+export function snapshotValues(snapshot: Snapshot, stored: StoredMessages): SqlValue[] {
   const { error, usage, timings } = snapshot;
   return [
     snapshot.id,
@@ -97,8 +107,10 @@ export function snapshotValues(snapshot: Snapshot, contextKey: string | undefine
     JSON.stringify(snapshot.redactions),
     snapshot.budget === undefined ? null : JSON.stringify(snapshot.budget),
     JSON.stringify(snapshot.reply),
-    forwardedJson,
-    orNull(contextKey),
+    stored.forwardedJson,
+    orNull(stored.contextKey),
+    orNull(stored.chain?.head),
+    orNull(stored.chain?.count),
   ];
 }
 
@@ -106,8 +118,7 @@ const str = (value: SqlValue | undefined): string => (typeof value === 'string' 
 const num = (value: SqlValue | undefined): number => Number(value ?? 0);
 
 /** Rebuilds the Snapshot; optional fields stored as NULL are left out, as they were at save. */
-export function rowToSnapshot(row: SqlRow, blob: (key: string) => string | undefined): Snapshot {
-  const contextBlock = typeof row.context_sha256 === 'string' ? blob(row.context_sha256) : undefined;
+export function rowToSnapshot(row: SqlRow, forwarded: ChatMessage[], contextBlock: string | undefined): Snapshot {
   const snapshot: Snapshot = {
     id: str(row.id),
     requestId: str(row.request_id),
@@ -117,7 +128,7 @@ export function rowToSnapshot(row: SqlRow, blob: (key: string) => string | undef
     modeUsed: str(row.mode_used) as ModeName,
     workspace: str(row.workspace),
     stream: row.stream === 1,
-    forwarded: decodeForwarded(str(row.forwarded_json), blob),
+    forwarded,
     sources: JSON.parse(str(row.sources_json)),
     redactions: JSON.parse(str(row.redactions_json)),
     reply: JSON.parse(str(row.reply_json)),

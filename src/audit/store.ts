@@ -5,9 +5,10 @@
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
-import { type ContextRef, encodeForwarded, sha256 } from './blobRefs.ts';
+import { type ContextRef, decodeMessages, encodeMessages, sha256 } from './blobRefs.ts';
 import { readCalibration, recordCalibration } from './calibration.ts';
 import { betterSqlite3 } from './driver.ts';
+import { readChain, writeChain } from './messageChain.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
@@ -42,28 +43,23 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   );
   const insertSnapshot = db.prepare(INSERT_SNAPSHOT);
   const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
-  const insertLink = db.prepare('INSERT OR IGNORE INTO snapshot_blobs (seq, sha256) VALUES (?, ?)');
-  const selectBlobs = db.prepare(
-    'SELECT b.sha256, b.text FROM snapshot_blobs l JOIN blobs b ON b.sha256 = l.sha256 WHERE l.seq = ?',
-  );
+  const selectBlob = db.prepare('SELECT text FROM blobs WHERE sha256 = ?');
 
   function writeOne(snapshot: Snapshot): void {
     const block = snapshot.contextBlock;
     let context: ContextRef | undefined;
     if (block !== undefined) {
       const hash = sha256(block);
-      // The benchmark's baseline: one copy per snapshot, as if not content-addressed.
+      // The `none` baseline: one copy per snapshot, as if not content-addressed.
       context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
+      insertBlob.run(context.key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);
     }
-    const encoded = encodeForwarded(snapshot.forwarded, context, dedupe);
-    if (context) encoded.blobs.set(context.key, context.block);
-    for (const [key, text] of encoded.blobs) {
-      insertBlob.run(key, text, Buffer.byteLength(text, 'utf8'), snapshot.createdAt);
-    }
-    // Saving an id again replaces it (triggers keep the search index, conversations and links right).
+    const messages = encodeMessages(snapshot.forwarded, context);
+    const chain = dedupe === 'all' ? writeChain(db, messages) : undefined;
+    const forwardedJson = chain ? '' : `[${messages.join(',')}]`;
+    // Saving an id again replaces it (triggers keep the search index and conversations right).
     deleteSnapshot.run(snapshot.id);
-    const { lastInsertRowid } = insertSnapshot.run(...snapshotValues(snapshot, context?.key, encoded.json));
-    for (const key of encoded.blobs.keys()) insertLink.run(lastInsertRowid, key);
+    insertSnapshot.run(...snapshotValues(snapshot, { contextKey: context?.key, chain, forwardedJson }));
   }
 
   /** Writes the queue in one transaction. On failure the batch is dropped and the error thrown. */
@@ -99,9 +95,15 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   function readSnapshot(id: string): Snapshot | undefined {
     const row = db.prepare('SELECT * FROM snapshots WHERE id = ?').get(id);
     if (!row) return undefined;
-    const blobs = new Map<string, string>();
-    for (const blob of selectBlobs.all(row.seq ?? null)) blobs.set(String(blob.sha256), String(blob.text));
-    return rowToSnapshot(row, (key) => blobs.get(key));
+    const contextKey = typeof row.context_sha256 === 'string' ? row.context_sha256 : undefined;
+    const text = contextKey === undefined ? undefined : selectBlob.get(contextKey)?.text;
+    const contextBlock = typeof text === 'string' ? text : undefined;
+    const blob = (key: string) => (key === contextKey ? contextBlock : undefined);
+    const json =
+      typeof row.messages_head === 'string'
+        ? `[${readChain(db, { head: row.messages_head, count: Number(row.message_count) }, id).join(',')}]`
+        : String(row.forwarded_json);
+    return rowToSnapshot(row, decodeMessages(json, blob), contextBlock);
   }
 
   function* exportSnapshots(since: number): Generator<Snapshot> {

@@ -32,7 +32,7 @@ describe('migrations', () => {
     const migrations = readMigrations();
     assert.deepEqual(
       migrations.map((m) => `${m.version}_${m.name}`),
-      ['1_init', '2_search', '3_calibration', '4_message_blobs'],
+      ['1_init', '2_search', '3_calibration', '4_message_chains'],
     );
   });
 
@@ -44,7 +44,7 @@ describe('migrations', () => {
       { version: 1, name: 'init' },
       { version: 2, name: 'search' },
       { version: 3, name: 'calibration' },
-      { version: 4, name: 'message_blobs' },
+      { version: 4, name: 'message_chains' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
@@ -69,13 +69,13 @@ describe('migrations', () => {
       .run();
     driver.close();
 
-    const store = openAuditStore({ path: temp.path() });
+    const store = openAuditStore({ path: temp.path(), now: () => 1000 });
     try {
       assert.equal(store.stats().schemaVersion, 4);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
       assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
       assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
-      store.prune({ olderThanMs: Date.now() });
+      store.prune({ olderThanMs: 999 });
       assert.equal(store.stats().blobs, 1, 'the old block is still known to be in use');
       assert.deepEqual(
         store.search('legacy answer').map((s) => s.id),

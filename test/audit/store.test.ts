@@ -137,7 +137,7 @@ describe('audit store', () => {
     assert.ok(conversation);
   });
 
-  it('stores each long message of a growing conversation once, and reads every turn back exactly', async () => {
+  it('stores each message of a growing conversation once, and reads every turn back exactly', async () => {
     const block = contextBlock(8000);
     const history: ChatMessage[] = [];
     const saved: Snapshot[] = [];
@@ -151,12 +151,31 @@ describe('audit store', () => {
       store.save(snapshot);
       history.push({ role: 'assistant', content: `answer ${turn} `.repeat(100) });
     }
+    // A second conversation with the same system block shares only that first node.
+    const other = makeSnapshot({
+      contextBlock: block,
+      forwarded: [
+        { role: 'system', content: block },
+        { role: 'user', content: 'new topic' },
+      ],
+    });
+    store.save(other);
     await store.flush();
-    // One context block plus the 29 long answers that were forwarded again; the short questions stay inline.
-    assert.equal(countRows(temp.path(), 'blobs'), 1 + 29);
-    for (const snapshot of saved) assert.deepStrictEqual(store.get(snapshot.id), snapshot);
+    assert.equal(countRows(temp.path(), 'blobs'), 1);
+    // The block's node, 30 questions, the 29 answers forwarded again, and the other conversation's question.
+    assert.equal(countRows(temp.path(), 'message_nodes'), 1 + 30 + 29 + 1);
+    for (const snapshot of [...saved, other]) assert.deepStrictEqual(store.get(snapshot.id), snapshot);
+
+    store.prune({ olderThanMs: Date.now() - (saved[9]?.createdAt ?? 0) });
+    assert.equal(store.get(saved[0]?.id ?? ''), undefined);
+    assert.deepStrictEqual(
+      store.get(saved[29]?.id ?? ''),
+      saved[29],
+      'later turns still read back after earlier ones go',
+    );
     store.prune({ olderThanMs: 0 });
-    assert.equal(countRows(temp.path(), 'blobs'), 0, 'prune drops blobs nothing refers to');
+    assert.equal(countRows(temp.path(), 'message_nodes'), 0, 'prune drops nodes nothing reaches');
+    assert.equal(countRows(temp.path(), 'blobs'), 0);
   });
 
   it('replaces a snapshot saved twice under the same id', async () => {
