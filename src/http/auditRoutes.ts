@@ -117,6 +117,8 @@ export function auditRoutes(deps: AuditRoutesDeps): Hono {
     return c.redirect(authToken === undefined ? '/audit' : '/audit/login', 303);
   });
 
+  app.get('/audit/', (c) => c.redirect('/audit', 301));
+
   app.get('/audit', (c) => {
     const params = c.req.query();
     const { query, problems } = parsePageFilters(params);

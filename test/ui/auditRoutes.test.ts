@@ -84,6 +84,12 @@ describe('GET /audit', () => {
     assert.doesNotMatch(last, /rel="next"/);
   });
 
+  it('redirects /audit/ to /audit', async () => {
+    const response = await testApp({ store: fixtureStore() }).request('/audit/');
+    assert.equal(response.status, 301);
+    assert.equal(response.headers.get('location'), '/audit');
+  });
+
   it('says so when the log is empty', async () => {
     const page = await (await testApp({ store: memoryAuditStore() }).request('/audit')).text();
     assert.match(page, /No requests yet/);
