@@ -6,9 +6,15 @@
 import { performance } from 'node:perf_hooks';
 import { clearMergeCache as clearCl100k, countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { clearMergeCache as clearO200k, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { budgetRequest, createTokenCounter, type TokenCounter } from '../../src/budget/index.ts';
-import { MODE_NAMES, type ModeName, type Plan } from '../../src/shared/types.ts';
-import { conversation, deepContext } from './generate.ts';
+import {
+  budgetRequest,
+  type Calibration,
+  createTokenCounter,
+  nextCalibration,
+  type TokenCounter,
+} from '../../src/budget/index.ts';
+import { type ChatMessage, MODE_NAMES, type ModeName, type Plan } from '../../src/shared/types.ts';
+import { code, conversation, deepContext, prose, seeded } from './generate.ts';
 
 const plans = Object.fromEntries(
   await Promise.all(
@@ -109,3 +115,52 @@ function scenario(label: string, window: number): void {
 
 scenario('everything fits, deep context trimmed to its caps', 262144);
 scenario('history dropped and mode downgraded', 131072);
+
+// The realistic warm path: each request is the next turn of the same
+// conversation (two new messages, so the context's share shrinks and trimmed
+// items are re-cut) and the calibration ratio moves after every answer.
+function nextTurns(window: number, turns: number, start: ChatMessage[]): void {
+  const random = seeded(99);
+  const counter = createTokenCounter();
+  let calibration: Calibration | undefined;
+  let history = [...start];
+  budgetRequest({ messages: history, items, requested: plans.deep, plans, window, counter });
+  const samples: number[] = [];
+  let last = '';
+  for (let t = 0; t < turns; t++) {
+    history = [
+      ...history,
+      { role: 'assistant', content: `${prose(random, 5)}\n\n\`\`\`ts\n${code(random, 1)}\`\`\`` },
+      { role: 'user', content: prose(random, 3) },
+    ];
+    const ratio = calibration?.ratio ?? 1;
+    let raw = 0;
+    let summary = '';
+    samples.push(
+      time(() => {
+        const result = budgetRequest({
+          messages: history,
+          items,
+          requested: plans.deep,
+          plans,
+          window,
+          counter: counter.withRatio(ratio),
+        });
+        raw = result.rawEstimatedPromptTokens;
+        summary = `mode ${result.modeUsed}, context ${result.report.contextTokens} tokens, ${result.report.perEntry.reduce((n, e) => n + e.trimmed.length, 0)} items trimmed`;
+      }),
+    );
+    last = summary;
+    calibration = nextCalibration(calibration, raw, Math.round(raw * (1.1 + 0.03 * Math.sin(t))));
+  }
+  const next = stats(samples);
+  console.log(
+    `\nnext turns of a ${setupCounter.countMessages(start)}-token conversation, ratio recalibrated each turn (window ${window}, ${turns} turns)`,
+  );
+  console.log(`  last turn: ${last}`);
+  console.log(`  per turn: ${fmt(next)}; baseline/turn ${(baseline.median / next.median).toFixed(1)}x`);
+}
+
+nextTurns(262144, 20, messages);
+// A smaller window where what the conversation leaves binds the context: every turn re-cuts the items.
+nextTurns(32768, 20, [messages[0] as ChatMessage, ...messages.slice(-12)]);

@@ -124,6 +124,38 @@ describe('budgetRequest', () => {
     for (const warning of result.warnings) assert.match(warning, /^[\x20-\x7e]+$/);
   });
 
+  it('does not re-tokenize unchanged messages and items on the next request', () => {
+    const long: number[] = [];
+    const tracking = createTokenCounter({
+      estimate: (t) => {
+        if (t.length >= 256) long.push(t.length);
+        return t.split(/\s+/).filter(Boolean).length;
+      },
+    });
+    const input = {
+      messages: turns(9, 190),
+      items: deepItems,
+      requested: plans.deep,
+      plans,
+      window: 32768,
+      counter: tracking,
+    };
+    const first = budgetRequest(input);
+    assert.ok(long.length > 0);
+    long.length = 0;
+    const second = budgetRequest(input);
+    assert.deepEqual(long, [], 'every long text came from the cache');
+    assert.ok(tracking.stats().hits > 0);
+    assert.deepEqual(second.report, first.report);
+    // Raw counts are cached whatever the ratio: a recalibrated request re-tokenizes only re-trimmed texts.
+    const third = budgetRequest({ ...input, counter: tracking.withRatio(1.2) });
+    assert.ok(third.report.conversationTokens > first.report.conversationTokens, 'the new ratio applies');
+    assert.ok(
+      !long.some((length) => input.messages.some((m) => m.content?.length === length)),
+      'no message re-tokenized',
+    );
+  });
+
   it('never estimates a prompt above the budget or num_ctx below prompt + reserve (real tokenizer)', () => {
     const real = createTokenCounter();
     fc.assert(
