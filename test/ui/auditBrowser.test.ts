@@ -50,6 +50,12 @@ async function shownMessages(page: Page): Promise<{ role: string; segments: Show
   );
 }
 
+describe('the browser test setup', () => {
+  it('fails, never skips, when chromium is missing, and says how to install it', async () => {
+    await assert.rejects(launchChromium('/nonexistent/chromium'), /apt-get install -y chromium/);
+  });
+});
+
 describe('audit pages in a real browser', () => {
   let dir: string;
   let store: AuditStoreFull;

@@ -11,16 +11,16 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
 /** Fails (never skips) without Debian's chromium: CI installs it, a missing browser is a broken setup. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
+export async function launchChromium(executablePath = CHROMIUM): Promise<Browser> {
+  if (!existsSync(executablePath)) {
     throw new Error(
-      `${CHROMIUM} is missing: the audit browser test needs Debian's chromium. ` +
+      `${executablePath} is missing: the audit browser test needs Debian's chromium. ` +
         'Install it with `apt-get update && apt-get install -y chromium` (CI does this in .ci/run).',
     );
   }
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: [
       '--no-sandbox',
