@@ -22,6 +22,14 @@ const PLACEHOLDER_WORDS = new Set(
 const PLACEHOLDER_PARTS =
   /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|^<|>$|\*{3,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
 
+/** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
+const PLACEHOLDER_COMPOUND =
+  /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database)(?:[_.-]|$))+\d{0,4}$/i;
+
+/** Public material that looks like a key: publishable keys, SSH public keys, certificates. */
+const PUBLIC_MATERIAL =
+  /^(?:pk_(?:live|test)_|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
+
 /** Forms that point at a secret held elsewhere. */
 const REFERENCE =
   /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
@@ -37,7 +45,7 @@ export function isPlaceholder(value: string): boolean {
   const v = value.trim().replace(/^["'`]|["'`]$/g, '');
   if (v.length === 0) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
-  return PLACEHOLDER_PARTS.test(v);
+  return PLACEHOLDER_PARTS.test(v) || PLACEHOLDER_COMPOUND.test(v) || PUBLIC_MATERIAL.test(v);
 }
 
 export function isReference(value: string): boolean {
@@ -73,18 +81,26 @@ function charClasses(value: string): number {
   );
 }
 
-/** The decoded text, or undefined when the value is not base64 of printable UTF-8 (so `prod` or `frontend` are not judged as base64). */
-function decodeBase64(value: string): string | undefined {
+/**
+ * The decoded text, or undefined when the value is not base64. With
+ * `printable`, also undefined unless it decodes to printable UTF-8, so that
+ * words such as `prod` or `frontend` are not judged as base64.
+ */
+function decodeBase64(value: string, printable: boolean): string | undefined {
   const compact = value.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) return undefined;
   const decoded = Buffer.from(compact, 'base64').toString('utf8');
-  if (/[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(decoded)) return undefined;
+  if (printable && /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(decoded)) return undefined;
   return decoded;
 }
 
-/** Prose with no digits ("API key", "Your session token has expired") is a label, not a secret. */
+/**
+ * A label or message with no digits ("API key", "Your session token has
+ * expired", "At least 12 characters") is not a secret; a lower-case
+ * passphrase ("correct horse battery staple") is.
+ */
 export function isProse(value: string): boolean {
-  return /^[A-Za-z][A-Za-z ,.'!?:-]*$/.test(value) && /[a-z]{2,} +[A-Za-z]/i.test(value);
+  return /^[A-Za-z][A-Za-z ,.'!?:>-]*$/.test(value) && / [A-Za-z]/.test(value) && /^[A-Z]|[.!?:]$/.test(value);
 }
 
 export interface ValueContext {
@@ -109,7 +125,7 @@ export function acceptsValue(value: string, validators: ValidatorSpec[], context
           if (context.envStyle && isPathOrUrl(value)) return false;
           break;
         case 'base64-decoded-not-placeholder': {
-          const decoded = decodeBase64(value);
+          const decoded = decodeBase64(value, true);
           if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {
             return false;
           }
@@ -123,7 +139,7 @@ export function acceptsValue(value: string, validators: ValidatorSpec[], context
     } else if ('char-classes' in validator) {
       if (charClasses(value) < validator['char-classes']) return false;
     } else {
-      const decoded = decodeBase64(value);
+      const decoded = decodeBase64(value, false);
       if (decoded === undefined || !validator['base64-decoded-contains'].some((s) => decoded.includes(s))) return false;
     }
   }
