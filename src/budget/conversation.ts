@@ -50,18 +50,32 @@ function latestTurnStart(messages: ChatMessage[]): number {
   return messages.length;
 }
 
-/** Droppable groups, oldest first: one message, or an assistant tool call with the tool results after it. */
+/**
+ * Droppable groups, oldest first: one message, or an assistant tool call with
+ * its results (matched by tool_call_id, else the tool messages right after it),
+ * so a result never outlives its call.
+ */
 function droppableGroups(messages: ChatMessage[], before: number): number[][] {
   const groups: number[][] = [];
+  const groupOfCall = new Map<string, number[]>();
+  let previousCallGroup: number[] | undefined;
   for (let i = 0; i < before; i++) {
     const message = messages[i] as ChatMessage;
     if (isInstruction(message)) continue;
-    const last = groups.at(-1);
-    const previous = last === undefined ? undefined : messages[last[0] as number];
-    const joinsCall =
-      message.role === 'tool' && previous?.role === 'assistant' && (previous.tool_calls?.length ?? 0) > 0;
-    if (joinsCall && last !== undefined && last.at(-1) === i - 1) last.push(i);
-    else groups.push([i]);
+    if (message.role === 'tool') {
+      const owner = (message.tool_call_id && groupOfCall.get(message.tool_call_id)) || previousCallGroup;
+      if (owner) {
+        owner.push(i);
+        continue;
+      }
+    }
+    const group = [i];
+    groups.push(group);
+    previousCallGroup = undefined;
+    if (message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0) {
+      for (const call of message.tool_calls ?? []) groupOfCall.set(call.id, group);
+      previousCallGroup = group;
+    }
   }
   return groups;
 }

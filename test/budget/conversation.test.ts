@@ -90,6 +90,23 @@ describe('fitConversation', () => {
     assert.equal(result.tokens, 48);
   });
 
+  it('drops a tool result with its call even when a message sits between them', () => {
+    const call: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: text(10, 'arg') } }],
+    }; // 4 + 4 + 1 + 10 = 19
+    const note = msg('user', 1, 'hm'); // 5
+    const result1: ChatMessage = { role: 'tool', content: 'result one', tool_call_id: 'c1' }; // 6
+    const messages = [system, call, note, result1, history[1]!, latest]; // 3 + 9 + 19 + 5 + 6 + 14 + 14 = 70
+    assert.equal(counter.countMessages(messages), 70);
+    // The oldest group is the call with its result (25): 70 − 25 + the marker (16) = 61.
+    const result = fitConversation({ messages, usable: 61, counter, overflow: 'drop-oldest' });
+    assert.deepEqual(result.messages.slice(2), [note, history[1]!, latest]);
+    assert.equal(result.droppedMessages, 2);
+    assert.equal(result.tokens, 61);
+  });
+
   it("with overflow 'error' throws ContextLengthError with the numbers", () => {
     assert.throws(
       () => fitConversation({ messages: conversation, usable: 80, counter, overflow: 'error', window: 8192 }),
