@@ -19,20 +19,31 @@ export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
 export { AuditStoreOpenError } from './types.ts';
 
 const EXPORT_PAGE = 100;
+/** How long a write waits for another process's lock before it is retried later. */
+const WRITE_BUSY_TIMEOUT_MS = 100;
+const BUSY_RETRY_MS = 500;
+/** About a minute of retries, then the batch is dropped (and logged). */
+const MAX_BUSY_RETRIES = 120;
+const SLOW_WRITE_MS = 250;
 
 export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? Date.now;
   const { path } = options;
   const dedupe = options.dedupe ?? 'all';
+  const driver = options.driver ?? betterSqlite3;
+  const openBusyTimeoutMs = options.busyTimeoutMs ?? 2000;
   const { db, version } = openDatabase({
     path,
-    driver: options.driver ?? betterSqlite3,
+    driver,
     migrationsDir: options.migrationsDir,
-    busyTimeoutMs: options.busyTimeoutMs ?? 2000,
+    busyTimeoutMs: openBusyTimeoutMs,
     logger,
     now,
   });
+  // Writes run on the event loop: a long wait for another process's lock would stall every request.
+  db.pragma('busy_timeout', WRITE_BUSY_TIMEOUT_MS);
+  let busyRetries = 0;
 
   let queue: Snapshot[] = [];
   let scheduled = false;
@@ -62,7 +73,11 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     insertSnapshot.run(...snapshotValues(snapshot, { contextKey: context?.key, chain, forwardedJson }));
   }
 
-  /** Writes the queue in one transaction. On failure the batch is dropped and the error thrown. */
+  /**
+   * Writes the queue in one transaction and throws what failed. A batch that
+   * met another process's lock (a CLI prune's VACUUM) goes back in the queue
+   * for a later try; any other failure drops it, logged.
+   */
   function writeQueued(): void {
     if (queue.length === 0) return;
     const batch = queue;
@@ -73,10 +88,19 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
         for (const snapshot of batch) writeOne(snapshot);
       });
     } catch (error) {
-      logger.error('audit.write_failed', { snapshots: batch.length, error: (error as Error).message });
+      if (driver.errorKind(error) === 'busy' && busyRetries < MAX_BUSY_RETRIES && !closed) {
+        busyRetries += 1;
+        queue = batch.concat(queue);
+        logger.warn('audit.write_busy', { snapshots: batch.length, retry: busyRetries });
+      } else {
+        busyRetries = 0;
+        logger.error('audit.write_failed', { snapshots: batch.length, error: (error as Error).message });
+      }
       throw error;
     }
-    logger.info('audit.written', { snapshots: batch.length, ms: Math.round(performance.now() - started) });
+    busyRetries = 0;
+    const ms = Math.round(performance.now() - started);
+    if (ms >= SLOW_WRITE_MS) logger.warn('audit.write_slow', { snapshots: batch.length, ms });
   }
 
   function writeScheduled(): void {
@@ -84,7 +108,20 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     try {
       writeQueued();
     } catch {
-      // Already logged; a failed audit write must never take the server down.
+      // Logged in writeQueued; a failed audit write must never take the server down.
+      if (queue.length > 0 && !closed && !scheduled) {
+        scheduled = true;
+        setTimeout(writeScheduled, BUSY_RETRY_MS).unref();
+      }
+    }
+  }
+
+  /** Reads see what is queued; if writing it fails now, they still answer from the database. */
+  function writeBeforeRead(): void {
+    try {
+      writeQueued();
+    } catch {
+      // Logged in writeQueued; the retry is scheduled by writeScheduled.
     }
   }
 
@@ -109,7 +146,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   function* exportSnapshots(since: number): Generator<Snapshot> {
     let after = 0;
     for (;;) {
-      writeQueued();
+      writeBeforeRead();
       const rows = db
         .prepare('SELECT id, seq FROM snapshots WHERE created_at >= ? AND seq > ? ORDER BY seq LIMIT ?')
         .all(since, after, EXPORT_PAGE);
@@ -153,22 +190,22 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     },
     get(id) {
       assertOpen();
-      writeQueued();
-      return readSnapshot(id);
+      writeBeforeRead();
+      return readSnapshot(id) ?? queue.find((snapshot) => snapshot.id === id);
     },
     list(query: SnapshotQuery): SnapshotSummary[] {
       assertOpen();
-      writeQueued();
+      writeBeforeRead();
       return listSnapshots(db, query);
     },
     search(text, limit) {
       assertOpen();
-      writeQueued();
+      writeBeforeRead();
       return searchSnapshots(db, text, limit);
     },
     conversation(id) {
       assertOpen();
-      writeQueued();
+      writeBeforeRead();
       return conversationSnapshots(db, id);
     },
     export(exportOptions = {}) {
@@ -177,10 +214,16 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     },
     prune(pruneOptions) {
       assertOpen();
-      writeQueued();
-      const result = prune(db, path, pruneOptions, now());
-      logger.info('audit.pruned', { ...result });
-      return result;
+      writeBeforeRead();
+      // Maintenance may wait for the lock as long as opening does; requests' writes do not.
+      db.pragma('busy_timeout', openBusyTimeoutMs);
+      try {
+        const result = prune(db, path, pruneOptions, now());
+        logger.info('audit.pruned', { ...result });
+        return result;
+      } finally {
+        db.pragma('busy_timeout', WRITE_BUSY_TIMEOUT_MS);
+      }
     },
     getCalibration(model) {
       assertOpen();
@@ -202,6 +245,9 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       if (closed) return;
       try {
         writeQueued();
+      } catch (error) {
+        logger.error('audit.close_unwritten', { snapshots: queue.length });
+        throw error;
       } finally {
         closed = true;
         db.close();

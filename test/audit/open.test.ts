@@ -92,6 +92,32 @@ describe('opening the audit database', () => {
     void store.close();
   });
 
+  it('keeps snapshots queued while another process holds the lock, and writes them once it lets go', async () => {
+    const logger = recordingLogger();
+    const store = openAuditStore({ path: temp.path(), logger });
+    const holder = new Database(temp.path());
+    holder.prepare('BEGIN IMMEDIATE').run();
+    const snapshot = makeSnapshot({ id: 'waited' });
+    try {
+      store.save(snapshot);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(logger.events.includes('audit.write_busy'), 'the first try met the lock');
+      assert.equal(store.stats().queued, 1, 'the snapshot is kept, not dropped');
+      assert.deepStrictEqual(store.get('waited'), snapshot, 'and still readable');
+    } finally {
+      holder.prepare('ROLLBACK').run();
+      holder.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.equal(store.stats().queued, 0, 'the retry wrote it');
+    assert.ok(!logger.events.includes('audit.write_failed'));
+    await store.close();
+    const reader = new Database(temp.path(), { readonly: true });
+    const row = reader.prepare("SELECT count(*) AS n FROM snapshots WHERE id = 'waited'").get() as { n: number };
+    reader.close();
+    assert.equal(row.n, 1);
+  });
+
   it('lets a reader (the CLI) open while another connection (the server) is idle', async () => {
     const server = openAuditStore({ path: temp.path() });
     server.save(makeSnapshot({ id: 'from-server' }));
