@@ -88,7 +88,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
   });
   if (conversation.droppedMessages > 0) {
     warnings.push(
-      `${conversation.droppedMessages} oldest messages dropped to fit the ${window}-token window (budget ${budget.usable} tokens)`,
+      `${plural(conversation.droppedMessages, 'oldest message')} dropped to fit the ${window}-token window (budget ${budget.usable} tokens)`,
     );
   }
 
@@ -117,7 +117,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     itemOverhead: input.itemOverhead,
   });
   const trimmedCount = context.report.reduce((sum, entry) => sum + entry.trimmed.length, 0);
-  if (trimmedCount > 0) warnings.push(`${trimmedCount} context items trimmed or dropped to fit the budget`);
+  if (trimmedCount > 0) warnings.push(`${plural(trimmedCount, 'context item')} trimmed or dropped to fit the budget`);
 
   const contextTokens = context.items.length > 0 ? context.contextTokens + blockOverhead : 0;
   const estimatedPromptTokens = conversation.tokens + contextTokens;
@@ -148,6 +148,10 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     estimatedPromptTokens,
     rawEstimatedPromptTokens: Math.round(estimatedPromptTokens / counter.ratio),
   };
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** Header values must be Latin-1; keep warnings to printable ASCII. */

@@ -1,7 +1,15 @@
 // The budget stage's public surface.
 
-export { type BudgetDowngrade, type BudgetRequestInput, type BudgetResult, budgetRequest } from './budgetRequest.ts';
-export { type Calibration, nextCalibration, suspectTruncation } from './calibration.ts';
+export {
+  type BudgetDowngrade,
+  type BudgetRequestInput,
+  type BudgetResult,
+  budgetRequest,
+  CONTEXT_BLOCK_OVERHEAD,
+} from './budgetRequest.ts';
+export { type Calibration, MAX_RATIO, MIN_RATIO, nextCalibration, suspectTruncation } from './calibration.ts';
+export { entryMatches, MIN_USEFUL_ITEM_TOKENS } from './contextFit.ts';
+export { DOWNGRADE_WINDOW_SHARE, downgradeLimit, MIN_USEFUL_CAP_SHARE } from './downgrade.ts';
 export {
   type Budget,
   type BudgetInput,
@@ -26,5 +34,12 @@ export {
   smallestUsefulContext,
 } from './fit.ts';
 export { trimMarker } from './lineSelection.ts';
-export { createTokenCounter, type TokenCounter, type TokenCounterOptions } from './tokenCounter.ts';
-export { type TrimResult, trimItem } from './trim.ts';
+export {
+  createTokenCounter,
+  estimateCl100k,
+  MESSAGE_OVERHEAD,
+  type TokenCounter,
+  type TokenCounterOptions,
+  type TokenCounterStats,
+} from './tokenCounter.ts';
+export { isErrorLine, isFailingFrameLine, type TrimResult, trimItem } from './trim.ts';
