@@ -9,7 +9,7 @@ import { chatRequestSchema, describeIssues } from '../shared/chatRequest.ts';
 import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
-import { clientGuard } from './guards.ts';
+import { loopbackOnly, requireBearer } from './guards.ts';
 import { aggregateCompletion, newCompletionIdentity, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
@@ -32,7 +32,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const remoteAddress = deps.remoteAddress ?? ((c: Context) => getConnInfo(c).remote.address);
 
   app.use(requestId({ limitLength: 100 }));
-  app.use('/v1/*', clientGuard({ authToken: deps.authToken, remoteAddress }));
+  // The audit pages check the token themselves (a sign-in cookie, or the bearer header).
+  if (deps.authToken) app.use('/v1/*', requireBearer(deps.authToken));
+  else app.use('*', loopbackOnly(remoteAddress));
 
   app.get('/healthz', async (c) => {
     const reachable = await upstream

@@ -17,18 +17,24 @@ export function tokensMatch(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function clientGuard(options: {
-  authToken?: string | undefined;
-  remoteAddress: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
-}): MiddlewareHandler {
+type Middleware = MiddlewareHandler;
+
+/** With --auth-token: every API client must send it as a bearer token. */
+export function requireBearer(authToken: string): Middleware {
   return async (c, next) => {
-    if (options.authToken) {
-      const header = c.req.header('authorization') ?? '';
-      const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-      if (!token) throw new AuthError('This ctxproxy requires a token: send "Authorization: Bearer <token>".');
-      if (!tokensMatch(token, options.authToken))
-        throw new AuthError('The bearer token is not the one ctxproxy was started with.');
-    } else if (!isLoopbackAddress(options.remoteAddress(c))) {
+    const header = c.req.header('authorization') ?? '';
+    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+    if (!token) throw new AuthError('This ctxproxy requires a token: send "Authorization: Bearer <token>".');
+    if (!tokensMatch(token, authToken))
+      throw new AuthError('The bearer token is not the one ctxproxy was started with.');
+    await next();
+  };
+}
+
+/** Without a token, everything (API, audit pages, health) is for clients on this machine only. */
+export function loopbackOnly(remoteAddress: (c: Parameters<Middleware>[0]) => string | undefined): Middleware {
+  return async (c, next) => {
+    if (!isLoopbackAddress(remoteAddress(c))) {
       throw new ProxyError(
         403,
         'ctxproxy serves only clients on this machine unless it is started with --auth-token.',

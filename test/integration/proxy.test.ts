@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { createApp } from '../../src/http/app.ts';
+import { auditRoutes } from '../../src/http/auditRoutes.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
 import { DEFAULT_FAKE_CONTENT, type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { type RunningProxy, readSse, startProxy } from '../support/proxy.ts';
 
@@ -507,6 +510,28 @@ describe('models, health and the audit row', () => {
 });
 
 describe('auth token', () => {
+  test('without a token, clients from another machine get a 403 everywhere, the audit pages included', async () => {
+    const app = createApp({
+      pipeline: proxy.deps,
+      maxBodyBytes: 1024 * 1024,
+      logger: silentLogger,
+      audit: auditRoutes({ store: proxy.store }),
+      // The socket's address cannot be faked on loopback; the guard reads it through this seam.
+      remoteAddress: () => '192.168.7.20',
+    });
+    for (const route of ['/v1/models', '/audit', '/api/audit/snapshots', '/healthz']) {
+      const response = await app.request(route);
+      assert.equal(response.status, 403, route);
+    }
+    const local = createApp({
+      pipeline: proxy.deps,
+      maxBodyBytes: 1024 * 1024,
+      logger: silentLogger,
+      remoteAddress: () => '::ffff:127.0.0.1',
+    });
+    assert.equal((await local.request('/healthz')).status, 200);
+  });
+
   test('with --auth-token, a request without it is a 401 and with it works', async () => {
     const locked = await startProxy({ upstreamUrl: fake.url, authToken: 'sekrit-token-123' });
     try {
