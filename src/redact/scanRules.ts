@@ -17,6 +17,11 @@ export interface Deadline {
   check(): void;
 }
 
+/** Our own placeholder: masked output scanned again must not be masked again. */
+const ALREADY_MASKED = /^\[REDACTED:[a-z0-9-]+\]$/;
+
+const PLACEHOLDER_GLOBAL = /\[REDACTED:[a-z0-9-]+\]/g;
+
 const LINE_BREAK = /\r?\n|\\r\\n|\\n/;
 const TRAILING_BREAK_AND_PREFIX = /(?:\r?\n|\\r\\n|\\n)[ \t+>#"'-]*$/;
 
@@ -25,21 +30,27 @@ const TRAILING_BREAK_AND_PREFIX = /(?:\r?\n|\\r\\n|\\n)[ \t+>#"'-]*$/;
  * BEGIN (minus the prefix the BEGIN line had: a diff `+`, YAML indentation)
  * to the end of the last line before END.
  */
-function pemBodyRange(text: string, blockStart: number, start: number, end: number): [number, number] {
+function pemBodyRange(text: string, blockStart: number, start: number, end: number): [number, number] | undefined {
   const lineStart = text.lastIndexOf('\n', blockStart - 1) + 1;
   const prefix = text.slice(lineStart, blockStart);
   const body = text.slice(start, end);
   const firstBreak = LINE_BREAK.exec(body);
-  if (!firstBreak) {
-    const lead = body.length - body.trimStart().length;
-    return [start + lead, start + body.trimEnd().length];
+  let from: number;
+  let to: number;
+  if (firstBreak) {
+    from = firstBreak.index + firstBreak[0].length;
+    if (prefix.length > 0 && /^[\s+>#-]*$/.test(prefix) && body.startsWith(prefix, from)) from += prefix.length;
+    const trailing = TRAILING_BREAK_AND_PREFIX.exec(body);
+    to = trailing ? trailing.index : body.length;
+  } else {
+    // One line: `-----BEGIN … KEY----- MIIE… -----END … KEY-----`.
+    from = body.length - body.trimStart().length;
+    to = body.trimEnd().length;
   }
-  let from = firstBreak.index + firstBreak[0].length;
-  if (prefix.length > 0 && /^[\s+>#-]*$/.test(prefix) && body.startsWith(prefix, from)) from += prefix.length;
-  let to = body.length;
-  const trailing = TRAILING_BREAK_AND_PREFIX.exec(body);
-  if (trailing) to = trailing.index;
-  if (to <= from) return [start, end];
+  // Nothing key-like between the markers (an empty block, or one already masked): nothing to mask.
+  if (to <= from || !/[A-Za-z0-9+/=]{8}/.test(body.slice(from, to)) || ALREADY_MASKED.test(body.slice(from, to))) {
+    return undefined;
+  }
   return [start + from, start + to];
 }
 
@@ -64,6 +75,27 @@ export function scanRules(
   deadline: Deadline,
 ): RedactionFinding[] {
   const findings: RedactionFinding[] = [];
+  // Text that was redacted before (a stored snapshot, a pasted answer) keeps its placeholders as they are.
+  const masked = text.includes('[REDACTED:')
+    ? [...text.matchAll(PLACEHOLDER_GLOBAL)].map((m) => [m.index, m.index + m[0].length])
+    : [];
+  /** The parts of [start, end) outside earlier placeholders (so `[REDACTED:x]secret` still loses `secret`). */
+  const outsideMasks = (start: number, end: number): [number, number][] => {
+    let pieces: [number, number][] = [[start, end]];
+    for (const [ms, me] of masked) {
+      pieces = pieces.flatMap(([s, e]): [number, number][] =>
+        ms! < e && s < me!
+          ? (
+              [
+                [s, ms!],
+                [me!, e],
+              ] as [number, number][]
+            ).filter(([a, b]) => b > a)
+          : [[s, e]],
+      );
+    }
+    return pieces.filter(([a, b]) => /[A-Za-z0-9]/.test(text.slice(a, b)));
+  };
   for (const rule of rules) {
     if (rule.appliesToPath && !rule.appliesToPath(path)) continue;
     if (!rule.keywords.some((k) => lowerText.includes(k))) continue;
@@ -78,11 +110,19 @@ export function scanRules(
       if (!found) continue;
       let [start, end] = found.range;
       if (end <= start) continue;
-      const value = text.slice(start, end);
+      // Judge the value without earlier placeholders in it.
+      const value =
+        masked.length === 0 ? text.slice(start, end) : text.slice(start, end).replace(PLACEHOLDER_GLOBAL, '');
+      if (value.length === 0) continue;
       const context = { bare: found.group === 'bare', envStyle: found.group === 'envval' };
       if (!acceptsValue(value, rule.validators, context)) continue;
-      if (rule.shape === 'pem-body') [start, end] = pemBodyRange(text, match.index, start, end);
-      findings.push({ ruleId: rule.id, start, end });
+      if (rule.shape === 'pem-body') {
+        const body = pemBodyRange(text, match.index, start, end);
+        if (!body) continue;
+        [start, end] = body;
+      }
+      if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
+      else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
     }
   }
   return findings;

@@ -34,8 +34,12 @@ const PUBLIC_MATERIAL =
 const REFERENCE =
   /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
 
-/** Unquoted values that are paths or plain URLs, not secrets (`PRIVATE_KEY=./keys/dev.pem`). */
-const PATH_OR_URL = /^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^-?\d{1,5}$/;
+/**
+ * Unquoted values that are paths, file names or URLs, not secrets
+ * (`PRIVATE_KEY=./keys/dev.pem`). Credentials inside a URL are the URL rules' job.
+ */
+const PATH_OR_URL =
+  /^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^[a-z][a-z0-9+.-]{1,20}:\/\/\S*$|^-?\d{1,5}$|^[\w.-]*(?:\/[\w.-]+)*\/?[\w-]+\.(?:pem|key|json|txt|p12|pfx|crt|cer|der|jks|ya?ml|env|pub|asc|gpg|conf|cfg|ini|toml)$/;
 
 /** Unquoted values that are code, types or plain words (`password: string`, `token: req.body.token`). */
 const CODE_OR_WORD =
