@@ -10,7 +10,7 @@ import { capHead, headLines, tailLines } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { isGitIgnored } from './gitignored.ts';
 import { mapLimit } from './limit.ts';
-import { isInside, namedFiles, userText } from './mentions.ts';
+import { isInside, userText } from './mentions.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -101,9 +101,7 @@ export function createFilesSource(
       if (!wantNamed && !wantChanged) return { items: [] };
       const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
-      const named = wantNamed
-        ? await namedFiles(workspace, deps.homeDir, userText(input.messages))
-        : { inside: [], outside: [] };
+      const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
       const status = wantChanged ? await ws.status(signal) : undefined;
       const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
       const namedSet = new Set(list.map((w) => w.rel));

@@ -7,8 +7,9 @@ import path from 'node:path';
 /** `mtime:size` for a path, `-` when it does not exist. */
 export function statStamp(file: string): string {
   try {
-    const s = fs.statSync(file);
-    return `${s.mtimeMs}:${s.size}`;
+    // throwIfNoEntry: a missing file is common here, and building the exception costs more than the stat.
+    const s = fs.statSync(file, { throwIfNoEntry: false });
+    return s ? `${s.mtimeMs}:${s.size}` : '-';
   } catch {
     return '-';
   }
@@ -36,7 +37,7 @@ export function locateRepo(dir: string): RepoLocation | undefined {
     const dotGit = path.join(current, '.git');
     let stat: fs.Stats | undefined;
     try {
-      stat = fs.statSync(dotGit);
+      stat = fs.statSync(dotGit, { throwIfNoEntry: false });
     } catch {
       stat = undefined;
     }

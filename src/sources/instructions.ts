@@ -10,7 +10,7 @@ import { type SourceDeps, wants } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
 import { matchesAny } from './globs.ts';
 import { resolveImports } from './instructionImports.ts';
-import { namedFiles, userText } from './mentions.ts';
+import { userText } from './mentions.ts';
 import { type StatTracker, TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -113,7 +113,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
       const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
       const home = deps.homeDir;
-      const named = await namedFiles(workspace, home, userText(input.messages));
+      const named = ws.named(home, userText(input.messages));
       const status = await ws.status(signal).catch(() => undefined);
       const inPlay = [...new Set([...named.inside.map((m) => m.rel), ...(status?.changedFiles ?? [])])].sort();
 

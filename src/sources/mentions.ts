@@ -2,7 +2,7 @@
 // inside code blocks. Candidates are resolved against the workspace; only the
 // ones that exist (and stay inside it) count as named files.
 
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ChatMessage } from '../shared/types.ts';
 
@@ -81,30 +81,62 @@ export function isInside(root: string, abs: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
-/** Existing files named in the text; directories are ignored. */
-export async function namedFiles(workspace: string, home: string, text: string): Promise<MentionResult> {
-  const realWorkspace = await fs.realpath(workspace).catch(() => workspace);
+/**
+ * Existing files named in the text (the workspace given as a real path);
+ * directories are ignored. Synchronous on
+ * purpose: a handful of stat calls cost microseconds, a thread-pool round trip
+ * each would cost more than the whole warm request.
+ */
+export function namedFiles(workspace: string, home: string, text: string): MentionResult {
+  // Callers pass the workspace as a real path already (Workspaces resolves it once).
+  const realWorkspace = workspace;
+  const lstat = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false });
   const byRel = new Map<string, ResolvedMention>();
   const outside: string[] = [];
   const { prose, code } = splitFences(text);
   const explicit = new Set(pathCandidates(prose));
-  const tokens = [...new Set([...explicit, ...pathCandidates(code)])];
-  await Promise.all(
-    tokens.map(async (token) => {
-      const abs = resolveCandidate(realWorkspace, home, token);
-      const stat = await fs.stat(abs).catch(() => undefined);
-      if (!stat?.isFile()) return;
-      const real = await fs.realpath(abs).catch(() => abs);
-      if (!isInside(realWorkspace, abs) || !isInside(realWorkspace, real)) {
-        outside.push(token);
-        return;
-      }
-      const rel = path.relative(realWorkspace, abs).split(path.sep).join('/');
-      const known = byRel.get(rel);
-      if (known) known.explicit ||= explicit.has(token);
-      else byRel.set(rel, { rel, abs, explicit: explicit.has(token) });
-    }),
-  );
+  for (const token of new Set([...explicit, ...pathCandidates(code)])) {
+    const abs = resolveCandidate(realWorkspace, home, token);
+    let isFile = false;
+    let linked = false;
+    try {
+      const own = lstat(abs);
+      linked = own?.isSymbolicLink() ?? false;
+      isFile = (linked ? fs.statSync(abs, { throwIfNoEntry: false }) : own)?.isFile() ?? false;
+    } catch {
+      continue;
+    }
+    if (!isFile) continue;
+    // Only a symlink (the file or a folder on its way) can lead outside; resolve only then.
+    const real = linked || hasLinkedParent(realWorkspace, abs) ? realOr(abs) : abs;
+    if (!isInside(realWorkspace, abs) || !isInside(realWorkspace, real)) {
+      outside.push(token);
+      continue;
+    }
+    const rel = path.relative(realWorkspace, abs).split(path.sep).join('/');
+    const known = byRel.get(rel);
+    if (known) known.explicit ||= explicit.has(token);
+    else byRel.set(rel, { rel, abs, explicit: explicit.has(token) });
+  }
   const inside = [...byRel.values()].sort((a, b) => a.rel.localeCompare(b.rel));
   return { inside, outside: outside.sort() };
+}
+
+function realOr(file: string): string {
+  try {
+    return fs.realpathSync.native(file);
+  } catch {
+    return file;
+  }
+}
+
+/** Whether a folder between `root` and `file` is a symlink. */
+function hasLinkedParent(root: string, file: string): boolean {
+  if (!isInside(root, file)) return true;
+  let dir = path.dirname(file);
+  while (dir !== root && dir.length > root.length) {
+    if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) return true;
+    dir = path.dirname(dir);
+  }
+  return false;
 }

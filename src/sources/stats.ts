@@ -13,11 +13,22 @@ import type { Workspaces } from './workspace.ts';
 export interface StatsOptions {
   /** Files larger than this are counted but not read (lines and imports unknown). */
   maxReadBytes: number;
+  /**
+   * At most this many code files are read; beyond it, an evenly spread sample is
+   * read and line counts are extrapolated per language (marked `~`), so a large
+   * repository costs a bounded amount of I/O.
+   */
+  maxSampledFiles: number;
   historyCommits: number;
   top: number;
 }
 
-export const defaultStatsOptions: StatsOptions = { maxReadBytes: 256 * 1024, historyCommits: 500, top: 10 };
+export const defaultStatsOptions: StatsOptions = {
+  maxReadBytes: 256 * 1024,
+  maxSampledFiles: 600,
+  historyCommits: 500,
+  top: 10,
+};
 
 function countLines(text: string): number {
   if (text === '') return 0;
@@ -66,30 +77,45 @@ export function createStatsSource(
                 .catch(() => '')
             : Promise.resolve('');
         const walk = await ws.walk();
-        const byLanguage = new Map<string, { files: number; lines: number }>();
+        const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
         const imported = new Map<string, number>();
         const codeFiles = walk.files.filter((file) => languageOf(file) !== undefined);
-        await mapLimit(codeFiles, deps.readConcurrency, async (file) => {
+        for (const file of codeFiles) {
           const language = languageOf(file) ?? 'other';
-          const entry = byLanguage.get(language) ?? { files: 0, lines: 0 };
+          const entry = byLanguage.get(language) ?? { files: 0, lines: 0, read: 0 };
           byLanguage.set(language, entry);
           entry.files++;
-          if (deps.isNeverRead(file)) return;
+        }
+        const step = Math.max(1, codeFiles.length / opts.maxSampledFiles);
+        const sample: string[] = [];
+        for (let i = 0; i < codeFiles.length; i += step) sample.push(codeFiles[Math.floor(i)] ?? '');
+        const sampled = sample.length < codeFiles.length;
+        await mapLimit(sample, deps.readConcurrency, async (file) => {
+          const entry = byLanguage.get(languageOf(file) ?? 'other');
+          if (!entry || deps.isNeverRead(file)) return;
           const abs = path.join(ws.root, file);
           const stat = await fs.stat(abs).catch(() => undefined);
           if (!stat || stat.size > opts.maxReadBytes) return;
           const text = await fs.readFile(abs, 'utf8').catch(() => '');
           entry.lines += countLines(text);
+          entry.read++;
           if (wantHotspots)
             for (const spec of new Set(importsOf(file, text))) imported.set(spec, (imported.get(spec) ?? 0) + 1);
         });
         const items: ContextItem[] = [];
         if (wantLanguages) {
-          const rows = [...byLanguage.entries()].sort((a, b) => b[1].lines - a[1].lines || b[1].files - a[1].files);
+          const estimate = (s: { files: number; lines: number; read: number }) =>
+            s.read ? (s.lines / s.read) * s.files : 0;
+          const rows = [...byLanguage.entries()].sort(
+            (a, b) => estimate(b[1]) - estimate(a[1]) || b[1].files - a[1].files,
+          );
           const other = walk.files.length - codeFiles.length;
+          const lines = (s: { files: number; lines: number; read: number }) =>
+            s.read === s.files || s.read === 0 ? `${s.lines}` : `~${Math.round((s.lines / s.read) * s.files)}`;
           const text = [
-            ...rows.map(([language, s]) => `${language}: ${s.files} files, ${s.lines} lines`),
+            ...rows.map(([language, s]) => `${language}: ${s.files} files, ${lines(s)} lines`),
             ...(other > 0 ? [`other: ${other} files`] : []),
+            ...(sampled ? [`(~: estimated from ${sample.length} of ${codeFiles.length} files read)`] : []),
           ].join('\n');
           items.push({
             key: 'stats.languages',
@@ -105,7 +131,9 @@ export function createStatsSource(
           for (const line of (await history).split('\n')) {
             if (line.trim() !== '') changes.set(line, (changes.get(line) ?? 0) + 1);
           }
-          const lines = ['Most imported modules:'];
+          const lines = [
+            sampled ? `Most imported modules (in ${sample.length} sampled files):` : 'Most imported modules:',
+          ];
           for (const [spec, count] of top(imported, opts.top)) lines.push(`  ${spec} (${count} files)`);
           if (repo) {
             lines.push(`Most changed files (last ${opts.historyCommits} commits):`);

@@ -29,48 +29,76 @@ const newDir = (): Dir => ({ dirs: new Map(), files: [], count: 0 });
 
 function build(files: readonly string[]): Dir {
   const root = newDir();
+  // Folder path → node, so each file costs one map lookup instead of a walk from the root.
+  const nodes = new Map<string, { dir: Dir; parent: string | undefined }>([['', { dir: root, parent: undefined }]]);
+  const nodeFor = (dirPath: string): Dir => {
+    const known = nodes.get(dirPath);
+    if (known) return known.dir;
+    const cut = dirPath.lastIndexOf('/');
+    const parentPath = cut === -1 ? '' : dirPath.slice(0, cut);
+    const dir = newDir();
+    nodeFor(parentPath).dirs.set(dirPath.slice(cut + 1), dir);
+    nodes.set(dirPath, { dir, parent: parentPath });
+    return dir;
+  };
   for (const file of files) {
-    const parts = file.split('/');
-    let dir = root;
-    dir.count++;
-    for (const part of parts.slice(0, -1)) {
-      let next = dir.dirs.get(part);
-      if (!next) {
-        next = newDir();
-        dir.dirs.set(part, next);
-      }
-      next.count++;
-      dir = next;
+    const cut = file.lastIndexOf('/');
+    const dirPath = cut === -1 ? '' : file.slice(0, cut);
+    nodeFor(dirPath).files.push(file.slice(cut + 1));
+    for (let at: string | undefined = dirPath; at !== undefined; at = nodes.get(at)?.parent) {
+      const node = nodes.get(at);
+      if (node) node.dir.count++;
     }
-    dir.files.push(parts[parts.length - 1] ?? file);
   }
   return root;
 }
 
+/** Renders at one depth limit; undefined as soon as the text would exceed `maxChars`. */
+function renderAt(root: Dir, rootName: string, depthLimit: number, options: TreeOptions): string | undefined {
+  const lines = [`${rootName}/`];
+  let size = lines[0]?.length ?? 0;
+  const push = (line: string) => {
+    lines.push(line);
+    size += line.length + 1;
+    return size <= options.maxChars;
+  };
+  const visit = (dir: Dir, depth: number): boolean => {
+    const indent = '  '.repeat(depth);
+    const subdirs = [...dir.dirs.entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+    for (const [name, sub] of subdirs) {
+      if (depth >= depthLimit) {
+        if (!push(`${indent}${name}/ (${sub.count} files)`)) return false;
+      } else if (!push(`${indent}${name}/`) || !visit(sub, depth + 1)) {
+        return false;
+      }
+    }
+    // Files arrive sorted from the walk.
+    for (const name of dir.files.slice(0, options.maxFilesPerDir)) if (!push(`${indent}${name}`)) return false;
+    if (dir.files.length > options.maxFilesPerDir) {
+      return push(`${indent}… ${dir.files.length - options.maxFilesPerDir} more files`);
+    }
+    return true;
+  };
+  return visit(root, 1) ? lines.join('\n') : undefined;
+}
+
+/**
+ * The deepest rendering (up to `maxDepth`) that fits in `maxChars`: a large
+ * repository gets a shallower tree with folder counts rather than a listing
+ * cut off halfway through its first folder.
+ */
 export function renderTree(
   files: readonly string[],
   rootName: string,
   options: TreeOptions = defaultTreeOptions,
-): string {
-  const lines = [`${rootName}/`];
-  const visit = (dir: Dir, depth: number) => {
-    const indent = '  '.repeat(depth);
-    const subdirs = [...dir.dirs.entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
-    for (const [name, sub] of subdirs) {
-      if (depth >= options.maxDepth) {
-        lines.push(`${indent}${name}/ (${sub.count} files)`);
-      } else {
-        lines.push(`${indent}${name}/`);
-        visit(sub, depth + 1);
-      }
-    }
-    const names = [...dir.files].sort();
-    for (const name of names.slice(0, options.maxFilesPerDir)) lines.push(`${indent}${name}`);
-    if (names.length > options.maxFilesPerDir)
-      lines.push(`${indent}… ${names.length - options.maxFilesPerDir} more files`);
-  };
-  visit(build(files), 1);
-  return lines.join('\n');
+): { text: string; depth: number; fits: boolean } {
+  const root = build(files);
+  for (let depth = options.maxDepth; depth >= 1; depth--) {
+    const text = renderAt(root, rootName, depth, options);
+    if (text !== undefined) return { text, depth, fits: true };
+  }
+  const text = renderAt(root, rootName, 1, { ...options, maxChars: Number.POSITIVE_INFINITY }) ?? '';
+  return { text, depth: 1, fits: false };
 }
 
 export function createTreeSource(
@@ -88,8 +116,8 @@ export function createTreeSource(
       const ws = workspaces.get(input.workspace);
       return memo.get(ws.root, ws.gitFingerprint(), async () => {
         const walk = await ws.walk();
-        const body = renderTree(walk.files, path.basename(ws.root), opts);
-        const capped = capHead(body, opts.maxChars, 'ls -R');
+        const rendered = renderTree(walk.files, path.basename(ws.root), opts);
+        const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
         const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
         return {
           items: [

@@ -7,8 +7,9 @@ import path from 'node:path';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
 import { Memo } from './memo.ts';
+import { type MentionResult, namedFiles } from './mentions.ts';
 import { parseStatus, type StatusSnapshot } from './statusParse.ts';
-import { type WalkResult, walkWorkTree } from './walk.ts';
+import { type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
 import { WorkTreeWatcher } from './workTreeWatcher.ts';
 
 export class WorkspaceState {
@@ -19,6 +20,10 @@ export class WorkspaceState {
   #dirtyRecorded = '';
   #dirtyEpoch = 0;
   #arming: Promise<void> | undefined;
+  /** The fingerprint, reused until the current synchronous run ends (all sources of one request share it). */
+  #fingerprint: string | undefined;
+  #repo: RepoLocation | undefined;
+  #named: { home: string; text: string; result: MentionResult } | undefined;
 
   constructor(
     readonly root: string,
@@ -31,7 +36,10 @@ export class WorkspaceState {
   }
 
   repo(): RepoLocation | undefined {
-    return locateRepo(this.root);
+    // Re-check the cached location with one stat; look again only when it is gone (or there was none).
+    if (this.#repo && fs.existsSync(path.join(this.#repo.gitDir, 'HEAD'))) return this.#repo;
+    this.#repo = locateRepo(this.root);
+    return this.#repo;
   }
 
   /** Work-tree changes: watcher events, entries added or removed at the top, and edits to dirty files. */
@@ -41,7 +49,8 @@ export class WorkspaceState {
 
   /** Bumps when a file that was dirty at the last status changed since (covers an unarmed watcher). */
   #dirtyGeneration(): number {
-    if (this.#dirty.length > 0) {
+    // An armed watcher already sees every edit; the stats are only needed without it.
+    if (this.#dirty.length > 0 && !this.watcher.armed) {
       const now = statFingerprint(this.#dirty);
       if (now !== this.#dirtyRecorded) {
         this.#dirtyRecorded = now;
@@ -53,14 +62,43 @@ export class WorkspaceState {
 
   /** Everything git's answers depend on; computed with stat calls only. */
   gitFingerprint(): string {
+    if (this.#fingerprint !== undefined) return this.#fingerprint;
     const repo = this.repo();
-    return repo ? `${repo.gitDir}|${gitMetaFingerprint(repo)}|${this.workTreeStamp()}` : `none|${this.workTreeStamp()}`;
+    this.#fingerprint = repo
+      ? `${repo.gitDir}|${gitMetaFingerprint(repo)}|${this.workTreeStamp()}`
+      : `none|${this.workTreeStamp()}`;
+    // Nothing on disk can be observed to change before the current synchronous run ends.
+    queueMicrotask(() => {
+      this.#fingerprint = undefined;
+    });
+    return this.#fingerprint;
   }
 
   walk(): Promise<WalkResult> {
     return this.#walkMemo.get('walk', this.gitFingerprint(), async () => {
-      const result = await walkWorkTree(this.root);
-      if (this.deps.watchWorkTree) this.watcher.arm(result.dirs, result.isIgnored);
+      const repo = this.repo();
+      const result = repo
+        ? walkResultFromList(
+            this.root,
+            (
+              await this.deps
+                .git(this.root)
+                .raw([
+                  '--no-optional-locks',
+                  '-c',
+                  'core.quotePath=false',
+                  'ls-files',
+                  '-z',
+                  '-co',
+                  '--exclude-standard',
+                ])
+            )
+              .split('\0')
+              .filter(Boolean),
+          )
+        : await walkWorkTree(this.root);
+      // Arming ~1,000 inotify watches takes a while: never on the request's path.
+      if (this.deps.watchWorkTree) setImmediate(() => this.watcher.arm(result.dirs, result.isIgnored));
       return result;
     });
   }
@@ -71,10 +109,22 @@ export class WorkspaceState {
     this.#arming ??= new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.walk())
       .then(
-        () => undefined,
+        (result) => this.watcher.arm(result.dirs, result.isIgnored),
         () => undefined,
       );
     return this.#arming;
+  }
+
+  /** Files named in the conversation, shared by the sources of one request (same synchronous run). */
+  named(home: string, text: string): MentionResult {
+    const hit = this.#named?.text === text && this.#named.home === home ? this.#named.result : undefined;
+    if (hit) return hit;
+    const result = namedFiles(this.root, home, text);
+    this.#named = { home, text, result };
+    queueMicrotask(() => {
+      this.#named = undefined;
+    });
+    return result;
   }
 
   /** `git status` of the repository holding the workspace; undefined outside a repository. */
@@ -112,8 +162,14 @@ export class Workspaces {
 
   constructor(private readonly deps: SourceDeps) {}
 
+  readonly #roots = new Map<string, string>();
+
   get(workspace: string): WorkspaceState {
-    const root = realRoot(workspace);
+    let root = this.#roots.get(workspace);
+    if (root === undefined) {
+      root = realRoot(workspace);
+      this.#roots.set(workspace, root);
+    }
     let state = this.#states.get(root);
     if (!state) {
       state = new WorkspaceState(root, this.deps);

@@ -72,9 +72,20 @@ describe('tree source', () => {
   test('renderTree caps the files listed per folder', () => {
     const files = Array.from({ length: 5 }, (_, i) => `f${i}.txt`);
     assert.equal(
-      renderTree(files, 'r', { maxDepth: 2, maxFilesPerDir: 3, maxChars: 1000 }),
+      renderTree(files, 'r', { maxDepth: 2, maxFilesPerDir: 3, maxChars: 1000 }).text,
       'r/\n  f0.txt\n  f1.txt\n  f2.txt\n  … 2 more files',
     );
+  });
+
+  test('renderTree picks the deepest depth that fits the character budget', () => {
+    const files = Array.from({ length: 60 }, (_, i) => `a${i % 3}/b${i % 5}/c${i}.ts`).sort();
+    const full = renderTree(files, 'r', { maxDepth: 4, maxFilesPerDir: 100, maxChars: 100_000 });
+    assert.equal(full.depth, 4);
+    const small = renderTree(files, 'r', { maxDepth: 4, maxFilesPerDir: 100, maxChars: 300 });
+    assert.equal(small.fits, true);
+    assert.ok(small.depth < 4);
+    assert.ok(small.text.length <= 300);
+    assert.match(small.text, /\/ \(\d+ files\)$/m);
   });
 
   test('works outside a repository too', async () => {

@@ -1,0 +1,139 @@
+// Context collection benchmark: cold collection against running the same git
+// commands directly in parallel (the floor, measured in the same run), and warm
+// collection with nothing changed. See README.md.
+
+import { execFile } from 'node:child_process';
+import { simpleGit } from 'simple-git';
+import type { CollectInput, ContextSource } from '../../src/shared/types.ts';
+import { createSourceSet, defaultSourceDeps } from '../../src/sources/index.ts';
+import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
+
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 9);
+const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
+
+const GIT_AWARE = ['instructions.', 'env.', 'git.branch', 'git.status', 'git.diffstat', 'git.log', 'files.named.'];
+const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.'];
+
+/** The git commands the sources run, spelled exactly as they run them. */
+const PREFIX = ['--no-optional-locks', '-c', 'core.quotePath=false'];
+const GIT_AWARE_COMMANDS = [
+  [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
+  [...PREFIX, 'diff', 'HEAD', '--stat'],
+  [...PREFIX, 'log', '-5', '--date=short', '--format=%h %ad %an: %s'],
+];
+const DEEP_COMMANDS = [
+  ...GIT_AWARE_COMMANDS,
+  [...PREFIX, 'log', '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
+  [...PREFIX, 'ls-files', '-z', '-co', '--exclude-standard'],
+];
+
+function runGit(cwd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+};
+const spread = (xs: number[]) => `p10 ${quantile(xs, 0.1).toFixed(1)} – p90 ${quantile(xs, 0.9).toFixed(1)}`;
+
+function inputFor(workspace: string, wanted: string[]): CollectInput {
+  const text = 'Why does area1/module0/file1.py fail? See @lib/helper3.ts';
+  return {
+    workspace,
+    messages: [{ role: 'user', content: text }],
+    lastUserText: text,
+    mode: 'deep',
+    wanted,
+    now: new Date(),
+  };
+}
+
+async function collectAll(sources: ContextSource[], input: CollectInput): Promise<number> {
+  const signal = new AbortController().signal;
+  const results = await Promise.all(sources.map((s) => s.collect(input, signal)));
+  return results.reduce((n, r) => n + r.items.length, 0);
+}
+
+async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+async function compareCold(label: string, workspace: string, wanted: string[], commands: string[][]) {
+  const ours: number[] = [];
+  const floor: number[] = [];
+  const coldRun = async () => {
+    // A fresh source set: empty memos, no watcher; exactly what a first request pays.
+    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false }));
+    const ms = await timeIt(() => collectAll(set.sources, inputFor(workspace, wanted)));
+    set.close();
+    return ms;
+  };
+  const floorRun = () => timeIt(() => Promise.all(commands.map((args) => runGit(workspace, args))));
+  await coldRun();
+  await floorRun();
+  for (let i = 0; i < COLD_RUNS; i++) {
+    // Interleaved, alternating which goes first, so drift and cache effects hit both.
+    if (i % 2 === 0) {
+      ours.push(await coldRun());
+      floor.push(await floorRun());
+    } else {
+      floor.push(await floorRun());
+      ours.push(await coldRun());
+    }
+  }
+  const ratios = ours.map((ms, i) => ms / (floor[i] ?? ms));
+  console.log(`${label}: cold collection / git floor = ${(median(ours) / median(floor)).toFixed(2)}x`);
+  console.log(`  ours   median ${median(ours).toFixed(1)} ms (${spread(ours)})`);
+  console.log(
+    `  floor  median ${median(floor).toFixed(1)} ms (${spread(floor)})  [${commands.length} git commands in parallel]`,
+  );
+  console.log(`  per-run ratio median ${median(ratios).toFixed(2)} (${spread(ratios.map((r) => r * 1))})`);
+}
+
+async function warm(workspace: string) {
+  let processes = 0;
+  const deps = defaultSourceDeps({
+    git: (baseDir) =>
+      simpleGit({
+        baseDir,
+        completion: { onClose: true, onExit: false },
+        errors: (error) => {
+          processes++;
+          return error;
+        },
+      }),
+  });
+  const set = createSourceSet(deps);
+  const input = inputFor(workspace, DEEP);
+  await collectAll(set.sources, input);
+  await set.ready(workspace);
+  await collectAll(set.sources, input);
+  const before = processes;
+  const times: number[] = [];
+  for (let i = 0; i < WARM_RUNS; i++) times.push(await timeIt(() => collectAll(set.sources, input)));
+  set.close();
+  console.log(
+    `warm (deep, nothing changed): median ${median(times).toFixed(3)} ms (${spread(times.map((t) => t))}, ${WARM_RUNS} runs)`,
+  );
+  console.log(`  git processes spawned during warm runs: ${processes - before}`);
+}
+
+const t0 = performance.now();
+const workspace = await benchRepository();
+console.log(
+  `repository: ${workspace} (20,000 files, 2,000 commits; ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+);
+dirtyWorkTree(workspace);
+await compareCold('git-aware', workspace, GIT_AWARE, GIT_AWARE_COMMANDS);
+await compareCold('deep', workspace, DEEP, DEEP_COMMANDS);
+await warm(workspace);
