@@ -39,6 +39,11 @@ export function isFailingFrameLine(line: string): boolean {
   return line.trimStart().startsWith('>');
 }
 
+/** A truncation note written by a source (`… 120 more lines; run \`git diff\` to see all`), not by us. */
+function isSourceNote(line: string): boolean {
+  return line.startsWith('… ') && !/^… \[\d+ lines? trimmed\]$/.test(line);
+}
+
 function single(index: number): LineRange {
   return { start: index, end: index };
 }
@@ -70,6 +75,9 @@ function selectPlainLines(item: ContextItem, lines: string[], costs: number[], b
   const frames = isStackTrace ? indices(lines.length, false).filter((i) => isFailingFrameLine(lines[i] ?? '')) : [];
   addRanges(selection, frames.map(single), options);
   if (frames.length > 0 && !frames.includes(0)) addRanges(selection, [single(0)], options);
+  // A source that already cut its text left a `… N more lines; run …` note: keep it, it says how to see the rest.
+  const notes = indices(lines.length, false).filter((i) => isSourceNote(lines[i] ?? ''));
+  addRanges(selection, notes.map(single), options);
   const keepErrors = item.kind === 'log' || item.kind === 'text' || (isStackTrace && frames.length === 0);
   if (keepErrors) {
     const errors = indices(lines.length, tail).filter((i) => isErrorLine(lines[i] ?? ''));

@@ -108,6 +108,13 @@ describe('trimItem', () => {
     assert.equal(result.trimmedLines, 2);
   });
 
+  it("keeps a source's own truncation note", () => {
+    const text = `${numberedLines(10)}\n… 90 more lines; run \`cat a\` to see all`;
+    const result = trimItem(item('files.named.a', text, { kind: 'code' }), 20, counter);
+    // note (9 words) + marker (4) + 3 head lines (6) = 19; a fourth line would make 21.
+    assert.equal(result.item?.text, 'L1 x\nL2 x\nL3 x\n… [7 lines trimmed]\n… 90 more lines; run `cat a` to see all');
+  });
+
   it('ignores a trailing newline', () => {
     const result = trimItem(item('files.named.a', `${numberedLines(10)}\n`, { kind: 'code' }), 6, counter);
     assert.equal(result.item?.text, 'L1 x\n… [9 lines trimmed]');
