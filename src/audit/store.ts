@@ -5,14 +5,12 @@
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
-import { type ContextRef, decodeMessages, encodeMessages, sha256 } from './blobRefs.ts';
 import { readCalibration, recordCalibration } from './calibration.ts';
 import { betterSqlite3 } from './driver.ts';
-import { readChain, writeChain } from './messageChain.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
-import { INSERT_SNAPSHOT, rowToSnapshot, snapshotValues } from './snapshotRow.ts';
+import { snapshotIo } from './snapshotIo.ts';
 import type { AuditStats, AuditStoreFull, AuditStoreOptions } from './types.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
@@ -49,29 +47,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   let scheduled = false;
   let closed = false;
 
-  const insertBlob = db.prepare(
-    'INSERT INTO blobs (sha256, text, bytes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
-  );
-  const insertSnapshot = db.prepare(INSERT_SNAPSHOT);
-  const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
-  const selectBlob = db.prepare('SELECT text FROM blobs WHERE sha256 = ?');
-
-  function writeOne(snapshot: Snapshot): void {
-    const block = snapshot.contextBlock;
-    let context: ContextRef | undefined;
-    if (block !== undefined) {
-      const hash = sha256(block);
-      // The `none` baseline: one copy per snapshot, as if not content-addressed.
-      context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
-      insertBlob.run(context.key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);
-    }
-    const messages = encodeMessages(snapshot.forwarded, context);
-    const chain = dedupe === 'all' ? writeChain(db, messages) : undefined;
-    const forwardedJson = chain ? '' : `[${messages.join(',')}]`;
-    // Saving an id again replaces it (triggers keep the search index and conversations right).
-    deleteSnapshot.run(snapshot.id);
-    insertSnapshot.run(...snapshotValues(snapshot, { contextKey: context?.key, chain, forwardedJson }));
-  }
+  const io = snapshotIo(db, dedupe);
 
   /**
    * Writes the queue in one transaction and throws what failed. A batch that
@@ -85,22 +61,38 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     const started = performance.now();
     try {
       db.transaction(() => {
-        for (const snapshot of batch) writeOne(snapshot);
+        for (const snapshot of batch) io.write(snapshot);
       });
     } catch (error) {
       if (driver.errorKind(error) === 'busy' && busyRetries < MAX_BUSY_RETRIES && !closed) {
         busyRetries += 1;
         queue = batch.concat(queue);
         logger.warn('audit.write_busy', { snapshots: batch.length, retry: busyRetries });
-      } else {
-        busyRetries = 0;
-        logger.error('audit.write_failed', { snapshots: batch.length, error: (error as Error).message });
+        throw error;
       }
-      throw error;
+      busyRetries = 0;
+      // One bad snapshot must not cost the others: write them one by one and drop only what fails.
+      const failures = batch.length === 1 ? [{ id: batch[0]?.id, error }] : writeEach(batch);
+      for (const failure of failures) {
+        logger.error('audit.write_failed', { id: failure.id, error: (failure.error as Error).message });
+      }
+      if (failures.length > 0) throw failures[0]?.error;
     }
     busyRetries = 0;
     const ms = Math.round(performance.now() - started);
     if (ms >= SLOW_WRITE_MS) logger.warn('audit.write_slow', { snapshots: batch.length, ms });
+  }
+
+  function writeEach(batch: Snapshot[]): { id: string | undefined; error: unknown }[] {
+    const failures: { id: string | undefined; error: unknown }[] = [];
+    for (const snapshot of batch) {
+      try {
+        db.transaction(() => io.write(snapshot));
+      } catch (error) {
+        failures.push({ id: snapshot.id, error });
+      }
+    }
+    return failures;
   }
 
   function writeScheduled(): void {
@@ -129,20 +121,6 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     if (closed) throw new Error(`audit store ${path} is closed`);
   }
 
-  function readSnapshot(id: string): Snapshot | undefined {
-    const row = db.prepare('SELECT * FROM snapshots WHERE id = ?').get(id);
-    if (!row) return undefined;
-    const contextKey = typeof row.context_sha256 === 'string' ? row.context_sha256 : undefined;
-    const text = contextKey === undefined ? undefined : selectBlob.get(contextKey)?.text;
-    const contextBlock = typeof text === 'string' ? text : undefined;
-    const blob = (key: string) => (key === contextKey ? contextBlock : undefined);
-    const json =
-      typeof row.messages_head === 'string'
-        ? `[${readChain(db, { head: row.messages_head, count: Number(row.message_count) }, id).join(',')}]`
-        : String(row.forwarded_json);
-    return rowToSnapshot(row, decodeMessages(json, blob), contextBlock);
-  }
-
   function* exportSnapshots(since: number): Generator<Snapshot> {
     let after = 0;
     for (;;) {
@@ -151,7 +129,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
         .prepare('SELECT id, seq FROM snapshots WHERE created_at >= ? AND seq > ? ORDER BY seq LIMIT ?')
         .all(since, after, EXPORT_PAGE);
       for (const row of rows) {
-        const snapshot = readSnapshot(String(row.id));
+        const snapshot = io.read(String(row.id));
         if (snapshot) yield snapshot;
         after = Number(row.seq);
       }
@@ -191,7 +169,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     get(id) {
       assertOpen();
       writeBeforeRead();
-      return readSnapshot(id) ?? queue.find((snapshot) => snapshot.id === id);
+      return io.read(id) ?? queue.find((snapshot) => snapshot.id === id);
     },
     list(query: SnapshotQuery): SnapshotSummary[] {
       assertOpen();

@@ -240,6 +240,20 @@ describe('audit store', () => {
     assert.equal(store.getCalibration('other'), undefined);
   });
 
+  it('drops only the snapshot that cannot be written, not the rest of its batch', async () => {
+    const good = [makeSnapshot(), makeSnapshot()];
+    // A snapshot that breaks the schema (a pipeline bug): model is NOT NULL.
+    const bad = { ...makeSnapshot(), model: null } as unknown as Snapshot;
+    store.save(good[0] as Snapshot);
+    store.save(bad);
+    store.save(good[1] as Snapshot);
+    await assert.rejects(store.flush(), /NOT NULL constraint failed: snapshots\.model/);
+    assert.deepStrictEqual(store.get(good[0]?.id ?? ''), good[0]);
+    assert.deepStrictEqual(store.get(good[1]?.id ?? ''), good[1]);
+    assert.equal(store.get(bad.id), undefined);
+    assert.equal(store.stats().queued, 0);
+  });
+
   it('refuses calls after close with a clear error', async () => {
     await store.close();
     assert.throws(() => store.save(makeSnapshot()), /audit store .* is closed/);

@@ -1,0 +1,57 @@
+// One snapshot in and out of the database: the context block to `blobs`, the
+// messages to a chain (or a JSON array under the baselines), the rest to its row.
+
+import type { Snapshot } from '../shared/types.ts';
+import { type ContextRef, type DedupePolicy, decodeMessages, encodeMessages, sha256 } from './blobRefs.ts';
+import type { SqlDriver } from './driver.ts';
+import { readChain, writeChain } from './messageChain.ts';
+import { INSERT_SNAPSHOT, rowToSnapshot, snapshotValues } from './snapshotRow.ts';
+
+export interface SnapshotIo {
+  /** Call inside a transaction. Saving an id again replaces it. */
+  write(snapshot: Snapshot): void;
+  read(id: string): Snapshot | undefined;
+}
+
+export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
+  const insertBlob = db.prepare(
+    'INSERT INTO blobs (sha256, text, bytes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
+  );
+  const insertSnapshot = db.prepare(INSERT_SNAPSHOT);
+  const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
+  const selectSnapshot = db.prepare('SELECT * FROM snapshots WHERE id = ?');
+  const selectBlob = db.prepare('SELECT text FROM blobs WHERE sha256 = ?');
+
+  return {
+    write(snapshot) {
+      const block = snapshot.contextBlock;
+      let context: ContextRef | undefined;
+      if (block !== undefined) {
+        const hash = sha256(block);
+        // The `none` baseline: one copy per snapshot, as if not content-addressed.
+        context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
+        insertBlob.run(context.key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);
+      }
+      const messages = encodeMessages(snapshot.forwarded, context);
+      const chain = dedupe === 'all' ? writeChain(db, messages) : undefined;
+      const forwardedJson = chain ? '' : `[${messages.join(',')}]`;
+      // Triggers keep the search index and the conversations right when a row is replaced.
+      deleteSnapshot.run(snapshot.id);
+      insertSnapshot.run(...snapshotValues(snapshot, { contextKey: context?.key, chain, forwardedJson }));
+    },
+
+    read(id) {
+      const row = selectSnapshot.get(id);
+      if (!row) return undefined;
+      const contextKey = typeof row.context_sha256 === 'string' ? row.context_sha256 : undefined;
+      const text = contextKey === undefined ? undefined : selectBlob.get(contextKey)?.text;
+      const contextBlock = typeof text === 'string' ? text : undefined;
+      const blob = (key: string) => (key === contextKey ? contextBlock : undefined);
+      const json =
+        typeof row.messages_head === 'string'
+          ? `[${readChain(db, { head: row.messages_head, count: Number(row.message_count) }, id).join(',')}]`
+          : String(row.forwarded_json);
+      return rowToSnapshot(row, decodeMessages(json, blob), contextBlock);
+    },
+  };
+}
