@@ -72,7 +72,8 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   const existing = deps.conversations.get(id);
   const latest = lastUserIndex(clientMessages);
   if (existing) {
-    for (const index of existing.attachments.keys()) if (index >= clientMessages.length) existing.attachments.delete(index);
+    for (const index of existing.attachments.keys())
+      if (index >= clientMessages.length) existing.attachments.delete(index);
     existing.attachments.delete(latest);
   }
   const base = existing ? placeContext(clientMessages, existing) : clientMessages;

@@ -7,15 +7,7 @@ import type { TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
-import type {
-  ContextSource,
-  ModeName,
-  ModeRequest,
-  Plan,
-  Redactor,
-  Snapshot,
-  UpstreamEvent,
-} from '../shared/types.ts';
+import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
 import type { ConversationCache } from './conversations.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
 

@@ -167,9 +167,8 @@ describe('tools, both ways', () => {
       assert.equal(second.choices[0]?.message.content, 'It is sunny.');
       const sent = fakeWithTools.chats[1]?.body.messages as Record<string, unknown>[];
       const assistant = sent.find((m) => m.role === 'assistant');
-      assert.deepEqual((assistant?.tool_calls as { function: { arguments: unknown } }[])[0]?.function.arguments, {
-        city: 'Oslo',
-      });
+      const sentCalls = (assistant?.tool_calls ?? []) as { function: { arguments: unknown } }[];
+      assert.deepEqual(sentCalls[0]?.function.arguments, { city: 'Oslo' });
       const tool = sent.find((m) => m.role === 'tool');
       assert.equal(tool?.tool_name, 'get_weather');
       assert.equal(tool?.content, '{"sky":"clear"}');
