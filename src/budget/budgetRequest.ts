@@ -121,8 +121,11 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
 
   const contextTokens = context.items.length > 0 ? context.contextTokens + blockOverhead : 0;
   const estimatedPromptTokens = conversation.tokens + contextTokens;
+  const rawEstimatedPromptTokens = Math.round(estimatedPromptTokens / counter.ratio);
+  // A ratio learned on one kind of text can undercount another; num_ctx errs on the large side,
+  // since a window too small makes Ollama refuse (or, without truncate:false, cut) the prompt.
   const numCtx = chooseNumCtx({
-    promptTokens: estimatedPromptTokens,
+    promptTokens: Math.max(estimatedPromptTokens, rawEstimatedPromptTokens),
     reserve: budget.reserve,
     modelMax: input.modelMax ?? window,
   });
@@ -146,7 +149,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     },
     numCtx,
     estimatedPromptTokens,
-    rawEstimatedPromptTokens: Math.round(estimatedPromptTokens / counter.ratio),
+    rawEstimatedPromptTokens,
   };
 }
 
