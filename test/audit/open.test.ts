@@ -67,6 +67,16 @@ describe('opening the audit database', () => {
     assert.deepEqual(logger.events, ['audit.open_failed']);
   });
 
+  it('says so when the path is a folder', () => {
+    assert.throws(
+      () => openAuditStore({ path: temp.dir }),
+      (error: unknown) =>
+        error instanceof AuditStoreOpenError &&
+        error.reason === 'cannot-open' &&
+        error.message.startsWith(`audit database ${temp.dir} cannot be opened`),
+    );
+  });
+
   it('turns a database another process holds locked into one clear error at open', () => {
     const setup = openAuditStore({ path: temp.path() });
     void setup.close();
