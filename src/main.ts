@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
+import { createTokenCounter } from './budget/index.ts';
 import { runAuditCommand } from './cli/auditCommand.ts';
 import { type CommandLine, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
 import { runPreviewCommand } from './cli/previewCommand.ts';
@@ -12,16 +13,15 @@ import { runRedactCommand } from './cli/redactCommand.ts';
 import { loadSettings, SettingsError } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
 import { loadPlans } from './config/plans.ts';
-import { auditRoutes } from './http/auditRoutes.ts';
 import { createApp } from './http/app.ts';
-import { createTokenCounter } from './budget/index.ts';
+import { auditRoutes } from './http/auditRoutes.ts';
 import { ConversationCache } from './pipeline/conversations.ts';
 import type { PipelineDeps } from './pipeline/runPipeline.ts';
 import { createRedactor } from './redact/createRedactor.ts';
 import { createLogger } from './shared/logger.ts';
 import type { Logger, Upstream } from './shared/ports.ts';
 import type { Redactor } from './shared/types.ts';
-import { createSources, looksLikeStackTrace } from './sources/index.ts';
+import { createSources, defaultSourceDeps, looksLikeStackTrace } from './sources/index.ts';
 import { createOllamaUpstream } from './upstream/ollamaUpstream.ts';
 import { createOpenAIUpstream } from './upstream/openaiUpstream.ts';
 
@@ -61,7 +61,11 @@ export async function main(argv: string[]): Promise<number> {
         return await withStore(settings, (store) => runAuditCommand(line.rest, { store, out, err }));
       case 'preview':
         return await withStore(settings, async (store) => {
-          const deps = await buildPipelineDeps(settings, store, createLogger(() => {}));
+          const deps = await buildPipelineDeps(
+            settings,
+            store,
+            createLogger(() => {}),
+          );
           return runPreviewCommand(line.rest, { pipeline: deps, out, err });
         });
     }
@@ -111,16 +115,18 @@ export async function buildPipelineDeps(
   return {
     upstream: buildUpstream(settings),
     store,
-    sources: createSources({ isNeverRead: (relativePath) => actualRedactor.isNeverRead(relativePath) }),
+    sources: createSources(
+      defaultSourceDeps({ isNeverRead: (relativePath) => actualRedactor.isNeverRead(relativePath), logger }),
+    ),
     redactor: actualRedactor,
     plans: loadPlans(),
     looksLikeStackTrace,
     conversations: new ConversationCache(),
     tokenCounter: createTokenCounter(),
     calibration: {
-      get: (model) => store.getCalibration(model)?.ratio,
-      record: (model, estimated, actual) => {
-        store.recordCalibration(model, estimated, actual);
+      get: (model) => store.getCalibration(model),
+      set: (model, value) => {
+        store.saveCalibration(model, value);
       },
     },
     settings,
@@ -176,7 +182,10 @@ async function serveCommand(settings: Settings): Promise<number> {
       clearInterval(retention);
       server.close(() => resolve());
       // Streams still open would keep close() waiting; end them after a grace period.
-      setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
+      setTimeout(
+        () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
+        2000,
+      ).unref();
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
@@ -193,7 +202,11 @@ function applyRetention(store: AuditStoreFull, settings: Settings, logger: Logge
       olderThanMs: settings.retentionDays ? settings.retentionDays * 86_400_000 : undefined,
       maxBytes: settings.maxDbMb ? settings.maxDbMb * 1024 * 1024 : undefined,
     });
-    logger.info('audit.pruned', { deleted: result.deleted, bytesBefore: result.bytesBefore, bytesAfter: result.bytesAfter });
+    logger.info('audit.pruned', {
+      deleted: result.deleted,
+      bytesBefore: result.bytesBefore,
+      bytesAfter: result.bytesAfter,
+    });
   } catch (error) {
     logger.error('audit.prune_failed', { error: (error as Error).name });
   }

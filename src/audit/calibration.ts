@@ -1,14 +1,8 @@
 // Per-model calibration of the local token estimate against the upstream's real
-// prompt_tokens, for the budget stage: ratio = running mean of actual / estimated.
+// prompt_tokens. The budget stage computes the ratio; this file only keeps it.
 
 import type { SqlDriver, SqlRow } from './driver.ts';
 import type { Calibration } from './types.ts';
-
-/**
- * Past this many samples each new one keeps a fixed weight (1/MAX_WEIGHT), so
- * the ratio still follows a model whose tokenizer or template changed.
- */
-const MAX_WEIGHT = 100;
 
 function toCalibration(row: SqlRow): Calibration {
   return {
@@ -24,26 +18,16 @@ export function readCalibration(db: SqlDriver, model: string): Calibration | und
   return row ? toCalibration(row) : undefined;
 }
 
-/** Ignores observations that cannot be a ratio (zero, negative, not finite) and returns the current value. */
-export function recordCalibration(
+/** Stores the model's ratio as the budget stage computed it; the policy lives there, not here. */
+export function saveCalibration(
   db: SqlDriver,
   model: string,
-  estimated: number,
-  actual: number,
+  value: { ratio: number; samples: number },
   now: number,
-): Calibration | undefined {
-  const valid = Number.isFinite(estimated) && Number.isFinite(actual) && estimated > 0 && actual > 0;
-  if (!valid) return readCalibration(db, model);
-  const observed = actual / estimated;
-  return db.transaction(() => {
-    const current = readCalibration(db, model);
-    const samples = (current?.samples ?? 0) + 1;
-    const weight = Math.min(samples, MAX_WEIGHT);
-    const ratio = current ? current.ratio + (observed - current.ratio) / weight : observed;
-    db.prepare(
-      `INSERT INTO calibration (model, ratio, samples, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (model) DO UPDATE SET ratio = excluded.ratio, samples = excluded.samples, updated_at = excluded.updated_at`,
-    ).run(model, ratio, samples, now);
-    return { model, ratio, samples, updatedAt: now };
-  });
+): Calibration {
+  db.prepare(
+    `INSERT INTO calibration (model, ratio, samples, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (model) DO UPDATE SET ratio = excluded.ratio, samples = excluded.samples, updated_at = excluded.updated_at`,
+  ).run(model, value.ratio, value.samples, now);
+  return { model, ratio: value.ratio, samples: value.samples, updatedAt: now };
 }

@@ -5,7 +5,7 @@
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
-import { readCalibration, recordCalibration } from './calibration.ts';
+import { readCalibration, saveCalibration } from './calibration.ts';
 import { betterSqlite3 } from './driver.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
@@ -207,9 +207,9 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       assertOpen();
       return readCalibration(db, model);
     },
-    recordCalibration(model, estimated, actual) {
+    saveCalibration(model, value) {
       assertOpen();
-      return recordCalibration(db, model, estimated, actual, now());
+      return saveCalibration(db, model, value, now());
     },
     stats() {
       assertOpen();

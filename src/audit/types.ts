@@ -26,7 +26,7 @@ export interface AuditStoreOptions {
 
 export interface Calibration {
   model: string;
-  /** Running mean of actual / estimated prompt tokens. */
+  /** actual / estimated prompt tokens, as the budget stage keeps it. */
   ratio: number;
   samples: number;
   updatedAt: number;
@@ -74,8 +74,8 @@ export interface AuditStoreFull extends AuditStore {
   /** The snapshots of one conversation, oldest first. */
   conversation(id: string): SnapshotSummary[];
   getCalibration(model: string): Calibration | undefined;
-  /** Folds one observation (estimated vs actual prompt tokens) into the model's running ratio. */
-  recordCalibration(model: string, estimated: number, actual: number): Calibration | undefined;
+  /** Keeps the ratio the budget stage computed (see budget/calibration.ts). */
+  saveCalibration(model: string, value: { ratio: number; samples: number }): Calibration;
   stats(): AuditStats;
   readonly path: string;
 }

@@ -79,7 +79,7 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   const base = existing ? placeContext(clientMessages, existing) : clientMessages;
   const candidates = existing ? changedItems(existing, redacted.items) : redacted.items;
 
-  const ratio = deps.calibration?.get(selection.model) ?? 1;
+  const ratio = deps.calibration?.get(selection.model)?.ratio ?? 1;
   const budget = budgetRequest({
     messages: base,
     tools: input.request.tools,

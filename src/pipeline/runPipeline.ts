@@ -3,7 +3,7 @@
 // Every I/O comes in through `deps`; the HTTP server and the CLI are two front
 // doors to the same function.
 
-import type { TokenCounter } from '../budget/index.ts';
+import { type Calibration, nextCalibration, type TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
@@ -31,9 +31,10 @@ export interface PipelineDeps {
   conversations: ConversationCache;
   /** The estimator; the pipeline derives a per-model calibrated counter from it. */
   tokenCounter: TokenCounter;
+  /** Where each model's calibration is kept between requests (the audit store). */
   calibration?: {
-    get(model: string): number | undefined;
-    record(model: string, estimated: number, actual: number): void;
+    get(model: string): Calibration | undefined;
+    set(model: string, value: Calibration): void;
   };
   settings: PipelineSettings;
   logger: Logger;
@@ -149,7 +150,12 @@ function afterAnswer(t: Tracking): void {
   const actual = t.snapshot.usage?.promptTokens;
   const estimated = t.prepared.estimatedPromptTokens;
   if (!actual || !estimated) return;
-  t.deps.calibration?.record(t.prepared.model, t.prepared.rawPromptTokens ?? estimated, actual);
+  const calibration = t.deps.calibration;
+  if (calibration) {
+    const previous = calibration.get(t.prepared.model);
+    const next = nextCalibration(previous, t.prepared.rawPromptTokens ?? estimated, actual);
+    if (next !== previous) calibration.set(t.prepared.model, next);
+  }
   if (t.prepared.suspectTruncation(estimated, actual)) {
     const warning = `the model counted ${actual} prompt tokens where ~${estimated} were sent: it may have cut the prompt`;
     t.snapshot.warnings.push(warning);

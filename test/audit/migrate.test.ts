@@ -81,7 +81,7 @@ describe('migrations', () => {
         store.search('legacy answer').map((s) => s.id),
         ['old-1'],
       );
-      store.recordCalibration('m', 10, 12);
+      store.saveCalibration('m', { ratio: 1.2, samples: 1 });
       store.save(makeSnapshot());
       await store.flush();
       assert.equal(store.stats().snapshots, 2);

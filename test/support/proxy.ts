@@ -9,17 +9,17 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import OpenAI from 'openai';
 import { type AuditStoreFull, openAuditStore } from '../../src/audit/store.ts';
+import { createTokenCounter } from '../../src/budget/index.ts';
 import { loadPlans } from '../../src/config/plans.ts';
 import { createApp } from '../../src/http/app.ts';
 import { auditRoutes } from '../../src/http/auditRoutes.ts';
-import { createTokenCounter } from '../../src/budget/index.ts';
 import { ConversationCache } from '../../src/pipeline/conversations.ts';
 import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 import type { Upstream } from '../../src/shared/ports.ts';
 import type { ContextSource } from '../../src/shared/types.ts';
-import { createSources, looksLikeStackTrace } from '../../src/sources/index.ts';
+import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../../src/sources/index.ts';
 import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
 
 export interface ProxyOptions {
@@ -55,16 +55,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       options.upstream ??
       createOllamaUpstream({ baseUrl: options.upstreamUrl, firstByteTimeoutMs: options.firstByteTimeoutMs ?? 30_000 }),
     store,
-    sources: options.sources ?? createSources({ isNeverRead: (file) => redactor.isNeverRead(file) }),
+    sources: options.sources ?? createSources(defaultSourceDeps({ isNeverRead: (file) => redactor.isNeverRead(file) })),
     redactor,
     plans: loadPlans(),
     looksLikeStackTrace,
     conversations: new ConversationCache(),
     tokenCounter: createTokenCounter(),
     calibration: {
-      get: (model) => store.getCalibration(model)?.ratio,
-      record: (model, estimated, actual) => {
-        store.recordCalibration(model, estimated, actual);
+      get: (model) => store.getCalibration(model),
+      set: (model, value) => {
+        store.saveCalibration(model, value);
       },
     },
     settings: {
@@ -102,7 +102,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     dbPath,
     deps,
     client: (clientOptions = {}) =>
-      new OpenAI({ baseURL: `${url}/v1`, apiKey: clientOptions.apiKey ?? 'unused', maxRetries: clientOptions.maxRetries ?? 0 }),
+      new OpenAI({
+        baseURL: `${url}/v1`,
+        apiKey: clientOptions.apiKey ?? 'unused',
+        maxRetries: clientOptions.maxRetries ?? 0,
+      }),
     async close() {
       (server as unknown as { closeAllConnections(): void }).closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
