@@ -1,8 +1,8 @@
 // What ctxproxy (context off) adds on top of calling the same upstream directly.
 // See README.md next to this file. Run: npm run bench -- overhead
 
-import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
 import { ms, summarize } from '../support/stats.ts';
@@ -26,7 +26,11 @@ function call(url: string, body: string): Promise<Timing> {
     let firstChunkMs = Number.NaN;
     const request = http.request(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}`));
         response.on('data', () => {

@@ -44,11 +44,24 @@ export async function startFakeUpstream(): Promise<Child> {
 }
 
 /** Starts the real CLI, `ctxproxy serve`, on a free port with its own workspace and database. */
-export async function startCtxproxy(upstream: string, extraArgs: string[] = []): Promise<Child & { workspace: string }> {
+export async function startCtxproxy(
+  upstream: string,
+  extraArgs: string[] = [],
+): Promise<Child & { workspace: string }> {
   const workspace = mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
   const child = spawn(
     process.execPath,
-    [path.join(root, 'bin/ctxproxy.js'), 'serve', '--port', '0', '--upstream', upstream, '--workspace', workspace, ...extraArgs],
+    [
+      path.join(root, 'bin/ctxproxy.js'),
+      'serve',
+      '--port',
+      '0',
+      '--upstream',
+      upstream,
+      '--workspace',
+      workspace,
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, CTXPROXY_MODE: 'off' } },
   );
   const url = await firstLine(child, /^ctxproxy listening on (http:\/\/\S+)\/v1$/);
