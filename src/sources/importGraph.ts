@@ -45,7 +45,11 @@ const LANGUAGES: Record<string, string> = {
 };
 
 export function languageOf(file: string): string | undefined {
-  return LANGUAGES[path.extname(file).toLowerCase()];
+  // Called for every file of the work tree: slice the extension by hand instead of path.extname.
+  const dot = file.lastIndexOf('.');
+  if (dot <= file.lastIndexOf('/') + 1) return undefined;
+  const ext = file.slice(dot);
+  return LANGUAGES[ext] ?? LANGUAGES[ext.toLowerCase()];
 }
 
 const PATTERNS: Record<string, RegExp[]> = {

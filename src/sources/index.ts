@@ -34,14 +34,17 @@ export interface SourceSet {
 export function createSourceSet(deps: SourceDeps = defaultSourceDeps(), options: SourceOptions = {}): SourceSet {
   const workspaces = new Workspaces(deps);
   return {
+    // Order matters a little: spawning a process blocks the event loop for a few
+    // milliseconds, so the sources whose git command heads the longest chain
+    // (the work-tree listing behind tree and stats) start theirs first.
     sources: [
-      createEnvSource(deps),
-      createInstructionsSource(deps, workspaces),
-      createGitSource(deps, workspaces, options.git),
       createTreeSource(deps, workspaces, options.tree),
-      createFilesSource(deps, workspaces, options.files),
-      createStackTraceSource(deps, workspaces, options.stacktrace),
+      createGitSource(deps, workspaces, options.git),
       createStatsSource(deps, workspaces, options.stats),
+      createInstructionsSource(deps, workspaces),
+      createFilesSource(deps, workspaces, options.files),
+      createEnvSource(deps),
+      createStackTraceSource(deps, workspaces, options.stacktrace),
     ],
     ready: (workspace) => workspaces.get(workspace).armWatcherSoon(),
     close: () => workspaces.closeAll(),

@@ -1,12 +1,11 @@
 // The stats source: files and lines by language, the most imported modules
 // and the files changed most often in recent history.
 
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { importsOf, languageOf } from './importGraph.ts';
-import { mapLimit } from './limit.ts';
 import { Memo } from './memo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -25,10 +24,29 @@ export interface StatsOptions {
 
 export const defaultStatsOptions: StatsOptions = {
   maxReadBytes: 256 * 1024,
-  maxSampledFiles: 600,
+  maxSampledFiles: 300,
   historyCommits: 500,
   top: 10,
 };
+
+const READ_SLICE = 50;
+
+/** The file's text, or undefined when it is missing or larger than `maxBytes` (checked on the open descriptor). */
+function readSmall(file: string, maxBytes: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    if (size > maxBytes) return undefined;
+    const buffer = Buffer.allocUnsafe(size);
+    const read = fs.readSync(fd, buffer, 0, size, 0);
+    return buffer.toString('utf8', 0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
 
 function countLines(text: string): number {
   if (text === '') return 0;
@@ -79,29 +97,38 @@ export function createStatsSource(
         const walk = await ws.walk();
         const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
         const imported = new Map<string, number>();
-        const codeFiles = walk.files.filter((file) => languageOf(file) !== undefined);
-        for (const file of codeFiles) {
-          const language = languageOf(file) ?? 'other';
-          const entry = byLanguage.get(language) ?? { files: 0, lines: 0, read: 0 };
-          byLanguage.set(language, entry);
+        const codeFiles: string[] = [];
+        for (const file of walk.files) {
+          const language = languageOf(file);
+          if (language === undefined) continue;
+          codeFiles.push(file);
+          let entry = byLanguage.get(language);
+          if (!entry) {
+            entry = { files: 0, lines: 0, read: 0 };
+            byLanguage.set(language, entry);
+          }
           entry.files++;
         }
         const step = Math.max(1, codeFiles.length / opts.maxSampledFiles);
         const sample: string[] = [];
         for (let i = 0; i < codeFiles.length; i += step) sample.push(codeFiles[Math.floor(i)] ?? '');
         const sampled = sample.length < codeFiles.length;
-        await mapLimit(sample, deps.readConcurrency, async (file) => {
-          const entry = byLanguage.get(languageOf(file) ?? 'other');
-          if (!entry || deps.isNeverRead(file)) return;
-          const abs = path.join(ws.root, file);
-          const stat = await fs.stat(abs).catch(() => undefined);
-          if (!stat || stat.size > opts.maxReadBytes) return;
-          const text = await fs.readFile(abs, 'utf8').catch(() => '');
-          entry.lines += countLines(text);
-          entry.read++;
-          if (wantHotspots)
-            for (const spec of new Set(importsOf(file, text))) imported.set(spec, (imported.get(spec) ?? 0) + 1);
-        });
+        // Small files, read synchronously in slices with a yield between them: a thread-pool
+        // round trip per file costs more than the read itself, and other sources still get turns.
+        for (let start = 0; start < sample.length; start += READ_SLICE) {
+          if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+          for (const file of sample.slice(start, start + READ_SLICE)) {
+            const entry = byLanguage.get(languageOf(file) ?? '');
+            if (!entry || deps.isNeverRead(file)) continue;
+            const text = readSmall(path.join(ws.root, file), opts.maxReadBytes);
+            if (text === undefined) continue;
+            entry.lines += countLines(text);
+            entry.read++;
+            if (wantHotspots) {
+              for (const spec of new Set(importsOf(file, text))) imported.set(spec, (imported.get(spec) ?? 0) + 1);
+            }
+          }
+        }
         const items: ContextItem[] = [];
         if (wantLanguages) {
           const estimate = (s: { files: number; lines: number; read: number }) =>

@@ -8,6 +8,7 @@ import type { ContextSource, SourceResult } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { Memo } from './memo.ts';
+import { groupByDir } from './walk.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface TreeOptions {
@@ -27,29 +28,27 @@ interface Dir {
 
 const newDir = (): Dir => ({ dirs: new Map(), files: [], count: 0 });
 
-function build(files: readonly string[]): Dir {
+function build(byDir: ReadonlyMap<string, readonly string[]>): Dir {
   const root = newDir();
-  // Folder path → node, so each file costs one map lookup instead of a walk from the root.
-  const nodes = new Map<string, { dir: Dir; parent: string | undefined }>([['', { dir: root, parent: undefined }]]);
+  const nodes = new Map<string, Dir>([['', root]]);
   const nodeFor = (dirPath: string): Dir => {
     const known = nodes.get(dirPath);
-    if (known) return known.dir;
+    if (known) return known;
     const cut = dirPath.lastIndexOf('/');
-    const parentPath = cut === -1 ? '' : dirPath.slice(0, cut);
     const dir = newDir();
-    nodeFor(parentPath).dirs.set(dirPath.slice(cut + 1), dir);
-    nodes.set(dirPath, { dir, parent: parentPath });
+    nodeFor(cut === -1 ? '' : dirPath.slice(0, cut)).dirs.set(dirPath.slice(cut + 1), dir);
+    nodes.set(dirPath, dir);
     return dir;
   };
-  for (const file of files) {
-    const cut = file.lastIndexOf('/');
-    const dirPath = cut === -1 ? '' : file.slice(0, cut);
-    nodeFor(dirPath).files.push(file.slice(cut + 1));
-    for (let at: string | undefined = dirPath; at !== undefined; at = nodes.get(at)?.parent) {
-      const node = nodes.get(at);
-      if (node) node.dir.count++;
-    }
+  for (const [dirPath, names] of byDir) {
+    if (names.length > 0) nodeFor(dirPath).files = [...names];
   }
+  const total = (dir: Dir): number => {
+    dir.count = dir.files.length;
+    for (const sub of dir.dirs.values()) dir.count += total(sub);
+    return dir.count;
+  };
+  total(root);
   return root;
 }
 
@@ -88,11 +87,11 @@ function renderAt(root: Dir, rootName: string, depthLimit: number, options: Tree
  * cut off halfway through its first folder.
  */
 export function renderTree(
-  files: readonly string[],
+  files: readonly string[] | ReadonlyMap<string, readonly string[]>,
   rootName: string,
   options: TreeOptions = defaultTreeOptions,
 ): { text: string; depth: number; fits: boolean } {
-  const root = build(files);
+  const root = build('get' in files ? files : groupByDir(files));
   for (let depth = options.maxDepth; depth >= 1; depth--) {
     const text = renderAt(root, rootName, depth, options);
     if (text !== undefined) return { text, depth, fits: true };
@@ -116,7 +115,7 @@ export function createTreeSource(
       const ws = workspaces.get(input.workspace);
       return memo.get(ws.root, ws.gitFingerprint(), async () => {
         const walk = await ws.walk();
-        const rendered = renderTree(walk.files, path.basename(ws.root), opts);
+        const rendered = renderTree(walk.byDir, path.basename(ws.root), opts);
         const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
         const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
         return {

@@ -40,8 +40,32 @@ export interface WalkResult {
   dirs: string[];
   /** True when the walk stopped at the file limit. */
   truncated: boolean;
+  /** File names (sorted) by folder (`''` for the root): the tree is built from this without re-splitting paths. */
+  byDir: Map<string, string[]>;
   /** Whether a path (relative, `/`-separated) would be skipped by the walk's rules. */
   isIgnored(relativePath: string, isDir: boolean): boolean;
+}
+
+/** Groups sorted paths by folder; one map lookup per change of folder. */
+export function groupByDir(files: readonly string[]): Map<string, string[]> {
+  const byDir = new Map<string, string[]>();
+  let lastDir: string | undefined;
+  let names: string[] = [];
+  for (const file of files) {
+    const cut = file.lastIndexOf('/');
+    const dir = cut === -1 ? '' : file.slice(0, cut);
+    if (dir !== lastDir) {
+      let known = byDir.get(dir);
+      if (!known) {
+        known = [];
+        byDir.set(dir, known);
+      }
+      names = known;
+      lastDir = dir;
+    }
+    names.push(file.slice(cut + 1));
+  }
+  return byDir;
 }
 
 interface Rules {
@@ -106,7 +130,8 @@ export async function walkWorkTree(root: string, options: { maxFiles?: number } 
   await visit('', []);
   files.sort();
   dirs.sort();
-  return { files, dirs, truncated, isIgnored: (rel, isDir) => ignoredBy(allRules, rel, isDir) };
+  const byDir = groupByDir(files);
+  return { files, dirs, truncated, byDir, isIgnored: (rel, isDir) => ignoredBy(allRules, rel, isDir) };
 }
 
 /**
@@ -116,28 +141,39 @@ export async function walkWorkTree(root: string, options: { maxFiles?: number } 
  */
 export function walkResultFromList(root: string, listed: readonly string[], maxFiles = 100_000): WalkResult {
   const files: string[] = [];
-  // Directory → kept? Each directory is examined once, not once per file (20,000 files, ~1,000 folders).
-  const dirState = new Map<string, boolean>([['', true]]);
-  const keepDir = (dir: string): boolean => {
-    const known = dirState.get(dir);
+  // Folder → its file names, or null when the folder is default-ignored; each folder is judged once.
+  const byDirOrSkip = new Map<string, string[] | null>([['', []]]);
+  const namesOf = (dir: string): string[] | null => {
+    const known = byDirOrSkip.get(dir);
     if (known !== undefined) return known;
     const cut = dir.lastIndexOf('/');
     const parent = cut === -1 ? '' : dir.slice(0, cut);
-    const keep = keepDir(parent) && !DEFAULT_IGNORED_DIRS.has(dir.slice(cut + 1));
-    dirState.set(dir, keep);
-    return keep;
+    const keep = namesOf(parent) !== null && !DEFAULT_IGNORED_DIRS.has(dir.slice(cut + 1));
+    const names = keep ? [] : null;
+    byDirOrSkip.set(dir, names);
+    return names;
   };
   let truncated = false;
+  let lastDir: string | undefined;
+  let names: string[] | null = null;
   for (const file of listed) {
     const cut = file.lastIndexOf('/');
-    if (!keepDir(cut === -1 ? '' : file.slice(0, cut))) continue;
+    const dir = cut === -1 ? '' : file.slice(0, cut);
+    if (dir !== lastDir) {
+      names = namesOf(dir);
+      lastDir = dir;
+    }
+    if (names === null) continue;
     if (files.length >= maxFiles) {
       truncated = true;
       break;
     }
     files.push(file);
+    names.push(file.slice(cut + 1));
   }
-  const dirs = [...dirState.entries()].filter(([, keep]) => keep).map(([dir]) => dir);
+  const byDir = new Map<string, string[]>();
+  for (const [dir, list] of byDirOrSkip) if (list !== null) byDir.set(dir, list);
+  const dirs = [...byDir.keys()];
   const rules: Rules[] = [];
   for (const file of files) {
     if (file !== '.gitignore' && !file.endsWith('/.gitignore')) continue;
@@ -148,6 +184,10 @@ export function walkResultFromList(root: string, listed: readonly string[], maxF
       // Listed but unreadable: git already applied it.
     }
   }
-  files.sort();
-  return { files, dirs: dirs.sort(), truncated, isIgnored: (rel, isDir) => ignoredBy(rules, rel, isDir) };
+  // git lists tracked files sorted and untracked ones after them: sort only when needed.
+  if (files.some((file, i) => i > 0 && (files[i - 1] ?? '') > file)) {
+    files.sort();
+    for (const list of byDir.values()) list.sort();
+  }
+  return { files, dirs: dirs.sort(), truncated, byDir, isIgnored: (rel, isDir) => ignoredBy(rules, rel, isDir) };
 }

@@ -21,7 +21,7 @@ describe('createSources', () => {
     const sources = createSources(testDeps());
     assert.deepEqual(
       sources.map((s) => s.name),
-      ['env', 'instructions', 'git', 'tree', 'files', 'stacktrace', 'stats'],
+      ['tree', 'git', 'stats', 'instructions', 'files', 'env', 'stacktrace'],
     );
     const git = sources.find((s) => s.name === 'git');
     assert.equal(git?.timeoutMs, 5_000);
