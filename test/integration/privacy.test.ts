@@ -74,9 +74,9 @@ test('secrets in a diff, a .env, a named log and the user’s own message reach 
   const directory = path.dirname(proxy.dbPath);
   const files = readdirSync(directory).filter((f) => f.startsWith(path.basename(proxy.dbPath)));
   assert.ok(files.length > 0);
-  const question = Buffer.from('stopped working after the change');
+  const marker = Buffer.from('stopped working after the change');
   assert.ok(
-    files.some((file) => readFileSync(path.join(directory, file)).includes(question)),
+    files.some((file) => readFileSync(path.join(directory, file)).includes(marker)),
     'the scan reads the bytes the snapshot was written to',
   );
   for (const file of files) {
