@@ -74,7 +74,8 @@ describe('files source', () => {
   });
 
   test('skips: never-read (even when named), too large, binary, outside, symlinks out', async () => {
-    const text = `read .env key.pem big.txt image.bin ../x link.txt env-link.txt and ${path.join(outside.dir, 'secret.txt')}`;
+    const viaDots = `../${path.basename(outside.dir)}/secret.txt`;
+    const text = `read .env key.pem big.txt image.bin ${viaDots} link.txt env-link.txt and ${path.join(outside.dir, 'secret.txt')}`;
     const result = await collect(text, ['files.named.']);
     const skipped = Object.fromEntries((result.skipped ?? []).map((s) => [s.path, s.reason]));
     assert.equal(skipped['.env'], 'never read: secret by nature');
@@ -84,6 +85,7 @@ describe('files source', () => {
     assert.equal(skipped['image.bin'], 'binary');
     assert.equal(skipped['link.txt'], 'outside the workspace');
     assert.equal(skipped[path.join(outside.dir, 'secret.txt')], 'outside the workspace');
+    assert.equal(skipped[viaDots], 'outside the workspace');
     const texts = result.items.map((item) => item.text).join('\n');
     assert.doesNotMatch(texts, /TOKEN|PEM|OUTSIDE/);
     assert.deepEqual(

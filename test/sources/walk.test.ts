@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { walkResultFromList, walkWorkTree } from '../../src/sources/walk.ts';
+import { makeDir } from '../support/gitRepo.ts';
+
+describe('walkWorkTree (outside a repository)', () => {
+  test('nested .gitignore files and default ignores apply; symlinked folders are not followed', async () => {
+    const dir = makeDir({
+      '.gitignore': '*.log\n/secret-dir/\n',
+      'a.ts': 'a',
+      'run.log': 'l',
+      'secret-dir/x.ts': 'x',
+      'pkg/.gitignore': 'local.txt\n',
+      'pkg/local.txt': 'l',
+      'pkg/keep.ts': 'k',
+      'pkg/deep/run.log': 'l',
+      'node_modules/m/index.js': 'm',
+      'target/debug/bin': 'b',
+      '__pycache__/x.pyc': 'p',
+    });
+    fs.symlinkSync(path.join(dir.dir, 'pkg'), path.join(dir.dir, 'pkg-link'));
+    try {
+      const walk = await walkWorkTree(dir.dir);
+      assert.deepEqual(walk.files, ['.gitignore', 'a.ts', 'pkg-link', 'pkg/.gitignore', 'pkg/keep.ts']);
+      assert.deepEqual(walk.dirs, ['', 'pkg', 'pkg/deep']);
+      assert.deepEqual(walk.byDir.get('pkg'), ['.gitignore', 'keep.ts']);
+      assert.equal(walk.isIgnored('pkg/local.txt', false), true);
+      assert.equal(walk.isIgnored('x/y.log', false), true);
+      assert.equal(walk.isIgnored('node_modules', true), true);
+      assert.equal(walk.isIgnored('pkg/keep.ts', false), false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  test('stops at the file limit and says so', async () => {
+    const dir = makeDir(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}.txt`, 'x'])));
+    try {
+      const walk = await walkWorkTree(dir.dir, { maxFiles: 4 });
+      assert.equal(walk.files.length, 4);
+      assert.equal(walk.truncated, true);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('walkResultFromList (a git listing)', () => {
+  test('drops default-ignored folders even when tracked, groups names by folder, sorts untracked in', () => {
+    const walk = walkResultFromList('/nonexistent', [
+      'b/x.ts',
+      'dist/bundle.js',
+      'src/node_modules/p/i.js',
+      'src/a.ts',
+      'a.md',
+    ]);
+    assert.deepEqual(walk.files, ['a.md', 'b/x.ts', 'src/a.ts']);
+    assert.deepEqual(walk.dirs, ['', 'b', 'src']);
+    assert.deepEqual([...walk.byDir.entries()].sort(), [
+      ['', ['a.md']],
+      ['b', ['x.ts']],
+      ['src', ['a.ts']],
+    ]);
+  });
+});
