@@ -95,14 +95,14 @@ export function createFilesSource(
   return {
     name: 'files',
     timeoutMs: 3_000,
-    async collect(input, signal) {
+    async collect(input) {
       const wantNamed = wants(input.wanted, 'files.named.');
       const wantChanged = wants(input.wanted, 'files.changed.');
       if (!wantNamed && !wantChanged) return { items: [] };
       const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
       const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
-      const status = wantChanged ? await ws.status(signal) : undefined;
+      const status = wantChanged ? await ws.status() : undefined;
       const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
       const namedSet = new Set(list.map((w) => w.rel));
       const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));

@@ -114,7 +114,7 @@ export function createGitSource(
           git ??= deps.git(ws.root, signal);
           return git.raw(['--no-optional-locks', '-c', 'core.quotePath=false', ...args]);
         };
-        const status = want('git.branch') || want('git.status') ? ws.status(signal) : Promise.resolve(undefined);
+        const status = want('git.branch') || want('git.status') ? ws.status() : Promise.resolve(undefined);
         const headRef = readHeadRef(repo);
         const unborn = headRef !== undefined && !refExists(repo, headRef);
         const [snapshot, diffstat, log, staged, unstaged] = await Promise.all([

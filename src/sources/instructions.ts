@@ -15,6 +15,7 @@ import { type StatTracker, TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
 export const MAX_INSTRUCTION_CHARS = 40_000;
+const STATUS_WAIT_MS = 1_500;
 
 interface Candidate {
   abs: string;
@@ -107,14 +108,18 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
 
   return {
     name: 'instructions',
-    timeoutMs: 2_000,
-    async collect(input, signal) {
+    timeoutMs: 3_000,
+    async collect(input) {
       if (!wants(input.wanted, 'instructions.')) return { items: [] };
       const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
       const home = deps.homeDir;
       const named = ws.named(home, userText(input.messages));
-      const status = await ws.status(signal).catch(() => undefined);
+      // Changed files only refine which scoped rules apply: do not let a slow status cost the instructions.
+      const status = await Promise.race([
+        ws.status().catch(() => undefined),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), STATUS_WAIT_MS).unref()),
+      ]);
       const inPlay = [...new Set([...named.inside.map((m) => m.rel), ...(status?.changedFiles ?? [])])].sort();
 
       return memo.get(`${workspace}|${inPlay.join('\0')}`, async (tracker) => {

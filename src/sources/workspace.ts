@@ -127,12 +127,16 @@ export class WorkspaceState {
     return result;
   }
 
-  /** `git status` of the repository holding the workspace; undefined outside a repository. */
-  status(signal?: AbortSignal): Promise<StatusSnapshot | undefined> {
+  /**
+   * `git status` of the repository holding the workspace; undefined outside a repository.
+   * Shared by several sources with different timeouts, so no caller's abort signal
+   * reaches it: one source giving up must not kill the others' answer.
+   */
+  status(): Promise<StatusSnapshot | undefined> {
     const repo = this.repo();
     if (!repo) return Promise.resolve(undefined);
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
-      const git = this.deps.git(this.root, signal);
+      const git = this.deps.git(this.root);
       const raw = await git.raw([
         '--no-optional-locks',
         '-c',
