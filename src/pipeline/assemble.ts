@@ -25,7 +25,8 @@ export function orderItems(items: readonly ContextItem[]): ContextItem[] {
   return [...items].sort((a, b) => {
     const [sa = 0, ga = 0] = rank(a);
     const [sb = 0, gb = 0] = rank(b);
-    return sa - sb || ga - gb || a.key.localeCompare(b.key);
+    // Within a source, keep the source's own order (instructions: root first, imports after their file).
+    return sa - sb || ga - gb;
   });
 }
 
