@@ -6,7 +6,7 @@ import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
 import { readCalibration, saveCalibration } from './calibration.ts';
-import { betterSqlite3 } from './driver.ts';
+import { chooseSqlDriver } from './defaultDriver.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
@@ -29,7 +29,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   const now = options.now ?? Date.now;
   const { path } = options;
   const dedupe = options.dedupe ?? 'all';
-  const driver = options.driver ?? betterSqlite3;
+  const driver = options.driver ?? chooseSqlDriver();
   const openBusyTimeoutMs = options.busyTimeoutMs ?? 2000;
   const { db, version } = openDatabase({
     path,

@@ -13,7 +13,7 @@ export interface AuditStoreOptions {
   migrationsDir?: string | undefined;
   logger?: Logger | undefined;
   now?: (() => number) | undefined;
-  /** Defaults to better-sqlite3. */
+  /** Defaults to the runtime's: better-sqlite3 on Node, node:sqlite on Deno (see defaultDriver.ts). */
   driver?: SqlDriverFactory | undefined;
   /** How long opening or a write waits for another process's lock. Default 2000. */
   busyTimeoutMs?: number | undefined;

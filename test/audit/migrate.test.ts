@@ -2,23 +2,18 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import { betterSqlite3 } from '../../src/audit/driver.ts';
+import { chooseSqlDriver } from '../../src/audit/defaultDriver.ts';
 import { DEFAULT_MIGRATIONS_DIR, readMigrations, runMigrations } from '../../src/audit/migrate.ts';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { AuditStoreOpenError } from '../../src/audit/types.ts';
 import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+import { openRaw, queryRaw } from './rawDatabase.ts';
 
 function recorded(path: string): { version: number; name: string }[] {
-  const db = new Database(path, { readonly: true });
-  try {
-    return db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as {
-      version: number;
-      name: string;
-    }[];
-  } finally {
-    db.close();
-  }
+  return queryRaw(path, 'SELECT version, name FROM schema_migrations ORDER BY version') as {
+    version: number;
+    name: string;
+  }[];
 }
 
 describe('migrations', () => {
@@ -56,7 +51,7 @@ describe('migrations', () => {
     const oldDir = join(temp.dir, 'old-migrations');
     mkdirSync(oldDir);
     copyFileSync(join(DEFAULT_MIGRATIONS_DIR, '0001_init.sql'), join(oldDir, '0001_init.sql'));
-    const driver = betterSqlite3.open(temp.path(), { busyTimeoutMs: 100 });
+    const driver = chooseSqlDriver().open(temp.path(), { busyTimeoutMs: 100 });
     assert.deepEqual(runMigrations(driver, { dir: oldDir }), { applied: [1], version: 1 });
     driver.prepare("INSERT INTO blobs (sha256, text, bytes, created_at) VALUES ('k1', 'OLD BLOCK', 9, 1)").run();
     driver
@@ -116,17 +111,15 @@ describe('migrations', () => {
       () => openAuditStore({ path: temp.path(), migrationsDir: dir }),
       (error: unknown) => error instanceof AuditStoreOpenError && error.reason === 'migration',
     );
-    const db = new Database(temp.path(), { readonly: true });
-    const half = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number };
-    db.close();
-    assert.equal(half.n, 0, 'the failed step left nothing behind');
+    const [half] = queryRaw(temp.path(), "SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'");
+    assert.equal(half?.n, 0, 'the failed step left nothing behind');
     assert.deepEqual(recorded(temp.path()), [{ version: 1, name: 'init' }]);
   });
 
   it('refuses a database written by a newer ctxproxy, and leaves it untouched', async () => {
     const store = openAuditStore({ path: temp.path() });
     await store.close();
-    const db = new Database(temp.path());
+    const db = openRaw(temp.path());
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9, 'future', 0)").run();
     db.close();
     assert.throws(

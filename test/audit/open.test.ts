@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { AuditStoreOpenError } from '../../src/audit/types.ts';
 import type { Logger } from '../../src/shared/ports.ts';
 import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+import { openRaw, queryRaw } from './rawDatabase.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -80,9 +80,9 @@ describe('opening the audit database', () => {
   it('turns a database another process holds locked into one clear error at open', () => {
     const setup = openAuditStore({ path: temp.path() });
     void setup.close();
-    const holder = new Database(temp.path());
-    holder.pragma('journal_mode = WAL');
-    holder.prepare('BEGIN IMMEDIATE').run();
+    const holder = openRaw(temp.path());
+    holder.pragma('journal_mode', 'WAL');
+    holder.exec('BEGIN IMMEDIATE');
     try {
       assert.throws(
         () => openAuditStore({ path: temp.path(), busyTimeoutMs: 50 }),
@@ -95,7 +95,7 @@ describe('opening the audit database', () => {
         },
       );
     } finally {
-      holder.prepare('ROLLBACK').run();
+      holder.exec('ROLLBACK');
       holder.close();
     }
     const store = openAuditStore({ path: temp.path() });
@@ -105,8 +105,8 @@ describe('opening the audit database', () => {
   it('keeps snapshots queued while another process holds the lock, and writes them once it lets go', async () => {
     const logger = recordingLogger();
     const store = openAuditStore({ path: temp.path(), logger });
-    const holder = new Database(temp.path());
-    holder.prepare('BEGIN IMMEDIATE').run();
+    const holder = openRaw(temp.path());
+    holder.exec('BEGIN IMMEDIATE');
     const snapshot = makeSnapshot({ id: 'waited' });
     try {
       store.save(snapshot);
@@ -115,17 +115,15 @@ describe('opening the audit database', () => {
       assert.equal(store.stats().queued, 1, 'the snapshot is kept, not dropped');
       assert.deepStrictEqual(store.get('waited'), snapshot, 'and still readable');
     } finally {
-      holder.prepare('ROLLBACK').run();
+      holder.exec('ROLLBACK');
       holder.close();
     }
     await new Promise((resolve) => setTimeout(resolve, 700));
     assert.equal(store.stats().queued, 0, 'the retry wrote it');
     assert.ok(!logger.events.includes('audit.write_failed'));
     await store.close();
-    const reader = new Database(temp.path(), { readonly: true });
-    const row = reader.prepare("SELECT count(*) AS n FROM snapshots WHERE id = 'waited'").get() as { n: number };
-    reader.close();
-    assert.equal(row.n, 1);
+    const [row] = queryRaw(temp.path(), "SELECT count(*) AS n FROM snapshots WHERE id = 'waited'");
+    assert.equal(row?.n, 1);
   });
 
   it('lets a reader (the CLI) open while another connection (the server) is idle', async () => {

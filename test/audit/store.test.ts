@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { openAuditStore } from '../../src/audit/store.ts';
 import type { AuditStoreFull } from '../../src/audit/types.ts';
 import type { ChatMessage, Snapshot } from '../../src/shared/types.ts';
 import { contextBlock, makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+import { queryRaw } from './rawDatabase.ts';
 
 /** Counts rows with a separate connection: what is really in the file. */
 function countRows(path: string, table: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return Number((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-  } finally {
-    db.close();
-  }
+  return Number(queryRaw(path, `SELECT count(*) AS n FROM ${table}`)[0]?.n);
 }
 
 describe('audit store', () => {
@@ -91,12 +86,11 @@ describe('audit store', () => {
     store.save(snapshot);
     await store.flush();
     assert.deepStrictEqual(store.get(snapshot.id), snapshot);
-    const db = new Database(temp.path(), { readonly: true });
-    const row = db.prepare('SELECT forwarded_json FROM snapshots WHERE id = ?').get(snapshot.id) as {
-      forwarded_json: string;
-    };
-    db.close();
-    assert.ok(!row.forwarded_json.includes(block), 'the stored messages refer to the block instead of repeating it');
+    const [row] = queryRaw(temp.path(), 'SELECT forwarded_json FROM snapshots WHERE id = ?', snapshot.id);
+    assert.ok(
+      !String(row?.forwarded_json).includes(block),
+      'the stored messages refer to the block instead of repeating it',
+    );
   });
 
   it('reads queued snapshots before they are flushed (the id given to the client works at once)', () => {
@@ -198,9 +192,7 @@ describe('audit store', () => {
     store.save(makeSnapshot({ conversationId: 'c', createdAt: 300 }));
     store.save(makeSnapshot({ conversationId: 'c', createdAt: 200 }));
     await store.flush();
-    const db = new Database(temp.path(), { readonly: true });
-    const row = db.prepare('SELECT first_seen, last_seen, turns FROM conversations WHERE id = ?').get('c');
-    db.close();
+    const [row] = queryRaw(temp.path(), 'SELECT first_seen, last_seen, turns FROM conversations WHERE id = ?', 'c');
     assert.deepEqual(row, { first_seen: 100, last_seen: 300, turns: 3 });
     assert.deepEqual(
       store.conversation('c').map((summary) => summary.createdAt),
