@@ -156,6 +156,7 @@ export function walkResultFromList(root: string, listed: readonly string[], maxF
   let truncated = false;
   let lastDir: string | undefined;
   let names: string[] | null = null;
+  const gitignores: string[] = [];
   for (const file of listed) {
     const cut = file.lastIndexOf('/');
     const dir = cut === -1 ? '' : file.slice(0, cut);
@@ -169,14 +170,15 @@ export function walkResultFromList(root: string, listed: readonly string[], maxF
       break;
     }
     files.push(file);
-    names.push(file.slice(cut + 1));
+    const name = file.slice(cut + 1);
+    names.push(name);
+    if (name === '.gitignore') gitignores.push(file);
   }
   const byDir = new Map<string, string[]>();
   for (const [dir, list] of byDirOrSkip) if (list !== null) byDir.set(dir, list);
   const dirs = [...byDir.keys()];
   const rules: Rules[] = [];
-  for (const file of files) {
-    if (file !== '.gitignore' && !file.endsWith('/.gitignore')) continue;
+  for (const file of gitignores) {
     try {
       const base = file === '.gitignore' ? '' : file.slice(0, -'/.gitignore'.length);
       rules.push({ base, matcher: ignore().add(readFileSync(path.join(root, file), 'utf8')) });
@@ -184,10 +186,34 @@ export function walkResultFromList(root: string, listed: readonly string[], maxF
       // Listed but unreadable: git already applied it.
     }
   }
-  // git lists tracked files sorted and untracked ones after them: sort only when needed.
-  if (files.some((file, i) => i > 0 && (files[i - 1] ?? '') > file)) {
-    files.sort();
-    for (const list of byDir.values()) list.sort();
+  if (sortTail(files)) for (const list of byDir.values()) sortTail(list);
+  return {
+    files,
+    dirs: dirs.sort(),
+    truncated,
+    byDir,
+    isIgnored: (rel, isDir) => ignoredBy(rules, rel, isDir),
+  };
+}
+
+/**
+ * git lists tracked files sorted and untracked ones after them: sort that short
+ * tail and merge it in, instead of sorting 20,000 paths. Sorts in place; says
+ * whether anything was out of order.
+ */
+export function sortTail(list: string[]): boolean {
+  let cut = 1;
+  while (cut < list.length && (list[cut - 1] ?? '') <= (list[cut] ?? '')) cut++;
+  if (cut >= list.length) return false;
+  const tail = list.slice(cut).sort();
+  const head = list.slice(0, cut);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < head.length && j < tail.length) {
+    list[k++] = (head[i] ?? '') <= (tail[j] ?? '') ? (head[i++] ?? '') : (tail[j++] ?? '');
   }
-  return { files, dirs: dirs.sort(), truncated, byDir, isIgnored: (rel, isDir) => ignoredBy(rules, rel, isDir) };
+  while (i < head.length) list[k++] = head[i++] ?? '';
+  while (j < tail.length) list[k++] = tail[j++] ?? '';
+  return true;
 }

@@ -4,6 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import type { SimpleGit } from 'simple-git';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
 import { Memo } from './memo.ts';
@@ -24,6 +25,7 @@ export class WorkspaceState {
   #fingerprint: string | undefined;
   #repo: RepoLocation | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
+  #git: SimpleGit | undefined;
 
   constructor(
     readonly root: string,
@@ -81,17 +83,15 @@ export class WorkspaceState {
         ? walkResultFromList(
             this.root,
             (
-              await this.deps
-                .git(this.root)
-                .raw([
-                  '--no-optional-locks',
-                  '-c',
-                  'core.quotePath=false',
-                  'ls-files',
-                  '-z',
-                  '-co',
-                  '--exclude-standard',
-                ])
+              await this.#sharedGit().raw([
+                '--no-optional-locks',
+                '-c',
+                'core.quotePath=false',
+                'ls-files',
+                '-z',
+                '-co',
+                '--exclude-standard',
+              ])
             )
               .split('\0')
               .filter(Boolean),
@@ -115,6 +115,12 @@ export class WorkspaceState {
     return this.#arming;
   }
 
+  /** One simple-git instance for the shared, never-aborted commands (status, listing); made on first need. */
+  #sharedGit(): SimpleGit {
+    this.#git ??= this.deps.git(this.root);
+    return this.#git;
+  }
+
   /** Files named in the conversation, shared by the sources of one request (same synchronous run). */
   named(home: string, text: string): MentionResult {
     const hit = this.#named?.text === text && this.#named.home === home ? this.#named.result : undefined;
@@ -136,7 +142,7 @@ export class WorkspaceState {
     const repo = this.repo();
     if (!repo) return Promise.resolve(undefined);
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
-      const git = this.deps.git(this.root);
+      const git = this.#sharedGit();
       const raw = await git.raw([
         '--no-optional-locks',
         '-c',

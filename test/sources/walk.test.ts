@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { walkResultFromList, walkWorkTree } from '../../src/sources/walk.ts';
+import { sortTail, walkResultFromList, walkWorkTree } from '../../src/sources/walk.ts';
 import { makeDir } from '../support/gitRepo.ts';
 
 describe('walkWorkTree (outside a repository)', () => {
@@ -55,13 +55,25 @@ describe('walkResultFromList (a git listing)', () => {
       'src/node_modules/p/i.js',
       'src/a.ts',
       'a.md',
+      'b/new.ts',
     ]);
-    assert.deepEqual(walk.files, ['a.md', 'b/x.ts', 'src/a.ts']);
+    assert.deepEqual(walk.files, ['a.md', 'b/new.ts', 'b/x.ts', 'src/a.ts']);
     assert.deepEqual(walk.dirs, ['', 'b', 'src']);
     assert.deepEqual([...walk.byDir.entries()].sort(), [
       ['', ['a.md']],
-      ['b', ['x.ts']],
+      ['b', ['new.ts', 'x.ts']],
       ['src', ['a.ts']],
     ]);
+  });
+});
+
+describe('sortTail', () => {
+  test('merges an unsorted tail (untracked files) into a sorted head', () => {
+    const list = ['a', 'c', 'e', 'g', 'd', 'b', 'z'];
+    assert.equal(sortTail(list), true);
+    assert.deepEqual(list, ['a', 'b', 'c', 'd', 'e', 'g', 'z']);
+    const sorted = ['a', 'b'];
+    assert.equal(sortTail(sorted), false);
+    assert.deepEqual(sorted, ['a', 'b']);
   });
 });
