@@ -8,7 +8,7 @@ import type { CollectInput, ContextSource } from '../../src/shared/types.ts';
 import { createSourceSet, defaultSourceDeps } from '../../src/sources/index.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
-const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 9);
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
 
 const GIT_AWARE = ['instructions.', 'env.', 'git.branch', 'git.status', 'git.diffstat', 'git.log', 'files.named.'];

@@ -2,10 +2,10 @@
 // `~/` allowed, ignored inside code spans and fences, at most five hops,
 // cycles broken, and imports that leave both the workspace and home refused.
 
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { SkippedPath } from '../shared/types.ts';
 import { isInside } from './mentions.ts';
+import { readTextIfFile, realPathOr } from './syncRead.ts';
 import type { StatTracker } from './trackedMemo.ts';
 
 export const MAX_IMPORT_HOPS = 5;
@@ -51,18 +51,18 @@ function withinAllowed(ctx: ImportContext, abs: string): boolean {
 }
 
 /** Depth-first: each import followed by its own imports, as a reader would meet them. */
-export async function resolveImports(
+export function resolveImports(
   ctx: ImportContext,
   importer: string,
   text: string,
   chain: readonly string[],
-): Promise<ImportedFile[]> {
+): ImportedFile[] {
   const out: ImportedFile[] = [];
   for (const target of findImports(text)) {
     const abs = target.startsWith('~/')
       ? path.join(ctx.home, target.slice(2))
       : path.resolve(path.dirname(importer), target);
-    const real = await fs.realpath(abs).catch(() => abs);
+    const real = realPathOr(abs);
     if (!withinAllowed(ctx, abs) || !withinAllowed(ctx, real)) {
       ctx.skipped.push({ path: target, reason: `import in ${importer} refused: outside the workspace and home` });
       continue;
@@ -77,14 +77,14 @@ export async function resolveImports(
     }
     if (ctx.emitted.has(real)) continue;
     ctx.tracker.track(abs);
-    const body = await fs.readFile(abs, 'utf8').catch(() => undefined);
+    const body = readTextIfFile(abs);
     if (body === undefined) {
       ctx.skipped.push({ path: target, reason: `import in ${importer} not found` });
       continue;
     }
     ctx.emitted.add(real);
     out.push({ abs, text: body });
-    out.push(...(await resolveImports(ctx, abs, body, [...chain, real])));
+    out.push(...resolveImports(ctx, abs, body, [...chain, real]));
   }
   return out;
 }

@@ -2,7 +2,6 @@
 // (CLAUDE.md family, .claude/rules, AGENTS.md, Copilot and Cursor rules), one
 // item per file, labelled with its path, in the order the tools apply them.
 
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
@@ -11,6 +10,7 @@ import { globList, parseFrontmatter } from './frontmatter.ts';
 import { matchesAny } from './globs.ts';
 import { resolveImports } from './instructionImports.ts';
 import { userText } from './mentions.ts';
+import { listDir, readTextIfFile, realPathOr } from './syncRead.ts';
 import { type StatTracker, TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -37,13 +37,12 @@ export function ancestorsOf(dir: string): string[] {
   return out;
 }
 
-async function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursive: boolean): Promise<string[]> {
+function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursive: boolean): string[] {
   tracker.track(dir);
-  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
   const out: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of listDir(dir)) {
     const abs = path.join(dir, entry.name);
-    if (entry.isDirectory() && recursive) out.push(...(await listMarkdown(abs, tracker, suffix, true)));
+    if (entry.isDirectory() && recursive) out.push(...listMarkdown(abs, tracker, suffix, true));
     else if (entry.isFile() && entry.name.endsWith(suffix)) out.push(abs);
   }
   return out;
@@ -69,20 +68,15 @@ function candidatesFor(workspace: string, home: string, inPlay: readonly string[
 
 const depth = (rel: string) => (rel === '' ? 0 : rel.split('/').length);
 
-async function ruleCandidates(workspace: string, home: string, tracker: StatTracker): Promise<Candidate[]> {
+function ruleCandidates(workspace: string, home: string, tracker: StatTracker): Candidate[] {
   const out: Candidate[] = [];
   for (const root of [path.join(home, '.claude', 'rules'), path.join(workspace, '.claude', 'rules')]) {
-    for (const abs of await listMarkdown(root, tracker, '.md', true)) out.push({ abs, group: 'rules', priority: 85 });
+    for (const abs of listMarkdown(root, tracker, '.md', true)) out.push({ abs, group: 'rules', priority: 85 });
   }
-  for (const abs of await listMarkdown(
-    path.join(workspace, '.github', 'instructions'),
-    tracker,
-    '.instructions.md',
-    false,
-  )) {
+  for (const abs of listMarkdown(path.join(workspace, '.github', 'instructions'), tracker, '.instructions.md', false)) {
     out.push({ abs, group: 'project', priority: 80 });
   }
-  for (const abs of await listMarkdown(path.join(workspace, '.cursor', 'rules'), tracker, '.mdc', false)) {
+  for (const abs of listMarkdown(path.join(workspace, '.cursor', 'rules'), tracker, '.mdc', false)) {
     out.push({ abs, group: 'rules', priority: 80 });
   }
   return out;
@@ -148,21 +142,19 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
             ...(capped.truncated ? { truncated: true } : {}),
           });
         };
-        const all = [...candidatesFor(workspace, home, inPlay), ...(await ruleCandidates(workspace, home, tracker))];
+        const all = [...candidatesFor(workspace, home, inPlay), ...ruleCandidates(workspace, home, tracker)];
         for (const candidate of all) {
           tracker.track(candidate.abs);
-          const text = await fs.readFile(candidate.abs, 'utf8').catch(() => undefined);
+          const text = readTextIfFile(candidate.abs);
           if (text === undefined) continue;
-          const real = await fs.realpath(candidate.abs).catch(() => candidate.abs);
+          const real = realPathOr(candidate.abs);
           if (emitted.has(real)) continue;
           if (candidate.group === 'rules' || candidate.abs.endsWith('.instructions.md')) {
             if (!applies(candidate.abs, parseFrontmatter(text).data, inPlay)) continue;
           }
           emitted.add(real);
           emit(candidate.abs, text, candidate.group, candidate.priority);
-          const imports = await resolveImports({ workspace, home, tracker, skipped, emitted }, candidate.abs, text, [
-            real,
-          ]);
+          const imports = resolveImports({ workspace, home, tracker, skipped, emitted }, candidate.abs, text, [real]);
           for (const imported of imports) emit(imported.abs, imported.text, 'import', candidate.priority);
         }
         return { items, skipped };
