@@ -58,7 +58,6 @@ export async function aggregateCompletion(events: AsyncIterable<UpstreamEvent>, 
 }
 
 const encoder = new TextEncoder();
-const DONE = encoder.encode('data: [DONE]\n\n');
 
 /**
  * The SSE body: role on the first chunk only, the finish reason on its own
@@ -74,11 +73,8 @@ export function sseStream(
   const iterator = events[Symbol.asyncIterator]();
   const extra = options.includeUsage ? { usage: null } : {};
   let toolIndex = 0;
-  let finished = false;
   const frame = (choices: unknown[], more: Record<string, unknown> = extra) =>
-    encoder.encode(
-      `data: ${JSON.stringify({ id: identity.id, object: 'chat.completion.chunk', created: identity.created, model: identity.model, choices, ...more })}\n\n`,
-    );
+    `data: ${JSON.stringify({ id: identity.id, object: 'chat.completion.chunk', created: identity.created, model: identity.model, choices, ...more })}\n\n`;
   const choice = (delta: Record<string, unknown>, finishReason: FinishReason | null = null) => ({
     index: 0,
     delta,
@@ -88,37 +84,37 @@ export function sseStream(
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(frame([choice({ role: 'assistant', content: '' })]));
+      controller.enqueue(encoder.encode(frame([choice({ role: 'assistant', content: '' })])));
     },
     async pull(controller) {
+      // One write per upstream event: the frames of an event leave together.
+      let out = '';
       try {
         const next = await iterator.next();
-        if (next.done) {
-          if (!finished) throw new Error('the upstream stream ended without a final event');
-          controller.enqueue(DONE);
-          controller.close();
-          return;
-        }
+        if (next.done) throw new Error('the upstream stream ended without a final event');
         const event = next.value;
         if (event.type === 'delta') {
-          if (event.reasoning) {
-            controller.enqueue(frame([choice({ reasoning: event.reasoning, reasoning_content: event.reasoning })]));
-          }
-          if (event.content) controller.enqueue(frame([choice({ content: event.content })]));
+          if (event.reasoning)
+            out += frame([choice({ reasoning: event.reasoning, reasoning_content: event.reasoning })]);
+          if (event.content) out += frame([choice({ content: event.content })]);
           if (event.toolCalls?.length) {
             const calls = event.toolCalls.map((call) => ({ index: toolIndex++, ...call }));
-            controller.enqueue(frame([choice({ tool_calls: calls })]));
+            out += frame([choice({ tool_calls: calls })]);
           }
-        } else {
-          finished = true;
-          controller.enqueue(frame([choice({}, event.finishReason)]));
-          if (options.includeUsage) controller.enqueue(frame([], { usage: usageBody(event.usage) }));
+          if (out) controller.enqueue(encoder.encode(out));
+          return;
         }
+        out += frame([choice({}, event.finishReason)]);
+        if (options.includeUsage) out += frame([], { usage: usageBody(event.usage) });
+        controller.enqueue(encoder.encode(`${out}data: [DONE]\n\n`));
+        controller.close();
+        // Let the pipeline finish its bookkeeping (the audit snapshot) now that the answer is complete.
+        await iterator.return?.();
       } catch (error) {
         const failure = toProxyError(error);
         options.onError?.(failure);
         try {
-          controller.enqueue(encoder.encode(`data: ${JSON.stringify(failure.toBody())}\n\n`));
+          controller.enqueue(encoder.encode(`${out}data: ${JSON.stringify(failure.toBody())}\n\n`));
           controller.close();
         } catch {
           // The client is already gone; nothing left to tell it.
