@@ -22,7 +22,8 @@ export const defaultTreeOptions: TreeOptions = { maxDepth: 4, maxFilesPerDir: 40
 
 interface Dir {
   dirs: Map<string, Dir>;
-  files: string[];
+  /** Sorted names; shared with the walk result, never modified. */
+  files: readonly string[];
   count: number;
 }
 
@@ -41,7 +42,7 @@ function build(byDir: ReadonlyMap<string, readonly string[]>): Dir {
     return dir;
   };
   for (const [dirPath, names] of byDir) {
-    if (names.length > 0) nodeFor(dirPath).files = [...names];
+    if (names.length > 0) nodeFor(dirPath).files = names;
   }
   const total = (dir: Dir): number => {
     dir.count = dir.files.length;

@@ -13,6 +13,15 @@ import { parseStatus, type StatusSnapshot } from './statusParse.ts';
 import { type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
 import { WorkTreeWatcher } from './workTreeWatcher.ts';
 
+/** The work tree as git sees it: tracked plus untracked-but-not-ignored files. */
+const LS_FILES = ['--no-optional-locks', '-c', 'core.quotePath=false', 'ls-files', '-z', '-co', '--exclude-standard'];
+
+function splitNul(raw: string): string[] {
+  const list = raw.split('\0');
+  if (list.at(-1) === '') list.pop();
+  return list;
+}
+
 export class WorkspaceState {
   readonly watcher: WorkTreeWatcher;
   readonly #walkMemo: Memo<WalkResult>;
@@ -79,27 +88,11 @@ export class WorkspaceState {
   walk(): Promise<WalkResult> {
     return this.#walkMemo.get('walk', this.gitFingerprint(), async () => {
       const repo = this.repo();
-      const result = repo
-        ? walkResultFromList(
-            this.root,
-            (
-              await this.#sharedGit().raw([
-                '--no-optional-locks',
-                '-c',
-                'core.quotePath=false',
-                'ls-files',
-                '-z',
-                '-co',
-                '--exclude-standard',
-              ])
-            )
-              .split('\0')
-              .filter(Boolean),
-          )
-        : await walkWorkTree(this.root);
+      const result = repo ? walkResultFromList(this.root, splitNul(await this.#sharedGit().raw(LS_FILES))) : null;
+      const walk = result ?? (await walkWorkTree(this.root));
       // Arming ~1,000 inotify watches takes a while: never on the request's path.
-      if (this.deps.watchWorkTree) setImmediate(() => this.watcher.arm(result.dirs, result.isIgnored));
-      return result;
+      if (this.deps.watchWorkTree) setImmediate(() => this.watcher.arm(walk.dirs, walk.isIgnored));
+      return walk;
     });
   }
 
