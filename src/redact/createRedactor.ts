@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
+import { KeywordIndex } from './keywordIndex.ts';
 import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
 import { ResultCache } from './resultCache.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
@@ -45,6 +46,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const useSecretlint = options.secretlint ?? true;
   const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
+  const keywords = new KeywordIndex(rules.flatMap((rule) => rule.keywords));
+  const keywordIds = rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k)));
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
@@ -56,7 +59,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
         if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const ours = scanRules(text, text.toLowerCase(), path, rules, deadline);
+    const ours = scanRules(text, keywords.scan(text.toLowerCase()), path, rules, keywordIds, deadline);
     deadline.check();
     const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path) : [];
     deadline.check();

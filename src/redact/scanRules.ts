@@ -67,11 +67,16 @@ function valueRange(
   return undefined;
 }
 
+/**
+ * `present` says which keywords occur in the text (KeywordIndex.scan), and
+ * `keywordIds[i]` lists the keyword ids of `rules[i]`.
+ */
 export function scanRules(
   text: string,
-  lowerText: string,
+  present: Uint8Array,
   path: string | undefined,
   rules: readonly CompiledRule[],
+  keywordIds: readonly number[][],
   deadline: Deadline,
 ): RedactionFinding[] {
   const findings: RedactionFinding[] = [];
@@ -96,9 +101,10 @@ export function scanRules(
     }
     return pieces.filter(([a, b]) => /[A-Za-z0-9]/.test(text.slice(a, b)));
   };
-  for (const rule of rules) {
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r]!;
     if (rule.appliesToPath && !rule.appliesToPath(path)) continue;
-    if (!rule.keywords.some((k) => lowerText.includes(k))) continue;
+    if (!keywordIds[r]!.some((id) => present[id] === 1)) continue;
     deadline.check();
     rule.regex.lastIndex = 0;
     for (let match = rule.regex.exec(text); match !== null; match = rule.regex.exec(text)) {

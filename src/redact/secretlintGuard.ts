@@ -2,10 +2,21 @@
 // Only ranges and rule ids are kept: its message text contains the secret.
 
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig } from '@secretlint/types';
 import type { RedactionFinding } from '../shared/types.ts';
 import { isPlaceholder, isReference } from './validators.ts';
+
+/**
+ * secretlint's built-in profiler marks every rule run on the global
+ * performance timeline and keeps each entry in arrays that are never cleared,
+ * searching them linearly on every mark: in a long-running proxy that is an
+ * unbounded leak and a quadratic slowdown (measured: seconds after a few
+ * thousand items). We never read its measures, so its marks become no-ops.
+ * (@secretlint/profiler is @secretlint/core's own dependency, pinned with it.)
+ */
+Object.assign(secretLintProfiler, { perf: { mark() {}, measure() {} } });
 
 /**
  * `filter-comments` lets file content switch detection off with
@@ -45,20 +56,75 @@ function reanchor(ruleId: string, text: string, start: number, end: number): [nu
   return [start, end];
 }
 
+interface Window {
+  start: number;
+  end: number;
+  /** Where the window starts in the text given to secretlint. */
+  at: number;
+}
+
+function lineStartOf(text: string, index: number): number {
+  return text.lastIndexOf('\n', index - 1) + 1;
+}
+
+function lineEndOf(text: string, index: number): number {
+  const end = text.indexOf('\n', index);
+  return end === -1 ? text.length : end;
+}
+
+/**
+ * The lines secretlint can possibly report on: each gate hit's line and the
+ * next one, and a whole private-key block. secretlint then lints only those
+ * (joined), not the whole item: its cost grows with the text it is given.
+ */
+export function secretlintWindows(text: string): { start: number; end: number }[] {
+  const gate = new RegExp(SECRETLINT_GATE.source, 'gi');
+  const windows: { start: number; end: number }[] = [];
+  for (const hit of text.matchAll(gate)) {
+    const start = lineStartOf(text, hit.index);
+    let end = lineEndOf(text, lineEndOf(text, hit.index + hit[0].length) + 1);
+    if (/private[ _]key/i.test(hit[0])) {
+      const close = text.indexOf('-----END', hit.index);
+      if (close !== -1 && close - hit.index < 20_000) end = Math.max(end, lineEndOf(text, close));
+    }
+    const last = windows.at(-1);
+    if (last && start <= last.end + 1) last.end = Math.max(last.end, end);
+    else windows.push({ start, end });
+  }
+  return windows;
+}
+
 export async function secretlintFindings(text: string, path: string | undefined): Promise<RedactionFinding[]> {
   const ext = path?.match(/\.[A-Za-z0-9]+$/)?.[0];
+  // The GCP rule parses a whole .json file; anything else is judged line by line.
+  const whole = ext === '.json' && text.includes('private_key');
+  const spans = whole ? [{ start: 0, end: text.length }] : secretlintWindows(text);
+  if (spans.length === 0) return [];
+  const windows: Window[] = [];
+  let at = 0;
+  for (const span of spans) {
+    windows.push({ ...span, at });
+    at += span.end - span.start + 1;
+  }
+  const content = spans.map((span) => text.slice(span.start, span.end)).join('\n');
   const result = await lintSource({
     source: {
-      content: text,
+      content,
       filePath: path ?? 'stdin.txt',
       ...(ext ? { ext } : {}),
       contentType: 'text',
     },
     options: { config: secretlintConfig, maskSecrets: true, noPhysicFilePath: path === undefined },
   });
+  const toText = (offset: number): number => {
+    let window = windows[0]!;
+    for (const w of windows) if (w.at <= offset) window = w;
+    return Math.min(window.start + (offset - window.at), window.end);
+  };
   const findings: RedactionFinding[] = [];
   for (const message of result.messages) {
-    const [start, end] = reanchor(message.ruleId, text, message.range[0], message.range[1]);
+    const [start, end] = reanchor(message.ruleId, text, toText(message.range[0]), toText(message.range[1]));
+    if (end <= start) continue;
     // The same placeholder judgement as our rules: `ghp_xxxx…` in a README stays.
     const value = text.slice(start, end);
     if (isPlaceholder(value) || isReference(value)) continue;

@@ -1,0 +1,152 @@
+// Throughput of the redactor on ~1 MB of mixed text, against secretlint's
+// recommended preset alone in the same run, and the cost of a cache hit.
+// Run: node --import tsx bench/redact/run.ts
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lintSource } from '@secretlint/core';
+import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import type { SecretLintCoreConfig } from '@secretlint/types';
+import { createRedactor } from '../../src/redact/createRedactor.ts';
+import { loadClean, loadPlanted } from '../../test/redact/corpus.ts';
+import { seededRng } from '../../test/redact/secretGen.ts';
+
+const TARGET_BYTES = 1024 * 1024;
+const RUNS = 7;
+
+interface Item {
+  path: string;
+  text: string;
+}
+
+/** Ordinary repository text, most of what a context proxy scans: this repository's own sources. */
+function ordinaryText(): Item[] {
+  const root = join(import.meta.dirname, '../..');
+  const files = [
+    'src/shared/types.ts',
+    'src/shared/errors.ts',
+    'src/shared/ports.ts',
+    'package.json',
+    'tsconfig.json',
+    'biome.json',
+  ];
+  return files.flatMap((file) => {
+    try {
+      return [{ path: file, text: readFileSync(join(root, file), 'utf8') }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** One item per file, about 1 MB: 3/4 ordinary sources and clean files, 1/4 files with planted secrets. */
+function buildItems(): { items: Item[]; bytes: number; planted: number } {
+  const items: Item[] = [];
+  let bytes = 0;
+  let planted = 0;
+  const ordinary = [...ordinaryText(), ...loadClean().map((c) => ({ path: c.name, text: c.text }))];
+  for (let seed = 1; bytes < TARGET_BYTES; seed++) {
+    for (const file of loadPlanted(seededRng(seed))) {
+      items.push({ path: file.path, text: file.text });
+      bytes += file.text.length;
+      planted += file.planted.length;
+      // Three clean items for each secret-bearing one; a seed comment keeps them distinct (no cache help).
+      for (let k = 0; k < 3; k++) {
+        const o = ordinary[(items.length + k) % ordinary.length]!;
+        const text = `${o.text}\n// ${seed}-${k}-${items.length}\n`;
+        items.push({ path: o.path, text });
+        bytes += text.length;
+      }
+    }
+  }
+  return { items, bytes, planted };
+}
+
+const secretlintConfig: SecretLintCoreConfig = {
+  rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendedPreset }],
+};
+
+async function secretlintAlone(items: Item[]): Promise<number> {
+  let findings = 0;
+  for (const item of items) {
+    const result = await lintSource({
+      source: { content: item.text, filePath: item.path, contentType: 'text' },
+      options: { config: secretlintConfig, maskSecrets: true },
+    });
+    findings += result.messages.length;
+  }
+  return findings;
+}
+
+async function ours(items: Item[]): Promise<number> {
+  // A fresh redactor per run: an empty cache, so every item is scanned.
+  const redactor = await createRedactor();
+  let findings = 0;
+  for (const item of items) findings += (await redactor.redact(item.text, { path: item.path })).findings.length;
+  return findings;
+}
+
+function stats(samples: number[]): { median: number; min: number; max: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted.at(-1)! };
+}
+
+async function time(fn: () => Promise<number>): Promise<{ ms: number; findings: number }> {
+  const started = performance.now();
+  const findings = await fn();
+  return { ms: performance.now() - started, findings };
+}
+
+const { items, bytes, planted } = buildItems();
+console.log(
+  `input: ${items.length} items, ${(bytes / 1024).toFixed(0)} KiB, ${planted} planted secrets; ${RUNS} runs each, alternating`,
+);
+
+// Warm-up both (JIT, module loading) before measuring.
+await ours(items.slice(0, 50));
+await secretlintAlone(items.slice(0, 50));
+
+const oursMs: number[] = [];
+const baseMs: number[] = [];
+let oursFindings = 0;
+let baseFindings = 0;
+for (let run = 0; run < RUNS; run++) {
+  const a = await time(() => secretlintAlone(items));
+  const b = await time(() => ours(items));
+  baseMs.push(a.ms);
+  oursMs.push(b.ms);
+  baseFindings = a.findings;
+  oursFindings = b.findings;
+}
+const o = stats(oursMs);
+const s = stats(baseMs);
+const mbps = (ms: number) => (bytes / 1024 / 1024 / (ms / 1000)).toFixed(2);
+console.log(
+  `secretlint preset alone: median ${s.median.toFixed(1)} ms (min ${s.min.toFixed(1)}, max ${s.max.toFixed(1)}), ${mbps(s.median)} MiB/s, ${baseFindings} findings`,
+);
+console.log(
+  `ctxproxy redactor:       median ${o.median.toFixed(1)} ms (min ${o.min.toFixed(1)}, max ${o.max.toFixed(1)}), ${mbps(o.median)} MiB/s, ${oursFindings} findings`,
+);
+console.log(
+  `ratio: ours is ${(s.median / o.median).toFixed(2)}x the speed of secretlint alone (target >= 2), and finds ${oursFindings - baseFindings} more (target > 0)`,
+);
+
+// Cache hit: the same item again, as on every turn of a conversation whose context did not change.
+const redactor = await createRedactor();
+for (const size of [4 * 1024, 32 * 1024]) {
+  const text = items
+    .map((i) => i.text)
+    .join('\n')
+    .slice(0, size);
+  await redactor.redact(text, { path: 'x.ts' });
+  const perCall: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const started = performance.now();
+    for (let i = 0; i < 1000; i++) await redactor.redact(text, { path: 'x.ts' });
+    perCall.push((performance.now() - started) / 1000);
+  }
+  const c = stats(perCall);
+  console.log(
+    `cache hit, ${size / 1024} KiB item: median ${(c.median * 1000).toFixed(1)} µs per call (min ${(c.min * 1000).toFixed(1)}, max ${(c.max * 1000).toFixed(1)}); target < 100 µs`,
+  );
+}

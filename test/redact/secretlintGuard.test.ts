@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { lintSource } from '@secretlint/core';
+import { secretlintConfig, secretlintFindings } from '../../src/redact/secretlintGuard.ts';
+import { isPlaceholder, isReference } from '../../src/redact/validators.ts';
+import { loadPlanted } from './corpus.ts';
+import { seededRng } from './secretGen.ts';
+
+test('secretlint on the gate windows finds what secretlint on the whole text finds', async () => {
+  let compared = 0;
+  for (const file of loadPlanted(seededRng(11))) {
+    const whole = await lintSource({
+      source: { content: file.text, filePath: file.path, contentType: 'text' },
+      options: { config: secretlintConfig, maskSecrets: true },
+    });
+    const windowed = await secretlintFindings(file.text, file.path);
+    for (const message of whole.messages) {
+      const [start, end] = message.range;
+      const value = file.text.slice(start, end);
+      if (isPlaceholder(value) || isReference(value)) continue;
+      compared++;
+      assert.ok(
+        windowed.some((f) => f.start < end && start < f.end),
+        `${file.name}: ${message.ruleId} at ${start}-${end} lost by windowing`,
+      );
+    }
+  }
+  assert.ok(compared > 20, `only ${compared} secretlint findings compared`);
+});
+
+test('secretlint findings carry rule ids, never its message text', async () => {
+  const [file] = loadPlanted(seededRng(12)).filter((f) => f.name === 'bash_history.tmpl');
+  const findings = await secretlintFindings(file!.text, file!.path);
+  assert.ok(findings.length > 0);
+  for (const finding of findings) {
+    assert.match(finding.ruleId, /^secretlint-[a-z0-9-]+$/);
+    assert.deepEqual(Object.keys(finding).sort(), ['end', 'ruleId', 'start']);
+  }
+});
+
+test('the AWS rule range is re-anchored on the 40-character value', async () => {
+  const secret = 'Zq8mK2pL5nR7tV9xB1cD3fG5hJ7kM9pQ2sU4wY6a';
+  const text = `[default]\naws_secret_access_key = ${secret}\n`;
+  const findings = await secretlintFindings(text, 'credentials');
+  const aws = findings.find((f) => f.ruleId === 'secretlint-aws');
+  assert.ok(aws);
+  assert.equal(text.slice(aws.start, aws.end), secret);
+});
