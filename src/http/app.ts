@@ -9,6 +9,7 @@ import { chatRequestSchema, describeIssues } from '../shared/chatRequest.ts';
 import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
+import { snapshotPagePath } from './auditRoutes.ts';
 import { loopbackOnly, requireBearer } from './guards.ts';
 import { aggregateCompletion, newCompletionIdentity, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       deps.pipeline,
     );
     c.header('X-Ctx-Snapshot-Id', result.snapshotId);
+    c.header('Link', `<${snapshotPagePath(result.snapshotId)}>; rel="describedby"`);
     c.header('X-Ctx-Mode', result.modeUsed);
     if (result.warnings.length > 0) c.header('X-Ctx-Warning', headerSafe(result.warnings.join('; ')));
 

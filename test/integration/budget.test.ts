@@ -146,6 +146,21 @@ describe('what Ollama is told', () => {
     assert.ok([2048, 4096, 8192].includes(body.options.num_ctx), 'rounded to a fixed size');
   });
 
+  test('a prompt count far below the estimate is flagged as a suspected truncation', async () => {
+    const model = 'qwen2.5-coder:7b';
+    fake.reply(model, { promptEvalCount: 50 });
+    try {
+      const { response } = await proxy
+        .client()
+        .chat.completions.create({ model, messages: [{ role: 'user', content: prose(3000, 'long') }] })
+        .withResponse();
+      const snapshot = await snapshotOf(response);
+      assert.ok(snapshot.warnings.some((w) => /may have cut the prompt/.test(w)));
+    } finally {
+      fake.reply(model, {});
+    }
+  });
+
   test('calibration moves the estimate toward the model’s own prompt count', async () => {
     const model = 'qwen2.5-coder:7b';
     const question = [{ role: 'user' as const, content: prose(400, 'c') }];

@@ -116,6 +116,16 @@ describe('ctxproxy serve', () => {
     assert.match(env.stderr, /--mode: .*CTXPROXY_MODE/);
   });
 
+  test('a corrupt audit database is one clear error at start-up', async () => {
+    repo.write('broken.db', 'this is not a database, just text that is long enough to have a header');
+    const result = await run(['serve', '--db', 'broken.db'], { cwd: repo.dir });
+    assert.equal(result.code, 1);
+    const human = result.stderr.split('\n').filter((line) => line.startsWith('ctxproxy: '));
+    assert.equal(human.length, 1, result.stderr);
+    assert.match(human[0] ?? '', /broken\.db is not a readable SQLite database.*mv /);
+    assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
+  });
+
   test('a remote upstream is refused unless allowed', async () => {
     const result = await run(['serve', '--upstream', 'http://10.1.2.3:11434'], { cwd: repo.dir });
     assert.equal(result.code, 2);

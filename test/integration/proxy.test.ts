@@ -48,7 +48,9 @@ describe('chat completions', () => {
     assert.equal(data.choices[0]?.finish_reason, 'stop');
     assert.ok(data.usage && data.usage.prompt_tokens > 0 && data.usage.completion_tokens > 0);
     assert.equal(data.usage.total_tokens, data.usage.prompt_tokens + data.usage.completion_tokens);
-    assert.ok(response.headers.get('x-ctx-snapshot-id'));
+    const snapshotId = response.headers.get('x-ctx-snapshot-id');
+    assert.ok(snapshotId);
+    assert.equal(response.headers.get('link'), `</audit/${snapshotId}>; rel="describedby"`);
     assert.equal(response.headers.get('x-ctx-mode'), 'off');
     // The proxy always streams from Ollama, even for a non-streaming client.
     assert.equal(lastChat().stream, true);
