@@ -355,9 +355,18 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<Reco
   return undefined;
 }
 
+// One promise per socket: a kept-alive socket carries many chats, and a listener
+// per chat would pile up on it.
+const closedSockets = new WeakMap<Socket, Promise<void>>();
+
 function socketClosed(socket: Socket): Promise<void> {
   if (socket.destroyed) return Promise.resolve();
-  return new Promise((resolve) => socket.once('close', () => resolve()));
+  let closed = closedSockets.get(socket);
+  if (!closed) {
+    closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    closedSockets.set(socket, closed);
+  }
+  return closed;
 }
 
 function flattenHeaders(req: IncomingMessage): Record<string, string> {
