@@ -11,7 +11,7 @@ import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
 import { snapshotIo } from './snapshotIo.ts';
-import type { AuditStats, AuditStoreFull, AuditStoreOptions } from './types.ts';
+import type { AuditStats, AuditStoreFull, AuditStoreOptions, Calibration } from './types.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
 export { AuditStoreOpenError } from './types.ts';
@@ -156,6 +156,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     return result;
   }
 
+  const calibrations = new Map<string, Calibration | undefined>();
   return {
     path,
     save(snapshot) {
@@ -205,11 +206,15 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     },
     getCalibration(model) {
       assertOpen();
-      return readCalibration(db, model);
+      // Read on every request: keep what this process (the only writer) already knows.
+      if (!calibrations.has(model)) calibrations.set(model, readCalibration(db, model));
+      return calibrations.get(model);
     },
     saveCalibration(model, value) {
       assertOpen();
-      return saveCalibration(db, model, value, now());
+      const saved = saveCalibration(db, model, value, now());
+      calibrations.set(model, saved);
+      return saved;
     },
     stats() {
       assertOpen();

@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const userAgent = c.req.header('user-agent');
     let request: ReturnType<typeof chatRequestSchema.parse>;
     try {
-      const body = await readJsonBody(c.req.raw, deps.maxBodyBytes);
+      const body = await readJsonBody(c.req.raw, deps.maxBodyBytes, nodeRequestOf(c));
       const parsed = chatRequestSchema.safeParse(body);
       if (!parsed.success)
         throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
@@ -116,6 +116,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   return app;
+}
+
+/** Node's own request stream, when @hono/node-server runs the app (it passes it as `env.incoming`). */
+function nodeRequestOf(c: Context): AsyncIterable<Uint8Array> | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming
+    ? (incoming as AsyncIterable<Uint8Array>)
+    : undefined;
 }
 
 /** Header values must be one line of visible ASCII. */
