@@ -47,7 +47,19 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
   const keywords = new KeywordIndex(rules.flatMap((rule) => rule.keywords));
-  const keywordIds = rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k)));
+  // Rules with the same keywords share one id array, so their line windows are computed once per scan.
+  const idArrays = new Map<string, number[]>();
+  const keywordIds = rules.map((rule) => {
+    const ids = rule.keywords.map((k) => keywords.idOf(k));
+    const key = ids.join(',');
+    if (!idArrays.has(key)) idArrays.set(key, ids);
+    return idArrays.get(key)!;
+  });
+  // Positions are recorded only for keywords of rules that scan line windows.
+  const positional = new Uint8Array(keywords.size);
+  rules.forEach((rule, r) => {
+    if (rule.scope === 'line') for (const id of keywordIds[r]!) positional[id] = 1;
+  });
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
@@ -59,7 +71,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
         if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const ours = scanRules(text, keywords.scan(text.toLowerCase()), path, rules, keywordIds, deadline);
+    const ours = scanRules(text, keywords.scan(text.toLowerCase(), positional), path, rules, keywordIds, deadline);
     deadline.check();
     const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path) : [];
     deadline.check();

@@ -1,75 +1,116 @@
-// The keyword pre-filter: one Aho-Corasick pass over the lower-cased text
-// tells which rule keywords occur at all, so rules whose keywords are absent
-// never run their regular expression. One pass, whatever the number of rules.
+// The keyword pre-filter: one pass of an Aho-Corasick automaton (compiled to
+// a DFA over ASCII) over the lower-cased text tells which rule keywords occur
+// and where, so a rule whose keywords are absent never runs its regex, and
+// one whose keywords are rare runs only on the lines around them.
+
+const ALPHABET = 128;
+/** Past this many hits of one keyword, its positions are dropped (rules using it then scan the whole text). */
+const MAX_HITS_PER_KEYWORD = 256;
+
+export interface KeywordScan {
+  /** 1 where keyword id occurs. */
+  found: Uint8Array;
+  /**
+   * For positional keywords: the index just after each hit, in text order;
+   * `null` when the keyword is too frequent for windows to help.
+   */
+  ends: (number[] | null | undefined)[];
+}
 
 export class KeywordIndex {
-  private readonly next: Map<number, number>[] = [new Map()];
-  private readonly fail: number[] = [0];
-  /** Keyword ids that end at each node (including those reached through fail links). */
-  private readonly out: number[][] = [[]];
   private readonly ids = new Map<string, number>();
+  private readonly delta: Int32Array;
+  /** Keyword ids ending at each state, through fail links included. */
+  private readonly out: number[][];
+  /** 1 for states where some keyword ends: the scan loop touches `out` only there. */
+  private readonly ends: Uint8Array;
 
   constructor(keywords: Iterable<string>) {
+    const next: Map<number, number>[] = [new Map()];
+    const out: number[][] = [[]];
     for (const keyword of keywords) {
       const lower = keyword.toLowerCase();
       if (this.ids.has(lower)) continue;
+      for (let i = 0; i < lower.length; i++) {
+        if (lower.charCodeAt(i) >= ALPHABET) throw new Error(`keyword ${keyword} is not ASCII`);
+      }
       const id = this.ids.size;
       this.ids.set(lower, id);
       let node = 0;
       for (let i = 0; i < lower.length; i++) {
         const code = lower.charCodeAt(i);
-        let child = this.next[node]!.get(code);
+        let child = next[node]!.get(code);
         if (child === undefined) {
-          child = this.next.length;
-          this.next.push(new Map());
-          this.fail.push(0);
-          this.out.push([]);
-          this.next[node]!.set(code, child);
+          child = next.length;
+          next.push(new Map());
+          out.push([]);
+          next[node]!.set(code, child);
         }
         node = child;
       }
-      this.out[node]!.push(id);
+      out[node]!.push(id);
     }
-    // Breadth-first fail links.
-    const queue: number[] = [...this.next[0]!.values()];
+    // Breadth-first: fail links, then the full transition table (a DFA).
+    const fail = new Int32Array(next.length);
+    const delta = new Int32Array(next.length * ALPHABET);
+    for (const [code, child] of next[0]!) delta[code] = child;
+    const queue: number[] = [...next[0]!.values()];
     for (let head = 0; head < queue.length; head++) {
       const node = queue[head]!;
-      for (const [code, child] of this.next[node]!) {
-        let f = this.fail[node]!;
-        while (f !== 0 && !this.next[f]!.has(code)) f = this.fail[f]!;
-        const target = this.next[f]!.get(code);
-        this.fail[child] = target !== undefined && target !== child ? target : 0;
-        this.out[child]!.push(...this.out[this.fail[child]!]!);
-        queue.push(child);
+      out[node]!.push(...out[fail[node]!]!);
+      for (let code = 0; code < ALPHABET; code++) {
+        const child = next[node]!.get(code);
+        if (child === undefined) {
+          delta[node * ALPHABET + code] = delta[fail[node]! * ALPHABET + code]!;
+        } else {
+          fail[child] = node === 0 ? 0 : delta[fail[node]! * ALPHABET + code]!;
+          delta[node * ALPHABET + code] = child;
+          queue.push(child);
+        }
       }
     }
+    this.delta = delta;
+    this.out = out;
+    this.ends = Uint8Array.from(out, (ids) => (ids.length > 0 ? 1 : 0));
   }
 
-  /** The id of a keyword given to the constructor (lower-cased). */
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** The id of a keyword given to the constructor (case-insensitive). */
   idOf(keyword: string): number {
     const id = this.ids.get(keyword.toLowerCase());
     if (id === undefined) throw new Error(`unknown keyword ${keyword}`);
     return id;
   }
 
-  /** Which keywords occur in `lowerText` (already lower-cased), as a bitmap by id. */
-  scan(lowerText: string): Uint8Array {
+  /** Which keywords occur in `lowerText` (already lower-cased), and where the `positional` ones occur. */
+  scan(lowerText: string, positional: Uint8Array): KeywordScan {
     const found = new Uint8Array(this.ids.size);
-    const next = this.next;
-    const fail = this.fail;
+    const ends: (number[] | null | undefined)[] = new Array(this.ids.size);
+    const delta = this.delta;
     const out = this.out;
-    let node = 0;
-    for (let i = 0; i < lowerText.length; i++) {
+    const hasEnd = this.ends;
+    const length = lowerText.length;
+    let state = 0;
+    for (let i = 0; i < length; i++) {
       const code = lowerText.charCodeAt(i);
-      let target = next[node]!.get(code);
-      while (target === undefined && node !== 0) {
-        node = fail[node]!;
-        target = next[node]!.get(code);
+      state = code < ALPHABET ? delta[(state << 7) | code]! : 0;
+      if (hasEnd[state] === 0) continue;
+      const ending = out[state]!;
+      for (let k = 0; k < ending.length; k++) {
+        const id = ending[k]!;
+        found[id] = 1;
+        if (positional[id] !== 1) continue;
+        const list = ends[id];
+        if (list === undefined) ends[id] = [i + 1];
+        else if (list !== null) {
+          if (list.length < MAX_HITS_PER_KEYWORD) list.push(i + 1);
+          else ends[id] = null;
+        }
       }
-      node = target ?? 0;
-      const ends = out[node]!;
-      for (let k = 0; k < ends.length; k++) found[ends[k]!] = 1;
     }
-    return found;
+    return { found, ends };
   }
 }

@@ -24,6 +24,7 @@ export interface CompiledRule {
   valueGroups: (number | string)[];
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
+  scope: RedactionRuleSpec['scope'];
 }
 
 export interface RuleFs {
@@ -105,6 +106,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     valueGroups,
     validators: spec.validators,
     shape: spec.shape,
+    scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
   };
 }
 

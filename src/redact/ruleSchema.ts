@@ -78,6 +78,13 @@ export const redactionRuleSchema = z
      * the marker lines and any diff `+`, YAML indent or JSON `\n` stay.
      */
     shape: z.enum(['value', 'pem-body']).default('value'),
+    /**
+     * `line`: a match lies on the lines around a keyword hit (the previous,
+     * that, and the next line), so only those are scanned. `text`: the match
+     * can be far from its keyword or span many lines (PEM blocks, a
+     * Kubernetes Secret's data) and the whole text is scanned.
+     */
+    scope: z.enum(['line', 'text']).default('line'),
   })
   .strict();
 export type RedactionRuleSpec = z.infer<typeof redactionRuleSchema>;

@@ -2,6 +2,7 @@
 // then the validators on the value. Returns ranges only, never the values.
 
 import type { RedactionFinding } from '../shared/types.ts';
+import type { KeywordScan } from './keywordIndex.ts';
 import type { CompiledRule } from './loadRules.ts';
 import { acceptsValue } from './validators.ts';
 
@@ -67,18 +68,50 @@ function valueRange(
   return undefined;
 }
 
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** The previous, the hit's and the next line around each hit, merged; undefined when that is most of the text anyway. */
+function lineWindows(text: string, ends: number[]): Span[] | undefined {
+  ends.sort((a, b) => a - b);
+  const windows: Span[] = [];
+  let covered = 0;
+  for (const end of ends) {
+    const last = windows.at(-1);
+    const lineStart = text.lastIndexOf('\n', end - 1);
+    const start = lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1;
+    const lineEnd = text.indexOf('\n', end);
+    const nextEnd = lineEnd === -1 ? -1 : text.indexOf('\n', lineEnd + 1);
+    const stop = lineEnd === -1 || nextEnd === -1 ? text.length : nextEnd;
+    if (last && start <= last.end) {
+      covered += stop - last.end;
+      last.end = stop;
+    } else {
+      windows.push({ start, end: stop });
+      covered += stop - start;
+    }
+  }
+  return covered > text.length / 2 ? undefined : windows;
+}
+
 /**
- * `present` says which keywords occur in the text (KeywordIndex.scan), and
- * `keywordIds[i]` lists the keyword ids of `rules[i]`.
+ * `scan` says which keywords occur in the text and where (KeywordIndex.scan),
+ * and `keywordIds[i]` lists the keyword ids of `rules[i]`.
  */
 export function scanRules(
   text: string,
-  present: Uint8Array,
+  scan: KeywordScan,
   path: string | undefined,
   rules: readonly CompiledRule[],
   keywordIds: readonly number[][],
   deadline: Deadline,
 ): RedactionFinding[] {
+  const present = scan.found;
+  // Rules that share their keywords (the assignment family) share their windows.
+  const windowsByKeywords = new Map<number[], Span[] | undefined>();
+  const whole: Span[] = [{ start: 0, end: text.length }];
   const findings: RedactionFinding[] = [];
   // Text that was redacted before (a stored snapshot, a pasted answer) keeps its placeholders as they are.
   const masked = text.includes('[REDACTED:')
@@ -104,31 +137,55 @@ export function scanRules(
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r]!;
     if (rule.appliesToPath && !rule.appliesToPath(path)) continue;
-    if (!keywordIds[r]!.some((id) => present[id] === 1)) continue;
+    const ids = keywordIds[r]!;
+    let anyKeyword = false;
+    for (let k = 0; k < ids.length && !anyKeyword; k++) anyKeyword = present[ids[k]!] === 1;
+    if (!anyKeyword) continue;
     deadline.check();
-    rule.regex.lastIndex = 0;
-    for (let match = rule.regex.exec(text); match !== null; match = rule.regex.exec(text)) {
-      if (match[0].length === 0) {
-        rule.regex.lastIndex++;
-        continue;
+    let spans = whole;
+    if (rule.scope === 'line') {
+      let windows = windowsByKeywords.get(ids);
+      if (!windowsByKeywords.has(ids)) {
+        const ends: number[] = [];
+        let dense = false;
+        for (const id of ids) {
+          const list = scan.ends[id];
+          if (list === null) dense = true;
+          else if (list) ends.push(...list);
+        }
+        windows = dense ? undefined : lineWindows(text, ends);
+        windowsByKeywords.set(ids, windows);
       }
-      const found = valueRange(match, rule.valueGroups);
-      if (!found) continue;
-      let [start, end] = found.range;
-      if (end <= start) continue;
-      // Judge the value without earlier placeholders in it.
-      const value =
-        masked.length === 0 ? text.slice(start, end) : text.slice(start, end).replace(PLACEHOLDER_GLOBAL, '');
-      if (value.length === 0) continue;
-      const context = { bare: found.group === 'bare', envStyle: found.group === 'envval' };
-      if (!acceptsValue(value, rule.validators, context)) continue;
-      if (rule.shape === 'pem-body') {
-        const body = pemBodyRange(text, match.index, start, end);
-        if (!body) continue;
-        [start, end] = body;
+      spans = windows ?? whole;
+    }
+    for (const span of spans) {
+      const part = span === whole[0] ? text : text.slice(span.start, span.end);
+      const offset = span.start;
+      rule.regex.lastIndex = 0;
+      for (let match = rule.regex.exec(part); match !== null; match = rule.regex.exec(part)) {
+        if (match[0].length === 0) {
+          rule.regex.lastIndex++;
+          continue;
+        }
+        const found = valueRange(match, rule.valueGroups);
+        if (!found) continue;
+        let start = found.range[0] + offset;
+        let end = found.range[1] + offset;
+        if (end <= start) continue;
+        // Judge the value without earlier placeholders in it.
+        const value =
+          masked.length === 0 ? text.slice(start, end) : text.slice(start, end).replace(PLACEHOLDER_GLOBAL, '');
+        if (value.length === 0) continue;
+        const context = { bare: found.group === 'bare', envStyle: found.group === 'envval' };
+        if (!acceptsValue(value, rule.validators, context)) continue;
+        if (rule.shape === 'pem-body') {
+          const body = pemBodyRange(text, match.index + offset, start, end);
+          if (!body) continue;
+          [start, end] = body;
+        }
+        if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
+        else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
       }
-      if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
-      else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
     }
   }
   return findings;

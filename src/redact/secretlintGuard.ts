@@ -31,16 +31,23 @@ export const secretlintConfig: SecretLintCoreConfig = {
 };
 
 /**
- * A text that none of this matches cannot produce a secretlint finding: each
- * alternative is a string every rule of the preset needs (aws secret key,
- * GCP JSON, npm, slack, basic auth, OpenAI, Anthropic, Linear, private key,
- * SendGrid, Shopify, GitHub, 1Password, database URLs). Saves the call.
+ * A text that none of these match cannot produce a secretlint finding: each
+ * alternative is what one rule of the preset needs before it can report (aws
+ * secret key name, GCP private_key, npm, Slack, basic-auth and database URLs,
+ * OpenAI, Anthropic, Linear, private key, SendGrid, Shopify, GitHub,
+ * 1Password). So secretlint runs only on items, and lines, where it can
+ * find something. Case matters where the preset's own pattern is case-exact.
  */
-const SECRETLINT_GATE =
-  /secret|private_key|private key|x-oauth-basic|_authtoken|npm_|xox|xapp|hooks\.slack|:\/\/[^\s/@]*:[^\s/@]*@|sk-|lin_api_|sg\.|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|ops_ey|mongodb|mysql|postgres/i;
+const GATES = [
+  /secret_?access_?key|private_key|x-oauth-basic|_authtoken=|npm_[a-z0-9_]{36}|xox[a-z]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]*:[^\s/]*@|sk-(?:proj|svcacct|admin|ant-api0)|lin_api_|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|ops_ey/gi,
+  /-----BEGIN|SG\.\w|T3BlbkFJ/g,
+];
 
 export function mayHaveSecretlintFinding(text: string): boolean {
-  return SECRETLINT_GATE.test(text);
+  return GATES.some((gate) => {
+    gate.lastIndex = 0;
+    return gate.test(text);
+  });
 }
 
 /** secretlint's AWS rule reports from the key name, not the value: re-anchor on the 40-character value. */
@@ -78,12 +85,12 @@ function lineEndOf(text: string, index: number): number {
  * (joined), not the whole item: its cost grows with the text it is given.
  */
 export function secretlintWindows(text: string): { start: number; end: number }[] {
-  const gate = new RegExp(SECRETLINT_GATE.source, 'gi');
+  const hits = GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
   const windows: { start: number; end: number }[] = [];
-  for (const hit of text.matchAll(gate)) {
+  for (const hit of hits) {
     const start = lineStartOf(text, hit.index);
     let end = lineEndOf(text, lineEndOf(text, hit.index + hit[0].length) + 1);
-    if (/private[ _]key/i.test(hit[0])) {
+    if (/private_key|-----BEGIN/i.test(hit[0])) {
       const close = text.indexOf('-----END', hit.index);
       if (close !== -1 && close - hit.index < 20_000) end = Math.max(end, lineEndOf(text, close));
     }
