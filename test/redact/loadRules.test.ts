@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { createRedactor, DEFAULT_NEVER_READ_FILE, RuleLoadError } from '../../src/redact/createRedactor.ts';
+import { loadRedactionRules } from '../../src/redact/loadRules.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'ctxproxy-rules-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function rulesDir(name: string, files: Record<string, unknown>): string {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  for (const [file, content] of Object.entries(files)) {
+    writeFileSync(join(dir, file), typeof content === 'string' ? content : JSON.stringify(content));
+  }
+  return dir;
+}
+
+const goodRule = { id: 'demo-token', description: 'demo', pattern: 'demo_[a-z0-9]{16}', keywords: ['demo_'] };
+
+test('the shipped rules load and validate', async () => {
+  const rules = loadRedactionRules(join(import.meta.dirname, '../../rules/redaction'));
+  assert.ok(rules.length > 80, `${rules.length} rules`);
+  assert.equal(new Set(rules.map((r) => r.id)).size, rules.length);
+});
+
+test('a bad rule file fails at creation, naming the file and the field', async (t) => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'missing-field',
+      { 'a.json': { rules: [{ ...goodRule, keywords: undefined }] } },
+      /a\.json: \[rules\.0\.keywords\]/,
+    ],
+    [
+      'bad-regex',
+      { 'b.json': { rules: [{ ...goodRule, pattern: 'demo_(' }] } },
+      /b\.json: rules\[0\] \(demo-token\)\.pattern: invalid regular expression/,
+    ],
+    ['unknown-key', { 'c.json': { rules: [{ ...goodRule, colour: 'red' }] } }, /c\.json: \[rules\.0\]/],
+    ['bad-id', { 'd.json': { rules: [{ ...goodRule, id: 'Demo Token' }] } }, /d\.json: \[rules\.0\.id\]/],
+    [
+      'duplicate',
+      { 'e.json': { rules: [goodRule] }, 'f.json': { rules: [goodRule] } },
+      /f\.json: rules\[0\] \(demo-token\)\.id: duplicate/,
+    ],
+    [
+      'unknown-fragment',
+      { 'g.json': { rules: [{ ...goodRule, pattern: '{{NOPE}}x' }] } },
+      /g\.json: rules\[0\] \(demo-token\)\.pattern: unknown fragment \{\{NOPE\}\}/,
+    ],
+    [
+      'bad-group',
+      { 'h.json': { rules: [{ ...goodRule, valueGroup: 'value' }] } },
+      /h\.json: rules\[0\] \(demo-token\)\.valueGroup: no group named "value"/,
+    ],
+    [
+      'empty-match',
+      { 'i.json': { rules: [{ ...goodRule, pattern: 'x*' }] } },
+      /i\.json: rules\[0\] \(demo-token\)\.pattern: matches the empty string/,
+    ],
+    ['not-json', { 'j.json': '{ rules: ' }, /j\.json: cannot read JSON/],
+    [
+      'bad-validator',
+      { 'k.json': { rules: [{ ...goodRule, validators: ['is-nice'] }] } },
+      /k\.json: \[rules\.0\.validators\.0\]/,
+    ],
+  ];
+  for (const [name, files, expected] of cases) {
+    await t.test(name, async () => {
+      await assert.rejects(createRedactor({ rulesDir: rulesDir(name, files) }), (error: Error) => {
+        assert.ok(error instanceof RuleLoadError, String(error));
+        assert.match(error.message, expected);
+        return true;
+      });
+    });
+  }
+});
+
+test('a bad never-read file fails at creation too', async () => {
+  const dir = rulesDir('never-read-bad', { 'a.json': { rules: [goodRule] } });
+  const neverReadFile = join(root, 'never-read.json');
+  writeFileSync(neverReadFile, JSON.stringify({ patterns: [] }));
+  await assert.rejects(createRedactor({ rulesDir: dir, neverReadFile }), /never-read\.json: \[patterns\]/);
+});
+
+test('rules from another directory are used, with fragments and placeholders', async () => {
+  const dir = rulesDir('custom', {
+    'a.json': {
+      fragments: { TAIL: '[a-z0-9]{16}' },
+      rules: [{ ...goodRule, pattern: 'demo_{{TAIL}}', placeholder: '<demo token>' }],
+    },
+  });
+  const redactor = await createRedactor({ rulesDir: dir, neverReadFile: DEFAULT_NEVER_READ_FILE, secretlint: false });
+  const out = await redactor.redact('use demo_0123abcd4567efgh now');
+  assert.equal(out.text, 'use <demo token> now');
+});
