@@ -18,14 +18,21 @@ export function combineFindings(ours: RedactionFinding[], guard: RedactionFindin
   return [...ours, ...extra];
 }
 
-/** Sorted, with overlapping findings merged into one (the earliest, widest finding names it). */
-export function mergeFindings(findings: RedactionFinding[]): RedactionFinding[] {
+/**
+ * Sorted, with overlapping findings merged into one. The merged mask is named
+ * after the most specific rule in it (lowest `rank`), else the earliest, widest.
+ */
+export function mergeFindings(
+  findings: RedactionFinding[],
+  rank: (ruleId: string) => number = () => 0,
+): RedactionFinding[] {
   const sorted = [...findings].sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: RedactionFinding[] = [];
   for (const finding of sorted) {
     const last = merged.at(-1);
     if (last && finding.start < last.end) {
       last.end = Math.max(last.end, finding.end);
+      if (rank(finding.ruleId) < rank(last.ruleId)) last.ruleId = finding.ruleId;
     } else {
       merged.push({ ...finding });
     }

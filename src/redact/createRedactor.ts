@@ -63,6 +63,9 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
+  // Format-specific rules name a mask first, then keyword-style ones, then secretlint's.
+  const generic = new Set(rules.filter((rule) => rule.generic).map((rule) => rule.id));
+  const rank = (ruleId: string) => (placeholders.has(ruleId) ? (generic.has(ruleId) ? 1 : 0) : 2);
 
   async function scan(text: string, path: string | undefined): Promise<RedactResult> {
     const startedAt = now();
@@ -75,7 +78,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     deadline.check();
     const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path) : [];
     deadline.check();
-    const findings = mergeFindings(combineFindings(ours, guard));
+    const findings = mergeFindings(combineFindings(ours, guard), rank);
     return { text: applyMasks(text, findings, placeholderFor), findings };
   }
 

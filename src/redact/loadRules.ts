@@ -25,6 +25,7 @@ export interface CompiledRule {
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
   scope: RedactionRuleSpec['scope'];
+  generic: boolean;
 }
 
 export interface RuleFs {
@@ -107,6 +108,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     validators: spec.validators,
     shape: spec.shape,
     scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
+    generic: spec.generic,
   };
 }
 

@@ -85,6 +85,12 @@ export const redactionRuleSchema = z
      * Kubernetes Secret's data) and the whole text is scanned.
      */
     scope: z.enum(['line', 'text']).default('line'),
+    /**
+     * A keyword-style rule: when its finding overlaps one of a rule that knows
+     * the secret's format (github-token inside GITHUB_TOKEN=…), the mask is
+     * named after the specific rule.
+     */
+    generic: z.boolean().default(false),
   })
   .strict();
 export type RedactionRuleSpec = z.infer<typeof redactionRuleSchema>;

@@ -89,10 +89,12 @@ test('placeholders and references pass through byte for byte', async () => {
     'export GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
     'token: <token>',
     'password: changeme',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax under test, not a template
     'DB_PASSWORD=${DB_PASSWORD}',
     'api_key = os.environ["OPENAI_API_KEY"]',
     'password = os.getenv("DB_PASSWORD")',
     'const key = process.env.API_KEY;',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions syntax under test, not a template
     'NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}',
     'secret: dummy',
     'API_KEY=example',
