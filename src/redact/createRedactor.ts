@@ -76,7 +76,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     };
     const ours = scanRules(text, keywords.scan(text.toLowerCase(), positional), path, rules, keywordIds, deadline);
     deadline.check();
-    const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path) : [];
+    const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path, ours) : [];
     deadline.check();
     const findings = mergeFindings(combineFindings(ours, guard), rank);
     return { text: applyMasks(text, findings, placeholderFor), findings };

@@ -40,7 +40,7 @@ export const secretlintConfig: SecretLintCoreConfig = {
  */
 const GATES = [
   /secret_?access_?key|private_key|x-oauth-basic|_authtoken=|npm_[a-z0-9_]{36}|xox[a-z]-|xapp-|hooks\.slack\.com|:\/\/[^\s/]*:[^\s/]*@|sk-(?:proj|svcacct|admin|ant-api0)|lin_api_|shp(?:pa|ca|at|ss)_|gh[pousr]_|github_pat_|ops_ey/gi,
-  /-----BEGIN|SG\.\w|T3BlbkFJ/g,
+  /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY|SG\.\w|T3BlbkFJ/g,
 ];
 
 export function mayHaveSecretlintFinding(text: string): boolean {
@@ -84,16 +84,23 @@ function lineEndOf(text: string, index: number): number {
  * next one, and a whole private-key block. secretlint then lints only those
  * (joined), not the whole item: its cost grows with the text it is given.
  */
-export function secretlintWindows(text: string): { start: number; end: number }[] {
-  const hits = GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
+export function secretlintWindows(
+  text: string,
+  covered: readonly RedactionFinding[] = [],
+): { start: number; end: number }[] {
   const windows: { start: number; end: number }[] = [];
+  const hits = GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
   for (const hit of hits) {
-    const start = lineStartOf(text, hit.index);
-    let end = lineEndOf(text, lineEndOf(text, hit.index + hit[0].length) + 1);
+    // What the hit's rule reports on: a whole PEM block, else the rest of the line.
+    let spanEnd = lineEndOf(text, hit.index + hit[0].length);
     if (/private_key|-----BEGIN/i.test(hit[0])) {
       const close = text.indexOf('-----END', hit.index);
-      if (close !== -1 && close - hit.index < 20_000) end = Math.max(end, lineEndOf(text, close));
+      if (close !== -1 && close - hit.index < 20_000) spanEnd = lineEndOf(text, close);
     }
+    // Where one of our findings already covers that, secretlint's would give way to ours: skip it.
+    if (covered.some((f) => f.start < spanEnd && hit.index < f.end)) continue;
+    const start = lineStartOf(text, hit.index);
+    const end = Math.max(spanEnd, lineEndOf(text, lineEndOf(text, hit.index + hit[0].length) + 1));
     const last = windows.at(-1);
     if (last && start <= last.end + 1) last.end = Math.max(last.end, end);
     else windows.push({ start, end });
@@ -101,11 +108,16 @@ export function secretlintWindows(text: string): { start: number; end: number }[
   return windows;
 }
 
-export async function secretlintFindings(text: string, path: string | undefined): Promise<RedactionFinding[]> {
+/** `covered`: what our own rules found already (see secretlintWindows). */
+export async function secretlintFindings(
+  text: string,
+  path: string | undefined,
+  covered: readonly RedactionFinding[] = [],
+): Promise<RedactionFinding[]> {
   const ext = path?.match(/\.[A-Za-z0-9]+$/)?.[0];
   // The GCP rule parses a whole .json file; anything else is judged line by line.
   const whole = ext === '.json' && text.includes('private_key');
-  const spans = whole ? [{ start: 0, end: text.length }] : secretlintWindows(text);
+  const spans = whole ? [{ start: 0, end: text.length }] : secretlintWindows(text, covered);
   if (spans.length === 0) return [];
   const windows: Window[] = [];
   let at = 0;
