@@ -74,7 +74,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
         if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const ours = scanRules(text, keywords.scan(text.toLowerCase(), positional), path, rules, keywordIds, deadline);
+    const ours = scanRules(text, keywords.scan(text, positional), path, rules, keywordIds, deadline);
     deadline.check();
     const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path, ours) : [];
     deadline.check();

@@ -69,6 +69,11 @@ export class KeywordIndex {
         }
       }
     }
+    // Case folding in the table: upper-case letters move like lower-case ones,
+    // so the text is scanned as it is, without a lower-cased copy.
+    for (let state = 0; state < next.length; state++) {
+      for (let code = 65; code <= 90; code++) delta[state * ALPHABET + code] = delta[state * ALPHABET + code + 32]!;
+    }
     this.delta = delta;
     this.out = out;
     this.ends = Uint8Array.from(out, (ids) => (ids.length > 0 ? 1 : 0));
@@ -85,17 +90,17 @@ export class KeywordIndex {
     return id;
   }
 
-  /** Which keywords occur in `lowerText` (already lower-cased), and where the `positional` ones occur. */
-  scan(lowerText: string, positional: Uint8Array): KeywordScan {
+  /** Which keywords occur in `text` (case-insensitively), and where the `positional` ones occur. */
+  scan(text: string, positional: Uint8Array): KeywordScan {
     const found = new Uint8Array(this.ids.size);
     const ends: (number[] | null | undefined)[] = new Array(this.ids.size);
     const delta = this.delta;
     const out = this.out;
     const hasEnd = this.ends;
-    const length = lowerText.length;
+    const length = text.length;
     let state = 0;
     for (let i = 0; i < length; i++) {
-      const code = lowerText.charCodeAt(i);
+      const code = text.charCodeAt(i);
       state = code < ALPHABET ? delta[(state << 7) | code]! : 0;
       if (hasEnd[state] === 0) continue;
       const ending = out[state]!;

@@ -80,9 +80,11 @@ function lineWindows(text: string, ends: number[]): Span[] | undefined {
   let covered = 0;
   for (const end of ends) {
     const last = windows.at(-1);
+    const lineEnd = text.indexOf('\n', end);
+    // A hit on a line before the window's last one adds nothing: its next line is inside already.
+    if (last && lineEnd !== -1 && lineEnd < last.end) continue;
     const lineStart = text.lastIndexOf('\n', end - 1);
     const start = lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1;
-    const lineEnd = text.indexOf('\n', end);
     const nextEnd = lineEnd === -1 ? -1 : text.indexOf('\n', lineEnd + 1);
     const stop = lineEnd === -1 || nextEnd === -1 ? text.length : nextEnd;
     if (last && start <= last.end) {
