@@ -121,6 +121,8 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   if (failed.length > 0) warnings.push(`context source(s) skipped: ${failed.join(', ')}`);
 
   const fields: Partial<Snapshot> = {
+    // The model that ran: a `+mode` suffix is the mode's business, not the model's.
+    model: selection.model,
     modeAsked: selection.modeAsked,
     modeUsed: budget.modeUsed,
     downgradeReason: budget.downgrade?.reason,
