@@ -14,7 +14,7 @@ const PLACEHOLDER_WORDS = new Set(
     'secretstr secretkey password123 abc123 qwerty 123456 12345678 letmein n/a na xxx ... env auto ' +
     'bearer basic admin root user guest anonymous include same-origin omit postgres mysql rabbitmq mongo ' +
     '%s %d %v {} ? secret123 s3cr3t passw0rd p@ssw0rd token123 apikey123 none_set unset not_set notset ' +
-    '123 1234 0000 your_token your_key'
+    '123 1234 0000 your_token your_key asdf asdfgh asdfghjkl qwer qwerty zxcv zxcvbn hunter2 secret1 password1 pass123 changeme123 letmein123'
   ).split(' '),
 );
 
@@ -24,7 +24,7 @@ const PLACEHOLDER_PARTS =
 
 /** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
 const PLACEHOLDER_COMPOUND =
-  /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database)(?:[_.-]|$))+\d{0,4}$/i;
+  /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty|hunter)\d{0,4}(?:[_.-]|$))+$/i;
 
 /** Public material that looks like a key: publishable keys, SSH public keys, certificates. */
 const PUBLIC_MATERIAL =
@@ -45,10 +45,28 @@ const PATH_OR_URL =
 const CODE_OR_WORD =
   /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][\w$]*)+[;,]?$|^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[;,]?$|^-?\d{1,5}$/;
 
+/** Version numbers and ranges (`11.7.1`, `^2.1.34`, `v1.2.3-beta.1`) sit next to package names such as `1password`. */
+const VERSION = /^[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/;
+
+/** `p@ssw0rd`, `s3cr3t`, `pa$$word`: leetspeak of a placeholder word is still a placeholder. */
+function unleet(value: string): string {
+  return value
+    .toLowerCase()
+    .replace(/[@4]/g, 'a')
+    .replace(/[$5]/g, 's')
+    .replace(/0/g, 'o')
+    .replace(/3/g, 'e')
+    .replace(/[1!|]/g, 'i')
+    .replace(/7/g, 't');
+}
+
 export function isPlaceholder(value: string): boolean {
   const v = value.trim().replace(/^["'`]|["'`]$/g, '');
   if (v.length === 0) return true;
-  if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
+  if (PLACEHOLDER_WORDS.has(v.toLowerCase()) || VERSION.test(v)) return true;
+  const plain = unleet(v).replace(/i$/, '');
+  if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
+    return true;
   return PLACEHOLDER_PARTS.test(v) || PLACEHOLDER_COMPOUND.test(v) || PUBLIC_MATERIAL.test(v);
 }
 
