@@ -5,7 +5,7 @@ import type { SourceDeps } from './deps.ts';
 import { wants } from './deps.ts';
 
 // Building an Intl.DateTimeFormat costs ~0.1 ms; keep one set per time zone.
-const formatters = new Map<string, Record<'date' | 'weekday' | 'time' | 'offset', Intl.DateTimeFormat>>();
+const formatters = new Map<string, Record<'date' | 'weekday' | 'time' | 'wall', Intl.DateTimeFormat>>();
 
 function formattersFor(timeZone: string) {
   let set = formatters.get(timeZone);
@@ -14,17 +14,38 @@ function formattersFor(timeZone: string) {
       date: new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
       weekday: new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'long' }),
       time: new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }),
-      offset: new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }),
+      wall: new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+      }),
     };
     formatters.set(timeZone, set);
   }
   return set;
 }
 
+/**
+ * `GMT+01:00` from the zone's wall clock. Computed rather than asked of Intl's
+ * `longOffset`, which ICU builds spell differently (Node: `GMT+00:00`, Deno: `GMT`).
+ */
+function utcOffset(wall: Intl.DateTimeFormat, now: Date): string {
+  const part = (type: string) => Number(wall.formatToParts(now).find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'));
+  const minutes = Math.round((asUtc - Math.floor(now.getTime() / 60_000) * 60_000) / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `GMT${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 export function describeEnvironment(workspace: string, now: Date, deps: SourceDeps): string {
   const timeZone = deps.timeZone;
   const f = formattersFor(timeZone);
-  const offset = f.offset.formatToParts(now).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const offset = utcOffset(f.wall, now);
   return [
     `Working directory: ${workspace}`,
     `OS: ${deps.platform}`,

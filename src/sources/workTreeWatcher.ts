@@ -60,6 +60,8 @@ export class WorkTreeWatcher {
         }
       }
     });
+    // Deno ignores `persistent: false`; unref keeps a watcher from holding the process open there too.
+    watcher.unref();
     watcher.on('error', () => {
       this.#generation++;
       watcher.close();
