@@ -89,13 +89,22 @@ export function secretlintWindows(
   covered: readonly RedactionFinding[] = [],
 ): { start: number; end: number }[] {
   const windows: { start: number; end: number }[] = [];
+  let endMarkers: number[] | undefined;
+  let nextEnd = 0;
   const hits = GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
   for (const hit of hits) {
     // What the hit's rule reports on: a whole PEM block, else the rest of the line.
     let spanEnd = lineEndOf(text, hit.index + hit[0].length);
-    if (/private_key|-----BEGIN/i.test(hit[0])) {
-      const close = text.indexOf('-----END', hit.index);
-      if (close !== -1 && close - hit.index < 20_000) spanEnd = lineEndOf(text, close);
+    if (hit[0].startsWith('-----BEGIN')) {
+      // secretlint's private-key rule needs the END line; without one it
+      // cannot report, and its pattern gets slow on many BEGIN lines.
+      // (END positions are found once: many BEGIN lines must not cost n².)
+      endMarkers ??= [...text.matchAll(/-----END/g)].map((m) => m.index);
+      // Hits come in text order, so the first END after each only moves forward.
+      while (nextEnd < endMarkers.length && endMarkers[nextEnd]! <= hit.index) nextEnd++;
+      const close = endMarkers[nextEnd];
+      if (close === undefined || close - hit.index > 20_000) continue;
+      spanEnd = lineEndOf(text, close);
     }
     // Where one of our findings already covers that, secretlint's would give way to ours: skip it.
     if (covered.some((f) => f.start < spanEnd && hit.index < f.end)) continue;

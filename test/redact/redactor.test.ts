@@ -160,3 +160,23 @@ test('a scan past the deadline rejects with RedactionTimeoutError', async () => 
     RedactionTimeoutError,
   );
 });
+
+test('pathological inputs stay fast (no quadratic or catastrophic backtracking)', async () => {
+  const slowest = await createRedactor({ timeoutMs: 60_000 });
+  const inputs = [
+    'a'.repeat(200_000),
+    pick(rng, B64, 200_000),
+    '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(5000),
+    `-----BEGIN PRIVATE KEY-----\n${`${pick(rng, B64, 64)}\n`.repeat(2000)}`,
+    'password='.repeat(20_000),
+    'api_key: abc\n'.repeat(10_000),
+    `ghp_${'A'.repeat(100_000)}`,
+    '"'.repeat(100_000),
+  ];
+  for (const text of inputs) {
+    const started = performance.now();
+    await slowest.redact(text);
+    const ms = performance.now() - started;
+    assert.ok(ms < 3000, `${ms} ms for ${JSON.stringify(text.slice(0, 30))}…`);
+  }
+});
