@@ -1,5 +1,7 @@
 // Results by content hash (+ path), so an unchanged item costs a hash and a
-// map lookup instead of a scan. Bounded by total characters, oldest out first.
+// map lookup instead of a scan. Bounded by total characters and by entries
+// (every client message is new text: without an entry cap, a long-running
+// proxy would keep one entry per request), least recently used out first.
 
 import { createHash } from 'node:crypto';
 import type { RedactResult } from '../shared/types.ts';
@@ -8,7 +10,10 @@ export class ResultCache {
   private readonly entries = new Map<string, { result: RedactResult; size: number }>();
   private totalChars = 0;
 
-  constructor(private readonly maxChars = 32 * 1024 * 1024) {}
+  constructor(
+    private readonly maxChars = 32 * 1024 * 1024,
+    private readonly maxEntries = 4096,
+  ) {}
 
   key(text: string, path: string | undefined): string {
     return createHash('sha256')
@@ -37,7 +42,7 @@ export class ResultCache {
     this.entries.set(key, { result, size });
     this.totalChars += size;
     for (const [oldKey, old] of this.entries) {
-      if (this.totalChars <= this.maxChars) break;
+      if (this.totalChars <= this.maxChars && this.entries.size <= this.maxEntries) break;
       this.entries.delete(oldKey);
       this.totalChars -= old.size;
     }
