@@ -88,6 +88,16 @@ test('false-positive traps pass through byte for byte', async () => {
     '<input type="password" value="">',
     'password_regex = r"^(?=.*[A-Z])(?=.*\\d).{12,}$"',
     'The token expires in 3600 seconds.',
+    'const accessToken = session?.access_token ?? null;',
+    "KeyError: 'api_key'\nTypeError: Cannot read properties of undefined (reading 'token')",
+    'client-secret: ${GITHUB_CLIENT_SECRET}',
+    'password = getpass.getpass("Password: ")\ntoken = input("Paste your token: ")',
+    'return {"access_token": token, "token_type": "bearer"}',
+    "const token = jwt.sign({ sub: user.id }, secret, { expiresIn: '1h' });",
+    "password: <%= ENV['DATABASE_PASSWORD'] %>",
+    '  password: "{{ .Values.db.password }}"',
+    "credentials: 'include',",
+    'AUTH_SECRET=# generate with `openssl rand -base64 32`',
   ];
   for (const text of texts) assert.equal((await redactor.redact(text)).text, text, text);
 });
