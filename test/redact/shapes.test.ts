@@ -90,6 +90,7 @@ test('false-positive traps pass through byte for byte', async () => {
     'The token expires in 3600 seconds.',
     'const accessToken = session?.access_token ?? null;',
     "KeyError: 'api_key'\nTypeError: Cannot read properties of undefined (reading 'token')",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Spring placeholder syntax under test, not a template
     'client-secret: ${GITHUB_CLIENT_SECRET}',
     'password = getpass.getpass("Password: ")\ntoken = input("Paste your token: ")',
     'return {"access_token": token, "token_type": "bearer"}',
