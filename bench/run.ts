@@ -19,7 +19,9 @@ if (unknown.length > 0) {
 let failed = 0;
 for (const name of chosen.length > 0 ? chosen : available) {
   process.stdout.write(`\n== bench/${name}\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', `${here}${name}/run.ts`], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', `${here}${name}/run.ts`], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);
