@@ -366,6 +366,11 @@ describe('errors in OpenAI’s shape', () => {
       assert.equal(error.status, 502);
       assert.match(error.message, /127\.0\.0\.1:9/);
       assert.match(error.message, /ollama serve/);
+      const models = await dead
+        .client()
+        .models.list()
+        .then(() => undefined, (e: unknown) => e);
+      assert.ok(models instanceof OpenAI.APIError && models.status === 502);
       const health = (await (await fetch(`${dead.url}/healthz`)).json()) as { upstream: { reachable: boolean } };
       assert.equal(health.upstream.reachable, false);
     } finally {
