@@ -75,11 +75,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /** A remote upstream would send the user's code off the machine: refuse unless asked for. */
 function checkUpstreamIsLocal(settings: Settings): void {
-  const host = new URL(settings.upstream).hostname.replace(/^\[|\]$/g, '');
-  const local = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  if (!local && !settings.allowRemoteUpstream) {
+  if (!isLoopbackHost(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
     throw new SettingsError(
       `--upstream ${settings.upstream} is not on this machine; context would leave it. Pass --allow-remote-upstream if that is what you want.`,
     );
@@ -175,6 +178,9 @@ async function serveCommand(settings: Settings): Promise<number> {
       `  workspace ${settings.workspace}\n` +
       `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
   );
+  if (!isLoopbackHost(settings.host) && !settings.authToken) {
+    out('  note      without --auth-token only clients on this machine are served\n');
+  }
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
