@@ -44,12 +44,9 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   const workspace = resolveWorkspace(input.headers.workspace, deps.settings);
   const counts: Record<string, number> = {};
 
-  const clientMessages = deps.settings.redactMessages
-    ? await redactMessages(selection.messages, deps.redactor, counts)
-    : selection.messages;
-
   const plan = deps.plans[selection.mode];
-  const [collected, window] = await Promise.all([
+  const [clientMessages, collected, window] = await Promise.all([
+    deps.settings.redactMessages ? redactMessages(selection.messages, deps.redactor, counts) : selection.messages,
     collectContext(
       deps.sources,
       plan,

@@ -61,12 +61,11 @@ export interface PipelineResult {
 export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
   const started = deps.now();
   const snapshot = emptySnapshot(deps.newId(), input, deps, started);
-  let prepared: PreparedContext | undefined;
   const upstreamAbort = new AbortController();
   const onClientGone = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener('abort', onClientGone, { once: true });
   try {
-    prepared = await prepareContext(input, deps);
+    const prepared = await prepareContext(input, deps);
     Object.assign(snapshot, prepared.snapshotFields);
     const request: UpstreamRequest = {
       model: prepared.model,
