@@ -369,7 +369,10 @@ describe('errors in OpenAI’s shape', () => {
       const models = await dead
         .client()
         .models.list()
-        .then(() => undefined, (e: unknown) => e);
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       assert.ok(models instanceof OpenAI.APIError && models.status === 502);
       const health = (await (await fetch(`${dead.url}/healthz`)).json()) as { upstream: { reachable: boolean } };
       assert.equal(health.upstream.reachable, false);
