@@ -24,7 +24,10 @@ const PLACEHOLDER_PARTS =
 
 /** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
 const PLACEHOLDER_COMPOUND =
-  /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty|hunter)\d{0,4}(?:[_.-]|$))+$/i;
+  /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty)\d{0,4}(?:[_.-]|$))+$/i;
+
+/** Letters-only values that spell the key itself (`dbpassword`, `mysecrettoken`): docs, not secrets. */
+const NAMES_ITSELF = /^[a-z]*(?:password|passwd|passphrase|secret|token|apikey)[a-z]*\d{0,3}$/i;
 
 /** Public material that looks like a key: publishable keys, SSH public keys, certificates. */
 const PUBLIC_MATERIAL =
@@ -43,7 +46,7 @@ const PATH_OR_URL =
 
 /** Unquoted values that are code, types or plain words (`password: string`, `token: req.body.token`). */
 const CODE_OR_WORD =
-  /^[A-Za-z_$][A-Za-z_$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]*\])+[!;,]?$|^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[;,]?$|^-?\d{1,5}$/;
+  /^[A-Za-z_$][A-Za-z_$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]*\])+[!;,]?$|^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[;,]?$|^-?\d{1,5}$|^\/[\^[\\(]/;
 
 /** Version numbers and ranges (`11.7.1`, `^2.1.34`, `v1.2.3-beta.1`) sit next to package names such as `1password`. */
 const VERSION = /^[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/;
@@ -67,7 +70,7 @@ export function isPlaceholder(value: string): boolean {
   const plain = unleet(v).replace(/i$/, '');
   if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
     return true;
-  return PLACEHOLDER_PARTS.test(v) || PLACEHOLDER_COMPOUND.test(v) || PUBLIC_MATERIAL.test(v);
+  return PLACEHOLDER_PARTS.test(v) || PLACEHOLDER_COMPOUND.test(v) || NAMES_ITSELF.test(v) || PUBLIC_MATERIAL.test(v);
 }
 
 export function isReference(value: string): boolean {

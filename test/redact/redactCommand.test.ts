@@ -38,7 +38,8 @@ test('stdin to stdout, masked; the summary names rule ids and counts, never the 
 
 test('--path lets path-aware rules apply', async () => {
   const secret = password(rng);
-  const input = `db:5432:app:app:${secret}\n`;
+  // An unusual port: lines on the Postgres ports are masked anywhere (pgpass-line).
+  const input = `db:7000:app:app:${secret}\n`;
   assert.ok((await run([], input)).out.includes(secret));
   assert.ok(!(await run(['--path', '.pgpass'], input)).out.includes(secret));
   assert.ok(!(await run(['--path=.pgpass'], input)).out.includes(secret));

@@ -134,7 +134,8 @@ test('Kubernetes Secret data: base64 values that decode to a secret are masked, 
 
 test('path-aware rules apply only with a matching --path', async () => {
   const secret = password(rng);
-  const text = `db.internal:5432:app:app:${secret}\n`;
+  // An unusual port: lines on the Postgres ports are masked anywhere (pgpass-line).
+  const text = `db.internal:7000:app:app:${secret}\n`;
   assert.ok(!(await redactor.redact(text, { path: '.pgpass' })).text.includes(secret));
   assert.equal((await redactor.redact(text, { path: 'notes.txt' })).text, text);
 });
