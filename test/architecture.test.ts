@@ -1,0 +1,55 @@
+// Imports run one way (DESIGN.md, "Layout"): cli/http → pipeline → the stage
+// folders → shared. No stage folder imports another; nothing imports main.ts.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const STAGES = ['sources', 'redact', 'budget', 'upstream', 'audit', 'ui', 'config'];
+const ALLOWED: Record<string, string[]> = {
+  shared: ['shared'],
+  ...Object.fromEntries(STAGES.map((stage) => [stage, [stage, 'shared']])),
+  pipeline: ['pipeline', ...STAGES, 'shared'],
+  http: ['http', 'pipeline', ...STAGES, 'shared'],
+  cli: ['cli', 'pipeline', ...STAGES, 'shared'],
+};
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(full) : /\.tsx?$/.test(entry.name) ? [full] : [];
+  });
+}
+
+/** Relative import specifiers, static and dynamic. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g)];
+  return found.map((match) => match[1] as string);
+}
+
+test('every folder of src/ imports only the folders below it', () => {
+  const violations: string[] = [];
+  for (const file of filesUnder(SRC)) {
+    const relative = path.relative(SRC, file);
+    const folder = relative.includes(path.sep) ? (relative.split(path.sep)[0] as string) : 'root';
+    for (const specifier of importsOf(file)) {
+      const target = path.relative(SRC, path.resolve(path.dirname(file), specifier));
+      const targetFolder = target.includes(path.sep) ? (target.split(path.sep)[0] as string) : target;
+      if (targetFolder === 'main.ts') violations.push(`${relative} imports main.ts`);
+      if (folder === 'root') continue;
+      const allowed = ALLOWED[folder];
+      assert.ok(allowed, `src/${folder} is not in the layout; add it to DESIGN.md and this test`);
+      if (!allowed.includes(targetFolder)) violations.push(`${relative} imports ${target}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('the check sees imports at all (it would pass vacuously otherwise)', () => {
+  const pipeline = importsOf(path.join(SRC, 'pipeline', 'prepareContext.ts'));
+  assert.ok(pipeline.some((specifier) => specifier.startsWith('../budget/')));
+});
