@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startProxy } from '../../test/support/proxy.ts';
-import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
+import { startCtxproxy, startFakeUpstream, startScript } from '../support/processes.ts';
 import { ms, summarize } from '../support/stats.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1500);
@@ -12,6 +12,15 @@ const CONCURRENCY = 50;
 const CONCURRENT_REQUESTS = Number(process.env.BENCH_CONCURRENT_REQUESTS ?? 2000);
 const MEMORY_REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 10_000);
 const MODEL = 'qwen2.5-coder:7b';
+
+function shuffled<T>(items: T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
+}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 10 });
 
@@ -47,9 +56,15 @@ function call(url: string, body: string): Promise<Timing> {
 
 const fake = await startFakeUpstream();
 const proxy = await startCtxproxy(fake.url);
+const floor = await startScript('bench/overhead/floorProxy.ts', [fake.url]);
 const direct = (i: number) =>
   call(
     `${fake.url}/api/chat`,
+    JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
+  );
+const floored = (i: number) =>
+  call(
+    `${floor.url}/v1/chat/completions`,
     JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
   );
 const proxied = (i: number) =>
@@ -61,26 +76,30 @@ const proxied = (i: number) =>
 try {
   for (let i = 0; i < 300; i++) {
     await direct(i);
+    await floored(i);
     await proxied(i);
   }
 
   // Sequential, interleaved: each round calls both, in a random order, so drift hits both alike.
   const d: Timing[] = [];
+  const f: Timing[] = [];
   const p: Timing[] = [];
+  const sides: [Timing[], (i: number) => Promise<Timing>][] = [
+    [d, direct],
+    [f, floored],
+    [p, proxied],
+  ];
   for (let i = 0; i < ROUNDS; i++) {
-    if (Math.random() < 0.5) {
-      d.push(await direct(i));
-      p.push(await proxied(i));
-    } else {
-      p.push(await proxied(i));
-      d.push(await direct(i));
-    }
+    for (const [into, run] of shuffled(sides)) into.push(await run(i));
   }
   const dt = summarize(d.map((t) => t.totalMs));
   const pt = summarize(p.map((t) => t.totalMs));
   const df = summarize(d.map((t) => t.firstChunkMs));
   const pf = summarize(p.map((t) => t.firstChunkMs));
   const added = summarize(p.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
+  const ft = summarize(f.map((t) => t.totalMs));
+  const stackAdded = summarize(f.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
+  const ownAdded = summarize(p.map((t, i) => t.totalMs - (f[i] as Timing).totalMs));
 
   // 50 in flight: throughput of each side, in interleaved blocks.
   const throughput = async (run: (i: number) => Promise<Timing>, count: number) => {
@@ -94,12 +113,15 @@ try {
     return count / ((performance.now() - started) / 1000);
   };
   const directRps: number[] = [];
+  const floorRps: number[] = [];
   const proxyRps: number[] = [];
   for (let block = 0; block < 4; block++) {
     directRps.push(await throughput(direct, CONCURRENT_REQUESTS / 4));
+    floorRps.push(await throughput(floored, CONCURRENT_REQUESTS / 4));
     proxyRps.push(await throughput(proxied, CONCURRENT_REQUESTS / 4));
   }
   const dr = summarize(directRps);
+  const fr = summarize(floorRps);
   const pr = summarize(proxyRps);
 
   // Memory across many requests: the same app in this process, so the heap can be read after a full GC.
@@ -140,10 +162,13 @@ try {
     `  through ctxproxy        ${ms(pt.median)}  IQR ${ms(pt.iqr)}`,
     `  added (paired)          ${ms(added.median)}  IQR ${ms(added.iqr)}   ratio ${(pt.median / dt.median).toFixed(2)}x`,
     `  first chunk direct      ${ms(df.median)}   through ctxproxy ${ms(pf.median)}   added ${ms(pf.median - df.median)}`,
+    `  stack floor (Hono + ollama client, pass-through only) ${ms(ft.median)}: adds ${ms(stackAdded.median)} by itself;`,
+    `  ctxproxy's own work on top of that floor ${ms(ownAdded.median)}  IQR ${ms(ownAdded.iqr)}`,
     '',
     `${CONCURRENCY} concurrent streams (requests/s, median of 4 interleaved blocks):`,
     `  direct                  ${dr.median.toFixed(0)}/s`,
-    `  through ctxproxy        ${pr.median.toFixed(0)}/s   ratio ${(pr.median / dr.median).toFixed(2)} of direct`,
+    `  stack floor             ${fr.median.toFixed(0)}/s   ratio ${(fr.median / dr.median).toFixed(2)} of direct`,
+    `  through ctxproxy        ${pr.median.toFixed(0)}/s   ratio ${(pr.median / dr.median).toFixed(2)} of direct, ${(pr.median / fr.median).toFixed(2)} of the floor`,
     '',
     `memory across ${MEMORY_REQUESTS} requests (heap used after a full GC; its caches fill by ~5,000):`,
     `  ${checkpoints.map(([n, mb]) => `${n}: ${mb.toFixed(0)} MB`).join('   ')}`,
@@ -153,6 +178,7 @@ try {
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   agent.destroy();
+  await floor.stop();
   await proxy.stop();
   await fake.stop();
 }

@@ -36,7 +36,12 @@ function stopper(child: ChildProcess, cleanup?: () => void): () => Promise<void>
 }
 
 export async function startFakeUpstream(): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/support/fakeOllamaProcess.ts')], {
+  return startScript('bench/support/fakeOllamaProcess.ts', []);
+}
+
+/** A TypeScript file of the repository run with tsx; it prints its URL as its first line. */
+export async function startScript(file: string, args: string[]): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await firstLine(child, /^(http:\/\/\S+)$/);
