@@ -61,18 +61,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.post('/v1/chat/completions', async (c) => {
     const userAgent = c.req.header('user-agent');
-    let request: ReturnType<typeof chatRequestSchema.parse>;
-    try {
-      const body = await readJsonBody(c.req.raw, deps.maxBodyBytes, nodeRequestOf(c));
-      const parsed = chatRequestSchema.safeParse(body);
-      if (!parsed.success)
-        throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
-      request = parsed.data;
-    } catch (error) {
-      const failure = toProxyError(error);
-      recordRejectedRequest(deps.pipeline, { requestId: c.get('requestId'), userAgent, error: failure });
-      throw failure;
-    }
+    const json = await readJsonBody(c.req.raw, deps.maxBodyBytes, nodeRequestOf(c));
+    const parsed = chatRequestSchema.safeParse(json);
+    if (!parsed.success)
+      throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
+    const request = parsed.data;
 
     const result = await runPipeline(
       {
@@ -110,6 +103,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const failure = error instanceof ProxyError ? error : toProxyError(error);
     if (failure.status >= 500 && !(error instanceof ProxyError)) {
       deps.logger.error('http.unhandled', { requestId: c.get('requestId'), error: error.name });
+    }
+    // A chat request turned away before the pipeline ran (bad JSON, too large, no token) is audited too.
+    if (!failure.snapshotId && c.req.method === 'POST' && c.req.path === '/v1/chat/completions') {
+      recordRejectedRequest(deps.pipeline, {
+        requestId: c.get('requestId'),
+        userAgent: c.req.header('user-agent'),
+        error: failure,
+      });
     }
     if (failure.snapshotId) c.header('X-Ctx-Snapshot-Id', failure.snapshotId);
     return c.json(failure.toBody(), failure.status as 400);

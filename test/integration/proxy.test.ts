@@ -552,6 +552,11 @@ describe('auth token', () => {
           (e: unknown) => e,
         );
       assert.ok(denied instanceof OpenAI.AuthenticationError);
+      // Turned away, and still in the audit log.
+      const deniedId = denied.headers?.get('x-ctx-snapshot-id');
+      assert.ok(deniedId);
+      await locked.store.flush();
+      assert.equal(locked.store.get(deniedId)?.error?.status, 401);
       const ok = await locked
         .client({ apiKey: 'sekrit-token-123' })
         .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] });
