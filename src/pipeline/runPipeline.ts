@@ -60,7 +60,16 @@ export interface PipelineResult {
 
 export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
   const started = deps.now();
-  const snapshot = emptySnapshot(deps.newId(), input, deps, started);
+  const snapshot = emptySnapshot(
+    {
+      requestId: input.requestId,
+      model: input.request.model,
+      stream: input.request.stream === true,
+      userAgent: input.headers.userAgent,
+    },
+    deps,
+    started,
+  );
   const upstreamAbort = new AbortController();
   const onClientGone = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener('abort', onClientGone, { once: true });
@@ -164,7 +173,7 @@ function afterAnswer(t: Tracking): void {
 
 function finishSnapshot(
   snapshot: Snapshot,
-  deps: PipelineDeps,
+  deps: AuditDeps,
   started: number,
   outcome: Snapshot['outcome'],
   failure?: ProxyError,
@@ -192,17 +201,26 @@ function finishSnapshot(
   });
 }
 
-function emptySnapshot(id: string, input: PipelineInput, deps: PipelineDeps, started: number): Snapshot {
+type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings'>;
+
+interface RequestFacts {
+  requestId: string;
+  model: string;
+  stream: boolean;
+  userAgent?: string | undefined;
+}
+
+function emptySnapshot(facts: RequestFacts, deps: AuditDeps, started: number): Snapshot {
   return {
-    id,
-    requestId: input.requestId,
+    id: deps.newId(),
+    requestId: facts.requestId,
     createdAt: started,
-    model: input.request.model,
+    model: facts.model,
     modeAsked: deps.settings.mode,
     modeUsed: 'off',
     workspace: deps.settings.workspace,
-    userAgent: input.headers.userAgent,
-    stream: input.request.stream === true,
+    userAgent: facts.userAgent,
+    stream: facts.stream,
     forwarded: [],
     sources: [],
     redactions: {},
@@ -215,18 +233,12 @@ function emptySnapshot(id: string, input: PipelineInput, deps: PipelineDeps, sta
 
 /** Writes the snapshot of a request rejected before the pipeline could start (bad JSON, too large, …). */
 export function recordRejectedRequest(
-  deps: Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings'>,
-  details: { requestId: string; userAgent?: string | undefined; model?: string | undefined; error: ProxyError },
+  deps: AuditDeps,
+  details: { requestId: string; userAgent?: string | undefined; error: ProxyError },
 ): void {
   const started = deps.now();
-  const input: PipelineInput = {
-    request: { model: details.model ?? '', messages: [] } as unknown as ChatRequest,
-    headers: { userAgent: details.userAgent },
-    requestId: details.requestId,
-    signal: new AbortController().signal,
-  };
-  const snapshot = emptySnapshot(deps.newId(), input, deps as PipelineDeps, started);
-  finishSnapshot(snapshot, deps as PipelineDeps, started, 'error', details.error);
+  const snapshot = emptySnapshot({ ...details, model: '', stream: false }, deps, started);
+  finishSnapshot(snapshot, deps, started, 'error', details.error);
 }
 
 /** The client's fields other than the ones the pipeline rewrites. */
