@@ -1,12 +1,12 @@
 // The stats source: files and lines by language, the most imported modules
 // and the files changed most often in recent history.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { importsOf, languageOf } from './importGraph.ts';
 import { Memo } from './memo.ts';
+import { readTextIfFile } from './syncRead.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface StatsOptions {
@@ -32,21 +32,6 @@ export const defaultStatsOptions: StatsOptions = {
 const READ_SLICE = 50;
 
 /** The file's text, or undefined when it is missing or larger than `maxBytes` (checked on the open descriptor). */
-function readSmall(file: string, maxBytes: number): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, 'r');
-    const size = fs.fstatSync(fd).size;
-    if (size > maxBytes) return undefined;
-    const buffer = Buffer.allocUnsafe(size);
-    const read = fs.readSync(fd, buffer, 0, size, 0);
-    return buffer.toString('utf8', 0, read);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
 
 function countLines(text: string): number {
   if (text === '') return 0;
@@ -120,7 +105,7 @@ export function createStatsSource(
           for (const file of sample.slice(start, start + READ_SLICE)) {
             const entry = byLanguage.get(languageOf(file) ?? '');
             if (!entry || deps.isNeverRead(file)) continue;
-            const text = readSmall(path.join(ws.root, file), opts.maxReadBytes);
+            const text = readTextIfFile(path.join(ws.root, file), { maxBytes: opts.maxReadBytes, skipLarger: true });
             if (text === undefined) continue;
             entry.lines += countLines(text);
             entry.read++;
