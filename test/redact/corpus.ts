@@ -30,6 +30,8 @@ function applyFilter(text: string, filter: string | undefined): string {
   const indent = /^(diff-)?indent(\d+)$/.exec(filter);
   if (indent) return text.replaceAll('\n', `\n${indent[1] ? '+' : ''}${' '.repeat(Number(indent[2]))}`);
   if (filter === 'diff') return text.replaceAll('\n', '\n+');
+  // A shell string continued with a trailing backslash on every line.
+  if (filter === 'backslash') return text.replaceAll('\n', '\\\n');
   throw new Error(`unknown template filter |${filter}`);
 }
 

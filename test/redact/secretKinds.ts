@@ -18,6 +18,7 @@ import {
   type Rng,
   UPPER,
 } from './secretGen.ts';
+import { MORE_KINDS } from './secretKindsMore.ts';
 
 export interface Planted {
   /** The text put into the template. */
@@ -143,4 +144,5 @@ export const SECRET_KINDS: Record<string, Kind> = {
     const value = Buffer.from(`robot$ci:${pick(r, ALNUM, 32)}`).toString('base64');
     return { text: value, secrets: [value] };
   },
+  ...MORE_KINDS,
 };
