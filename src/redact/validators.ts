@@ -20,7 +20,7 @@ const PLACEHOLDER_WORDS = new Set(
 
 /** Substrings that mark a value as documentation rather than a secret. */
 const PLACEHOLDER_PARTS =
-  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|^<|>$|\*{3,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
+  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|^<|>$|^\*{3,}|\*{4,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
 
 /** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
 const PLACEHOLDER_COMPOUND =
