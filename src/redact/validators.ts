@@ -14,7 +14,9 @@ const PLACEHOLDER_WORDS = new Set(
     'secretstr secretkey password123 abc123 qwerty 123456 12345678 letmein n/a na xxx ... env auto ' +
     'bearer basic admin root user guest anonymous include same-origin omit postgres mysql rabbitmq mongo ' +
     '%s %d %v {} ? secret123 s3cr3t passw0rd p@ssw0rd token123 apikey123 none_set unset not_set notset ' +
-    '123 1234 0000 your_token your_key asdf asdfgh asdfghjkl qwer qwerty zxcv zxcvbn hunter2 secret1 password1 pass123 changeme123 letmein123'
+    '123 1234 0000 your_token your_key asdf asdfgh asdfghjkl qwer qwerty zxcv zxcvbn hunter2 secret1 password1 pass123 changeme123 letmein123 ' +
+    'md5 sha1 sha256 sha512 bcrypt scrypt argon2 argon2id pbkdf2 plain plaintext scram scram-sha-256 prompt vault file ' +
+    'generated trust peer ident'
   ).split(' '),
 );
 
@@ -27,7 +29,7 @@ const PLACEHOLDER_COMPOUND =
   /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty)\d{0,4}(?:[_.-]|$))+$/i;
 
 /** Letters-only values that spell the key itself (`dbpassword`, `mysecrettoken`): docs, not secrets. */
-const NAMES_ITSELF = /^[a-z]*(?:password|passwd|passphrase|secret|token|apikey)[a-z]*\d{0,3}$/i;
+const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey)[a-z]*\d{0,3}$/i;
 
 /** Public material that looks like a key: publishable keys, SSH public keys, certificates. */
 const PUBLIC_MATERIAL =
