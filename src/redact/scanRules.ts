@@ -178,7 +178,8 @@ export function scanRules(
         const value =
           masked.length === 0 ? text.slice(start, end) : text.slice(start, end).replace(PLACEHOLDER_GLOBAL, '');
         if (value.length === 0) continue;
-        const context = { bare: found.group === 'bare', envStyle: found.group === 'envval' };
+        // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
+        const context = { bare: found.group === 'bare' || found.group === 'bq', envStyle: found.group === 'envval' };
         if (!acceptsValue(value, rule.validators, context)) continue;
         if (rule.shape === 'pem-body') {
           const body = pemBodyRange(text, match.index + offset, start, end);

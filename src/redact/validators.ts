@@ -48,7 +48,7 @@ const PATH_OR_URL =
 
 /** Unquoted values that are code, types or plain words (`password: string`, `token: req.body.token`). */
 const CODE_OR_WORD =
-  /^[A-Za-z_$][A-Za-z_$]*(?:!?\??\.[A-Za-z_$][\w$]*|!?\[[^\]]*\])+[!;,]?$|^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[!;,]?$|^-?\d{1,5}$|^\/[\^[\\(]|^0x[0-9A-Fa-f]+[;,]?$/;
+  /^[A-Za-z_$][A-Za-z_$]*(?:!?\??\.[A-Za-z_$][\w$]*|!?\[[^\]]*\])+[!;,]?$|^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*\(|^(?:this|self|process|config|cfg|conf|settings|env|os|options|opts|params|req|request|ctx|context|props|state|args|data|creds|credentials|secrets|app|window|global|values|Values|vars|inputs|input|user|auth|session|current|result|response|res|body|payload|form|keys|tokens|Config|Settings|System|Environment|ENV|os\.environ)(?:[.[]|$)|^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^https?:\/\/[^@\s]*$|^(?:Optional|Option|Secret|SecretStr|Buffer|Uint8Array|Array|List|Vec|Box|Promise|Record|Map)\b.*[<[(]|^[A-Za-z_]+[!;,]?$|^-?\d{1,5}$|^\/[\^[\\(]|^0x[0-9A-Fa-f]+[;,]?$|^[\w.$]+(?:&&|\|\|)/;
 
 /** Version numbers and ranges (`11.7.1`, `^2.1.34`, `v1.2.3-beta.1`) sit next to package names such as `1password`. */
 const VERSION = /^[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/;
