@@ -65,13 +65,18 @@ function unleet(value: string): string {
     .replace(/7/g, 't');
 }
 
+const LEET_OR_TRAILING_I = /[@4$5037!|1]|i$/i;
+
 export function isPlaceholder(value: string): boolean {
   const v = value.trim().replace(/^["'`]|["'`]$/g, '');
   if (v.length === 0) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase()) || VERSION.test(v)) return true;
-  const plain = unleet(v).replace(/i$/, '');
-  if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
-    return true;
+  // Only short values with a leet character (or a trailing i) can unleet to a placeholder word; skip the rest cheaply.
+  if (v.length <= 24 && LEET_OR_TRAILING_I.test(v)) {
+    const plain = unleet(v).replace(/i$/, '');
+    if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
+      return true;
+  }
   return PLACEHOLDER_PARTS.test(v) || PLACEHOLDER_COMPOUND.test(v) || NAMES_ITSELF.test(v) || PUBLIC_MATERIAL.test(v);
 }
 
