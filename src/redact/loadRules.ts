@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
+import { staysOnOneLine } from './lineLocal.ts';
 import {
   formatIssues,
   type NeverReadSpec,
@@ -13,6 +14,7 @@ import {
   redactionRuleFileSchema,
   type ValidatorSpec,
 } from './ruleSchema.ts';
+import { orderByCost } from './validators.ts';
 
 export interface CompiledRule {
   id: string;
@@ -25,6 +27,8 @@ export interface CompiledRule {
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
   scope: RedactionRuleSpec['scope'];
+  /** No match can cross a line break: a `line` rule then runs on its keywords' own lines only. */
+  oneLine: boolean;
   generic: boolean;
 }
 
@@ -105,9 +109,10 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
     appliesToPath: pathMatch ? (path) => path !== undefined && pathMatch(path) : undefined,
     valueGroups,
-    validators: spec.validators,
+    validators: orderByCost(spec.validators),
     shape: spec.shape,
     scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
+    oneLine: staysOnOneLine(source, regex.flags),
     generic: spec.generic,
   };
 }

@@ -73,8 +73,13 @@ interface Span {
   end: number;
 }
 
-/** The previous, the hit's and the next line around each hit, merged; undefined when that is most of the text anyway. */
-function lineWindows(text: string, ends: number[]): Span[] | undefined {
+/**
+ * The lines around each hit, merged: the hit's own line only for a rule whose
+ * matches stay on one line (`oneLine`), else the previous, the hit's and the
+ * next line. Undefined when that is most of the text anyway. Windows start and
+ * end at line breaks, so a one-line regex finds the same there as in the text.
+ */
+function lineWindows(text: string, ends: number[], oneLine: boolean): Span[] | undefined {
   ends.sort((a, b) => a - b);
   const windows: Span[] = [];
   let covered = 0;
@@ -84,12 +89,20 @@ function lineWindows(text: string, ends: number[]): Span[] | undefined {
     // A hit on a line before the window's last one adds nothing: its next line is inside already.
     if (last && lineEnd !== -1 && lineEnd < last.end) continue;
     const lineStart = text.lastIndexOf('\n', end - 1);
-    const start = lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1;
-    const nextEnd = lineEnd === -1 ? -1 : text.indexOf('\n', lineEnd + 1);
-    const stop = lineEnd === -1 || nextEnd === -1 ? text.length : nextEnd;
-    if (last && start <= last.end) {
-      covered += stop - last.end;
-      last.end = stop;
+    let start: number;
+    let stop: number;
+    if (oneLine) {
+      start = lineStart + 1;
+      stop = lineEnd === -1 ? text.length : lineEnd;
+    } else {
+      start = lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1;
+      const nextEnd = lineEnd === -1 ? -1 : text.indexOf('\n', lineEnd + 1);
+      stop = lineEnd === -1 || nextEnd === -1 ? text.length : nextEnd;
+    }
+    // Adjacent lines join one window (fewer regex runs; the line break between them stays inside).
+    if (last && start <= last.end + 1) {
+      covered += Math.max(0, stop - last.end);
+      last.end = Math.max(last.end, stop);
     } else {
       windows.push({ start, end: stop });
       covered += stop - start;
@@ -113,6 +126,7 @@ export function scanRules(
   const present = scan.found;
   // Rules that share their keywords (the assignment family) share their windows.
   const windowsByKeywords = new Map<number[], Span[] | undefined>();
+  const lineByKeywords = new Map<number[], Span[] | undefined>();
   const whole: Span[] = [{ start: 0, end: text.length }];
   const findings: RedactionFinding[] = [];
   // Text that was redacted before (a stored snapshot, a pasted answer) keeps its placeholders as they are.
@@ -146,8 +160,9 @@ export function scanRules(
     deadline.check();
     let spans = whole;
     if (rule.scope === 'line') {
-      let windows = windowsByKeywords.get(ids);
-      if (!windowsByKeywords.has(ids)) {
+      const byKeywords = rule.oneLine ? lineByKeywords : windowsByKeywords;
+      let windows = byKeywords.get(ids);
+      if (!byKeywords.has(ids)) {
         const ends: number[] = [];
         let dense = false;
         for (const id of ids) {
@@ -155,8 +170,8 @@ export function scanRules(
           if (list === null) dense = true;
           else if (list) ends.push(...list);
         }
-        windows = dense ? undefined : lineWindows(text, ends);
-        windowsByKeywords.set(ids, windows);
+        windows = dense ? undefined : lineWindows(text, ends, rule.oneLine);
+        byKeywords.set(ids, windows);
       }
       spans = windows ?? whole;
     }

@@ -43,8 +43,12 @@ const REFERENCE =
  * Unquoted values that are paths, file names or URLs, not secrets
  * (`PRIVATE_KEY=./keys/dev.pem`). Credentials inside a URL are the URL rules' job.
  */
-const PATH_OR_URL =
-  /^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^[a-z][a-z0-9+.-]{1,20}:\/\/\S*$|^-?\d{1,5}$|^[\w.-]*(?:\/[\w.-]+)*\/?[\w-]+\.(?:pem|key|json|txt|p12|pfx|crt|cer|der|jks|ya?ml|env|pub|asc|gpg|conf|cfg|ini|toml)$/;
+const PATH_OR_URL = /^(?:\.{1,2}|~)?\/[\w.\-/]*$|^[A-Za-z]:\\|^[a-z][a-z0-9+.-]{1,20}:\/\/\S*$|^-?\d{1,5}$/;
+const KEY_FILE_NAME_END =
+  /[\w-]\.(?:pem|key|json|txt|p12|pfx|crt|cer|der|jks|ya?ml|env|pub|asc|gpg|conf|cfg|ini|toml)$/;
+/** Backtracks on long word values (n² steps): run only on values whose end already reads like a key file name. */
+const KEY_FILE_PATH =
+  /^[\w.-]*(?:\/[\w.-]+)*\/?[\w-]+\.(?:pem|key|json|txt|p12|pfx|crt|cer|der|jks|ya?ml|env|pub|asc|gpg|conf|cfg|ini|toml)$/;
 
 /** Unquoted values that are code, types or plain words (`password: string`, `token: req.body.token`). */
 const CODE_OR_WORD =
@@ -89,7 +93,8 @@ export function isCodeOrWord(value: string): boolean {
 }
 
 export function isPathOrUrl(value: string): boolean {
-  return PATH_OR_URL.test(value.trim());
+  const v = value.trim();
+  return PATH_OR_URL.test(v) || (KEY_FILE_NAME_END.test(v) && KEY_FILE_PATH.test(v));
 }
 
 export function shannonEntropy(value: string): number {
@@ -140,6 +145,25 @@ export interface ValueContext {
   bare: boolean;
   /** The value came from a group named `envval`: unquoted, shell/dotenv style, where words are literal. */
   envStyle: boolean;
+}
+
+/** Relative cost of each validator: length and character counts first, the regex-heavy judgements last. */
+function validatorCost(validator: ValidatorSpec): number {
+  if (typeof validator !== 'string') {
+    if ('min-length' in validator) return 0;
+    if ('char-classes' in validator) return 1;
+    if ('entropy' in validator) return 2;
+    return 6;
+  }
+  return { 'not-reference': 3, 'not-code-or-word': 4, 'not-placeholder': 5 }[validator as string] ?? 6;
+}
+
+/**
+ * The same validators, cheapest first. Each one is a pure yes/no and a value
+ * must pass all of them, so the order changes only how soon a value is rejected.
+ */
+export function orderByCost(validators: readonly ValidatorSpec[]): ValidatorSpec[] {
+  return [...validators].sort((a, b) => validatorCost(a) - validatorCost(b));
 }
 
 export function acceptsValue(value: string, validators: ValidatorSpec[], context: ValueContext): boolean {
