@@ -126,6 +126,7 @@ export async function buildPipelineDeps(
     looksLikeStackTrace,
     conversations: new ConversationCache(),
     tokenCounter: createTokenCounter(),
+    loadedNumCtx: new Map(),
     calibration: {
       get: (model) => store.getCalibration(model),
       set: (model, value) => {

@@ -117,6 +117,7 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   const failed = collected.reports.filter((r) => r.status !== 'ok').map((r) => `${r.source} ${r.status}`);
   if (failed.length > 0) warnings.push(`context source(s) skipped: ${failed.join(', ')}`);
 
+  const numCtx = deps.upstream.kind === 'ollama' ? stickyNumCtx(deps, selection.model, budget.numCtx) : undefined;
   const fields: Partial<Snapshot> = {
     // The model that ran: a `+mode` suffix is the mode's business, not the model's.
     model: selection.model,
@@ -129,7 +130,7 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     contextBlock: state.contextBlock || undefined,
     sources: annotateReports(collected.reports, budget.items, budget.report.perEntry, deps),
     redactions: counts,
-    budget: budget.report,
+    budget: { ...budget.report, numCtx },
     warnings,
     timings: { totalMs: 0, collectMs: collected.ms },
   };
@@ -137,7 +138,7 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     model: selection.model,
     messages,
     modeUsed: budget.modeUsed,
-    numCtx: deps.upstream.kind === 'ollama' ? budget.numCtx : undefined,
+    numCtx,
     estimatedPromptTokens: budget.estimatedPromptTokens,
     rawPromptTokens: budget.rawEstimatedPromptTokens,
     suspectTruncation,
@@ -146,6 +147,19 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
 }
 
 const DEFAULT_WINDOW = 8192;
+
+/**
+ * Ollama reloads a model whenever num_ctx changes. Once a model ran with a
+ * window, later smaller requests keep that window (never above the model's
+ * maximum, which the budget already respected), so the model stays loaded.
+ */
+function stickyNumCtx(deps: PipelineDeps, model: string, numCtx: number): number {
+  const loaded = deps.loadedNumCtx;
+  if (!loaded) return numCtx;
+  const chosen = Math.max(numCtx, loaded.get(model) ?? 0);
+  loaded.set(model, chosen);
+  return chosen;
+}
 
 /** The config file's per-model window wins; else the upstream's answer; else a cautious default. */
 async function discoverWindow(deps: PipelineDeps, model: string): Promise<{ tokens: number; assumed: boolean }> {

@@ -29,6 +29,8 @@ export interface PipelineDeps {
   plans: Readonly<Record<ModeName, Plan>>;
   looksLikeStackTrace: (text: string) => boolean;
   conversations: ConversationCache;
+  /** The largest num_ctx sent per model in this process (see stickyNumCtx); absent: none kept. */
+  loadedNumCtx?: Map<string, number> | undefined;
   /** The estimator; the pipeline derives a per-model calibrated counter from it. */
   tokenCounter: TokenCounter;
   /** Where each model's calibration is kept between requests (the audit store). */

@@ -146,6 +146,17 @@ describe('what Ollama is told', () => {
     assert.ok([2048, 4096, 8192].includes(body.options.num_ctx), 'rounded to a fixed size');
   });
 
+  test('a smaller request after a larger one keeps the loaded window, so Ollama does not reload the model', async () => {
+    const model = 'qwen2.5-coder:7b';
+    const sizes: number[] = [];
+    for (const words of [6000, 10]) {
+      await proxy.client().chat.completions.create({ model, messages: [{ role: 'user', content: prose(words, 's') }] });
+      sizes.push((fake.chats.at(-1)?.body.options as { num_ctx: number }).num_ctx);
+    }
+    assert.ok((sizes[0] ?? 0) >= 8192, `the large request needs a large window (${sizes[0]})`);
+    assert.equal(sizes[1], sizes[0]);
+  });
+
   test('a prompt count far below the estimate is flagged as a suspected truncation', async () => {
     const model = 'qwen2.5-coder:7b';
     fake.reply(model, { promptEvalCount: 50 });

@@ -61,6 +61,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     looksLikeStackTrace,
     conversations: new ConversationCache(),
     tokenCounter: createTokenCounter(),
+    loadedNumCtx: new Map(),
     calibration: {
       get: (model) => store.getCalibration(model),
       set: (model, value) => {
