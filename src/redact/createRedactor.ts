@@ -9,7 +9,7 @@ import { KeywordIndex } from './keywordIndex.ts';
 import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
 import { ResultCache } from './resultCache.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
-import { mayHaveSecretlintFinding, secretlintFindings } from './secretlintGuard.ts';
+import { secretlintFindings } from './secretlintGuard.ts';
 
 export interface RedactorOptions {
   /** Directory of redaction rule files; default `rules/redaction/` of this package. */
@@ -76,7 +76,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     };
     const ours = scanRules(text, keywords.scan(text, positional), path, rules, keywordIds, deadline);
     deadline.check();
-    const guard = useSecretlint && mayHaveSecretlintFinding(text) ? await secretlintFindings(text, path, ours) : [];
+    // secretlintFindings finds the lines secretlint could report on first, and returns at once without any.
+    const guard = useSecretlint ? await secretlintFindings(text, path, ours) : [];
     deadline.check();
     const findings = mergeFindings(combineFindings(ours, guard), rank);
     return { text: applyMasks(text, findings, placeholderFor), findings };

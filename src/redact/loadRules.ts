@@ -86,6 +86,21 @@ function globMatcher(globs: string[]): (path: string) => boolean {
   };
 }
 
+/** Glob matching costs more than the rest of a small item's scan: the same paths come back on every request. */
+function memoizedPathMatch(pathMatch: (path: string) => boolean): (path: string | undefined) => boolean {
+  const seen = new Map<string, boolean>();
+  return (path) => {
+    if (path === undefined) return false;
+    let result = seen.get(path);
+    if (result === undefined) {
+      if (seen.size >= 4096) seen.clear();
+      result = pathMatch(path);
+      seen.set(path, result);
+    }
+    return result;
+  };
+}
+
 function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
   const source = expandFragments(spec.pattern, fragments, `${where}.pattern`);
   let regex: RegExp;
@@ -107,7 +122,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     regex,
     keywords: spec.keywords.map((k) => k.toLowerCase()),
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
-    appliesToPath: pathMatch ? (path) => path !== undefined && pathMatch(path) : undefined,
+    appliesToPath: pathMatch ? memoizedPathMatch(pathMatch) : undefined,
     valueGroups,
     validators: orderByCost(spec.validators),
     shape: spec.shape,

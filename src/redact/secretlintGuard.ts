@@ -125,9 +125,11 @@ export async function secretlintFindings(
 ): Promise<RedactionFinding[]> {
   const ext = path?.match(/\.[A-Za-z0-9]+$/)?.[0];
   // The GCP rule parses a whole .json file; anything else is judged line by line.
+  // Where our findings cover every line it could report on, its findings would give way to ours: skip it (JSON too).
+  const lines = secretlintWindows(text, covered);
+  if (lines.length === 0) return [];
   const whole = ext === '.json' && text.includes('private_key');
-  const spans = whole ? [{ start: 0, end: text.length }] : secretlintWindows(text, covered);
-  if (spans.length === 0) return [];
+  const spans = whole ? [{ start: 0, end: text.length }] : lines;
   const windows: Window[] = [];
   let at = 0;
   for (const span of spans) {
