@@ -9,7 +9,7 @@ import { KeywordIndex } from './keywordIndex.ts';
 import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
 import { ResultCache } from './resultCache.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
-import { secretlintFindings } from './secretlintGuard.ts';
+import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
 
 export interface RedactorOptions {
   /** Directory of redaction rule files; default `rules/redaction/` of this package. */
@@ -46,7 +46,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const useSecretlint = options.secretlint ?? true;
   const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
-  const keywords = new KeywordIndex(rules.flatMap((rule) => rule.keywords));
+  const keywords = new KeywordIndex([...rules.flatMap((rule) => rule.keywords), ...GATE_ANCHORS]);
+  const anchorIds = GATE_ANCHORS.map((anchor) => keywords.idOf(anchor));
   // Rules with the same keywords share one id array, so their line windows are computed once per scan.
   const idArrays = new Map<string, number[]>();
   const keywordIds = rules.map((rule) => {
@@ -74,10 +75,12 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
         if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const ours = scanRules(text, keywords.scan(text, positional), path, rules, keywordIds, deadline);
+    const keywordScan = keywords.scan(text, positional);
+    const ours = scanRules(text, keywordScan, path, rules, keywordIds, deadline);
     deadline.check();
-    // secretlintFindings finds the lines secretlint could report on first, and returns at once without any.
-    const guard = useSecretlint ? await secretlintFindings(text, path, ours) : [];
+    // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
+    const anchored = anchorIds.some((id) => keywordScan.found[id] === 1);
+    const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours) : [];
     deadline.check();
     const findings = mergeFindings(combineFindings(ours, guard), rank);
     return { text: applyMasks(text, findings, placeholderFor), findings };

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lintSource } from '@secretlint/core';
-import { secretlintConfig, secretlintFindings } from '../../src/redact/secretlintGuard.ts';
+import {
+  GATE_ANCHORS,
+  secretlintConfig,
+  secretlintFindings,
+  secretlintWindows,
+} from '../../src/redact/secretlintGuard.ts';
 import { isPlaceholder, isReference } from '../../src/redact/validators.ts';
-import { loadPlanted } from './corpus.ts';
+import { loadClean, loadPlanted } from './corpus.ts';
 import { seededRng } from './secretGen.ts';
 
 test('secretlint on the gate windows finds what secretlint on the whole text finds', async () => {
@@ -45,4 +50,37 @@ test('the AWS rule range is re-anchored on the 40-character value', async () => 
   const aws = findings.find((f) => f.ruleId === 'secretlint-aws');
   assert.ok(aws);
   assert.equal(text.slice(aws.start, aws.end), secret);
+});
+
+test('every gate line holds one of the anchors the keyword pre-filter looks for', () => {
+  const samples = [
+    'AWS_SECRET_ACCESS_KEY=x',
+    'aws_secretAccessKey: x',
+    '"private_key": "x"',
+    'https://abc:x-oauth-basic@github.com',
+    '//registry.npmjs.org/:_authToken=x',
+    `npm_${'a'.repeat(36)}`,
+    'xoxb-1-2',
+    'xapp-1-2',
+    'https://hooks.slack.com/services/T/B/x',
+    'postgres://user:pw@db/app',
+    'sk-proj-x sk-svcacct-x sk-admin-x sk-ant-api03-x',
+    'lin_api_x shpat_x shppa_x shpca_x shpss_x',
+    'ghp_x gho_x ghu_x ghs_x ghr_x github_pat_x ops_eyJ',
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----',
+    'SG.abc T3BlbkFJ',
+  ];
+  const texts = [...samples, ...loadPlanted(seededRng(12)).map((f) => f.text), ...loadClean().map((c) => c.text)];
+  let lines = 0;
+  for (const text of texts) {
+    for (const window of secretlintWindows(text)) {
+      lines++;
+      const line = text.slice(window.start, window.end).toLowerCase();
+      assert.ok(
+        GATE_ANCHORS.some((anchor) => line.includes(anchor)),
+        `no anchor in a gate line: ${line.slice(0, 60)}`,
+      );
+    }
+  }
+  assert.ok(lines > 50, `only ${lines} gate lines checked`);
 });
