@@ -97,8 +97,28 @@ export function isPathOrUrl(value: string): boolean {
   return PATH_OR_URL.test(v) || (KEY_FILE_NAME_END.test(v) && KEY_FILE_PATH.test(v));
 }
 
+/** Per-character counts for ASCII values, reused: no Map per value on the hot path. */
+const asciiCounts = new Int32Array(128);
+const firstSeen: number[] = [];
+
 export function shannonEntropy(value: string): number {
   if (value.length === 0) return 0;
+  if (/^[\x00-\x7f]*$/.test(value)) {
+    // Same sum in the same order (characters by first occurrence) as the general path below, so the same bits.
+    firstSeen.length = 0;
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (asciiCounts[code] === 0) firstSeen.push(code);
+      asciiCounts[code]!++;
+    }
+    let bits = 0;
+    for (const code of firstSeen) {
+      const p = asciiCounts[code]! / value.length;
+      bits -= p * Math.log2(p);
+      asciiCounts[code] = 0;
+    }
+    return bits;
+  }
   const counts = new Map<string, number>();
   for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   let bits = 0;
@@ -109,13 +129,20 @@ export function shannonEntropy(value: string): number {
   return bits;
 }
 
+/** How many of lower case, upper case, digits and anything else occur (one pass, no regex per class). */
 function charClasses(value: string): number {
-  return (
-    Number(/[a-z]/.test(value)) +
-    Number(/[A-Z]/.test(value)) +
-    Number(/\d/.test(value)) +
-    Number(/[^A-Za-z\d]/.test(value))
-  );
+  let lower = 0;
+  let upper = 0;
+  let digit = 0;
+  let other = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 97 && code <= 122) lower = 1;
+    else if (code >= 65 && code <= 90) upper = 1;
+    else if (code >= 48 && code <= 57) digit = 1;
+    else other = 1;
+  }
+  return lower + upper + digit + other;
 }
 
 /**
