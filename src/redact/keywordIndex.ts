@@ -22,8 +22,6 @@ export class KeywordIndex {
   private readonly delta: Int32Array;
   /** Keyword ids ending at each state, through fail links included. */
   private readonly out: number[][];
-  /** 1 for states where some keyword ends: the scan loop touches `out` only there. */
-  private readonly ends: Uint8Array;
 
   constructor(keywords: Iterable<string>) {
     const next: Map<number, number>[] = [new Map()];
@@ -74,9 +72,14 @@ export class KeywordIndex {
     for (let state = 0; state < next.length; state++) {
       for (let code = 65; code <= 90; code++) delta[state * ALPHABET + code] = delta[state * ALPHABET + code + 32]!;
     }
+    // A transition into a state where some keyword ends is stored as ~state (negative): the scan
+    // loop learns "a keyword ends here" from the value it loads anyway, not from a second table.
+    for (let i = 0; i < delta.length; i++) {
+      const target = delta[i]!;
+      if (out[target]!.length > 0) delta[i] = ~target;
+    }
     this.delta = delta;
     this.out = out;
-    this.ends = Uint8Array.from(out, (ids) => (ids.length > 0 ? 1 : 0));
   }
 
   get size(): number {
@@ -96,13 +99,17 @@ export class KeywordIndex {
     const ends: (number[] | null | undefined)[] = new Array(this.ids.size);
     const delta = this.delta;
     const out = this.out;
-    const hasEnd = this.ends;
     const length = text.length;
     let state = 0;
     for (let i = 0; i < length; i++) {
       const code = text.charCodeAt(i);
-      state = code < ALPHABET ? delta[(state << 7) | code]! : 0;
-      if (hasEnd[state] === 0) continue;
+      // Non-ASCII resets to the root (no keyword ends there).
+      const next = code < ALPHABET ? delta[(state << 7) | code]! : 0;
+      if (next >= 0) {
+        state = next;
+        continue;
+      }
+      state = ~next;
       const ending = out[state]!;
       for (let k = 0; k < ending.length; k++) {
         const id = ending[k]!;
