@@ -68,6 +68,9 @@ function valueRange(
   return undefined;
 }
 
+/** One-line windows closer than this many characters are scanned as one. */
+const JOIN_GAP = 256;
+
 interface Span {
   start: number;
   end: number;
@@ -108,8 +111,10 @@ function lineWindows(text: string, hits: number[], oneLine: boolean): Span[] | u
       const nextEnd = lineEnd === -1 ? -1 : text.indexOf('\n', lineEnd + 1);
       stop = lineEnd === -1 || nextEnd === -1 ? text.length : nextEnd;
     }
-    // Adjacent lines join one window (fewer regex runs; the line break between them stays inside).
-    if (last && start <= last.end + 1) {
+    // Adjacent lines join one window (fewer regex runs; the line break between them stays inside);
+    // for a one-line rule, so do lines a few short lines apart: one regex run costs about as much
+    // as scanning a few hundred characters, and the lines between are whole lines.
+    if (last && start <= last.end + (oneLine ? JOIN_GAP : 1)) {
       covered += Math.max(0, stop - last.end);
       last.end = Math.max(last.end, stop);
     } else {
