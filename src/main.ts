@@ -1,27 +1,22 @@
 // Composition root: loads the settings, opens the audit store, builds the real
 // adapters and hands them to the command. Nothing imports this file.
 
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
-import { createTokenCounter } from './budget/index.ts';
 import { runAuditCommand } from './cli/auditCommand.ts';
 import { type CommandLine, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
 import { runPreviewCommand } from './cli/previewCommand.ts';
 import { runRedactCommand } from './cli/redactCommand.ts';
 import { loadSettings, SettingsError } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
-import { loadPlans } from './config/plans.ts';
 import { createApp } from './http/app.ts';
 import { auditRoutes } from './http/auditRoutes.ts';
-import { ConversationCache } from './pipeline/conversations.ts';
+import { createPipelineDeps } from './pipeline/defaultDeps.ts';
 import type { PipelineDeps } from './pipeline/runPipeline.ts';
 import { createRedactor } from './redact/createRedactor.ts';
 import { createLogger } from './shared/logger.ts';
 import type { Logger, Upstream } from './shared/ports.ts';
-import type { Redactor } from './shared/types.ts';
-import { createSources, defaultSourceDeps, looksLikeStackTrace } from './sources/index.ts';
 import { createOllamaUpstream } from './upstream/ollamaUpstream.ts';
 import { createOpenAIUpstream } from './upstream/openaiUpstream.ts';
 
@@ -108,41 +103,8 @@ function buildUpstream(settings: Settings): Upstream {
       });
 }
 
-export async function buildPipelineDeps(
-  settings: Settings,
-  store: AuditStoreFull,
-  logger: Logger,
-  redactor?: Redactor,
-): Promise<PipelineDeps> {
-  const actualRedactor = redactor ?? (await createRedactor());
-  return {
-    upstream: buildUpstream(settings),
-    store,
-    sources: createSources(
-      defaultSourceDeps({ isNeverRead: (relativePath) => actualRedactor.isNeverRead(relativePath), logger }),
-    ),
-    redactor: actualRedactor,
-    plans: loadPlans(),
-    looksLikeStackTrace,
-    conversations: new ConversationCache(),
-    tokenCounter: createTokenCounter(),
-    loadedNumCtx: new Map(),
-    calibration: {
-      get: (model) => store.getCalibration(model),
-      set: (model, value) => {
-        store.saveCalibration(model, value);
-      },
-    },
-    settings,
-    logger,
-    now: Date.now,
-    newId: newSnapshotId,
-  };
-}
-
-/** Time-ordered and unguessable: `s_` + milliseconds in base 36 + 8 random bytes. */
-function newSnapshotId(): string {
-  return `s_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
+function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
+  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger });
 }
 
 async function serveCommand(settings: Settings): Promise<number> {

@@ -9,17 +9,13 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import OpenAI from 'openai';
 import { type AuditStoreFull, openAuditStore } from '../../src/audit/store.ts';
-import { createTokenCounter } from '../../src/budget/index.ts';
-import { loadPlans } from '../../src/config/plans.ts';
 import { createApp } from '../../src/http/app.ts';
 import { auditRoutes } from '../../src/http/auditRoutes.ts';
-import { ConversationCache } from '../../src/pipeline/conversations.ts';
+import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
 import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
-import { createRedactor } from '../../src/redact/createRedactor.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 import type { Upstream } from '../../src/shared/ports.ts';
 import type { ContextSource } from '../../src/shared/types.ts';
-import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../../src/sources/index.ts';
 import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
 
 export interface ProxyOptions {
@@ -49,25 +45,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const workspace = options.workspace ?? scratch;
   const dbPath = path.join(scratch, 'audit.db');
   const store = openAuditStore({ path: dbPath });
-  const redactor = await createRedactor();
-  const deps: PipelineDeps = {
+  const deps = await createPipelineDeps({
     upstream:
       options.upstream ??
       createOllamaUpstream({ baseUrl: options.upstreamUrl, firstByteTimeoutMs: options.firstByteTimeoutMs ?? 30_000 }),
     store,
-    sources: options.sources ?? createSources(defaultSourceDeps({ isNeverRead: (file) => redactor.isNeverRead(file) })),
-    redactor,
-    plans: loadPlans(),
-    looksLikeStackTrace,
-    conversations: new ConversationCache(),
-    tokenCounter: createTokenCounter(),
-    loadedNumCtx: new Map(),
-    calibration: {
-      get: (model) => store.getCalibration(model),
-      set: (model, value) => {
-        store.saveCalibration(model, value);
-      },
-    },
     settings: {
       workspace,
       mode: 'off',
@@ -78,13 +60,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       models: {},
       ...options.settings,
     },
-    logger: silentLogger,
-    now: Date.now,
-    newId: (() => {
-      let n = 0;
-      return () => `s_test${String(++n).padStart(4, '0')}${Math.random().toString(36).slice(2, 8)}`;
-    })(),
-  };
+    overrides: options.sources ? { sources: options.sources } : {},
+  });
   const app = createApp({
     pipeline: deps,
     authToken: options.authToken,

@@ -1,0 +1,63 @@
+// The pipeline's real parts in one place, each overridable: main.ts passes what
+// depends on the settings (upstream, store), tests pass their fixtures.
+
+import { randomBytes } from 'node:crypto';
+import { type Calibration, createTokenCounter } from '../budget/index.ts';
+import { loadPlans } from '../config/plans.ts';
+import { createRedactor } from '../redact/createRedactor.ts';
+import { silentLogger } from '../shared/logger.ts';
+import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
+import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
+import { ConversationCache } from './conversations.ts';
+import type { PipelineDeps, PipelineSettings } from './runPipeline.ts';
+
+/** The audit store, which also keeps each model's calibration. */
+export interface CalibratingStore extends AuditStore {
+  getCalibration(model: string): Calibration | undefined;
+  saveCalibration(model: string, value: Calibration): unknown;
+}
+
+export interface PipelineDepsInput {
+  settings: PipelineSettings;
+  upstream: Upstream;
+  store: CalibratingStore;
+  logger?: Logger | undefined;
+  /** Replaces any default part. */
+  overrides?: Partial<PipelineDeps> | undefined;
+}
+
+export async function createPipelineDeps(input: PipelineDepsInput): Promise<PipelineDeps> {
+  const { store, overrides = {} } = input;
+  const logger = input.logger ?? silentLogger;
+  const redactor = overrides.redactor ?? (await createRedactor());
+  return {
+    upstream: input.upstream,
+    store,
+    settings: input.settings,
+    // Files that are secrets by nature are never opened: the sources ask the redactor's list.
+    sources:
+      overrides.sources ??
+      createSources(defaultSourceDeps({ isNeverRead: (relativePath) => redactor.isNeverRead(relativePath), logger })),
+    redactor,
+    plans: loadPlans(),
+    looksLikeStackTrace,
+    conversations: new ConversationCache(),
+    tokenCounter: createTokenCounter(),
+    loadedNumCtx: new Map(),
+    calibration: {
+      get: (model) => store.getCalibration(model),
+      set: (model, value) => {
+        store.saveCalibration(model, value);
+      },
+    },
+    logger,
+    now: Date.now,
+    newId: newSnapshotId,
+    ...overrides,
+  };
+}
+
+/** Time-ordered and unguessable: `s_` + milliseconds in base 36 + 8 random bytes. */
+export function newSnapshotId(): string {
+  return `s_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
+}
