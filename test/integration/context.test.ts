@@ -96,6 +96,10 @@ describe('what the model sees', () => {
 
     // Something changes in the work tree: only the newest user message gets it, as an attachment.
     repo.write('src/parse.js', 'export function parse() { return {}; }\n');
+    // An edit to a file that was clean reaches the sources through the work-tree
+    // watcher, asynchronously (Deno delivers it later than Node); a real edit
+    // comes seconds before the question.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const third = [
       ...second,
       { role: 'assistant' as const, content: 'ok' },
