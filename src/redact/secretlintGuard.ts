@@ -83,13 +83,6 @@ export const GATE_ANCHORS: readonly string[] = [
   't3blbkfj',
 ];
 
-export function mayHaveSecretlintFinding(text: string): boolean {
-  return GATES.some((gate) => {
-    gate.lastIndex = 0;
-    return gate.test(text);
-  });
-}
-
 /** secretlint's AWS rule reports from the key name, not the value: re-anchor on the 40-character value. */
 function reanchor(ruleId: string, text: string, start: number, end: number): [number, number] {
   if (ruleId === '@secretlint/secretlint-rule-aws') {
