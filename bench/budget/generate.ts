@@ -3,18 +3,10 @@
 // deep-mode context (instructions, git facts, files, tree, stats).
 
 import type { ChatMessage, ContextItem } from '../../src/shared/types.ts';
+import { seededRng } from '../../test/redact/secretGen.ts';
 
-/** mulberry32: a small seeded PRNG so every run measures the same text. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so every run measures the same text. */
+export const seeded = seededRng;
 
 const WORDS =
   'the a to of and in is that it for on with as this be are by when we should can not request model token budget window context item file line error test function value return call user message stream upstream proxy cache key config mode plan entry source trim marker diff hunk tree depth reply server client workspace repository branch commit status change handler parser schema option default timeout retry audit snapshot store query result because before after while then only every each other which would could must also just still already maybe instead'.split(

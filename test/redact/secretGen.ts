@@ -6,6 +6,22 @@ import { generateKeyPairSync } from 'node:crypto';
 
 export type Rng = () => number;
 
+export interface Planted {
+  /** The text put into the template. */
+  text: string;
+  /** Strings that must be gone from the redacted output. */
+  secrets: string[];
+}
+
+export type Kind = (rng: Rng) => Planted;
+
+export const plain =
+  (make: (rng: Rng) => string): Kind =>
+  (rng) => {
+    const value = make(rng);
+    return { text: value, secrets: [value] };
+  };
+
 /** Seeded, so a failing corpus run can be replayed. */
 export function seededRng(seed: number): Rng {
   let a = seed >>> 0;

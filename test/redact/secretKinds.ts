@@ -9,32 +9,21 @@ import {
   githubToken,
   HEX,
   jwt,
+  type Kind,
   LOWER,
   type PrivateKeyKind,
   password,
   pemBodyLines,
   pick,
+  plain,
   privateKey,
   type Rng,
   UPPER,
 } from './secretGen.ts';
+
+export type { Planted } from './secretGen.ts';
+
 import { MORE_KINDS } from './secretKindsMore.ts';
-
-export interface Planted {
-  /** The text put into the template. */
-  text: string;
-  /** Strings that must be gone from the redacted output. */
-  secrets: string[];
-}
-
-type Kind = (rng: Rng) => Planted;
-
-const plain =
-  (make: (rng: Rng) => string): Kind =>
-  (rng) => {
-    const value = make(rng);
-    return { text: value, secrets: [value] };
-  };
 
 const pem =
   (kind: PrivateKeyKind): Kind =>

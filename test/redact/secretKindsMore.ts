@@ -2,23 +2,7 @@
 // styles that scanners' own test fixtures use and the first corpus lacked
 // (short camelCase names, word passwords, hashes, webhooks, platform tokens).
 
-import { ALNUM, B64, B64URL, DIGITS, HEX, LOWER, pick, type Rng } from './secretGen.ts';
-
-export interface Planted {
-  /** The text put into the template. */
-  text: string;
-  /** Strings that must be gone from the redacted output. */
-  secrets: string[];
-}
-
-type Kind = (rng: Rng) => Planted;
-
-const plain =
-  (make: (rng: Rng) => string): Kind =>
-  (rng) => {
-    const value = make(rng);
-    return { text: value, secrets: [value] };
-  };
+import { ALNUM, B64, B64URL, DIGITS, HEX, type Kind, LOWER, pick, plain, type Rng } from './secretGen.ts';
 
 const uuid = (r: Rng) =>
   `${pick(r, HEX, 8)}-${pick(r, HEX, 4)}-4${pick(r, HEX, 3)}-a${pick(r, HEX, 3)}-${pick(r, HEX, 12)}`;
