@@ -93,10 +93,28 @@ export class KeywordIndex {
     return id;
   }
 
-  /** Which keywords occur in `text` (case-insensitively), and where the `positional` ones occur. */
+  /** Reused by every scan (a fresh 3 KiB array per item was most of the pass's garbage). */
+  private readonly result: KeywordScan = { found: new Uint8Array(0), ends: [] };
+  /** Keyword ids whose `ends` entry the last scan set, so the next one resets only those. */
+  private readonly touched: number[] = [];
+
+  /**
+   * Which keywords occur in `text` (case-insensitively), and where the `positional` ones occur.
+   * The result is reused: it is valid until the next call (read it before any `await`).
+   */
   scan(text: string, positional: Uint8Array): KeywordScan {
-    const found = new Uint8Array(this.ids.size);
-    const ends: (number[] | null | undefined)[] = new Array(this.ids.size);
+    const result = this.result;
+    if (result.found.length !== this.ids.size) {
+      result.found = new Uint8Array(this.ids.size);
+      result.ends = new Array(this.ids.size);
+    } else {
+      result.found.fill(0);
+    }
+    const found = result.found;
+    const ends = result.ends;
+    const touched = this.touched;
+    for (let t = 0; t < touched.length; t++) ends[touched[t]!] = undefined;
+    touched.length = 0;
     const delta = this.delta;
     const out = this.out;
     const length = text.length;
@@ -116,13 +134,15 @@ export class KeywordIndex {
         found[id] = 1;
         if (positional[id] !== 1) continue;
         const list = ends[id];
-        if (list === undefined) ends[id] = [i + 1];
-        else if (list !== null) {
+        if (list === undefined) {
+          ends[id] = [i + 1];
+          touched.push(id);
+        } else if (list !== null) {
           if (list.length < MAX_HITS_PER_KEYWORD) list.push(i + 1);
           else ends[id] = null;
         }
       }
     }
-    return { found, ends };
+    return result;
   }
 }

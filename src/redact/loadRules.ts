@@ -18,7 +18,10 @@ import { orderByCost } from './validators.ts';
 
 export interface CompiledRule {
   id: string;
+  /** Global, without indices: finds the matches (most are rejected by the validators). */
   regex: RegExp;
+  /** The same pattern, sticky and with indices: run once at an accepted match's start to place its value. */
+  indices: RegExp;
   /** Lower-cased pre-filter strings. */
   keywords: string[];
   placeholder: string;
@@ -105,11 +108,12 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
   const source = expandFragments(spec.pattern, fragments, `${where}.pattern`);
   let regex: RegExp;
   try {
-    regex = new RegExp(source, `gd${spec.flags}`);
+    regex = new RegExp(source, `g${spec.flags}`);
   } catch (error) {
     throw new RuleLoadError(`${where}.pattern: invalid regular expression (${(error as Error).message})`);
   }
   if (regex.test('')) throw new RuleLoadError(`${where}.pattern: matches the empty string`);
+  const indices = new RegExp(source, `dy${spec.flags}`);
   const valueGroups = Array.isArray(spec.valueGroup) ? spec.valueGroup : [spec.valueGroup];
   for (const group of valueGroups) {
     if (typeof group === 'string' && !source.includes(`(?<${group}>`)) {
@@ -120,6 +124,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
   return {
     id: spec.id,
     regex,
+    indices,
     keywords: spec.keywords.map((k) => k.toLowerCase()),
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
     appliesToPath: pathMatch ? memoizedPathMatch(pathMatch) : undefined,

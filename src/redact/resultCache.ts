@@ -3,7 +3,7 @@
 // (every client message is new text: without an entry cap, a long-running
 // proxy would keep one entry per request), least recently used out first.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RedactResult } from '../shared/types.ts';
 
 export class ResultCache {
@@ -16,11 +16,8 @@ export class ResultCache {
   ) {}
 
   key(text: string, path: string | undefined): string {
-    return createHash('sha256')
-      .update(path ?? '')
-      .update('\0')
-      .update(text)
-      .digest('base64');
+    // One-shot: the same digest as hashing path, NUL, text in three updates, without a Hash object per item.
+    return hash('sha256', `${path ?? ''}\0${text}`, 'base64');
   }
 
   get(key: string): RedactResult | undefined {

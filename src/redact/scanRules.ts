@@ -55,17 +55,22 @@ function pemBodyRange(text: string, blockStart: number, start: number, end: numb
   return [start + from, start + to];
 }
 
-function valueRange(
-  match: RegExpExecArray,
-  groups: (number | string)[],
-): { range: [number, number]; group: string | number } | undefined {
-  const indices = match.indices;
-  if (!indices) return undefined;
-  for (const group of groups) {
-    const range = typeof group === 'number' ? indices[group] : indices.groups?.[group];
-    if (range) return { range: [range[0], range[1]], group };
+/** The first of `groups` that took part in the match (its index in `groups`), or -1. */
+function valueGroupOf(match: RegExpExecArray, groups: readonly (number | string)[]): number {
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!;
+    const value = typeof group === 'number' ? match[group] : match.groups?.[group];
+    if (value !== undefined) return g;
   }
-  return undefined;
+  return -1;
+}
+
+/** Where `group` of the match at `index` of `part` is: the sticky regex with indices finds the same match again. */
+function groupRange(indices: RegExp, part: string, index: number, group: number | string): [number, number] {
+  indices.lastIndex = index;
+  const again = indices.exec(part)!.indices!;
+  const range = typeof group === 'number' ? again[group] : again.groups?.[group];
+  return [range![0], range![1]];
 }
 
 /** One-line windows closer than this many characters are scanned as one. */
@@ -83,10 +88,11 @@ interface Span {
  * end at line breaks, so a one-line regex finds the same there as in the text.
  */
 function lineWindows(text: string, hits: number[], oneLine: boolean): Span[] | undefined {
-  // Each keyword's hits come in text order: sort only when several keywords' lists were joined.
+  // Each keyword's hits come in text order: sort only when several keywords' lists were joined
+  // (numerically, natively: a typed array needs no comparator call per step).
   let sorted = true;
   for (let i = 1; i < hits.length && sorted; i++) sorted = hits[i - 1]! <= hits[i]!;
-  const ends = sorted ? hits : hits.sort((a, b) => a - b);
+  const ends: ArrayLike<number> = sorted ? hits : Int32Array.from(hits).sort();
   const windows: Span[] = [];
   let last: Span | undefined;
   let covered = 0;
@@ -100,7 +106,9 @@ function lineWindows(text: string, hits: number[], oneLine: boolean): Span[] | u
     previousLineEnd = lineEnd === -1 ? text.length : lineEnd;
     // A hit on a line before the window's last one adds nothing: its next line is inside already.
     if (last && lineEnd !== -1 && lineEnd < last.end) continue;
-    const lineStart = text.lastIndexOf('\n', end - 1);
+    // The line break before the hit, searched for by hand: lastIndexOf is a runtime call, and lines are short.
+    let lineStart = end - 1;
+    while (lineStart >= 0 && text.charCodeAt(lineStart) !== 10) lineStart--;
     let start: number;
     let stop: number;
     if (oneLine) {
@@ -199,18 +207,22 @@ export function scanRules(
           rule.regex.lastIndex++;
           continue;
         }
-        const found = valueRange(match, rule.valueGroups);
-        if (!found) continue;
-        let start = found.range[0] + offset;
-        let end = found.range[1] + offset;
-        if (end <= start) continue;
+        // Matches are found without indices (building them for every match is most of a match's cost);
+        // only an accepted value is placed, by matching once more at the same start.
+        const g = valueGroupOf(match, rule.valueGroups);
+        if (g === -1) continue;
+        const group = rule.valueGroups[g]!;
+        const raw = typeof group === 'number' ? match[group]! : match.groups![group]!;
+        if (raw.length === 0) continue;
         // Judge the value without earlier placeholders in it.
-        const value =
-          masked.length === 0 ? text.slice(start, end) : text.slice(start, end).replace(PLACEHOLDER_GLOBAL, '');
+        const value = masked.length === 0 ? raw : raw.replace(PLACEHOLDER_GLOBAL, '');
         if (value.length === 0) continue;
         // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
-        const context = { bare: found.group === 'bare' || found.group === 'bq', envStyle: found.group === 'envval' };
+        const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
         if (!acceptsValue(value, rule.validators, context)) continue;
+        const range = groupRange(rule.indices, part, match.index, group);
+        let start = range[0] + offset;
+        let end = range[1] + offset;
         if (rule.shape === 'pem-body') {
           const body = pemBodyRange(text, match.index + offset, start, end);
           if (!body) continue;
