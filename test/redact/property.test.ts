@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import { seededRng } from './secretGen.ts';
 import { SECRET_KINDS } from './secretKinds.ts';
+import { LEAK_CONTEXTUAL_KINDS } from './secretKindsLeaks.ts';
 import { CONTEXTUAL_KINDS } from './secretKindsMore.ts';
 
 const redactor = await createRedactor();
@@ -20,7 +21,8 @@ const SELF_EVIDENT = Object.keys(SECRET_KINDS).filter(
     !kind.startsWith('k8s-') &&
     kind !== 'docker-auth' &&
     kind !== 'basic-auth-b64' &&
-    !CONTEXTUAL_KINDS.has(kind),
+    !CONTEXTUAL_KINDS.has(kind) &&
+    !LEAK_CONTEXTUAL_KINDS.has(kind),
 );
 
 const word = fc.stringMatching(/^[a-z]{1,10}$/);

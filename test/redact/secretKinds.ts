@@ -23,6 +23,7 @@ import {
 
 export type { Planted } from './secretGen.ts';
 
+import { LEAK_KINDS } from './secretKindsLeaks.ts';
 import { MORE_KINDS } from './secretKindsMore.ts';
 
 const pem =
@@ -134,4 +135,5 @@ export const SECRET_KINDS: Record<string, Kind> = {
     return { text: value, secrets: [value] };
   },
   ...MORE_KINDS,
+  ...LEAK_KINDS,
 };
