@@ -19,7 +19,11 @@ export interface KeywordScan {
 
 export class KeywordIndex {
   private readonly ids = new Map<string, number>();
+  /** Row offset of the next state, by state row offset + character class; ~offset where a keyword ends. */
   private readonly delta: Int32Array;
+  private readonly classes: number;
+  /** Character class of each ASCII code; index 128 for any non-ASCII character. */
+  private readonly classOf: Uint8Array;
   /** Keyword ids ending at each state, through fail links included. */
   private readonly out: number[][];
 
@@ -72,13 +76,40 @@ export class KeywordIndex {
     for (let state = 0; state < next.length; state++) {
       for (let code = 65; code <= 90; code++) delta[state * ALPHABET + code] = delta[state * ALPHABET + code + 32]!;
     }
-    // A transition into a state where some keyword ends is stored as ~state (negative): the scan
-    // loop learns "a keyword ends here" from the value it loads anyway, not from a second table.
-    for (let i = 0; i < delta.length; i++) {
-      const target = delta[i]!;
-      if (out[target]!.length > 0) delta[i] = ~target;
+    // Characters whose columns are the same in every state are one class (most characters of a text
+    // appear in no keyword and lead back to the root): the table shrinks from 128 columns to a few
+    // dozen, so the states a scan visits stay in the processor's cache. Non-ASCII gets the all-root column.
+    const columns = new Map<string, number>();
+    const classOf = new Uint8Array(ALPHABET + 1);
+    const representative: number[] = [];
+    for (let code = 0; code <= ALPHABET; code++) {
+      let column = '';
+      for (let state = 0; state < next.length; state++) {
+        column += `${code < ALPHABET ? delta[state * ALPHABET + code]! : 0},`;
+      }
+      let cls = columns.get(column);
+      if (cls === undefined) {
+        cls = representative.length;
+        columns.set(column, cls);
+        representative.push(code);
+      }
+      classOf[code] = cls;
     }
-    this.delta = delta;
+    const classes = representative.length;
+    // Each state is stored as its row's offset (state × classes), so the scan adds the class and loads.
+    // A transition into a state where some keyword ends is stored as ~offset (negative): the scan
+    // loop learns "a keyword ends here" from the value it loads anyway, not from a second table.
+    const table = new Int32Array(next.length * classes);
+    for (let state = 0; state < next.length; state++) {
+      for (let cls = 0; cls < classes; cls++) {
+        const code = representative[cls]!;
+        const target = code < ALPHABET ? delta[state * ALPHABET + code]! : 0;
+        table[state * classes + cls] = out[target]!.length > 0 ? ~(target * classes) : target * classes;
+      }
+    }
+    this.delta = table;
+    this.classes = classes;
+    this.classOf = classOf;
     this.out = out;
   }
 
@@ -116,19 +147,22 @@ export class KeywordIndex {
     for (let t = 0; t < touched.length; t++) ends[touched[t]!] = undefined;
     touched.length = 0;
     const delta = this.delta;
+    const classes = this.classes;
+    const classOf = this.classOf;
+    const nonAscii = classOf[ALPHABET]!;
     const out = this.out;
     const length = text.length;
     let state = 0;
     for (let i = 0; i < length; i++) {
       const code = text.charCodeAt(i);
       // Non-ASCII resets to the root (no keyword ends there).
-      const next = code < ALPHABET ? delta[(state << 7) | code]! : 0;
+      const next = delta[state + (code < ALPHABET ? classOf[code]! : nonAscii)]!;
       if (next >= 0) {
         state = next;
         continue;
       }
       state = ~next;
-      const ending = out[state]!;
+      const ending = out[state / classes]!;
       for (let k = 0; k < ending.length; k++) {
         const id = ending[k]!;
         found[id] = 1;
