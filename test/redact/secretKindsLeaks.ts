@@ -28,11 +28,47 @@ export const LEAK_KINDS: Record<string, Kind> = {
   'asana-pat': plain((r) => `2/${pick(r, DIGITS, 16)}/${pick(r, DIGITS, 16)}:${pick(r, HEX, 32)}`),
   'twitch-chat-oauth': plain((r) => `oauth:${pick(r, LOWER + DIGITS, 30)}`),
   'mapbox-secret': plain((r) => `sk.eyJ1Ijoi${pick(r, B64URL, 54 + Math.floor(r() * 20))}.${pick(r, B64URL, 22)}`),
+  harness: plain((r) => `pat.${pick(r, B64URL, 22)}.${pick(r, HEX, 24)}.${pick(r, ALNUM, 20)}`),
+  sourcegraph: plain((r) => `sgp_${pick(r, HEX, 40)}`),
+  'octopus-deploy': plain((r) => `API-${pick(r, UPPER + DIGITS, 26)}`),
+  openshift: plain((r) => `sha256~${pick(r, B64URL, 43)}`),
+  scalingo: plain((r) => `tk-us-${pick(r, B64URL, 48)}`),
+  readme: plain((r) => `rdme_${pick(r, LOWER + DIGITS, 70)}`),
+  infracost: plain((r) => `ico-${pick(r, ALNUM, 32)}`),
+  'docker-swarm': plain((r) => `SWMTKN-1-${pick(r, LOWER + DIGITS, 50)}-${pick(r, LOWER + DIGITS, 25)}`),
+  sidekiq: plain((r) => `${pick(r, HEX, 8)}:${pick(r, HEX, 8)}`),
+  'adobe-secret': plain((r) => `p8e-${pick(r, ALNUM, 32)}`),
+  duffel: plain((r) => `duffel_live_${pick(r, B64URL, 43)}`),
+  easypost: plain((r) => `EZAK${pick(r, ALNUM, 54)}`),
+  hubspot: plain((r) => `pat-na1-${uuid(r)}`),
+  lob: plain((r) => `live_${pick(r, HEX, 35)}`),
+  gocardless: plain((r) => `live_${pick(r, ALNUM, 38)}_-`),
+  yandex: plain((r) => `AQVN${pick(r, B64URL, 36)}`),
+  'newrelic-license': plain((r) => `${pick(r, HEX, 36)}NRAL`),
+  shippo: plain((r) => `shippo_live_${pick(r, HEX, 40)}`),
+  'plaid-access': plain((r) => `access-production-${uuid(r)}`),
+  'branch-key': plain((r) => `key_live_${pick(r, ALNUM, 32)}`),
+  firecrawl: plain((r) => `fc-${pick(r, HEX, 32)}`),
+  /** Django's get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+). */
+  'django-secret': plain((r) => pick(r, `${LOWER}${DIGITS}!@#%^&*(-_=+)`, 50)),
+  /** WordPress salts: 64 printable characters, brackets and semicolons included (no quotes). */
+  'wp-salt': plain((r) => pick(r, `${ALNUM}!#%^&*()-_[]{}<>~+=,.;:/?|`, 64)),
 };
 
+const CONTEXTUAL = [
+  'letters-password',
+  'chat-password',
+  'hex-32',
+  'hex-64',
+  'cloudflare-global-key',
+  'uuid-key',
+  'algolia-admin-key',
+  'segment-write-key',
+  'twitch-chat-oauth',
+  'sidekiq',
+  'django-secret',
+  'wp-salt',
+];
+
 /** Of these, the kinds recognised only by what surrounds them (not self-evident). */
-export const LEAK_CONTEXTUAL_KINDS = new Set(
-  Object.keys(LEAK_KINDS).filter(
-    (kind) => !['bcrypt-hash', 'argon2-hash', 'django-pbkdf2', 'mapbox-secret', 'asana-pat'].includes(kind),
-  ),
-);
+export const LEAK_CONTEXTUAL_KINDS = new Set(CONTEXTUAL);
