@@ -16,7 +16,7 @@ export const LEAK_KINDS: Record<string, Kind> = {
   ),
   'django-pbkdf2': plain((r) => `pbkdf2_sha256$600000$${pick(r, ALNUM, 22)}$${pick(r, B64, 43)}=`),
   /** What people type when no policy forces a digit: mixed-case letters only. */
-  'letters-password': plain((r) => `${pick(r, UPPER, 1)}${pick(r, LOWER + UPPER, 9 + Math.floor(r() * 5))}`),
+  'letters-password': plain((r) => `${pick(r, UPPER, 1)}${pick(r, LOWER, 1)}${pick(r, LOWER + UPPER, 8 + Math.floor(r() * 5))}`),
   /** A dictionary-ish password with a digit suffix: hunter2x, sunflower42. */
   'chat-password': plain((r) => `${pick(r, LOWER, 6 + Math.floor(r() * 4))}${pick(r, DIGITS, 2)}${pick(r, LOWER, 1)}`),
   'hex-32': plain((r) => pick(r, HEX, 32)),
