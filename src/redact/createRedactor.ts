@@ -46,7 +46,11 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const useSecretlint = options.secretlint ?? true;
   const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
-  const keywords = new KeywordIndex([...rules.flatMap((rule) => rule.keywords), ...GATE_ANCHORS]);
+  const keywords = new KeywordIndex([
+    ...rules.flatMap((rule) => rule.keywords),
+    ...GATE_ANCHORS,
+    ...rules.flatMap((rule) => rule.starts ?? []),
+  ]);
   const anchorIds = GATE_ANCHORS.map((anchor) => keywords.idOf(anchor));
   // Rules with the same keywords share one id array, so their line windows are computed once per scan.
   const idArrays = new Map<string, number[]>();
@@ -60,6 +64,17 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const positional = new Uint8Array(keywords.size);
   rules.forEach((rule, r) => {
     if (rule.scope === 'line') for (const id of keywordIds[r]!) positional[id] = 1;
+  });
+  // Where every match of a rule starts with a known literal, the same pass lists where those occur.
+  const anchor = new Uint8Array(keywords.size);
+  const startIdArrays = new Map<string, number[]>();
+  const startIds = rules.map((rule) => {
+    if (!rule.starts) return undefined;
+    const ids = rule.starts.map((literal) => keywords.idOf(literal));
+    for (const id of ids) anchor[id] = 1;
+    const key = ids.join(',');
+    if (!startIdArrays.has(key)) startIdArrays.set(key, ids);
+    return startIdArrays.get(key)!;
   });
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
@@ -75,8 +90,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
         if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const keywordScan = keywords.scan(text, positional);
-    const ours = scanRules(text, keywordScan, path, rules, keywordIds, deadline);
+    const keywordScan = keywords.scan(text, positional, anchor);
+    const ours = scanRules(text, keywordScan, path, rules, keywordIds, startIds, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
     const anchored = anchorIds.some((id) => keywordScan.found[id] === 1);

@@ -15,6 +15,8 @@ export interface KeywordScan {
    * `null` when the keyword is too frequent for windows to help.
    */
   ends: (number[] | null | undefined)[];
+  /** For anchor keywords: the index where each hit starts, in text order, every one. */
+  starts: (number[] | undefined)[];
 }
 
 export class KeywordIndex {
@@ -38,6 +40,7 @@ export class KeywordIndex {
       }
       const id = this.ids.size;
       this.ids.set(lower, id);
+      this.lengths.push(lower.length);
       let node = 0;
       for (let i = 0; i < lower.length; i++) {
         const code = lower.charCodeAt(i);
@@ -79,20 +82,18 @@ export class KeywordIndex {
     // Characters whose columns are the same in every state are one class (most characters of a text
     // appear in no keyword and lead back to the root): the table shrinks from 128 columns to a few
     // dozen, so the states a scan visits stay in the processor's cache. Non-ASCII gets the all-root column.
-    const columns = new Map<string, number>();
     const classOf = new Uint8Array(ALPHABET + 1);
     const representative: number[] = [];
+    const target = (state: number, code: number) => (code < ALPHABET ? delta[state * ALPHABET + code]! : 0);
     for (let code = 0; code <= ALPHABET; code++) {
-      let column = '';
-      for (let state = 0; state < next.length; state++) {
-        column += `${code < ALPHABET ? delta[state * ALPHABET + code]! : 0},`;
+      let cls = 0;
+      for (; cls < representative.length; cls++) {
+        const other = representative[cls]!;
+        let same = true;
+        for (let state = 0; state < next.length && same; state++) same = target(state, code) === target(state, other);
+        if (same) break;
       }
-      let cls = columns.get(column);
-      if (cls === undefined) {
-        cls = representative.length;
-        columns.set(column, cls);
-        representative.push(code);
-      }
+      if (cls === representative.length) representative.push(code);
       classOf[code] = cls;
     }
     const classes = representative.length;
@@ -125,26 +126,35 @@ export class KeywordIndex {
   }
 
   /** Reused by every scan (a fresh 3 KiB array per item was most of the pass's garbage). */
-  private readonly result: KeywordScan = { found: new Uint8Array(0), ends: [] };
+  private readonly result: KeywordScan = { found: new Uint8Array(0), ends: [], starts: [] };
+  /** Length of each keyword, by id. */
+  private readonly lengths: number[] = [];
   /** Keyword ids whose `ends` entry the last scan set, so the next one resets only those. */
   private readonly touched: number[] = [];
 
   /**
-   * Which keywords occur in `text` (case-insensitively), and where the `positional` ones occur.
+   * Which keywords occur in `text` (case-insensitively), where the `positional` ones end (up to
+   * MAX_HITS_PER_KEYWORD), and where every hit of the `anchor` ones starts.
    * The result is reused: it is valid until the next call (read it before any `await`).
    */
-  scan(text: string, positional: Uint8Array): KeywordScan {
+  scan(text: string, positional: Uint8Array, anchor: Uint8Array = positional.subarray(0, 0)): KeywordScan {
     const result = this.result;
     if (result.found.length !== this.ids.size) {
       result.found = new Uint8Array(this.ids.size);
       result.ends = new Array(this.ids.size);
+      result.starts = new Array(this.ids.size);
     } else {
       result.found.fill(0);
     }
     const found = result.found;
     const ends = result.ends;
+    const starts = result.starts;
+    const lengths = this.lengths;
     const touched = this.touched;
-    for (let t = 0; t < touched.length; t++) ends[touched[t]!] = undefined;
+    for (let t = 0; t < touched.length; t++) {
+      ends[touched[t]!] = undefined;
+      starts[touched[t]!] = undefined;
+    }
     touched.length = 0;
     const delta = this.delta;
     const classes = this.classes;
@@ -165,13 +175,20 @@ export class KeywordIndex {
       const ending = out[state / classes]!;
       for (let k = 0; k < ending.length; k++) {
         const id = ending[k]!;
-        found[id] = 1;
+        if (found[id] === 0) {
+          found[id] = 1;
+          touched.push(id);
+        }
+        if (anchor[id] === 1) {
+          const at = i + 1 - lengths[id]!;
+          const list = starts[id];
+          if (list === undefined) starts[id] = [at];
+          else list.push(at);
+        }
         if (positional[id] !== 1) continue;
         const list = ends[id];
-        if (list === undefined) {
-          ends[id] = [i + 1];
-          touched.push(id);
-        } else if (list !== null) {
+        if (list === undefined) ends[id] = [i + 1];
+        else if (list !== null) {
           if (list.length < MAX_HITS_PER_KEYWORD) list.push(i + 1);
           else ends[id] = null;
         }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
 import { staysOnOneLine } from './lineLocal.ts';
+import { matchStarts } from './matchStarts.ts';
 import {
   formatIssues,
   type NeverReadSpec,
@@ -22,6 +23,10 @@ export interface CompiledRule {
   regex: RegExp;
   /** The same pattern, sticky and with indices: run once at an accepted match's start to place its value. */
   indices: RegExp;
+  /** The same pattern, sticky: tried only where a match can start, when `starts` says where. */
+  sticky: RegExp;
+  /** Lower-cased literals every match starts with (matchStarts.ts), if known. */
+  starts: string[] | undefined;
   /** Lower-cased pre-filter strings. */
   keywords: string[];
   placeholder: string;
@@ -114,6 +119,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
   }
   if (regex.test('')) throw new RuleLoadError(`${where}.pattern: matches the empty string`);
   const indices = new RegExp(source, `dy${spec.flags}`);
+  const sticky = new RegExp(source, `y${spec.flags}`);
   const valueGroups = Array.isArray(spec.valueGroup) ? spec.valueGroup : [spec.valueGroup];
   for (const group of valueGroups) {
     if (typeof group === 'string' && !source.includes(`(?<${group}>`)) {
@@ -125,6 +131,8 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     id: spec.id,
     regex,
     indices,
+    sticky,
+    starts: matchStarts(source, regex.flags),
     keywords: spec.keywords.map((k) => k.toLowerCase()),
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
     appliesToPath: pathMatch ? memoizedPathMatch(pathMatch) : undefined,

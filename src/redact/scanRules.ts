@@ -3,6 +3,7 @@
 
 import type { RedactionFinding } from '../shared/types.ts';
 import type { KeywordScan } from './keywordIndex.ts';
+import { joinedHits, lineWindows, type Span } from './lineWindows.ts';
 import type { CompiledRule } from './loadRules.ts';
 import { acceptsValue } from './validators.ts';
 
@@ -73,73 +74,10 @@ function groupRange(indices: RegExp, part: string, index: number, group: number 
   return [range![0], range![1]];
 }
 
-/** One-line windows closer than this many characters are scanned as one. */
-const JOIN_GAP = 256;
-
-interface Span {
-  start: number;
-  end: number;
-}
-
-/**
- * The lines around each hit, merged: the hit's own line only for a rule whose
- * matches stay on one line (`oneLine`), else the previous, the hit's and the
- * next line. Undefined when that is most of the text anyway. Windows start and
- * end at line breaks, so a one-line regex finds the same there as in the text.
- */
-function lineWindows(text: string, hits: number[], oneLine: boolean): Span[] | undefined {
-  // Each keyword's hits come in text order: sort only when several keywords' lists were joined
-  // (numerically, natively: a typed array needs no comparator call per step).
-  let sorted = true;
-  for (let i = 1; i < hits.length && sorted; i++) sorted = hits[i - 1]! <= hits[i]!;
-  const ends: ArrayLike<number> = sorted ? hits : new Int32Array(hits).sort();
-  const windows: Span[] = [];
-  let last: Span | undefined;
-  let covered = 0;
-  const half = text.length / 2;
-  // The end of the previous hit's line: further hits on that line add nothing, and a long
-  // line (bundled JS) with many hits must not be searched for its end once per hit.
-  let previousLineEnd = -1;
-  for (let h = 0; h < ends.length; h++) {
-    const end = ends[h]!;
-    if (end <= previousLineEnd) continue;
-    const lineEnd = text.indexOf('\n', end);
-    previousLineEnd = lineEnd === -1 ? text.length : lineEnd;
-    // A hit on a line before the window's last one adds nothing: its next line is inside already.
-    if (last && lineEnd !== -1 && lineEnd < last.end) continue;
-    // The line break before the hit, searched for by hand: lastIndexOf is a runtime call, and lines are short.
-    let lineStart = end - 1;
-    while (lineStart >= 0 && text.charCodeAt(lineStart) !== 10) lineStart--;
-    let start: number;
-    let stop: number;
-    if (oneLine) {
-      start = lineStart + 1;
-      stop = lineEnd === -1 ? text.length : lineEnd;
-    } else {
-      start = lineStart <= 0 ? 0 : text.lastIndexOf('\n', lineStart - 1) + 1;
-      const nextEnd = lineEnd === -1 ? -1 : text.indexOf('\n', lineEnd + 1);
-      stop = lineEnd === -1 || nextEnd === -1 ? text.length : nextEnd;
-    }
-    // Adjacent lines join one window (fewer regex runs; the line break between them stays inside);
-    // for a one-line rule, so do lines a few short lines apart: one regex run costs about as much
-    // as scanning a few hundred characters, and the lines between are whole lines.
-    if (last && start <= last.end + (oneLine ? JOIN_GAP : 1)) {
-      covered += Math.max(0, stop - last.end);
-      last.end = Math.max(last.end, stop);
-    } else {
-      last = { start, end: stop };
-      windows.push(last);
-      covered += stop - start;
-    }
-    // Coverage only grows: once it is most of the text, the rule scans the whole text (4 in 10 groups).
-    if (covered > half) return undefined;
-  }
-  return windows;
-}
-
 /**
  * `scan` says which keywords occur in the text and where (KeywordIndex.scan),
- * and `keywordIds[i]` lists the keyword ids of `rules[i]`.
+ * `keywordIds[i]` lists the keyword ids of `rules[i]`, and `startIds[i]` the
+ * ids of the literals every match of `rules[i]` starts with, if known.
  */
 export function scanRules(
   text: string,
@@ -147,6 +85,7 @@ export function scanRules(
   path: string | undefined,
   rules: readonly CompiledRule[],
   keywordIds: readonly number[][],
+  startIds: readonly (number[] | undefined)[],
   deadline: Deadline,
 ): RedactionFinding[] {
   const present = scan.found;
@@ -176,6 +115,33 @@ export function scanRules(
     }
     return pieces.filter(([a, b]) => /[A-Za-z0-9]/.test(text.slice(a, b)));
   };
+  /** Judges one match of `rule` in `part` (which starts at `offset` of the text); keeps its value if accepted. */
+  const consider = (rule: CompiledRule, match: RegExpExecArray, part: string, offset: number): void => {
+    // Matches are found without indices (building them for every match is most of a match's cost);
+    // only an accepted value is placed, by matching once more at the same start.
+    const g = valueGroupOf(match, rule.valueGroups);
+    if (g === -1) return;
+    const group = rule.valueGroups[g]!;
+    const raw = typeof group === 'number' ? match[group]! : match.groups![group]!;
+    if (raw.length === 0) return;
+    // Judge the value without earlier placeholders in it.
+    const value = masked.length === 0 ? raw : raw.replace(PLACEHOLDER_GLOBAL, '');
+    if (value.length === 0) return;
+    // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
+    const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
+    if (!acceptsValue(value, rule.validators, context)) return;
+    const range = groupRange(rule.indices, part, match.index, group);
+    let start = range[0] + offset;
+    let end = range[1] + offset;
+    if (rule.shape === 'pem-body') {
+      const body = pemBodyRange(text, match.index + offset, start, end);
+      if (!body) return;
+      [start, end] = body;
+    }
+    if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
+    else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
+  };
+  const startsByLiterals = new Map<number[], ArrayLike<number> | null | undefined>();
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r]!;
     if (rule.appliesToPath && !rule.appliesToPath(path)) continue;
@@ -184,63 +150,54 @@ export function scanRules(
     for (let k = 0; k < ids.length && !anyKeyword; k++) anyKeyword = present[ids[k]!] === 1;
     if (!anyKeyword) continue;
     deadline.check();
+    // Where a match can start (a rule whose matches all start with known literals): nowhere, or a list.
+    let starts: ArrayLike<number> | null | undefined = null;
+    const literals = startIds[r];
+    if (literals) {
+      if (!startsByLiterals.has(literals)) startsByLiterals.set(literals, joinedHits(scan.starts, literals));
+      starts = startsByLiterals.get(literals);
+      if (starts === undefined) continue;
+    }
     let spans = whole;
     if (rule.scope === 'line') {
       const byKeywords = rule.oneLine ? lineByKeywords : windowsByKeywords;
       let windows = byKeywords.get(ids);
       if (!byKeywords.has(ids)) {
-        // The hits of the rule's keywords: one keyword's list as it is, several joined (no spread per list).
-        let ends: number[] | undefined;
-        let joined = false;
-        let dense = false;
-        for (let k = 0; k < ids.length && !dense; k++) {
-          const list = scan.ends[ids[k]!];
-          if (list === null) dense = true;
-          else if (list === undefined) continue;
-          else if (ends === undefined) ends = list;
-          else {
-            if (!joined) ends = ends.slice();
-            joined = true;
-            for (let h = 0; h < list.length; h++) ends.push(list[h]!);
-          }
-        }
-        windows = dense ? undefined : lineWindows(text, ends ?? [], rule.oneLine);
+        const hits = joinedHits(scan.ends, ids);
+        windows = hits === null ? undefined : lineWindows(text, hits ?? [], rule.oneLine);
         byKeywords.set(ids, windows);
       }
       spans = windows ?? whole;
     }
+    let next = 0;
     for (const span of spans) {
       const part = span === whole[0] ? text : text.slice(span.start, span.end);
       const offset = span.start;
-      rule.regex.lastIndex = 0;
-      for (let match = rule.regex.exec(part); match !== null; match = rule.regex.exec(part)) {
+      if (starts) {
+        // Tried only where a match can start, in order, each after the previous match's end: the
+        // same matches as the search below, which would try every position in between.
+        const sticky = rule.sticky;
+        let from = 0;
+        while (next < starts.length && starts[next]! < offset) next++;
+        for (; next < starts.length && starts[next]! < span.end; next++) {
+          const at = starts[next]! - offset;
+          if (at < from) continue;
+          sticky.lastIndex = at;
+          const match = sticky.exec(part);
+          if (match === null) continue;
+          from = at + Math.max(1, match[0].length);
+          if (match[0].length > 0) consider(rule, match, part, offset);
+        }
+        continue;
+      }
+      const regex = rule.regex;
+      regex.lastIndex = 0;
+      for (let match = regex.exec(part); match !== null; match = regex.exec(part)) {
         if (match[0].length === 0) {
-          rule.regex.lastIndex++;
+          regex.lastIndex++;
           continue;
         }
-        // Matches are found without indices (building them for every match is most of a match's cost);
-        // only an accepted value is placed, by matching once more at the same start.
-        const g = valueGroupOf(match, rule.valueGroups);
-        if (g === -1) continue;
-        const group = rule.valueGroups[g]!;
-        const raw = typeof group === 'number' ? match[group]! : match.groups![group]!;
-        if (raw.length === 0) continue;
-        // Judge the value without earlier placeholders in it.
-        const value = masked.length === 0 ? raw : raw.replace(PLACEHOLDER_GLOBAL, '');
-        if (value.length === 0) continue;
-        // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
-        const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
-        if (!acceptsValue(value, rule.validators, context)) continue;
-        const range = groupRange(rule.indices, part, match.index, group);
-        let start = range[0] + offset;
-        let end = range[1] + offset;
-        if (rule.shape === 'pem-body') {
-          const body = pemBodyRange(text, match.index + offset, start, end);
-          if (!body) continue;
-          [start, end] = body;
-        }
-        if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
-        else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
+        consider(rule, match, part, offset);
       }
     }
   }
