@@ -16,7 +16,10 @@ export const LEAK_KINDS: Record<string, Kind> = {
   ),
   'django-pbkdf2': plain((r) => `pbkdf2_sha256$600000$${pick(r, ALNUM, 22)}$${pick(r, B64, 43)}=`),
   /** What people type when no policy forces a digit: mixed-case letters only. */
-  'letters-password': plain((r) => `${pick(r, UPPER, 1)}${pick(r, LOWER, 1)}${pick(r, LOWER + UPPER, 8 + Math.floor(r() * 5))}`),
+  'letters-password': plain(
+    (r) =>
+      `${pick(r, UPPER, 1)}${pick(r, LOWER, 1)}${pick(r, LOWER + UPPER, 7 + Math.floor(r() * 5))}${pick(r, UPPER, 1)}`,
+  ),
   /** A dictionary-ish password with a digit suffix: hunter2x, sunflower42. */
   'chat-password': plain((r) => `${pick(r, LOWER, 6 + Math.floor(r() * 4))}${pick(r, DIGITS, 2)}${pick(r, LOWER, 1)}`),
   'hex-32': plain((r) => pick(r, HEX, 32)),
@@ -49,6 +52,7 @@ export const LEAK_KINDS: Record<string, Kind> = {
   'plaid-access': plain((r) => `access-production-${uuid(r)}`),
   'branch-key': plain((r) => `key_live_${pick(r, ALNUM, 32)}`),
   firecrawl: plain((r) => `fc-${pick(r, HEX, 32)}`),
+  'eth-private-key': plain((r) => `0x${pick(r, HEX, 64)}`),
   /** Django's get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+). */
   'django-secret': plain((r) => pick(r, `${LOWER}${DIGITS}!@#%^&*(-_=+)`, 50)),
   /** WordPress salts: 64 printable characters, brackets and semicolons included (no quotes). */
@@ -68,6 +72,7 @@ const CONTEXTUAL = [
   'sidekiq',
   'django-secret',
   'wp-salt',
+  'eth-private-key',
 ];
 
 /** Of these, the kinds recognised only by what surrounds them (not self-evident). */
