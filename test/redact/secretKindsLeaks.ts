@@ -53,6 +53,12 @@ export const LEAK_KINDS: Record<string, Kind> = {
   'branch-key': plain((r) => `key_live_${pick(r, ALNUM, 32)}`),
   firecrawl: plain((r) => `fc-${pick(r, HEX, 32)}`),
   'eth-private-key': plain((r) => `0x${pick(r, HEX, 64)}`),
+  'woocommerce-key': plain((r) => `ck_${pick(r, HEX, 40)}`),
+  'woocommerce-secret': plain((r) => `cs_${pick(r, HEX, 40)}`),
+  'amazon-mws': plain((r) => `amzn.mws.${uuid(r)}`),
+  'salesforce-session': plain((r) => `00D${pick(r, ALNUM, 12)}!${pick(r, `${ALNUM}._`, 96)}`),
+  'instagram-token': plain((r) => `IGQV${pick(r, UPPER, 2)}${pick(r, LOWER, 2)}${pick(r, B64URL, 140)}`),
+  buildkite: plain((r) => `bkua_${pick(r, HEX, 40)}`),
   /** Django's get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+). */
   'django-secret': plain((r) => pick(r, `${LOWER}${DIGITS}!@#%^&*(-_=+)`, 50)),
   /** WordPress salts: 64 printable characters, brackets and semicolons included (no quotes). */
