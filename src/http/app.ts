@@ -2,6 +2,7 @@
 // OpenAI's error body. Thin: the work happens in the pipeline.
 
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import { type RequestIdVariables, requestId } from 'hono/request-id';
 import { type PipelineDeps, recordRejectedRequest, runPipeline } from '../pipeline/runPipeline.ts';
@@ -11,7 +12,8 @@ import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
 import { loopbackOnly, requireBearer } from './guards.ts';
-import { aggregateCompletion, newCompletionIdentity, sseStream } from './openaiResponse.ts';
+import { nodeResponseOf, writeSse } from './nodeSse.ts';
+import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
 export interface AppDeps {
@@ -26,6 +28,13 @@ export interface AppDeps {
 }
 
 type Env = { Variables: RequestIdVariables };
+
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
 
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
@@ -84,13 +93,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const identity = newCompletionIdentity(request.model, deps.pipeline.now());
     if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity));
 
-    const body = sseStream(result.events, identity, { includeUsage: request.stream_options?.include_usage === true });
-    return c.body(body, 200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
+    const chunks = sseChunks(result.events, identity, {
+      includeUsage: request.stream_options?.include_usage === true,
     });
+    const outgoing = nodeResponseOf(c);
+    if (!outgoing) return c.body(sseStream(chunks), 200, SSE_HEADERS);
+    // The headers set so far (request id, snapshot id, mode, warnings) go out with Node's response.
+    const headers: Record<string, string> = {};
+    for (const [name, value] of c.res.headers) headers[name] = value;
+    await writeSse(outgoing, { ...headers, ...SSE_HEADERS }, chunks);
+    return RESPONSE_ALREADY_SENT;
   });
 
   if (deps.audit) app.route('/', deps.audit);

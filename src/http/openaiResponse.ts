@@ -1,7 +1,7 @@
 // Upstream events → OpenAI's chat-completion shapes: one JSON object for a
 // non-streaming client, or the exact SSE chunk sequence for a streaming one.
 
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { FinishReason, ToolCall, UpstreamEvent, Usage } from '../shared/types.ts';
 
@@ -11,8 +11,9 @@ export interface ResponseIdentity {
   model: string;
 }
 
+/** 122 random bits as hex; randomUUID draws from a pre-filled entropy cache, randomBytes makes a call per id. */
 export function newCompletionIdentity(model: string, nowMs: number): ResponseIdentity {
-  return { id: `chatcmpl-${randomBytes(12).toString('base64url')}`, created: Math.floor(nowMs / 1000), model };
+  return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(nowMs / 1000), model };
 }
 
 function usageBody(usage: Usage | undefined) {
@@ -60,16 +61,18 @@ export async function aggregateCompletion(events: AsyncIterable<UpstreamEvent>, 
 const encoder = new TextEncoder();
 
 /**
- * The SSE body: role on the first chunk only, the finish reason on its own
- * chunk with an empty delta, a usage chunk with `choices: []` only when asked,
- * then `[DONE]`. An error after the stream started is sent as an `error` frame
- * and the stream ends without `[DONE]`.
+ * The SSE body, as the text of each write: role on the first chunk only, the
+ * finish reason on its own chunk with an empty delta, a usage chunk with
+ * `choices: []` only when asked, then `[DONE]`. An error after the stream
+ * started is sent as an `error` frame and the stream ends without `[DONE]`.
+ * The frames of one upstream event leave in one write. Stopping early (the
+ * client left) ends the upstream iteration, so the pipeline can stop the model.
  */
-export function sseStream(
+export async function* sseChunks(
   events: AsyncIterable<UpstreamEvent>,
   identity: ResponseIdentity,
   options: { includeUsage: boolean; onError?: (error: ProxyError) => void },
-): ReadableStream<Uint8Array> {
+): AsyncGenerator<string, void, undefined> {
   const iterator = events[Symbol.asyncIterator]();
   const extra = options.includeUsage ? { usage: null } : {};
   let toolIndex = 0;
@@ -82,13 +85,11 @@ export function sseStream(
     finish_reason: finishReason,
   });
 
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(frame([choice({ role: 'assistant', content: '' })])));
-    },
-    async pull(controller) {
-      // One write per upstream event: the frames of an event leave together.
+  try {
+    yield frame([choice({ role: 'assistant', content: '' })]);
+    for (;;) {
       let out = '';
+      let last = false;
       try {
         const next = await iterator.next();
         if (next.done) throw new Error('the upstream stream ended without a final event');
@@ -101,28 +102,38 @@ export function sseStream(
             const calls = event.toolCalls.map((call) => ({ index: toolIndex++, ...call }));
             out += frame([choice({ tool_calls: calls })]);
           }
-          if (out) controller.enqueue(encoder.encode(out));
-          return;
+        } else {
+          out += frame([choice({}, event.finishReason)]);
+          if (options.includeUsage) out += frame([], { usage: usageBody(event.usage) });
+          out += 'data: [DONE]\n\n';
+          last = true;
         }
-        out += frame([choice({}, event.finishReason)]);
-        if (options.includeUsage) out += frame([], { usage: usageBody(event.usage) });
-        controller.enqueue(encoder.encode(`${out}data: [DONE]\n\n`));
-        controller.close();
-        // Let the pipeline finish its bookkeeping (the audit snapshot) now that the answer is complete.
-        await iterator.return?.();
       } catch (error) {
         const failure = toProxyError(error);
         options.onError?.(failure);
-        try {
-          controller.enqueue(encoder.encode(`${out}data: ${JSON.stringify(failure.toBody())}\n\n`));
-          controller.close();
-        } catch {
-          // The client is already gone; nothing left to tell it.
-        }
+        yield `${out}data: ${JSON.stringify(failure.toBody())}\n\n`;
+        return;
       }
+      if (out) yield out;
+      if (last) return;
+    }
+  } finally {
+    // After the last event this lets the pipeline finish its bookkeeping (the audit snapshot)
+    // now; after an early stop it ends the upstream call.
+    await iterator.return?.();
+  }
+}
+
+/** The SSE chunks as a web stream, for hosts that are not Node's HTTP server. */
+export function sseStream(chunks: AsyncGenerator<string, void, undefined>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
     },
     async cancel() {
-      await iterator.return?.();
+      await chunks.return(undefined);
     },
   });
 }

@@ -1,7 +1,7 @@
 // The pipeline's real parts in one place, each overridable: main.ts passes what
 // depends on the settings (upstream, store), tests pass their fixtures.
 
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type Calibration, createTokenCounter } from '../budget/index.ts';
 import { loadPlans } from '../config/plans.ts';
 import { createRedactor } from '../redact/createRedactor.ts';
@@ -57,7 +57,10 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
   };
 }
 
-/** Time-ordered and unguessable: `s_` + milliseconds in base 36 + 8 random bytes. */
+/**
+ * Time-ordered and unguessable: `s_` + milliseconds in base 36 + the first 16 hex digits of a random
+ * UUID (60 random bits; randomUUID draws from a pre-filled entropy cache, randomBytes makes a call per id).
+ */
 export function newSnapshotId(): string {
-  return `s_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
+  return `s_${Date.now().toString(36)}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 }

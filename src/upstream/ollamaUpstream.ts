@@ -7,6 +7,7 @@
 import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
 import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
@@ -24,7 +25,7 @@ export interface OllamaUpstreamOptions {
 
 export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const baseFetch = options.fetch ?? globalThis.fetch;
+  const baseFetch = options.fetch ?? nodeHttpFetch;
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
   const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
   const makeId = options.newToolCallId ?? newToolCallId;
@@ -123,11 +124,10 @@ async function* streamEvents(
   try {
     for await (const line of stream) {
       onFirstLine();
+      // Set before the last events go out: a consumer may stop right after them, and the answer is complete.
+      if (line.done) finished = true;
       yield* mapper.map(line);
-      if (line.done) {
-        finished = true;
-        return;
-      }
+      if (finished) return;
     }
     throw missingDoneError(context());
   } catch (error) {

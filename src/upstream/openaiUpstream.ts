@@ -6,6 +6,7 @@
 import { BadRequestError } from '../shared/errors.ts';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ChatMessage, UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
 import { classifyUpstreamFailure, type UpstreamFailureContext, UpstreamHttpError } from './upstreamErrors.ts';
@@ -26,7 +27,7 @@ const OWN_FIELDS = ['model', 'messages', 'tools', 'stream', 'stream_options'];
 export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
   const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const apiBase = `${baseUrl}/v1`;
-  const baseFetch = options.fetch ?? globalThis.fetch;
+  const baseFetch = options.fetch ?? nodeHttpFetch;
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
   const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
   const makeId = options.newToolCallId ?? newToolCallId;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openAuditStore } from '../../src/audit/store.ts';
+import { openAuditStore, WRITE_DELAY_MS } from '../../src/audit/store.ts';
 import { AuditStoreOpenError } from '../../src/audit/types.ts';
 import type { Logger } from '../../src/shared/ports.ts';
 import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
@@ -110,7 +110,7 @@ describe('opening the audit database', () => {
     const snapshot = makeSnapshot({ id: 'waited' });
     try {
       store.save(snapshot);
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 20));
       assert.ok(logger.events.includes('audit.write_busy'), 'the first try met the lock');
       assert.equal(store.stats().queued, 1, 'the snapshot is kept, not dropped');
       assert.deepStrictEqual(store.get('waited'), snapshot, 'and still readable');

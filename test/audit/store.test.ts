@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openAuditStore } from '../../src/audit/store.ts';
+import { openAuditStore, WRITE_DELAY_MS } from '../../src/audit/store.ts';
 import type { AuditStoreFull } from '../../src/audit/types.ts';
 import type { ChatMessage, Snapshot } from '../../src/shared/types.ts';
 import { contextBlock, makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
@@ -100,11 +100,11 @@ describe('audit store', () => {
     assert.deepStrictEqual(store.get(snapshot.id), snapshot);
   });
 
-  it('writes on its own off the caller path (setImmediate), without flush', async () => {
+  it('writes on its own off the caller path (a moment later), without flush', async () => {
     const snapshot = makeSnapshot();
     store.save(snapshot);
     assert.equal(countRows(temp.path(), 'snapshots'), 0, 'save() itself did not write');
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 20));
     assert.equal(countRows(temp.path(), 'snapshots'), 1);
   });
 

@@ -117,6 +117,35 @@ describe('chat completions', () => {
     assert.equal(chunks.at(-1).choices[0].finish_reason, 'stop');
   });
 
+  test('a stream carries the ctx headers, and a host without Node’s response gets the same frames', async () => {
+    const body = { model: MODEL, stream: true, messages: [{ role: 'user', content: 'headers too' }] };
+    const response = await post(body);
+    assert.match(response.headers.get('x-ctx-snapshot-id') ?? '', /^s_/);
+    assert.equal(response.headers.get('x-ctx-mode'), 'off');
+    assert.ok(response.headers.get('x-request-id'));
+    assert.equal(response.headers.get('cache-control'), 'no-cache');
+    const overNode = await readSse(response);
+
+    // app.request() runs the app without @hono/node-server: the web-stream path.
+    const app = createApp({
+      pipeline: proxy.deps,
+      maxBodyBytes: 1024 * 1024,
+      logger: silentLogger,
+      remoteAddress: () => '127.0.0.1',
+    });
+    const webResponse = await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.match(webResponse.headers.get('x-ctx-snapshot-id') ?? '', /^s_/);
+    const overWeb = await readSse(webResponse);
+    // Ids and timestamps differ per request; everything else must match frame for frame.
+    const shape = (frames: string[]) => frames.map((frame) => (frame === '[DONE]' ? frame : JSON.parse(frame).choices));
+    assert.deepEqual(shape(overWeb), shape(overNode));
+    assert.equal(overNode.at(-1), '[DONE]');
+  });
+
   test('the length finish reason wins over tool calls', async () => {
     fake.reply('llama3.2:3b', { content: 'cut', doneReason: 'length', toolCalls: [{ name: 'f', arguments: {} }] });
     const data = await client.chat.completions.create({
