@@ -16,10 +16,13 @@ export const LEAK_KINDS: Record<string, Kind> = {
   ),
   'django-pbkdf2': plain((r) => `pbkdf2_sha256$600000$${pick(r, ALNUM, 22)}$${pick(r, B64, 43)}=`),
   /** What people type when no policy forces a digit: mixed-case letters only. */
-  'letters-password': plain(
-    (r) =>
-      `${pick(r, UPPER, 1)}${pick(r, LOWER, 1)}${pick(r, LOWER + UPPER, 7 + Math.floor(r() * 5))}${pick(r, UPPER, 1)}`,
-  ),
+  'letters-password': plain((r) => {
+    // Mixed case, so not a word; never spelling a key name (a value such as xPwdQ reads as "pwd" to any scanner).
+    for (;;) {
+      const value = `${pick(r, UPPER, 1)}${pick(r, LOWER, 1)}${pick(r, LOWER + UPPER, 7 + Math.floor(r() * 5))}${pick(r, UPPER, 1)}`;
+      if (!/pass|pwd|secret|token|apikey/i.test(value)) return value;
+    }
+  }),
   /** A dictionary-ish password with a digit suffix: hunter2x, sunflower42. */
   'chat-password': plain((r) => `${pick(r, LOWER, 6 + Math.floor(r() * 4))}${pick(r, DIGITS, 2)}${pick(r, LOWER, 1)}`),
   'hex-32': plain((r) => pick(r, HEX, 32)),
@@ -59,6 +62,13 @@ export const LEAK_KINDS: Record<string, Kind> = {
   'salesforce-session': plain((r) => `00D${pick(r, ALNUM, 12)}!${pick(r, `${ALNUM}._`, 96)}`),
   'instagram-token': plain((r) => `IGQV${pick(r, UPPER, 2)}${pick(r, LOWER, 2)}${pick(r, B64URL, 140)}`),
   buildkite: plain((r) => `bkua_${pick(r, HEX, 40)}`),
+  /** Diceware: four to six lower-case words. */
+  passphrase: (r) => {
+    const value = Array.from({ length: 4 + Math.floor(r() * 3) }, () => pick(r, LOWER, 4 + Math.floor(r() * 5))).join(
+      ' ',
+    );
+    return { text: value, secrets: [value] };
+  },
   /** Django's get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+). */
   'django-secret': plain((r) => pick(r, `${LOWER}${DIGITS}!@#%^&*(-_=+)`, 50)),
   /** WordPress salts: 64 printable characters, brackets and semicolons included (no quotes). */
@@ -79,6 +89,7 @@ const CONTEXTUAL = [
   'django-secret',
   'wp-salt',
   'eth-private-key',
+  'passphrase',
 ];
 
 /** Of these, the kinds recognised only by what surrounds them (not self-evident). */
