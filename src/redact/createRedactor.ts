@@ -8,6 +8,7 @@ import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
 import { KeywordIndex } from './keywordIndex.ts';
 import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
 import { ResultCache } from './resultCache.ts';
+import { scanPlan } from './scanPlan.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
 import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
 
@@ -52,30 +53,12 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     ...rules.flatMap((rule) => rule.starts ?? []),
   ]);
   const anchorIds = GATE_ANCHORS.map((anchor) => keywords.idOf(anchor));
-  // Rules with the same keywords share one id array, so their line windows are computed once per scan.
-  const idArrays = new Map<string, number[]>();
-  const keywordIds = rules.map((rule) => {
-    const ids = rule.keywords.map((k) => keywords.idOf(k));
-    const key = ids.join(',');
-    if (!idArrays.has(key)) idArrays.set(key, ids);
-    return idArrays.get(key)!;
-  });
-  // Positions are recorded only for keywords of rules that scan line windows.
-  const positional = new Uint8Array(keywords.size);
-  rules.forEach((rule, r) => {
-    if (rule.scope === 'line') for (const id of keywordIds[r]!) positional[id] = 1;
-  });
-  // Where every match of a rule starts with a known literal, the same pass lists where those occur.
-  const anchor = new Uint8Array(keywords.size);
-  const startIdArrays = new Map<string, number[]>();
-  const startIds = rules.map((rule) => {
-    if (!rule.starts) return undefined;
-    const ids = rule.starts.map((literal) => keywords.idOf(literal));
-    for (const id of ids) anchor[id] = 1;
-    const key = ids.join(',');
-    if (!startIdArrays.has(key)) startIdArrays.set(key, ids);
-    return startIdArrays.get(key)!;
-  });
+  const { plan, groups } = scanPlan(
+    rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k))),
+    rules.map((rule) => rule.scope === 'line'),
+    rules.map((rule) => rule.starts?.map((literal) => keywords.idOf(literal))),
+    keywords.size,
+  );
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
@@ -90,8 +73,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
         if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const keywordScan = keywords.scan(text, positional, anchor);
-    const ours = scanRules(text, keywordScan, path, rules, keywordIds, startIds, deadline);
+    const keywordScan = keywords.scan(text, plan);
+    const ours = scanRules(text, keywordScan, path, rules, groups, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
     const anchored = anchorIds.some((id) => keywordScan.found[id] === 1);

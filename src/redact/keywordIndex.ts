@@ -7,17 +7,32 @@ const ALPHABET = 128;
 /** Past this many hits of one keyword, its positions are dropped (rules using it then scan the whole text). */
 const MAX_HITS_PER_KEYWORD = 256;
 
+/**
+ * Which hit positions a scan lists, by group: rules that share a keyword list share one group,
+ * so their hits come out joined and in order, not joined and sorted once per rule.
+ */
+export interface ScanPlan {
+  /** Per keyword id: the window groups whose hit ends it adds to. */
+  windowGroups: readonly (readonly number[] | undefined)[];
+  windowGroupCount: number;
+  /** Per keyword id: the start groups whose hit starts it adds to. */
+  startGroups: readonly (readonly number[] | undefined)[];
+  startGroupCount: number;
+}
+
 export interface KeywordScan {
   /** 1 where keyword id occurs. */
   found: Uint8Array;
   /**
-   * For positional keywords: the index just after each hit, in text order;
-   * `null` when the keyword is too frequent for windows to help.
+   * Per window group: the index just after each hit of its keywords, in text order; `null` when
+   * one of them is too frequent for windows to help; undefined when none occurs.
    */
   ends: (number[] | null | undefined)[];
-  /** For anchor keywords: the index where each hit starts, in text order, every one. */
+  /** Per start group: the index where each hit of its keywords starts, in order, every one. */
   starts: (number[] | undefined)[];
 }
+
+const NO_PLAN: ScanPlan = { windowGroups: [], windowGroupCount: 0, startGroups: [], startGroupCount: 0 };
 
 export class KeywordIndex {
   private readonly ids = new Map<string, number>();
@@ -127,35 +142,40 @@ export class KeywordIndex {
 
   /** Reused by every scan (a fresh 3 KiB array per item was most of the pass's garbage). */
   private readonly result: KeywordScan = { found: new Uint8Array(0), ends: [], starts: [] };
+  /** Hits of each keyword in the current scan, for the MAX_HITS_PER_KEYWORD cap. */
+  private hits = new Int32Array(0);
   /** Length of each keyword, by id. */
   private readonly lengths: number[] = [];
-  /** Keyword ids whose `ends` entry the last scan set, so the next one resets only those. */
+  /** Keyword ids the last scan found, so the next one resets only those. */
   private readonly touched: number[] = [];
 
   /**
-   * Which keywords occur in `text` (case-insensitively), where the `positional` ones end (up to
-   * MAX_HITS_PER_KEYWORD), and where every hit of the `anchor` ones starts.
+   * Which keywords occur in `text` (case-insensitively), and, per group of `plan`, where their hits
+   * end (windows: while every keyword of the group has at most MAX_HITS_PER_KEYWORD) and start (all).
    * The result is reused: it is valid until the next call (read it before any `await`).
    */
-  scan(text: string, positional: Uint8Array, anchor: Uint8Array = positional.subarray(0, 0)): KeywordScan {
+  scan(text: string, plan: ScanPlan = NO_PLAN): KeywordScan {
     const result = this.result;
     if (result.found.length !== this.ids.size) {
       result.found = new Uint8Array(this.ids.size);
-      result.ends = new Array(this.ids.size);
-      result.starts = new Array(this.ids.size);
+      this.hits = new Int32Array(this.ids.size);
     } else {
       result.found.fill(0);
     }
     const found = result.found;
+    const hits = this.hits;
+    const touched = this.touched;
+    for (let t = 0; t < touched.length; t++) hits[touched[t]!] = 0;
+    touched.length = 0;
     const ends = result.ends;
     const starts = result.starts;
+    ends.length = 0;
+    ends.length = plan.windowGroupCount;
+    starts.length = 0;
+    starts.length = plan.startGroupCount;
+    const windowGroups = plan.windowGroups;
+    const startGroups = plan.startGroups;
     const lengths = this.lengths;
-    const touched = this.touched;
-    for (let t = 0; t < touched.length; t++) {
-      ends[touched[t]!] = undefined;
-      starts[touched[t]!] = undefined;
-    }
-    touched.length = 0;
     const delta = this.delta;
     const classes = this.classes;
     const classOf = this.classOf;
@@ -179,18 +199,36 @@ export class KeywordIndex {
           found[id] = 1;
           touched.push(id);
         }
-        if (anchor[id] === 1) {
-          const at = i + 1 - lengths[id]!;
-          const list = starts[id];
-          if (list === undefined) starts[id] = [at];
-          else list.push(at);
+        const count = ++hits[id]!;
+        const windows = windowGroups[id];
+        if (windows !== undefined) {
+          for (let g = 0; g < windows.length; g++) {
+            const group = windows[g]!;
+            const list = ends[group];
+            if (count > MAX_HITS_PER_KEYWORD) ends[group] = null;
+            else if (list === undefined) ends[group] = [i + 1];
+            else if (list !== null) list.push(i + 1);
+          }
         }
-        if (positional[id] !== 1) continue;
-        const list = ends[id];
-        if (list === undefined) ends[id] = [i + 1];
-        else if (list !== null) {
-          if (list.length < MAX_HITS_PER_KEYWORD) list.push(i + 1);
-          else ends[id] = null;
+        const startsIn = startGroups[id];
+        if (startsIn !== undefined) {
+          const at = i + 1 - lengths[id]!;
+          for (let g = 0; g < startsIn.length; g++) {
+            const group = startsIn[g]!;
+            const list = starts[group];
+            if (list === undefined) starts[group] = [at];
+            else {
+              // Hits come by their end: a longer keyword can start before a shorter one that ended
+              // first. Nearly in order, so an insertion from the back is cheap.
+              let j = list.length;
+              list.push(at);
+              while (j > 0 && list[j - 1]! > at) {
+                list[j] = list[j - 1]!;
+                j--;
+              }
+              list[j] = at;
+            }
+          }
         }
       }
     }

@@ -59,29 +59,3 @@ export function lineWindows(text: string, ends: ArrayLike<number>, oneLine: bool
   }
   return windows;
 }
-
-/**
- * The sorted hit positions of several keywords (`lists[id]`, each in text order):
- * one keyword's list as it is, several joined and sorted; `null` when one of
- * them was too frequent to list, undefined when none occurs.
- */
-export function joinedHits(
-  lists: readonly (number[] | null | undefined)[],
-  ids: readonly number[],
-): ArrayLike<number> | null | undefined {
-  let hits: number[] | undefined;
-  let joined = false;
-  for (let k = 0; k < ids.length; k++) {
-    const list = lists[ids[k]!];
-    if (list === null) return null;
-    if (list === undefined) continue;
-    if (hits === undefined) hits = list;
-    else {
-      if (!joined) hits = hits.slice();
-      joined = true;
-      for (let h = 0; h < list.length; h++) hits.push(list[h]!);
-    }
-  }
-  // Numerically, natively: a typed array needs no comparator call per step.
-  return joined ? new Int32Array(hits!).sort() : hits;
-}

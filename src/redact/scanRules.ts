@@ -3,7 +3,7 @@
 
 import type { RedactionFinding } from '../shared/types.ts';
 import type { KeywordScan } from './keywordIndex.ts';
-import { joinedHits, lineWindows, type Span } from './lineWindows.ts';
+import { lineWindows, type Span } from './lineWindows.ts';
 import type { CompiledRule } from './loadRules.ts';
 import { acceptsValue } from './validators.ts';
 
@@ -74,24 +74,28 @@ function groupRange(indices: RegExp, part: string, index: number, group: number 
   return [range![0], range![1]];
 }
 
+/** Per rule, by index: its keyword ids, and its groups in the scan plan (-1: none). */
+export interface RuleGroups {
+  keywords: readonly (readonly number[])[];
+  /** The window group of a `line` rule: where its keywords' hits are listed. */
+  window: Int32Array;
+  /** The start group of a rule whose matches start with known literals. */
+  start: Int32Array;
+}
+
 /**
- * `scan` says which keywords occur in the text and where (KeywordIndex.scan),
- * `keywordIds[i]` lists the keyword ids of `rules[i]`, and `startIds[i]` the
- * ids of the literals every match of `rules[i]` starts with, if known.
+ * `scan` says which keywords occur in the text and where (KeywordIndex.scan,
+ * with the plan the groups were made for).
  */
 export function scanRules(
   text: string,
   scan: KeywordScan,
   path: string | undefined,
   rules: readonly CompiledRule[],
-  keywordIds: readonly number[][],
-  startIds: readonly (number[] | undefined)[],
+  groups: RuleGroups,
   deadline: Deadline,
 ): RedactionFinding[] {
   const present = scan.found;
-  // Rules that share their keywords (the assignment family) share their windows.
-  const windowsByKeywords = new Map<number[], Span[] | undefined>();
-  const lineByKeywords = new Map<number[], Span[] | undefined>();
   const whole: Span[] = [{ start: 0, end: text.length }];
   const findings: RedactionFinding[] = [];
   // Text that was redacted before (a stored snapshot, a pasted answer) keeps its placeholders as they are.
@@ -141,31 +145,35 @@ export function scanRules(
     if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
     else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
   };
-  const startsByLiterals = new Map<number[], ArrayLike<number> | null | undefined>();
+  // Windows by window group (rules with the same keywords share them): not yet computed, or null for the whole text.
+  const lineWindowsOf: (Span[] | null | undefined)[] = [];
+  const wideWindowsOf: (Span[] | null | undefined)[] = [];
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r]!;
     if (rule.appliesToPath && !rule.appliesToPath(path)) continue;
-    const ids = keywordIds[r]!;
-    let anyKeyword = false;
-    for (let k = 0; k < ids.length && !anyKeyword; k++) anyKeyword = present[ids[k]!] === 1;
+    const windowGroup = groups.window[r]!;
+    let anyKeyword = windowGroup !== -1 && scan.ends[windowGroup] !== undefined;
+    if (windowGroup === -1) {
+      const ids = groups.keywords[r]!;
+      for (let k = 0; k < ids.length && !anyKeyword; k++) anyKeyword = present[ids[k]!] === 1;
+    }
     if (!anyKeyword) continue;
     deadline.check();
     // Where a match can start (a rule whose matches all start with known literals): nowhere, or a list.
-    let starts: ArrayLike<number> | null | undefined = null;
-    const literals = startIds[r];
-    if (literals) {
-      if (!startsByLiterals.has(literals)) startsByLiterals.set(literals, joinedHits(scan.starts, literals));
-      starts = startsByLiterals.get(literals);
+    let starts: number[] | undefined;
+    const startGroup = groups.start[r]!;
+    if (startGroup !== -1) {
+      starts = scan.starts[startGroup];
       if (starts === undefined) continue;
     }
     let spans = whole;
-    if (rule.scope === 'line') {
-      const byKeywords = rule.oneLine ? lineByKeywords : windowsByKeywords;
-      let windows = byKeywords.get(ids);
-      if (!byKeywords.has(ids)) {
-        const hits = joinedHits(scan.ends, ids);
-        windows = hits === null ? undefined : lineWindows(text, hits ?? [], rule.oneLine);
-        byKeywords.set(ids, windows);
+    if (windowGroup !== -1) {
+      const cache = rule.oneLine ? lineWindowsOf : wideWindowsOf;
+      let windows = cache[windowGroup];
+      if (windows === undefined) {
+        const hits = scan.ends[windowGroup];
+        windows = (hits === null ? undefined : lineWindows(text, hits ?? [], rule.oneLine)) ?? null;
+        cache[windowGroup] = windows;
       }
       spans = windows ?? whole;
     }
