@@ -53,12 +53,15 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     ...rules.flatMap((rule) => rule.starts ?? []),
   ]);
   const anchorIds = GATE_ANCHORS.map((anchor) => keywords.idOf(anchor));
+  // The gate anchors' hits are listed like a line rule's keywords (one more entry, after the rules'),
+  // so that the secretlint guard searches only their lines.
   const { plan, groups } = scanPlan(
-    rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k))),
-    rules.map((rule) => rule.scope === 'line'),
+    [...rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k))), anchorIds],
+    [...rules.map((rule) => rule.scope === 'line'), true],
     rules.map((rule) => rule.starts?.map((literal) => keywords.idOf(literal))),
     keywords.size,
   );
+  const gateGroup = groups.window[rules.length]!;
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
@@ -77,8 +80,9 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     const ours = scanRules(text, keywordScan, path, rules, groups, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
-    const anchored = anchorIds.some((id) => keywordScan.found[id] === 1);
-    const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours) : [];
+    const anchorEnds = keywordScan.ends[gateGroup];
+    const anchored = anchorEnds !== undefined;
+    const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours, anchorEnds ?? undefined) : [];
     deadline.check();
     const findings = mergeFindings(combineFindings(ours, guard), rank);
     return { text: applyMasks(text, findings, placeholderFor), findings };

@@ -155,6 +155,34 @@ function lineEndOf(text: string, index: number): number {
   return end === -1 ? text.length : end;
 }
 
+interface GateHit {
+  index: number;
+  0: string;
+}
+
+/**
+ * Every GATES match, in text order. With `anchorEnds` (where the keyword pass saw a GATE_ANCHORS
+ * hit end, in text order), only the lines holding one are searched: every gate match holds an
+ * anchor and none crosses a line break, so those lines hold every match, and a search of one line
+ * finds there what a search of the whole text finds.
+ */
+function gateHits(text: string, anchorEnds: readonly number[] | undefined): GateHit[] {
+  if (!anchorEnds) return GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
+  const lines: [number, number][] = [];
+  for (const end of anchorEnds) {
+    if (lines.length > 0 && end <= lines.at(-1)![1]) continue;
+    lines.push([lineStartOf(text, end - 1), lineEndOf(text, end)]);
+  }
+  const hits: GateHit[] = [];
+  for (const gate of GATES) {
+    for (const [start, end] of lines) {
+      for (const match of text.slice(start, end).matchAll(gate)) hits.push({ index: start + match.index, 0: match[0] });
+    }
+  }
+  // Stable: at one index, the first gate's match stays first, as in the whole-text search.
+  return hits.sort((a, b) => a.index - b.index);
+}
+
 /**
  * The lines secretlint can possibly report on: each gate hit's line and the
  * next one, and a whole private-key block. secretlint then lints only those
@@ -163,11 +191,12 @@ function lineEndOf(text: string, index: number): number {
 export function secretlintWindows(
   text: string,
   covered: readonly RedactionFinding[] = [],
+  anchorEnds?: readonly number[],
 ): { start: number; end: number }[] {
   const windows: { start: number; end: number }[] = [];
   let endMarkers: number[] | undefined;
   let nextEnd = 0;
-  const hits = GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
+  const hits = gateHits(text, anchorEnds);
   for (const hit of hits) {
     // What the hit's rule reports on: a whole PEM block, else the rest of the line.
     let spanEnd = lineEndOf(text, hit.index + hit[0].length);
@@ -193,16 +222,17 @@ export function secretlintWindows(
   return windows;
 }
 
-/** `covered`: what our own rules found already (see secretlintWindows). */
+/** `covered`: what our own rules found already; `anchorEnds`: see gateHits (both: see secretlintWindows). */
 export async function secretlintFindings(
   text: string,
   path: string | undefined,
   covered: readonly RedactionFinding[] = [],
+  anchorEnds?: readonly number[],
 ): Promise<RedactionFinding[]> {
   const ext = path?.match(/\.[A-Za-z0-9]+$/)?.[0];
   // The GCP rule parses a whole .json file; anything else is judged line by line.
   // Where our findings cover every line it could report on, its findings would give way to ours: skip it (JSON too).
-  const lines = secretlintWindows(text, covered);
+  const lines = secretlintWindows(text, covered, anchorEnds);
   if (lines.length === 0) return [];
   const whole = ext === '.json' && text.includes('private_key');
   const spans = whole ? [{ start: 0, end: text.length }] : lines;
