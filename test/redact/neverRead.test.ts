@@ -40,6 +40,16 @@ test('files that are secrets by nature are never read', () => {
     'config/master.key',
     '.git-credentials',
     '.htpasswd',
+    '.s3cfg',
+    'ops/.edgerc',
+    'credentials.tfrc.json',
+    'http.keytab',
+    'office.ovpn',
+    'ci_accessKeys.csv',
+    'aws-credentials.csv',
+    '.config/rclone/rclone.conf',
+    '.cargo/credentials.toml',
+    'etc/shadow',
   ];
   for (const path of never) assert.equal(redactor.isNeverRead(path), true, path);
 });
@@ -61,6 +71,8 @@ test('examples, public keys and ordinary files are read', () => {
     'package-lock.json',
     'docs/environment.md',
     'terraform/main.tf',
+    'src/shadow.ts',
+    'docs/vpn.md',
   ];
   for (const path of read) assert.equal(redactor.isNeverRead(path), false, path);
 });
