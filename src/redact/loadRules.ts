@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
 import { staysOnOneLine } from './lineLocal.ts';
-import { matchStarts } from './matchStarts.ts';
+import { consumedGroups, matchStarts } from './matchStarts.ts';
 import {
   formatIssues,
   type NeverReadSpec,
@@ -27,6 +27,8 @@ export interface CompiledRule {
   sticky: RegExp;
   /** Lower-cased literals every match starts with (matchStarts.ts), if known. */
   starts: string[] | undefined;
+  /** Capturing groups outside any lookaround: their text lies in the match's own text. */
+  consumed: Set<number | string>;
   /** Lower-cased pre-filter strings. */
   keywords: string[];
   placeholder: string;
@@ -133,6 +135,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     indices,
     sticky,
     starts: matchStarts(source, regex.flags),
+    consumed: consumedGroups(source),
     keywords: spec.keywords.map((k) => k.toLowerCase()),
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
     appliesToPath: pathMatch ? memoizedPathMatch(pathMatch) : undefined,

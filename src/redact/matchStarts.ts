@@ -247,3 +247,38 @@ export function matchStarts(source: string, flags: string): string[] | undefined
   for (const text of texts) if (!minimal.some((shorter) => text.startsWith(shorter))) minimal.push(text);
   return minimal;
 }
+
+/**
+ * The capturing groups (by number and by name) that no lookaround encloses: what they capture is
+ * part of the match's own text, so it can be placed by searching that text.
+ */
+export function consumedGroups(source: string): Set<number | string> {
+  const consumed = new Set<number | string>();
+  const lookaround: boolean[] = [];
+  let number = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') {
+      i++;
+    } else if (c === '[') {
+      for (i++; i < source.length && source[i] !== ']'; i++) if (source[i] === '\\') i++;
+    } else if (c === '(') {
+      const inside = lookaround.length > 0 && lookaround.at(-1)!;
+      if (source.startsWith('(?=', i) || source.startsWith('(?!', i)) lookaround.push(true);
+      else if (source.startsWith('(?<=', i) || source.startsWith('(?<!', i)) lookaround.push(true);
+      else if (source.startsWith('(?:', i)) lookaround.push(inside);
+      else {
+        number++;
+        const name = source.startsWith('(?<', i) ? /^\(\?<([A-Za-z_$][\w$]*)>/.exec(source.slice(i))?.[1] : undefined;
+        if (!inside) {
+          consumed.add(number);
+          if (name) consumed.add(name);
+        }
+        lookaround.push(inside);
+      }
+    } else if (c === ')') {
+      lookaround.pop();
+    }
+  }
+  return consumed;
+}

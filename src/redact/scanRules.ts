@@ -74,6 +74,26 @@ function groupRange(indices: RegExp, part: string, index: number, group: number 
   return [range![0], range![1]];
 }
 
+/**
+ * Where the value (`raw`, the text of `group`) of a match lies in `part`. A group outside any
+ * lookaround lies inside the match's text: where its text occurs there once, that is where it is.
+ * Otherwise the sticky regex with indices matches once more.
+ */
+function placeValue(
+  rule: CompiledRule,
+  match: RegExpExecArray,
+  part: string,
+  group: number | string,
+  raw: string,
+): [number, number] {
+  if (rule.consumed.has(group)) {
+    const matched = match[0];
+    const at = matched.indexOf(raw);
+    if (at !== -1 && matched.indexOf(raw, at + 1) === -1) return [match.index + at, match.index + at + raw.length];
+  }
+  return groupRange(rule.indices, part, match.index, group);
+}
+
 /** Per rule, by index: its keyword ids, and its groups in the scan plan (-1: none). */
 export interface RuleGroups {
   keywords: readonly (readonly number[])[];
@@ -134,7 +154,7 @@ export function scanRules(
     // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
     const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
     if (!acceptsValue(value, rule.validators, context)) return;
-    const range = groupRange(rule.indices, part, match.index, group);
+    const range = placeValue(rule, match, part, group, raw);
     let start = range[0] + offset;
     let end = range[1] + offset;
     if (rule.shape === 'pem-body') {
