@@ -69,6 +69,17 @@ export const LEAK_KINDS: Record<string, Kind> = {
     );
     return { text: value, secrets: [value] };
   },
+  mandrill: plain((r) => `md-${pick(r, UPPER, 2)}${pick(r, LOWER, 2)}${pick(r, DIGITS, 2)}${pick(r, B64URL, 16)}`),
+  trello: plain((r) => `ATTA${pick(r, HEX, 64)}${pick(r, HEX.toUpperCase().slice(0, 16), 8)}`),
+  'posthog-personal': plain((r) => `phx_${pick(r, ALNUM, 43)}`),
+  'deno-deploy': plain((r) => `ddp_${pick(r, ALNUM, 36)}`),
+  'aws-appsync': plain((r) => `da2-${pick(r, LOWER, 3)}${pick(r, DIGITS, 3)}${pick(r, LOWER + DIGITS, 20)}`),
+  'riot-api': plain((r) => `RGAPI-${uuid(r)}`),
+  'zapier-hook': (r) => {
+    const secret = pick(r, LOWER + DIGITS, 7);
+    return { text: `https://hooks.zapier.com/hooks/catch/${pick(r, DIGITS, 7)}/${secret}/`, secrets: [secret] };
+  },
+  'azure-function-code': plain((r) => `${pick(r, B64, 54)}==`),
   /** Django's get_random_secret_key(): 50 of a-z, 0-9 and !@#$%^&*(-_=+). */
   'django-secret': plain((r) => pick(r, `${LOWER}${DIGITS}!@#%^&*(-_=+)`, 50)),
   /** WordPress salts: 64 printable characters, brackets and semicolons included (no quotes). */
@@ -90,6 +101,7 @@ const CONTEXTUAL = [
   'wp-salt',
   'eth-private-key',
   'passphrase',
+  'azure-function-code',
 ];
 
 /** Of these, the kinds recognised only by what surrounds them (not self-evident). */
