@@ -1,20 +1,28 @@
 // False positives on real third-party text: redacts every source, JSON,
-// Markdown and YAML file under node_modules (under 200 KB) and counts the
-// files whose text changes. Not a test (the tree differs per install): a
-// measurement to run before and after a rule change.
+// Markdown, YAML and text file under node_modules (or the folders named on
+// the command line; under 200 KB) and counts the files whose text changes.
+// Not a test (the tree differs per machine): a measurement to run before and
+// after a rule change.
 //
-//   node --import tsx test/redact/nodeModulesFp.ts [--verbose]
+//   node --import tsx test/redact/nodeModulesFp.ts [--verbose] [folder ...]
+//   node --import tsx test/redact/nodeModulesFp.ts /usr/lib/python3.11 /usr/share/doc
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const EXTENSIONS = /\.(?:[cm]?js|ts|json|md|ya?ml)$/;
+const EXTENSIONS = /\.(?:[cm]?js|ts|json|md|ya?ml|py|txt|conf|cfg|ini|toml|xml|sh)$/;
 const MAX_BYTES = 200_000;
 
 function* walk(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return; // unreadable folder
+  }
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* walk(path);
     else if (entry.isFile() && EXTENSIONS.test(entry.name) && statSync(path).size < MAX_BYTES) yield path;
@@ -22,12 +30,15 @@ function* walk(dir: string): Generator<string> {
 }
 
 const verbose = process.argv.includes('--verbose');
+const folders = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const roots = folders.length > 0 ? folders : [join(ROOT, 'node_modules')];
 const redactor = await createRedactor({ timeoutMs: 60_000 });
 let files = 0;
 let changed = 0;
 const byRule = new Map<string, number>();
-for (const path of walk(join(ROOT, 'node_modules'))) {
+for (const path of roots.flatMap((root) => [...walk(root)])) {
   const text = readFileSync(path, 'utf8');
+  if (text.includes('\u0000')) continue; // binary
   const name = relative(ROOT, path);
   files++;
   const result = await redactor.redact(text, { path: name });
@@ -41,5 +52,5 @@ for (const path of walk(join(ROOT, 'node_modules'))) {
     }
   }
 }
-console.log(`node_modules: ${changed} of ${files} files changed`);
+console.log(`${folders.length > 0 ? folders.join(' ') : 'node_modules'}: ${changed} of ${files} files changed`);
 console.log([...byRule].map(([rule, n]) => `${rule} ${n}`).join(', '));
