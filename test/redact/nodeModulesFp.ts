@@ -4,7 +4,7 @@
 // Not a test (the tree differs per machine): a measurement to run before and
 // after a rule change.
 //
-//   node --import tsx test/redact/nodeModulesFp.ts [--verbose] [folder ...]
+//   node --import tsx test/redact/nodeModulesFp.ts [--verbose] [--rules=DIR] [folder ...]
 //   node --import tsx test/redact/nodeModulesFp.ts /usr/lib/python3.11 /usr/share/doc
 
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -32,7 +32,8 @@ function* walk(dir: string): Generator<string> {
 const verbose = process.argv.includes('--verbose');
 const folders = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const roots = folders.length > 0 ? folders : [join(ROOT, 'node_modules')];
-const redactor = await createRedactor({ timeoutMs: 60_000 });
+const rulesDir = process.argv.find((arg) => arg.startsWith('--rules='))?.slice('--rules='.length);
+const redactor = await createRedactor({ timeoutMs: 60_000, ...(rulesDir ? { rulesDir } : {}) });
 let files = 0;
 let changed = 0;
 const byRule = new Map<string, number>();
