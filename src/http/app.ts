@@ -85,23 +85,25 @@ export function createApp(deps: AppDeps): Hono<Env> {
       },
       deps.pipeline,
     );
-    c.header('X-Ctx-Snapshot-Id', result.snapshotId);
-    c.header('Link', `<${snapshotPagePath(result.snapshotId)}>; rel="describedby"`);
-    c.header('X-Ctx-Mode', result.modeUsed);
-    if (result.warnings.length > 0) c.header('X-Ctx-Warning', headerSafe(result.warnings.join('; ')));
+    const ctxHeaders: Record<string, string> = {
+      'X-Ctx-Snapshot-Id': result.snapshotId,
+      Link: `<${snapshotPagePath(result.snapshotId)}>; rel="describedby"`,
+      'X-Ctx-Mode': result.modeUsed,
+    };
+    if (result.warnings.length > 0) ctxHeaders['X-Ctx-Warning'] = headerSafe(result.warnings.join('; '));
 
     const identity = newCompletionIdentity(request.model, deps.pipeline.now());
-    if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity));
+    if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity), 200, ctxHeaders);
 
     const chunks = sseChunks(result.events, identity, {
       includeUsage: request.stream_options?.include_usage === true,
     });
     const outgoing = nodeResponseOf(c);
-    if (!outgoing) return c.body(sseStream(chunks), 200, SSE_HEADERS);
-    // The headers set so far (request id, snapshot id, mode, warnings) go out with Node's response.
-    const headers: Record<string, string> = {};
-    for (const [name, value] of c.res.headers) headers[name] = value;
-    await writeSse(outgoing, { ...headers, ...SSE_HEADERS }, chunks);
+    if (!outgoing) return c.body(sseStream(chunks), 200, { ...ctxHeaders, ...SSE_HEADERS });
+    // Node's response bypasses Hono's, so the headers middleware set (the request id) are named here.
+    // Never read c.res on this path: Hono would then rebuild the returned RESPONSE_ALREADY_SENT into a
+    // new Response, and @hono/node-server (2.1.9) would write a second head for it.
+    await writeSse(outgoing, { 'X-Request-Id': c.get('requestId'), ...ctxHeaders, ...SSE_HEADERS }, chunks);
     return RESPONSE_ALREADY_SENT;
   });
 
