@@ -20,9 +20,31 @@ const PLACEHOLDER_WORDS = new Set(
   ).split(' '),
 );
 
-/** Substrings that mark a value as documentation rather than a secret. */
-const PLACEHOLDER_PARTS =
-  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|^<|>$|^\*{3,}|\*{4,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def|fake|sample|not[_-]?a[_-]?real|here$/i;
+/** Words that mark a value as documentation rather than a secret (`YOUR_API_KEY`, `token-here`, `xxxx`). */
+const PLACEHOLDER_WORD_PARTS =
+  /example|placeholder|your[_-]?|dummy|changeme|change[_-]me|replace[_-]?(?:me|with|this)|insert[_-]|redacted|x{4,}|X{4,}|fake|sample|not[_-]?a[_-]?real|here$/i;
+
+/** Shapes that mark a value as documentation: `<token>`, `***`, `...`, `[KEY]`, `aaaa`, `1234567…`, `abcdef…`. */
+const PLACEHOLDER_SHAPES =
+  /^<|>$|^\*{3,}|\*{4,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def/;
+
+/**
+ * Runs of random-looking characters (lower and upper case and digits together), where a
+ * placeholder word can only be there by chance: about one random token in 20,000 holds
+ * `your`, `fake`, `here`… and must not pass as a placeholder for it.
+ */
+const MIXED_RUN = /[A-Za-z0-9]{10,}/g;
+const CAPITAL_WORD_PART = /EXAMPLE|PLACEHOLDER|YOUR|DUMMY|CHANGEME|REDACTED|FAKE|SAMPLE|XXXX/;
+const isMixedRun = (run: string) => /[a-z]/.test(run) && /[A-Z]/.test(run) && /\d/.test(run);
+
+function hasPlaceholderWord(value: string): boolean {
+  if (!PLACEHOLDER_WORD_PARTS.test(value)) return false;
+  // A long token of high entropy with every character class is random, whatever words it happens to
+  // spell, unless one is written as a word in capitals (AWS's documented `…EXAMPLEKEY`).
+  if (value.length >= 32 && isMixedRun(value) && shannonEntropy(value) >= 4 && !CAPITAL_WORD_PART.test(value))
+    return false;
+  return PLACEHOLDER_WORD_PARTS.test(value.replace(MIXED_RUN, (run) => (isMixedRun(run) ? ' ' : run)));
+}
 
 /** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
 const PLACEHOLDER_COMPOUND =
@@ -81,7 +103,13 @@ export function isPlaceholder(value: string): boolean {
     if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
       return true;
   }
-  return PLACEHOLDER_PARTS.test(v) || PLACEHOLDER_COMPOUND.test(v) || NAMES_ITSELF.test(v) || PUBLIC_MATERIAL.test(v);
+  return (
+    PLACEHOLDER_SHAPES.test(v) ||
+    hasPlaceholderWord(v) ||
+    PLACEHOLDER_COMPOUND.test(v) ||
+    NAMES_ITSELF.test(v) ||
+    PUBLIC_MATERIAL.test(v)
+  );
 }
 
 export function isReference(value: string): boolean {
