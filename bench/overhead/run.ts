@@ -57,9 +57,15 @@ function call(url: string, body: string): Promise<Timing> {
 const fake = await startFakeUpstream();
 const proxy = await startCtxproxy(fake.url);
 const floor = await startScript('bench/overhead/floorProxy.ts', [fake.url]);
+const bare = await startScript('bench/overhead/bareProxy.ts', [fake.url]);
 const direct = (i: number) =>
   call(
     `${fake.url}/api/chat`,
+    JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
+  );
+const bared = (i: number) =>
+  call(
+    `${bare.url}/v1/chat/completions`,
     JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
   );
 const floored = (i: number) =>
@@ -76,16 +82,19 @@ const proxied = (i: number) =>
 try {
   for (let i = 0; i < 300; i++) {
     await direct(i);
+    await bared(i);
     await floored(i);
     await proxied(i);
   }
 
   // Sequential, interleaved: each round calls both, in a random order, so drift hits both alike.
   const d: Timing[] = [];
+  const b: Timing[] = [];
   const f: Timing[] = [];
   const p: Timing[] = [];
   const sides: [Timing[], (i: number) => Promise<Timing>][] = [
     [d, direct],
+    [b, bared],
     [f, floored],
     [p, proxied],
   ];
@@ -98,6 +107,8 @@ try {
   const pf = summarize(p.map((t) => t.firstChunkMs));
   const added = summarize(p.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
   const ft = summarize(f.map((t) => t.totalMs));
+  const bt = summarize(b.map((t) => t.totalMs));
+  const bareAdded = summarize(b.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
   const stackAdded = summarize(f.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
   const ownAdded = summarize(p.map((t, i) => t.totalMs - (f[i] as Timing).totalMs));
 
@@ -113,14 +124,17 @@ try {
     return count / ((performance.now() - started) / 1000);
   };
   const directRps: number[] = [];
+  const bareRps: number[] = [];
   const floorRps: number[] = [];
   const proxyRps: number[] = [];
   for (let block = 0; block < 4; block++) {
     directRps.push(await throughput(direct, CONCURRENT_REQUESTS / 4));
+    bareRps.push(await throughput(bared, CONCURRENT_REQUESTS / 4));
     floorRps.push(await throughput(floored, CONCURRENT_REQUESTS / 4));
     proxyRps.push(await throughput(proxied, CONCURRENT_REQUESTS / 4));
   }
   const dr = summarize(directRps);
+  const br = summarize(bareRps);
   const fr = summarize(floorRps);
   const pr = summarize(proxyRps);
 
@@ -162,11 +176,14 @@ try {
     `  through ctxproxy        ${ms(pt.median)}  IQR ${ms(pt.iqr)}`,
     `  added (paired)          ${ms(added.median)}  IQR ${ms(added.iqr)}   ratio ${(pt.median / dt.median).toFixed(2)}x`,
     `  first chunk direct      ${ms(df.median)}   through ctxproxy ${ms(pf.median)}   added ${ms(pf.median - df.median)}`,
-    `  stack floor (Hono + ollama client, pass-through only) ${ms(ft.median)}: adds ${ms(stackAdded.median)} by itself;`,
-    `  ctxproxy's own work on top of that floor ${ms(ownAdded.median)}  IQR ${ms(ownAdded.iqr)}`,
+    '  references, each a pass-through proxy doing nothing else, in the same rounds:',
+    `  bare node:http proxy    ${ms(bt.median)}  adds ${ms(bareAdded.median)}   (what a second HTTP hop costs in Node here)`,
+    `  stack floor             ${ms(ft.median)}  adds ${ms(stackAdded.median)}   (Hono + the ollama client, as ctxproxy uses them)`,
+    `  ctxproxy's own work on top of the stack floor ${ms(ownAdded.median)}  IQR ${ms(ownAdded.iqr)}`,
     '',
     `${CONCURRENCY} concurrent streams (requests/s, median of 4 interleaved blocks):`,
     `  direct                  ${dr.median.toFixed(0)}/s`,
+    `  bare node:http proxy    ${br.median.toFixed(0)}/s   ratio ${(br.median / dr.median).toFixed(2)} of direct`,
     `  stack floor             ${fr.median.toFixed(0)}/s   ratio ${(fr.median / dr.median).toFixed(2)} of direct`,
     `  through ctxproxy        ${pr.median.toFixed(0)}/s   ratio ${(pr.median / dr.median).toFixed(2)} of direct, ${(pr.median / fr.median).toFixed(2)} of the floor`,
     '',
@@ -179,6 +196,7 @@ try {
 } finally {
   agent.destroy();
   await floor.stop();
+  await bare.stop();
   await proxy.stop();
   await fake.stop();
 }
