@@ -34,6 +34,7 @@ export async function writeSse(
     response.writeHead(200, headers);
     for await (const text of chunks) {
       if (gone || response.destroyed) break;
+      holdUntilTurnEnds(response);
       if (!response.write(text)) await drainedOrClosed(response);
     }
   } catch {
@@ -43,6 +44,19 @@ export async function writeSse(
     response.off('close', onClose);
     if (!response.writableEnded) response.end();
   }
+}
+
+/**
+ * Chunks that arrive in one turn of the event loop (the last tokens, the finish
+ * and usage frames, the end of the body) leave in one write: each write to a
+ * loopback socket also wakes the client. In bench/overhead this halved the
+ * writes per streamed chat (4 to 2) and gained a few percent; a token that
+ * arrives alone still leaves at once, at the end of its turn.
+ */
+function holdUntilTurnEnds(response: ServerResponse): void {
+  if (response.writableCorked > 0) return;
+  response.cork();
+  setImmediate(() => response.uncork());
 }
 
 function drainedOrClosed(response: ServerResponse): Promise<void> {
