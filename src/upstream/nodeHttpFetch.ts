@@ -40,7 +40,6 @@ export const nodeHttpFetch: typeof fetch = (input, init) =>
     });
 
     let answered = false;
-    let response: IncomingMessage | undefined;
     let bodyController: ReadableStreamDefaultController<Uint8Array> | undefined;
     const onAbort = () => {
       const reason: unknown = signal?.reason;
@@ -61,7 +60,6 @@ export const nodeHttpFetch: typeof fetch = (input, init) =>
 
     request.once('response', (incoming) => {
       answered = true;
-      response = incoming;
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
           bodyController = controller;
@@ -81,7 +79,7 @@ export const nodeHttpFetch: typeof fetch = (input, init) =>
           });
         },
         pull() {
-          response?.resume();
+          incoming.resume();
         },
         cancel() {
           detach();
