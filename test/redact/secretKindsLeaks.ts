@@ -5,6 +5,10 @@
 import { ALNUM, B64, B64URL, DIGITS, HEX, type Kind, LOWER, pick, plain, type Rng, UPPER } from './secretGen.ts';
 
 const BCRYPT = `./${ALNUM}`;
+const CAPITAL_WORDS = (
+  'Sunflower Wildcat Butterfly Dragonfly Pumpkin Starlight Moonshine Thunderbird Blueberry Snowball Hurricane ' +
+  'Mustang Cheyenne Silverado Maverick Kingfisher Marigold Cinnamon Lighthouse Peppermint Raspberry Firefly'
+).split(' ');
 const uuid = (r: Rng) =>
   `${pick(r, HEX, 8)}-${pick(r, HEX, 4)}-4${pick(r, HEX, 3)}-b${pick(r, HEX, 3)}-${pick(r, HEX, 12)}`;
 
@@ -23,6 +27,27 @@ export const LEAK_KINDS: Record<string, Kind> = {
       if (!/pass|pwd|secret|token|apikey/i.test(value)) return value;
     }
   }),
+  /** A letters-only token, mixed case, as some services and password generators issue them (no digit by chance or by design). */
+  'letters-token': plain((r) => {
+    for (;;) {
+      const value = pick(r, LOWER + UPPER, 16 + Math.floor(r() * 17));
+      if (/[a-z]/.test(value) && /[A-Z]/.test(value) && !/pass|pwd|secret|token|apikey/i.test(value)) return value;
+    }
+  }),
+  /** A letters-only token in lower case: qzkvbmwhtrplxs. */
+  'lower-token': plain((r) => {
+    for (;;) {
+      const value = pick(r, LOWER, 14 + Math.floor(r() * 11));
+      if (!/pass|pwd|secret|token|apikey/.test(value)) return value;
+    }
+  }),
+  /** A typed password with a dot after a capitalised pair, read by a scanner as obj.prop: Ab.cd9Qx7k. */
+  'dotted-password': plain(
+    (r) =>
+      `${pick(r, UPPER, 1)}${pick(r, LOWER, 1)}.${pick(r, LOWER, 2)}${pick(r, DIGITS, 1)}${pick(r, ALNUM, 4 + Math.floor(r() * 5))}`,
+  ),
+  /** One capitalised word, the password people pick when nothing forces more: Sunflower, Wildcat. */
+  'capital-word-password': plain((r) => CAPITAL_WORDS[Math.floor(r() * CAPITAL_WORDS.length)]!),
   /** A dictionary-ish password with a digit suffix: hunter2x, sunflower42. */
   'chat-password': plain((r) => `${pick(r, LOWER, 6 + Math.floor(r() * 4))}${pick(r, DIGITS, 2)}${pick(r, LOWER, 1)}`),
   'hex-32': plain((r) => pick(r, HEX, 32)),
@@ -87,6 +112,10 @@ export const LEAK_KINDS: Record<string, Kind> = {
 };
 
 const CONTEXTUAL = [
+  'letters-token',
+  'lower-token',
+  'dotted-password',
+  'capital-word-password',
   'letters-password',
   'chat-password',
   'hex-32',

@@ -1,0 +1,93 @@
+// Values that only their context marks as secrets (rules/redaction/data-and-logs.json):
+// letters-only and dotted values in data files, key=value pairs in log lines, a
+// capitalised word as a comment's password; and the code, types, translations and
+// references next to them that must pass unchanged.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createRedactor } from '../../src/redact/createRedactor.ts';
+
+const redactor = await createRedactor();
+
+async function masked(text: string, path: string | undefined, secret: string): Promise<boolean> {
+  const out = await redactor.redact(text, path === undefined ? {} : { path });
+  return !out.text.includes(secret);
+}
+
+test('letters-only and dotted values under token/secret/password keys in data files are masked', async () => {
+  const cases: [string, string, string][] = [
+    ['config/app.yml', 'api_token: qzkvbmwhtrplxs\n', 'qzkvbmwhtrplxs'],
+    ['config/app.yml', 'jwt:\n  secret: XkqpTzwLmnRv\n', 'XkqpTzwLmnRv'],
+    ['values.yaml', 'auth:\n  rootPassword: QwErTyUiOp\n', 'QwErTyUiOp'],
+    ['settings.ini', '[api]\nsecret = XkqpTzwLmnRv\n', 'XkqpTzwLmnRv'],
+    ['settings.ini', '[api]\ntoken = qzkvbmwhtrplxs ; rotate\n', 'qzkvbmwhtrplxs'],
+    ['app.properties', 'app.jwt.secret=XkqpTzwLmnRv\n', 'XkqpTzwLmnRv'],
+    ['config/app.yml', 'stripe:\n  api_key: Ab.cd9Qx7k\n', 'Ab.cd9Qx7k'],
+    ['notes.md', 'secret: Ab.cd9Qx7k\n', 'Ab.cd9Qx7k'],
+    ['settings.ini', '[db]\npassword = Sunflower\n', 'Sunflower'],
+    ['docker-compose.yml', 'environment:\n  POSTGRES_PASSWORD: Sunflower\n', 'Sunflower'],
+  ];
+  for (const [path, text, secret] of cases) assert.ok(await masked(text, path, secret), `${path}: ${text}`);
+});
+
+test('key=value pairs in log lines and form bodies are masked', async () => {
+  const cases: [string, string][] = [
+    ['2024 INFO connect user=bob password=QwErTyUiOp host=db port=5432', 'QwErTyUiOp'],
+    ['2024 INFO connect user=bob password=sunflower host=db', 'sunflower'],
+    ['password=Ab.cd9Qx7k host=db', 'Ab.cd9Qx7k'],
+    ['2024 DEBUG auth token=qzkvbmwhtrplxs scope=read', 'qzkvbmwhtrplxs'],
+    ['mount -t cifs -o username=backup,password=Wildcat //nas/share /mnt', 'Wildcat'],
+    ['curl -d "password=Sunflower&user=bob" https://example.com/login', 'Sunflower'],
+    ['curl --data-urlencode "password=QwErTyUiOp" https://example.com/login', 'QwErTyUiOp'],
+    ['Set-Cookie: remember_user_token=XkqpTzwLmnRvXkqpTzwLmn; Path=/', 'XkqpTzwLmnRvXkqpTzwLmn'],
+    ['The client secret for the app is ADANSEFvOobXKSbJouRlIkVnfKsSLYxR.', 'ADANSEFvOobXKSbJouRlIkVnfKsSLYxR'],
+  ];
+  for (const [text, secret] of cases) assert.ok(await masked(text, 'run.log', secret), text);
+  // Not path-aware: the same in a chat message.
+  assert.ok(await masked(cases[0]![0], undefined, cases[0]![1]));
+});
+
+test('a capitalised word as the password in a comment is masked, a heading is not', async () => {
+  for (const [text, secret] of [
+    ['# password Hunter\nimport os\n', 'Hunter'],
+    ['# root password: Wildcat\n', 'Wildcat'],
+    ['-- pw: Sunflower\nSELECT 1;\n', 'Sunflower'],
+    ['// admin password is Marigold\n', 'Marigold'],
+  ] as const) {
+    assert.ok(await masked(text, 'x.py', secret), text);
+  }
+  for (const text of [
+    '# Password Reset\n',
+    '// Password Hashing\n',
+    '# password reset flow\n',
+    '# password Policy\n',
+  ]) {
+    assert.equal((await redactor.redact(text, { path: 'x.py' })).text, text);
+  }
+});
+
+test('types, identifiers, translations, references and code stay byte for byte', async () => {
+  const keep: [string, string][] = [
+    [
+      'config/app.yml',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a YAML reference under test, not a template
+      'token: string\npassword: Password\nsecret: mySecretName\ntoken: ${TOKEN}\npassword: changeme\n',
+    ],
+    ['config/locales/de.yml', 'de:\n  password: Passwort\n  token: Zugangstoken\n  secret: Geheimnis\n'],
+    ['config/locales/nl.yml', 'nl:\n  password: Wachtwoord\n'],
+    ['messages_de.properties', 'login.password=Passwort\nlogin.secret=Geheimnis\n'],
+    [
+      'config/app.yml',
+      'secret: DefaultToken\napi_key: ServiceAccount\nclient_secret: ClientCredentials\njwt_secret: v1.2.3\n',
+    ],
+    ['src/x.ts', 'const token: string = getToken();\ninterface A { password: Password; secret: mySecretName }\n'],
+    ['src/x.go', 'type Cfg struct { Password string; Token Token }\npassword := cfg.Password\n'],
+    [
+      'x.py',
+      'def f(password: str, token: Token) -> None: ...\nconn = connect(host=host, user=user, password=creds, port=5432)\n',
+    ],
+    ['run.log', 'logger.debug("user=%s password=%s host=%s", u, p, h)\n2024 INFO user=bob password=*** host=db\n'],
+    ['run.log', '2024 INFO user=bob token=abcdefgh host=db\n2024 INFO user=bob token=Bearer scope=read\n'],
+  ];
+  for (const [path, text] of keep) assert.equal((await redactor.redact(text, { path })).text, text, `${path}: ${text}`);
+});
