@@ -24,6 +24,12 @@ test('letters-only and dotted values under token/secret/password keys in data fi
     ['app.properties', 'app.jwt.secret=XkqpTzwLmnRv\n', 'XkqpTzwLmnRv'],
     ['config/app.yml', 'stripe:\n  api_key: Ab.cd9Qx7k\n', 'Ab.cd9Qx7k'],
     ['notes.md', 'secret: Ab.cd9Qx7k\n', 'Ab.cd9Qx7k'],
+    ['config/app.yml', 'token: Ab.cdqxzkwP\n', 'Ab.cdqxzkwP'],
+    ['notes.txt', 'VPN secret: XkqpTzwLmnRv\n', 'XkqpTzwLmnRv'],
+    ['php.ini', 'mysqli.default_pw = Sunflower\n', 'Sunflower'],
+    ['deploy.yaml', 'env:\n  - name: DB_PASSWORD\n    value: Sunflower\n', 'Sunflower'],
+    ['config/database.yml', 'production:\n  password: Sunflower\n', 'Sunflower'],
+    ['ansible/group_vars/all.yml', 'ansible_password: Wildcat\n', 'Wildcat'],
     ['settings.ini', '[db]\npassword = Sunflower\n', 'Sunflower'],
     ['docker-compose.yml', 'environment:\n  POSTGRES_PASSWORD: Sunflower\n', 'Sunflower'],
   ];
