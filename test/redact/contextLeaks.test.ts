@@ -53,6 +53,33 @@ test('key=value pairs in log lines and form bodies are masked', async () => {
   assert.ok(await masked(cases[0]![0], undefined, cases[0]![1]));
 });
 
+test('passwords given to admin CLIs and SQL DDL are masked, references and configmaps stay', async () => {
+  const cases: [string, string][] = [
+    ['kubectl create secret generic db --from-literal=password=Sunflower', 'Sunflower'],
+    ['vault kv put secret/db username=shop password=QwErTyUiOp', 'QwErTyUiOp'],
+    ['rabbitmqctl add_user shop Sunflower', 'Sunflower'],
+    ['az login -u ops@example.com -p Ab.cd9Qx7k', 'Ab.cd9Qx7k'],
+    ['CREATE USER reporting IDENTIFIED BY Sunflower;', 'Sunflower'],
+    ["GRANT SELECT ON shop.* TO 'bi'@'%' IDENTIFIED BY 'QwErTyUiOp';", 'QwErTyUiOp'],
+  ];
+  for (const [text, secret] of cases) assert.ok(await masked(text, 'setup.sh', secret), text);
+  assert.ok(await masked('mavenPassword=Sunflower\n', 'gradle.properties', 'Sunflower'));
+  assert.ok(await masked('<!-- admin password: Wildcat -->\n', 'status.html', 'Wildcat'));
+  // A Django/WordPress-style salt may end in a comma; code such as f(a, b), may not.
+  const salt = '&^}hjkgRFX+yb}=-?F*K&c>5bB)<A%C+I.2yV_yv&q]K^k<B=a2p}1ioG|uGdM=,';
+  assert.ok(await masked(`auth_salt: ${salt}\n`, 'wp-config.yml', salt));
+  for (const text of [
+    'kubectl create configmap app --from-literal=mode=production\n',
+    'vault kv put secret/db password=-\n',
+    'rabbitmqctl add_user "$RABBIT_USER" "$RABBIT_PASS"\n',
+    'Each resource is identified by its name.\n',
+    'psql -c "ALTER USER app IDENTIFIED BY :new_password"\n',
+    'SECRET_KEY: make_key(aaaaaaaaaaaaaaaaaaaaaaaaaaaa, bbbb),\n',
+  ]) {
+    assert.equal((await redactor.redact(text, { path: 'setup.sh' })).text, text);
+  }
+});
+
 test('a capitalised word as the password in a comment is masked, a heading is not', async () => {
   for (const [text, secret] of [
     ['# password Hunter\nimport os\n', 'Hunter'],
