@@ -41,6 +41,7 @@ test('key=value pairs in log lines and form bodies are masked', async () => {
     ['2024 INFO connect user=bob password=QwErTyUiOp host=db port=5432', 'QwErTyUiOp'],
     ['2024 INFO connect user=bob password=sunflower host=db', 'sunflower'],
     ['password=Ab.cd9Qx7k host=db', 'Ab.cd9Qx7k'],
+    ['Connecting with username=admin and password=Sunflower', 'Sunflower'],
     ['2024 DEBUG auth token=qzkvbmwhtrplxs scope=read', 'qzkvbmwhtrplxs'],
     ['mount -t cifs -o username=backup,password=Wildcat //nas/share /mnt', 'Wildcat'],
     ['curl -d "password=Sunflower&user=bob" https://example.com/login', 'Sunflower'],
@@ -121,6 +122,7 @@ test('types, identifiers, translations, references and code stay byte for byte',
     ],
     ['run.log', 'logger.debug("user=%s password=%s host=%s", u, p, h)\n2024 INFO user=bob password=*** host=db\n'],
     ['run.log', '2024 INFO user=bob token=abcdefgh host=db\n2024 INFO user=bob token=Bearer scope=read\n'],
+    ['x.py', 'conn = connect(\n    host=host,\n    password=creds,\n)\nlogin(user=bob, password=creds)\n'],
   ];
   for (const [path, text] of keep) assert.equal((await redactor.redact(text, { path })).text, text, `${path}: ${text}`);
 });
