@@ -66,6 +66,17 @@ test('passwords given to admin CLIs and SQL DDL are masked, references and confi
   for (const [text, secret] of cases) assert.ok(await masked(text, 'setup.sh', secret), text);
   assert.ok(await masked('mavenPassword=Sunflower\n', 'gradle.properties', 'Sunflower'));
   assert.ok(await masked('<!-- admin password: Wildcat -->\n', 'status.html', 'Wildcat'));
+  for (const [path, text, secret] of [
+    ['msmtprc', 'account work\nuser bob\npassword Sunflower\n', 'Sunflower'],
+    ['sssd.conf', 'ldap_default_authtok = Sunflower\n', 'Sunflower'],
+    ['.muttrc', 'set imap_pass = Sunflower\n', 'Sunflower'],
+    ['haproxy.cfg', '    stats auth admin:Sunflower\n', 'Sunflower'],
+    ['snmpd.conf', 'rwcommunity Sunflower 10.0.0.0/8\n', 'Sunflower'],
+  ] as const) {
+    assert.ok(await masked(text, path, secret), `${path}: ${text}`);
+  }
+  const pam = 'password    required      pam_deny.so\nPASS_MAX_DAYS   99999\nrocommunity public 127.0.0.1\n';
+  assert.equal((await redactor.redact(pam, { path: 'system-auth.conf' })).text, pam);
   // A Django/WordPress-style salt may end in a comma; code such as f(a, b), may not.
   const salt = '&^}hjkgRFX+yb}=-?F*K&c>5bB)<A%C+I.2yV_yv&q]K^k<B=a2p}1ioG|uGdM=,';
   assert.ok(await masked(`auth_salt: ${salt}\n`, 'wp-config.yml', salt));
