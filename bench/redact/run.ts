@@ -108,8 +108,9 @@ function repositoryMix(): Input {
   const modules = join(import.meta.dirname, '../../node_modules');
   const byPackage = new Map<string, string[]>();
   for (const file of textFilesUnder(modules)) {
-    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file.slice(modules.length - 'node_modules'.length))?.[1];
-    if (!name) continue;
+    // The package is the first path segment under node_modules (two for a scoped one, @scope/name).
+    const segments = file.slice(modules.length + 1).split('/');
+    const name = segments[0]!.startsWith('@') ? segments.slice(0, 2).join('/') : segments[0]!;
     byPackage.set(name, [...(byPackage.get(name) ?? []), file]);
   }
   // Each package's files in a fixed spread-out order (7919 is prime: k × 7919 mod n visits all n),
@@ -251,7 +252,7 @@ async function settleShipped(): Promise<void> {
   resetProfiler();
 }
 
-/** Rounds of the three contenders over one input; prints their figures and ratios. */
+/** Rounds of the three contenders and the floor over one input; prints their figures and ratios. */
 async function measure({ name, items, bytes, planted }: Input): Promise<void> {
   console.log(
     `\n${name}: ${items.length} items, ${(bytes / 1024).toFixed(0)} KiB, ${planted} planted secrets; ${ROUNDS} rounds, each one run of the four, in turns`,
