@@ -111,7 +111,9 @@ function repositoryMix(): Input {
     // The package is the first path segment under node_modules (two for a scoped one, @scope/name).
     const segments = file.slice(modules.length + 1).split('/');
     const name = segments[0]!.startsWith('@') ? segments.slice(0, 2).join('/') : segments[0]!;
-    byPackage.set(name, [...(byPackage.get(name) ?? []), file]);
+    const files = byPackage.get(name);
+    if (files) files.push(file);
+    else byPackage.set(name, [file]);
   }
   // Each package's files in a fixed spread-out order (7919 is prime: k × 7919 mod n visits all n),
   // each file once: a repeated item would be a cache hit for us and not for secretlint.
