@@ -2,13 +2,16 @@
 // recommended preset alone in the same run, and the cost of a cache hit.
 // Run: node --import tsx bench/redact/run.ts
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig } from '@secretlint/types';
-import { createRedactor } from '../../src/redact/createRedactor.ts';
+import { createRedactor, DEFAULT_RULES_DIR } from '../../src/redact/createRedactor.ts';
+import { KeywordIndex } from '../../src/redact/keywordIndex.ts';
+import { loadRedactionRules } from '../../src/redact/loadRules.ts';
+import { GATE_ANCHORS } from '../../src/redact/secretlintGuard.ts';
 import type { Redactor } from '../../src/shared/types.ts';
 import { loadClean, loadPlanted } from '../../test/redact/corpus.ts';
 import { seededRng } from '../../test/redact/secretGen.ts';
@@ -41,8 +44,19 @@ function ordinaryText(): Item[] {
   });
 }
 
-/** One item per file, about 1 MB: 3/4 ordinary sources and clean files, 1/4 files with planted secrets. */
-function buildItems(): { items: Item[]; bytes: number; planted: number } {
+interface Input {
+  name: string;
+  items: Item[];
+  bytes: number;
+  planted: number;
+}
+
+/**
+ * The dense corpus, about 1 MB, one item per file: for each file with planted secrets, three clean
+ * items (this repository's own sources, whose subject is secrets, and the false-positive traps).
+ * Nearly every line holds a secret-like word: a stress case for a keyword pre-filter.
+ */
+function denseCorpus(): Input {
   const items: Item[] = [];
   let bytes = 0;
   let planted = 0;
@@ -61,7 +75,61 @@ function buildItems(): { items: Item[]; bytes: number; planted: number } {
       }
     }
   }
-  return { items, bytes, planted };
+  return { name: 'dense corpus', items, bytes, planted };
+}
+
+/** Text files a working copy is made of (by extension), below the collector's per-file limits. */
+const TEXT_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts', '.mts', '.json', '.md', '.yml', '.yaml', '.txt', '.sh']);
+
+function textFilesUnder(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) textFilesUnder(path, out);
+    else if (entry.isFile() && TEXT_EXTENSIONS.has(extname(entry.name))) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * A repository mix, about 1 MB: every corpus template with planted secrets and every clean trap once
+ * (7 % of the bytes), then third-party code, docs and config as a working copy holds them: the
+ * installed packages' text files, taken in turn from each package (so that no one package's
+ * vocabulary dominates), at most 64 KiB each. Deterministic for a given lockfile.
+ */
+function repositoryMix(): Input {
+  const items: Item[] = [];
+  let planted = 0;
+  for (const file of loadPlanted(seededRng(1))) {
+    items.push({ path: file.path, text: file.text });
+    planted += file.planted.length;
+  }
+  for (const clean of loadClean()) items.push({ path: clean.name, text: clean.text });
+  let bytes = items.reduce((sum, item) => sum + item.text.length, 0);
+  const modules = join(import.meta.dirname, '../../node_modules');
+  const byPackage = new Map<string, string[]>();
+  for (const file of textFilesUnder(modules)) {
+    // The package is the first path segment under node_modules (two for a scoped one, @scope/name).
+    const segments = file.slice(modules.length + 1).split('/');
+    const name = segments[0]!.startsWith('@') ? segments.slice(0, 2).join('/') : segments[0]!;
+    const files = byPackage.get(name);
+    if (files) files.push(file);
+    else byPackage.set(name, [file]);
+  }
+  // Each package's files in a fixed spread-out order (7919 is prime: k × 7919 mod n visits all n),
+  // each file once: a repeated item would be a cache hit for us and not for secretlint.
+  const queues = [...byPackage.keys()].sort().map((name) => {
+    const files = byPackage.get(name)!;
+    return files.map((_file, k) => files[(k * 7919) % files.length]!);
+  });
+  for (let turn = 0; bytes < TARGET_BYTES && queues.some((queue) => queue.length > 0); turn++) {
+    const file = queues[turn % queues.length]!.shift();
+    if (file === undefined) continue;
+    const text = readFileSync(file, 'utf8');
+    if (text.length > 64 * 1024 || text.includes('\0')) continue;
+    items.push({ path: file.slice(modules.length + 1), text });
+    bytes += text.length;
+  }
+  return { name: 'repository mix', items, bytes, planted };
 }
 
 const secretlintConfig: SecretLintCoreConfig = {
@@ -78,6 +146,24 @@ async function secretlintAlone(items: Item[]): Promise<number> {
     findings += result.messages.length;
   }
   return findings;
+}
+
+/**
+ * A floor, not a contender: only the keyword pre-filter's pass (the automaton over every character,
+ * without listing hits for the rules), which any run of ours pays before its first rule.
+ */
+const keywordIndex = (() => {
+  const rules = loadRedactionRules(DEFAULT_RULES_DIR);
+  return new KeywordIndex([
+    ...rules.flatMap((rule) => rule.keywords),
+    ...GATE_ANCHORS,
+    ...rules.flatMap((rule) => rule.starts ?? []),
+  ]);
+})();
+async function keywordPassAlone(items: Item[]): Promise<number> {
+  let found = 0;
+  for (const item of items) found += keywordIndex.scan(item.text).found.reduce((sum, hit) => sum + hit, 0);
+  return found;
 }
 
 async function ours(items: Item[], redactor: Redactor): Promise<number> {
@@ -168,77 +254,91 @@ async function settleShipped(): Promise<void> {
   resetProfiler();
 }
 
-const { items, bytes, planted } = buildItems();
-console.log(
-  `input: ${items.length} items, ${(bytes / 1024).toFixed(0)} KiB, ${planted} planted secrets; ${ROUNDS} rounds, each one run of the three, in turns`,
-);
-
-// Warm-up (JIT, module loading: one whole pass each), then rounds of one run each, in rotating order.
-await ours(items, await createRedactor());
-await secretlintAlone(items);
-await shipped(items.slice(0, 100));
-await settleShipped();
-deferred.length = 0;
-const runs = {
-  shipped: [] as { ms: number; wallMs: number; findings: number }[],
-  silenced: [] as { ms: number; wallMs: number; findings: number }[],
-  ours: [] as { ms: number; wallMs: number; findings: number }[],
-};
-for (let round = 0; round < ROUNDS; round++) {
-  // A fresh redactor per run (an empty cache, so every item is scanned), built before the clock starts.
-  const redactor = await createRedactor();
-  const order: (keyof typeof runs)[] = ['shipped', 'silenced', 'ours'];
-  for (let k = 0; k < round % 3; k++) order.push(order.shift()!);
-  for (const which of order) {
-    const run =
-      which === 'shipped'
-        ? () => shipped(items)
-        : which === 'silenced'
-          ? () => secretlintAlone(items)
-          : () => ours(items, redactor);
-    runs[which].push(await time(run));
-    if (which === 'shipped') await settleShipped();
-  }
-}
-const cpu = (which: keyof typeof runs) => stats(runs[which].map((r) => r.ms));
-const wall = (which: keyof typeof runs) => stats(runs[which].map((r) => r.wallMs));
-/** Per round: how many times faster ours was than `which` (same round, so the same machine load). */
-const ratio = (which: keyof typeof runs, key: 'ms' | 'wallMs') =>
-  stats(runs[which].map((r, i) => r[key] / runs.ours[i]![key]));
-const mbps = (ms: number) => (bytes / 1024 / 1024 / (ms / 1000)).toFixed(2);
-const line = (name: string, which: keyof typeof runs) => {
-  const c = cpu(which);
-  const w = wall(which);
-  return (
-    `${name} CPU median ${c.median.toFixed(1)} ms (min ${c.min.toFixed(1)}, max ${c.max.toFixed(1)}), ${mbps(c.median)} MiB/s; ` +
-    `wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ${runs[which][0]!.findings} findings`
+/** Rounds of the three contenders and the floor over one input; prints their figures and ratios. */
+async function measure({ name, items, bytes, planted }: Input): Promise<void> {
+  console.log(
+    `\n${name}: ${items.length} items, ${(bytes / 1024).toFixed(0)} KiB, ${planted} planted secrets; ${ROUNDS} rounds, each one run of the four, in turns`,
   );
-};
-const ratioText = (r: ReturnType<typeof stats>) =>
-  `${r.median.toFixed(2)}x (min ${r.min.toFixed(2)}, max ${r.max.toFixed(2)})`;
-console.log(line('secretlint preset, as shipped (profiler on):', 'shipped'));
-console.log(
-  `  + the work its profiler queued during the first of those runs, run after it: CPU ${deferred[0]?.ms.toFixed(0)} ms, wall ${deferred[0]?.wallMs.toFixed(0)} ms`,
-);
-console.log(line('secretlint preset, profiler silenced:       ', 'silenced'));
-console.log(line('ctxproxy redactor (ours + secretlint guard):', 'ours'));
-console.log(
-  `ours against secretlint as shipped, per-round ratios: CPU ${ratioText(ratio('shipped', 'ms'))}, ` +
-    `wall ${ratioText(ratio('shipped', 'wallMs'))} (target >= 2)`,
-);
-console.log(
-  `ours against secretlint with its profiler silenced, per-round ratios: CPU ${ratioText(ratio('silenced', 'ms'))}, ` +
-    `wall ${ratioText(ratio('silenced', 'wallMs'))}`,
-);
-console.log(
-  `findings: ours ${runs.ours[0]!.findings} vs secretlint ${runs.silenced[0]!.findings} (target: strictly more)`,
-);
+
+  // Warm-up (JIT, module loading: one whole pass each), then rounds of one run each, in rotating order.
+  await ours(items, await createRedactor());
+  await secretlintAlone(items);
+  await shipped(items.slice(0, 100));
+  await settleShipped();
+  deferred.length = 0;
+  await keywordPassAlone(items);
+  const runs = {
+    shipped: [] as { ms: number; wallMs: number; findings: number }[],
+    silenced: [] as { ms: number; wallMs: number; findings: number }[],
+    ours: [] as { ms: number; wallMs: number; findings: number }[],
+    keywords: [] as { ms: number; wallMs: number; findings: number }[],
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    // A fresh redactor per run (an empty cache, so every item is scanned), built before the clock starts.
+    const redactor = await createRedactor();
+    const order: (keyof typeof runs)[] = ['shipped', 'silenced', 'ours', 'keywords'];
+    for (let k = 0; k < round % order.length; k++) order.push(order.shift()!);
+    for (const which of order) {
+      const run =
+        which === 'shipped'
+          ? () => shipped(items)
+          : which === 'silenced'
+            ? () => secretlintAlone(items)
+            : which === 'ours'
+              ? () => ours(items, redactor)
+              : () => keywordPassAlone(items);
+      runs[which].push(await time(run));
+      if (which === 'shipped') await settleShipped();
+    }
+  }
+  const cpu = (which: keyof typeof runs) => stats(runs[which].map((r) => r.ms));
+  const wall = (which: keyof typeof runs) => stats(runs[which].map((r) => r.wallMs));
+  /** Per round: how many times faster ours was than `which` (same round, so the same machine load). */
+  const ratio = (which: keyof typeof runs, key: 'ms' | 'wallMs') =>
+    stats(runs[which].map((r, i) => r[key] / runs.ours[i]![key]));
+  const mbps = (ms: number) => (bytes / 1024 / 1024 / (ms / 1000)).toFixed(2);
+  const line = (name: string, which: keyof typeof runs) => {
+    const c = cpu(which);
+    const w = wall(which);
+    return (
+      `${name} CPU median ${c.median.toFixed(1)} ms (min ${c.min.toFixed(1)}, max ${c.max.toFixed(1)}), ${mbps(c.median)} MiB/s; ` +
+      `wall median ${w.median.toFixed(1)} ms (min ${w.min.toFixed(1)}, max ${w.max.toFixed(1)}); ${runs[which][0]!.findings} findings`
+    );
+  };
+  const ratioText = (r: ReturnType<typeof stats>) =>
+    `${r.median.toFixed(2)}x (min ${r.min.toFixed(2)}, max ${r.max.toFixed(2)})`;
+  console.log(line('secretlint preset, as shipped (profiler on):', 'shipped'));
+  console.log(
+    `  + the work its profiler queued during the first of those runs, run after it: CPU ${deferred[0]?.ms.toFixed(0)} ms, wall ${deferred[0]?.wallMs.toFixed(0)} ms`,
+  );
+  console.log(line('secretlint preset, profiler silenced:       ', 'silenced'));
+  console.log(line('ctxproxy redactor (ours + secretlint guard):', 'ours'));
+  const floor = cpu('keywords');
+  console.log(
+    `  floor: its keyword pre-filter pass alone, CPU median ${floor.median.toFixed(1)} ms (min ${floor.min.toFixed(1)}, max ${floor.max.toFixed(1)}), ` +
+      `${((100 * floor.median) / cpu('silenced').median).toFixed(0)} % of secretlint silenced (2x would leave all of ours ${(cpu('silenced').median / 2).toFixed(1)} ms)`,
+  );
+  console.log(
+    `ours against secretlint as shipped, per-round ratios: CPU ${ratioText(ratio('shipped', 'ms'))}, ` +
+      `wall ${ratioText(ratio('shipped', 'wallMs'))} (target >= 2)`,
+  );
+  console.log(
+    `ours against secretlint with its profiler silenced, per-round ratios: CPU ${ratioText(ratio('silenced', 'ms'))}, ` +
+      `wall ${ratioText(ratio('silenced', 'wallMs'))}`,
+  );
+  console.log(
+    `findings: ours ${runs.ours[0]!.findings} vs secretlint ${runs.silenced[0]!.findings} (target: strictly more)`,
+  );
+}
+
+const inputs = [repositoryMix(), denseCorpus()];
+for (const input of inputs) await measure(input);
 
 // Cache hit: the same item again, as on every turn of a conversation whose
 // context did not change. CPU time per call (hash + lookup + copy of the findings).
 const cached = await createRedactor();
 for (const size of [4 * 1024, 32 * 1024]) {
-  const text = items
+  const text = inputs[1]!.items
     .map((i) => i.text)
     .join('\n')
     .slice(0, size);

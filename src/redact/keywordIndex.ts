@@ -38,7 +38,8 @@ export class KeywordIndex {
   private readonly ids = new Map<string, number>();
   /** Row offset of the next state, by state row offset + character class; ~offset where a keyword ends. */
   private readonly delta: Int32Array;
-  private readonly classes: number;
+  /** log2 of a table row's length. */
+  private readonly shift: number;
   /** Character class of each ASCII code; index 128 for any non-ASCII character. */
   private readonly classOf: Uint8Array;
   /** Keyword ids ending at each state, through fail links included. */
@@ -111,22 +112,24 @@ export class KeywordIndex {
       if (cls === representative.length) representative.push(code);
       classOf[code] = cls;
     }
-    const classes = representative.length;
-    // Each state is stored as its row's offset (state × classes), so the scan adds the class and loads.
+    // Each state is stored as its row's offset (state × 2^shift, rows padded to a power of two so
+    // that the scan finds a state's number with a shift), so the scan adds the class and loads.
     // A transition into a state where some keyword ends is stored as ~offset (negative): the scan
     // loop learns "a keyword ends here" from the value it loads anyway, not from a second table.
-    const table = new Int32Array(next.length * classes);
+    const shift = Math.ceil(Math.log2(representative.length));
+    const table = new Int32Array(next.length << shift);
     for (let state = 0; state < next.length; state++) {
-      for (let cls = 0; cls < classes; cls++) {
+      for (let cls = 0; cls < representative.length; cls++) {
         const code = representative[cls]!;
         const target = code < ALPHABET ? delta[state * ALPHABET + code]! : 0;
-        table[state * classes + cls] = out[target]!.length > 0 ? ~(target * classes) : target * classes;
+        table[(state << shift) + cls] = out[target]!.length > 0 ? ~(target << shift) : target << shift;
       }
     }
     this.delta = table;
-    this.classes = classes;
+    this.shift = shift;
     this.classOf = classOf;
     this.out = out;
+    this.seenIn = new Int32Array(out.length);
   }
 
   get size(): number {
@@ -138,6 +141,32 @@ export class KeywordIndex {
     const id = this.ids.get(keyword.toLowerCase());
     if (id === undefined) throw new Error(`unknown keyword ${keyword}`);
     return id;
+  }
+
+  /**
+   * Per state: 1 when none of the keywords ending there has a group in `plan` (its hits are not
+   * listed, only its presence counts: `.` and `-` for the whole-text rules hit 40,000 times a MB).
+   */
+  private quietStatesFor(plan: ScanPlan): Uint8Array {
+    let quiet = this.quietByPlan.get(plan);
+    if (!quiet) {
+      quiet = Uint8Array.from(this.out, (ids) =>
+        ids.length > 0 && ids.every((id) => !plan.windowGroups[id] && !plan.startGroups[id]) ? 1 : 0,
+      );
+      this.quietByPlan.set(plan, quiet);
+    }
+    return quiet;
+  }
+  private readonly quietByPlan = new WeakMap<ScanPlan, Uint8Array>();
+  /** The scan in which each state was last handled (quiet states only). */
+  private readonly seenIn: Int32Array;
+  private epoch = 0;
+  private nextEpoch(): number {
+    if (this.epoch === 0x7fffffff) {
+      this.seenIn.fill(0);
+      this.epoch = 0;
+    }
+    return ++this.epoch;
   }
 
   /** Reused by every scan (a fresh 3 KiB array per item was most of the pass's garbage). */
@@ -177,7 +206,11 @@ export class KeywordIndex {
     const startGroups = plan.startGroups;
     const lengths = this.lengths;
     const delta = this.delta;
-    const classes = this.classes;
+    const shift = this.shift;
+    const quiet = this.quietStatesFor(plan);
+    // A state that `quiet` marks is handled once per scan: its keywords' later hits add nothing.
+    const epoch = this.nextEpoch();
+    const seen = this.seenIn;
     const classOf = this.classOf;
     const nonAscii = classOf[ALPHABET]!;
     const out = this.out;
@@ -192,7 +225,12 @@ export class KeywordIndex {
         continue;
       }
       state = ~next;
-      const ending = out[state / classes]!;
+      const row = state >> shift;
+      if (quiet[row] === 1) {
+        if (seen[row] === epoch) continue;
+        seen[row] = epoch;
+      }
+      const ending = out[row]!;
       for (let k = 0; k < ending.length; k++) {
         const id = ending[k]!;
         if (found[id] === 0) {
