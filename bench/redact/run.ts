@@ -92,7 +92,7 @@ function textFilesUnder(dir: string, out: string[] = []): string[] {
 
 /**
  * A repository mix, about 1 MB: every corpus template with planted secrets and every clean trap once
- * (7 % of the bytes), then third-party code, docs and config as a working copy holds them: the
+ * (about 8 % of the bytes), then third-party code, docs and config as a working copy holds them: the
  * installed packages' text files, taken in turn from each package (so that no one package's
  * vocabulary dominates), at most 64 KiB each. Deterministic for a given lockfile.
  */
