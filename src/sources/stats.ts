@@ -31,8 +31,7 @@ export const defaultStatsOptions: StatsOptions = {
 
 const READ_SLICE = 50;
 
-/** The file's text, or undefined when it is missing or larger than `maxBytes` (checked on the open descriptor). */
-
+/** Lines of `text`; a last line without a line break counts too. */
 function countLines(text: string): number {
   if (text === '') return 0;
   let n = 0;
