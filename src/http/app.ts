@@ -11,7 +11,11 @@ import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../sha
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
+import { completionsRoutes } from './completionsRoute.ts';
+import { embeddingsRoutes } from './embeddingsRoute.ts';
 import { loopbackOnly, requireBearer } from './guards.ts';
+import { homeRoutes } from './homeRoute.tsx';
+import { modelsRoutes } from './modelsRoute.ts';
 import { nodeResponseOf, writeSse } from './nodeSse.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
@@ -106,6 +110,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     await writeSse(outgoing, { 'X-Request-Id': c.get('requestId'), ...ctxHeaders, ...SSE_HEADERS }, chunks);
     return RESPONSE_ALREADY_SENT;
   });
+
+  // Issue 17's endpoints, each in its own file.
+  app.route('/', modelsRoutes({ upstream }));
+  app.route('/', embeddingsRoutes(deps));
+  app.route('/', completionsRoutes(deps));
+  app.route('/', homeRoutes({ upstream, authToken: deps.authToken }));
 
   if (deps.audit) app.route('/', deps.audit);
 
