@@ -19,6 +19,7 @@ import { modelsRoutes } from './modelsRoute.ts';
 import { nodeResponseOf, writeSse } from './nodeSse.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
+import { responsesRoutes } from './responsesRoute.ts';
 
 export interface AppDeps {
   pipeline: PipelineDeps;
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   // Issue 17's endpoints, each in its own file.
   app.route('/', modelsRoutes({ upstream }));
+  app.route('/', responsesRoutes(deps));
   app.route('/', embeddingsRoutes(deps));
   app.route('/', completionsRoutes(deps));
   app.route('/', homeRoutes({ upstream, authToken: deps.authToken }));
