@@ -232,3 +232,30 @@ describe('previous_response_id and item_reference', () => {
     assert.equal(sent.find((m) => m.role === 'tool')?.tool_name, 'get_weather');
   });
 });
+
+describe('failures', () => {
+  test('a model failing mid-stream ends the stream with an error event and response.failed, and is audited', async () => {
+    fake.reply(MODEL, { content: 'one two three four', errorAfterChunks: 2 });
+    try {
+      const { data: stream, response } = await client.responses
+        .create({ model: MODEL, input: 'count', stream: true })
+        .withResponse();
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      assert.deepEqual(types.slice(-2), ['error', 'response.failed']);
+      assert.ok(!types.includes('response.completed'));
+      const id = response.headers.get('x-ctx-snapshot-id');
+      assert.ok(id);
+      await proxy.store.flush();
+      assert.equal(proxy.store.get(id)?.outcome, 'error');
+    } finally {
+      fake.reply(MODEL, {});
+    }
+  });
+
+  test('an unknown model is a 404 before any stream starts', async () => {
+    const error = await client.responses.create({ model: 'nope:1b', input: 'x', stream: true }).catch((e: unknown) => e);
+    assert.ok(error instanceof OpenAI.NotFoundError);
+    assert.match(error.message, /ollama pull nope:1b/);
+  });
+});
