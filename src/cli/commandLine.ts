@@ -69,6 +69,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   return { command: command ?? 'help', flags, configFlag, rest };
 }
 
+/** `serve` takes only the common options: anything else is a mistake, named in one line. */
+export function checkServeArguments(rest: readonly string[]): void {
+  const first = rest[0];
+  if (first === undefined) return;
+  if (first.startsWith('-')) throw new UsageError(`serve: unknown option ${first.split('=')[0]}`);
+  throw new UsageError(`serve: unexpected argument "${first}"`);
+}
+
 function parseSwitch(value: string, name: string): boolean {
   if (/^(true|1|yes)$/i.test(value)) return true;
   if (/^(false|0|no)$/i.test(value)) return false;

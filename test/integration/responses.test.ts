@@ -254,7 +254,9 @@ describe('failures', () => {
   });
 
   test('an unknown model is a 404 before any stream starts', async () => {
-    const error = await client.responses.create({ model: 'nope:1b', input: 'x', stream: true }).catch((e: unknown) => e);
+    const error = await client.responses
+      .create({ model: 'nope:1b', input: 'x', stream: true })
+      .catch((e: unknown) => e);
     assert.ok(error instanceof OpenAI.NotFoundError);
     assert.match(error.message, /ollama pull nope:1b/);
   });
