@@ -88,6 +88,7 @@ export function itemsToMessages(
   const messages = [...start];
   for (const raw of items) {
     const item = raw.type === 'item_reference' ? referenced(raw, memory) : raw;
+    if (item === undefined) continue;
     const type = item.type ?? 'message';
     if (type === 'message') messages.push(toMessage(item));
     else if (type === 'function_call') addToolCall(messages, item);
@@ -110,9 +111,15 @@ export function itemsToMessages(
   return messages;
 }
 
-function referenced(reference: ResponseItem, memory: ResponseMemory): ResponseItem {
+/**
+ * The AI SDK's default provider sends earlier assistant messages and reasoning as
+ * references when `store` is on. Reasoning is never sent to the model, so an
+ * unknown reasoning reference is skipped; any other unknown one is a 400.
+ */
+function referenced(reference: ResponseItem, memory: ResponseMemory): ResponseItem | undefined {
   const id = requiredString(reference, 'id');
   const item = memory.item(id);
+  if (!item && id.startsWith('rs_')) return undefined;
   if (!item) {
     throw new BadRequestError(
       `item_reference "${id}" is not known to this ctxproxy (it keeps recent responses in memory only); resend the item itself, or send store: false.`,

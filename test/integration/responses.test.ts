@@ -233,6 +233,32 @@ describe('previous_response_id and item_reference', () => {
   });
 });
 
+test('item references to an earlier assistant message (the AI SDK with store on) are resolved; unknown ones are a 400', async () => {
+  const first = await client.responses.create({ model: MODEL, input: 'Say hello.' });
+  const message = first.output.find((item) => item.type === 'message');
+  assert.ok(message?.id);
+  await client.responses.create({
+    model: MODEL,
+    input: [
+      { role: 'user', content: [{ type: 'input_text', text: 'Say hello.' }] },
+      { type: 'item_reference', id: 'rs_unknown_reasoning' },
+      { type: 'item_reference', id: message.id },
+      { role: 'user', content: [{ type: 'input_text', text: 'Again.' }] },
+    ],
+  });
+  const sent = lastSent().filter((m) => m.role !== 'system');
+  assert.deepEqual(
+    sent.map((m) => m.role),
+    ['user', 'assistant', 'user'],
+  );
+  assert.equal(sent[1]?.content, DEFAULT_FAKE_CONTENT);
+  const error = await client.responses
+    .create({ model: MODEL, input: [{ type: 'item_reference', id: 'msg_unknown' }] })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof OpenAI.BadRequestError);
+  assert.match(error.message, /item_reference "msg_unknown" is not known/);
+});
+
 describe('failures', () => {
   test('a model failing mid-stream ends the stream with an error event and response.failed, and is audited', async () => {
     fake.reply(MODEL, { content: 'one two three four', errorAfterChunks: 2 });
