@@ -34,6 +34,9 @@ export interface AppDeps {
 
 type Env = { Variables: RequestIdVariables };
 
+/** Requests to these are audited even when turned away before the pipeline ran. */
+const AUDITED_POSTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions']);
+
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache',
@@ -131,7 +134,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       deps.logger.error('http.unhandled', { requestId: c.get('requestId'), error: error.name });
     }
     // A chat request turned away before the pipeline ran (bad JSON, too large, no token) is audited too.
-    if (!failure.snapshotId && c.req.method === 'POST' && c.req.path === '/v1/chat/completions') {
+    if (!failure.snapshotId && c.req.method === 'POST' && AUDITED_POSTS.has(c.req.path)) {
       recordRejectedRequest(deps.pipeline, {
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),

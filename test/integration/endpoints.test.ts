@@ -206,3 +206,20 @@ describe('GET /', () => {
     }
   });
 });
+
+describe('rejected requests', () => {
+  test('a malformed body on the new endpoints is a 400 and still leaves an audit snapshot', async () => {
+    for (const route of ['/v1/embeddings', '/v1/completions', '/v1/responses']) {
+      const response = await fetch(`${proxy.baseURL}${route.slice(3)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"model": 1',
+      });
+      assert.equal(response.status, 400, route);
+      const body = (await response.json()) as { error: { code: string } };
+      assert.equal(body.error.code, 'invalid_json');
+      const snapshot = await snapshotOf(response.headers.get('x-ctx-snapshot-id'));
+      assert.equal(snapshot.outcome, 'error');
+    }
+  });
+});
