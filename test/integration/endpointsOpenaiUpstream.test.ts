@@ -1,9 +1,8 @@
 // Issue 17's endpoints with `--upstream-kind openai`: /v1/responses maps onto the
-// upstream's chat API; embeddings and completions are a clear 501.
+// upstream's chat API; embeddings and completions go to its endpoints of the same name.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import OpenAI from 'openai';
 import { createOpenAIUpstream } from '../../src/upstream/openaiUpstream.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fakeOpenAI.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
@@ -39,15 +38,29 @@ test('responses.create (stream and not) goes to the upstream as a chat completio
   assert.equal(final.status, 'completed');
 });
 
-test('embeddings and completions are a 501 naming the upstream kind', async () => {
-  const client = proxy.client();
-  for (const call of [
-    client.embeddings.create({ model: 'local-model', input: 'x' }),
-    client.completions.create({ model: 'local-model', prompt: 'x' }),
-  ]) {
-    const error = await call.catch((e: unknown) => e);
-    assert.ok(error instanceof OpenAI.APIError);
-    assert.equal(error.status, 501);
-    assert.match(error.message, /not supported with --upstream-kind openai/);
-  }
+test('embeddings and completions go to the upstream endpoints of the same name, redacted, with only the configured key', async () => {
+  const client = proxy.client({ apiKey: 'the-clients-own-key' });
+  const token = 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+  const embeddings = await client.embeddings.create({ model: 'local-model', input: ['abc', `token ${token}`] });
+  assert.deepEqual(embeddings.data[0]?.embedding, [3, 0]);
+  const sentEmbed = upstream.requests.at(-1);
+  assert.equal(sentEmbed?.path, '/v1/embeddings');
+  assert.doesNotMatch(JSON.stringify(sentEmbed?.body), new RegExp(token));
+  assert.ok(!JSON.stringify(sentEmbed).includes('the-clients-own-key'));
+
+  const completion = await client.completions.create({
+    model: 'local-model',
+    prompt: 'function add(a, b) {',
+    suffix: '}',
+  });
+  assert.equal(completion.choices[0]?.text, 'return a + b;');
+  assert.deepEqual(completion.usage, { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 });
+  const sentCompletion = upstream.requests.at(-1);
+  assert.equal(sentCompletion?.path, '/v1/completions');
+  assert.equal(sentCompletion?.body?.suffix, '}');
+
+  const stream = await client.completions.create({ model: 'local-model', prompt: 'x', stream: true });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
+  assert.equal(text, 'return a + b;');
 });
