@@ -99,7 +99,7 @@ Usage:
   ctxproxy audit show ID [--json]                   what the model saw, the report, the reply
   ctxproxy audit search TEXT                        full-text search over questions and replies
   ctxproxy audit export [--since T] [--format jsonl]
-  ctxproxy audit prune --older-than 30d [--max-db-mb N]
+  ctxproxy audit prune --older-than 30d [--max-db-mb N] [--yes]
 
 Options (each also an environment variable and a key of ctxproxy.config.json):
 ${options.join('\n')}

@@ -15,6 +15,12 @@ export function modelsRoutes(deps: { upstream: Upstream }): Hono<RouteEnv> {
     const models = await deps.upstream.listModels(c.req.raw.signal);
     const names = (name: string) => [name, ...MODE_NAMES.map((mode) => `${name}+${mode}`)];
     const model = models.find((m) => names(m.id).includes(id));
+    const plus = id.lastIndexOf('+');
+    if (!model && plus > 0 && models.some((m) => m.id === id.slice(0, plus))) {
+      throw new NotFoundError(
+        `The model "${id}" does not exist here: "${id.slice(plus + 1)}" is not a mode; use one of +${MODE_NAMES.join(', +')}.`,
+      );
+    }
     if (!model) {
       const hint =
         deps.upstream.kind === 'ollama' ? ` Pull it with \`ollama pull ${id.replace(/\+[^+]*$/, '')}\`, or` : '';

@@ -53,7 +53,12 @@ describe('GET /v1/models/{id}', () => {
       assert.equal((error.error as { type?: string }).type, 'invalid_request_error');
       return true;
     });
-    await assert.rejects(client.models.retrieve(`${MODEL}+turbo`), OpenAI.NotFoundError);
+    await assert.rejects(client.models.retrieve(`${MODEL}+turbo`), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.NotFoundError);
+      assert.match(error.message, /"turbo" is not a mode; use one of \+off, \+quick/);
+      assert.doesNotMatch(error.message, /ollama pull/, 'the model itself exists');
+      return true;
+    });
   });
 });
 
