@@ -9,8 +9,8 @@ import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
-import { createStallWatch, type StallWatch } from './stallWatch.ts';
 import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
+import { createStallWatch, type StallWatch } from './stallWatch.ts';
 import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
 
 export interface OllamaUpstreamOptions {

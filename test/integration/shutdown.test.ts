@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { openAuditStore } from '../../src/audit/store.ts';
+import { startServe } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
-import { startServe } from '../support/ctxproxyProcess.ts';
 
 const STALLS = 'qwen2.5-coder:7b';
 const SLOW = 'llama3.2:3b';

@@ -25,7 +25,11 @@ export interface ServingProcess {
   exited: Promise<number | null>;
 }
 
-export async function startServe(args: string[], cwd: string, env: Record<string, string> = {}): Promise<ServingProcess> {
+export async function startServe(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<ServingProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
     cwd,
     env: cleanEnv(env),
