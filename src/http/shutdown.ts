@@ -12,7 +12,8 @@ import { type InFlight, ShuttingDownError } from './inFlight.ts';
 export const ABORTED_SETTLE_MS = 5000;
 
 export interface DrainOptions {
-  server: Pick<Server, 'close' | 'closeIdleConnections' | 'closeAllConnections'>;
+  /** Node's server; the connection-closing calls are optional (Deno's node:http may lack them). */
+  server: Pick<Server, 'close'> & Partial<Pick<Server, 'closeIdleConnections' | 'closeAllConnections'>>;
   inFlight: InFlight;
   graceMs: number;
   logger: Logger;
@@ -25,7 +26,7 @@ export async function drainAndStop(options: DrainOptions): Promise<void> {
   inFlight.stop();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections with no request would hold close() open; those mid-request stay.
-  server.closeIdleConnections();
+  server.closeIdleConnections?.();
   const waiting = inFlight.size;
   if (waiting > 0) logger.info('server.draining', { inFlight: waiting, graceMs: options.graceMs });
   const done = await Promise.race([inFlight.idle(options.graceMs), hurried(options.hurry)]);
@@ -36,7 +37,7 @@ export async function drainAndStop(options: DrainOptions): Promise<void> {
       logger.error('server.requests_stuck', { inFlight: inFlight.size });
     }
   }
-  server.closeAllConnections();
+  server.closeAllConnections?.();
   await closed;
 }
 

@@ -97,6 +97,13 @@ describe('ctxproxy serve on SIGTERM', { timeout: 60_000 }, () => {
       if (text !== '' && !signalled) {
         signalled = true;
         proxy.child.kill('SIGTERM');
+        while (!proxy.log().includes('server.stopping')) await new Promise((resolve) => setTimeout(resolve, 20));
+        // Draining: a new request is turned away (refused, or a 503 on a connection still open).
+        const late = await fetch(`${proxy.url}/healthz`).then(
+          (response) => response.status,
+          () => 'refused',
+        );
+        assert.ok(late === 'refused' || late === 503, `a request during the drain got ${late}`);
       }
     }
     assert.equal(text, 'one two three four five');
