@@ -75,6 +75,22 @@ describe('the Ollama upstream stalls after its first chunk', LIMIT, () => {
     assert.equal(failure.code, 'upstream_stalled');
   });
 
+  test('a client that reads slowly is not taken for a stalled upstream', async () => {
+    fake.reply('llama3.2:3b', { content: 'a b c', wordPerChunk: true });
+    const upstream = createOllamaUpstream({ baseUrl: fake.url, idleTimeoutMs: IDLE_MS });
+    const events = await upstream.chat(
+      { model: 'llama3.2:3b', messages: [{ role: 'user', content: 'x' }], params: {} },
+      new AbortController().signal,
+    );
+    let text = '';
+    for await (const event of events) {
+      if (event.type === 'delta') text += event.content ?? '';
+      // The consumer holds each event longer than the idle limit (backpressure from a slow client).
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 2));
+    }
+    assert.equal(text, 'a b c');
+  });
+
   test('a slow but steady stream is not cut off', async () => {
     fake.reply('llama3.2:3b', { content: 'a b c d e f', wordPerChunk: true, chunkDelayMs: IDLE_MS / 3 });
     const stream = await proxy.client().chat.completions.create({
