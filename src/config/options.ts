@@ -30,6 +30,10 @@ export const settingsSchema = z
       .default(10 * MB),
     /** How long to wait for the upstream's first byte (a model can take long to load). */
     upstreamTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+    /** Once the upstream has answered, how long it may fall silent between chunks before the answer is cut off. */
+    upstreamIdleTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+    /** On SIGTERM/SIGINT, how long requests in flight may run on before they are ended with an error. */
+    shutdownGraceMs: z.coerce.number().int().min(0).max(600_000).default(10_000),
     /** Redact the client's own messages too (the context is always redacted). */
     redactMessages: z.boolean().default(true),
     /** What to do when the conversation alone does not fit the window. */
@@ -129,6 +133,20 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'CTXPROXY_UPSTREAM_TIMEOUT_MS',
     type: 'string',
     help: "wait this long for the upstream's first byte (300000)",
+  },
+  {
+    key: 'upstreamIdleTimeoutMs',
+    flag: 'upstream-idle-timeout-ms',
+    env: 'CTXPROXY_UPSTREAM_IDLE_TIMEOUT_MS',
+    type: 'string',
+    help: 'cut off an answer whose upstream falls silent this long between chunks (120000)',
+  },
+  {
+    key: 'shutdownGraceMs',
+    flag: 'shutdown-grace-ms',
+    env: 'CTXPROXY_SHUTDOWN_GRACE_MS',
+    type: 'string',
+    help: 'on SIGTERM/SIGINT, let requests in flight finish this long (10000)',
   },
   {
     key: 'maxDbMb',

@@ -12,6 +12,7 @@ import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
 import { loopbackOnly, requireBearer } from './guards.ts';
+import type { InFlight } from './inFlight.ts';
 import { nodeResponseOf, writeSse } from './nodeSse.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
@@ -23,6 +24,8 @@ export interface AppDeps {
   logger: Logger;
   /** Extra routes mounted at the root (the audit browser and its API). */
   audit?: Hono | undefined;
+  /** The requests in flight, for graceful shutdown (see inFlight.ts); absent: not tracked. */
+  inFlight?: InFlight | undefined;
   /** How the client's address is found; the default asks the Node socket. */
   remoteAddress?: ((c: Context) => string | undefined) | undefined;
 }
@@ -42,6 +45,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const remoteAddress = deps.remoteAddress ?? ((c: Context) => getConnInfo(c).remote.address);
 
   app.use(requestId({ limitLength: 100 }));
+  if (deps.inFlight) app.use(deps.inFlight.middleware);
   // The audit pages check the token themselves (a sign-in cookie, or the bearer header).
   if (deps.authToken) app.use('/v1/*', requireBearer(deps.authToken));
   else app.use('*', loopbackOnly(remoteAddress));
@@ -81,7 +85,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
         request,
         headers: { mode: c.req.header('x-ctx-mode'), workspace: c.req.header('x-ctx-workspace'), userAgent },
         requestId: c.get('requestId'),
-        signal: c.req.raw.signal,
+        signal: deps.inFlight?.signalOf(c.req.raw) ?? c.req.raw.signal,
       },
       deps.pipeline,
     );
