@@ -4,6 +4,7 @@
 // written to the audit database or its write-ahead log.
 
 import assert from 'node:assert/strict';
+import { Buffer } from 'node:buffer';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
