@@ -47,6 +47,27 @@ export async function cleanRequest(
   };
 }
 
+export function fieldWarnings(cleaned: CleanedRequest): string[] {
+  const warnings: string[] = [];
+  // Counted, never named: an unknown key is client text that was not scanned.
+  if (cleaned.unknownFields > 0)
+    warnings.push(`ignored ${cleaned.unknownFields} request field(s) that ctxproxy does not forward`);
+  if (cleaned.unscannable.length > 0)
+    warnings.push(`dropped ${cleaned.unscannable.join(', ')}: could not be scanned for secrets`);
+  return warnings;
+}
+
+/** The cleaned request's fields other than the ones the pipeline rewrites, as the field table forwards them. */
+export function upstreamParams(request: ChatRequest, kind: UpstreamKind): Record<string, unknown> {
+  const { model: _model, messages: _messages, tools: _tools, stream: _stream, ...params } = request;
+  return Object.fromEntries(
+    Object.entries(params).filter(([key]) => {
+      const rule = ruleFor(key);
+      return rule !== undefined && forwardedTo(rule, kind);
+    }),
+  );
+}
+
 async function cleanField(value: unknown, path: string, walk: Walk): Promise<Cleaned> {
   const rule = ruleFor(path);
   if (!rule) {
@@ -67,9 +88,8 @@ async function cleanField(value: unknown, path: string, walk: Walk): Promise<Cle
     case 'image':
       return normalizeImage(value);
     case 'redact': {
-      const counts: Record<string, number> = {};
       try {
-        const out = await redactDeep(value, walk.redactor, counts, 0);
+        const { out, counts } = await redactField(value, walk.redactor);
         for (const [rule, n] of Object.entries(counts)) walk.counts[rule] = (walk.counts[rule] ?? 0) + n;
         return out;
       } catch {
@@ -94,6 +114,43 @@ async function walkContainer(value: unknown, path: string, walk: Walk): Promise<
   );
   // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
   return Object.fromEntries(entries.filter(([, child]) => child !== DROP && child !== undefined));
+}
+
+interface FieldMemo {
+  entries: Map<string, { json: string; counts: Record<string, number> }>;
+  chars: number;
+}
+/** Per redactor: clients resend the same tool schemas every turn, thousands of strings each time. */
+const memos = new WeakMap<Redactor, FieldMemo>();
+const MEMO_MAX_CHARS = 8 * 1024 * 1024;
+
+async function redactField(
+  value: unknown,
+  redactor: Redactor,
+): Promise<{ out: unknown; counts: Record<string, number> }> {
+  if (value === null || typeof value !== 'object') {
+    const counts: Record<string, number> = {};
+    return { out: await redactDeep(value, redactor, counts, 0), counts };
+  }
+  const memo = memos.get(redactor) ?? { entries: new Map(), chars: 0 };
+  memos.set(redactor, memo);
+  const key = JSON.stringify(value);
+  const hit = memo.entries.get(key);
+  // A fresh copy each time: the caller may change what it gets.
+  if (hit) return { out: JSON.parse(hit.json), counts: hit.counts };
+  const counts: Record<string, number> = {};
+  const out = await redactDeep(value, redactor, counts, 0);
+  const json = JSON.stringify(out);
+  if (key.length + json.length <= MEMO_MAX_CHARS / 8) {
+    memo.entries.set(key, { json, counts });
+    memo.chars += key.length + json.length;
+    for (const [old, entry] of memo.entries) {
+      if (memo.chars <= MEMO_MAX_CHARS) break;
+      memo.entries.delete(old);
+      memo.chars -= old.length + entry.json.length;
+    }
+  }
+  return { out, counts };
 }
 
 /** Every string at any depth, object keys included; throws when one cannot be scanned. */

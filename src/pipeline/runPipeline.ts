@@ -8,9 +8,8 @@ import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
-import { cleanRequest } from './cleanRequest.ts';
+import { cleanRequest, fieldWarnings, upstreamParams } from './cleanRequest.ts';
 import type { ConversationCache } from './conversations.ts';
-import { forwardedTo, ruleFor } from './fieldPolicy.ts';
 import { storedMessages } from './images.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
 import { storedErrorMessage, storedHeaders, storedText } from './storedText.ts';
@@ -124,16 +123,6 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
 function addCounts(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
   for (const [rule, n] of Object.entries(more)) into[rule] = (into[rule] ?? 0) + n;
   return into;
-}
-
-function fieldWarnings(cleaned: Awaited<ReturnType<typeof cleanRequest>>): string[] {
-  const warnings: string[] = [];
-  // Counted, never named: an unknown key is client text that was not scanned.
-  if (cleaned.unknownFields > 0)
-    warnings.push(`ignored ${cleaned.unknownFields} request field(s) that ctxproxy does not forward`);
-  if (cleaned.unscannable.length > 0)
-    warnings.push(`dropped ${cleaned.unscannable.join(', ')}: could not be scanned for secrets`);
-  return warnings;
 }
 
 interface Tracking {
@@ -269,15 +258,4 @@ export async function recordRejectedRequest(
   const snapshot = emptySnapshot({ requestId: '', model: '', stream: false }, deps, started);
   Object.assign(snapshot, await storedHeaders(details, deps.redactor, snapshot.redactions));
   await finishSnapshot(snapshot, deps, started, 'error', details.error);
-}
-
-/** The cleaned request's fields other than the ones the pipeline rewrites, as the field table forwards them. */
-function upstreamParams(request: ChatRequest, kind: Upstream['kind']): Record<string, unknown> {
-  const { model: _model, messages: _messages, tools: _tools, stream: _stream, ...params } = request;
-  return Object.fromEntries(
-    Object.entries(params).filter(([key]) => {
-      const rule = ruleFor(key);
-      return rule !== undefined && forwardedTo(rule, kind);
-    }),
-  );
 }

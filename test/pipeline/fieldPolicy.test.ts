@@ -59,6 +59,15 @@ describe('cleanRequest', () => {
     assert.equal(cleaned.counts['github-token'], 6);
   });
 
+  test('a schema sent again (every turn) gives the same result and counts its findings again', async () => {
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { default: TOKEN, n: 1 } } }];
+    const first = await cleanRequest(base({ tools }), { kind: 'ollama', redactor });
+    (first.request.tools?.[0]?.function.parameters as Record<string, unknown>).n = 2;
+    const second = await cleanRequest(base({ tools }), { kind: 'ollama', redactor });
+    assert.deepEqual(second.request.tools?.[0]?.function.parameters, { default: '[REDACTED:github-token]', n: 1 });
+    assert.deepEqual(second.counts, { 'github-token': 1 });
+  });
+
   test('a pass field keeps numbers, booleans and listed strings only', async () => {
     const cleaned = await cleanRequest(base({ temperature: TOKEN, top_p: 0.5, parallel_tool_calls: true }), {
       kind: 'openai',
