@@ -86,6 +86,6 @@ function sniff(base64: string): string | undefined {
   if (base64.startsWith('R0lGOD')) return 'image/gif';
   if (base64.startsWith('UklGR') && Buffer.from(base64.slice(0, 16), 'base64').subarray(8, 12).toString() === 'WEBP')
     return 'image/webp';
-  if (base64.startsWith('Qk')) return 'image/bmp';
+  if (/^Qk[0-3]/.test(base64)) return 'image/bmp';
   return undefined;
 }

@@ -148,7 +148,7 @@ describe('upstream kind ollama', () => {
   test('the planted secrets reach neither Ollama nor the database; tools and image still go through', async () => {
     const snapshot = await send(proxy, 'qwen2.5-coder:7b');
     const body = fake.chats.at(-1)?.body as Record<string, unknown>;
-    assertNoSecret(JSON.stringify(body), 'Ollama');
+    assertNoSecret(JSON.stringify(fake.chats.at(-1)), 'Ollama (body and headers)');
     const messages = body.messages as Record<string, unknown>[];
     assert.deepEqual(messages[0]?.images, [PNG], 'Ollama gets the image bytes only');
     assert.match(String(messages[2]?.tool_name), /^\[REDACTED:[\w-]+\]$/);
