@@ -117,14 +117,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
     throw new NotFoundError(`No route ${c.req.method} ${new URL(c.req.url).pathname}.`, 'not_found', null);
   });
 
-  app.onError((error, c) => {
+  app.onError(async (error, c) => {
     const failure = error instanceof ProxyError ? error : toProxyError(error);
     if (failure.status >= 500 && !(error instanceof ProxyError)) {
       deps.logger.error('http.unhandled', { requestId: c.get('requestId'), error: error.name });
     }
     // A chat request turned away before the pipeline ran (bad JSON, too large, no token) is audited too.
     if (!failure.snapshotId && c.req.method === 'POST' && c.req.path === '/v1/chat/completions') {
-      recordRejectedRequest(deps.pipeline, {
+      await recordRejectedRequest(deps.pipeline, {
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),
         error: failure,
