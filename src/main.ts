@@ -116,6 +116,9 @@ async function serveCommand(settings: Settings): Promise<number> {
     authToken: settings.authToken,
     maxBodyBytes: settings.maxBodyBytes,
     logger,
+    host: settings.host,
+    allowedHosts: settings.allowedHosts,
+    allowedOrigins: settings.allowedOrigins,
     audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: settings.authToken }),
   });
   applyRetention(store, settings, logger);

@@ -119,7 +119,11 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
           ),
         );
       } else {
-        const cors = { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED, Vary: 'Origin' };
+        const cors = {
+          'Access-Control-Allow-Origin': origin,
+          'Access-Control-Expose-Headers': EXPOSED,
+          Vary: 'Origin',
+        };
         if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
           return c.body(null, 204, { ...cors, ...preflightHeaders(c.req.header('access-control-request-headers')) });
         }

@@ -48,7 +48,6 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-
 /** Only our own pages are valid targets after sign-in (no open redirect). */
 function safeNext(next: string | undefined): string {
   return next !== undefined && /^\/audit(?:[/?#]|$)/.test(next) && !next.includes('\\') ? next : '/audit';

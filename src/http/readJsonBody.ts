@@ -19,7 +19,9 @@ export async function readJsonBody(
   // No type is no JSON: a page on any site may send a body without one (no-cors fetch, sendBeacon).
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(type)) {
-    throw new UnsupportedMediaTypeError('Send the request body as JSON with the header "Content-Type: application/json".');
+    throw new UnsupportedMediaTypeError(
+      'Send the request body as JSON with the header "Content-Type: application/json".',
+    );
   }
   const text = await readLimited(request, limitBytes, nodeBody);
   if (text.trim() === '') throw new BadRequestError('The request body is empty; send a JSON object.', 'invalid_json');
