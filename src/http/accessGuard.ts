@@ -105,7 +105,10 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
 
     const origin = c.req.header('origin');
     const site = c.req.header('sec-fetch-site');
-    const fromOwnOrigin = origin !== undefined && originHost(origin) === host;
+    // The audit pages send no referrer, so the browser sends `Origin: null` with their own form posts;
+    // then Sec-Fetch-Site (which no page can set) tells whether it came from the same origin.
+    const fromOwnOrigin =
+      origin !== undefined && (originHost(origin) === host || (origin === 'null' && site === 'same-origin'));
     const crossSite = (origin !== undefined && !fromOwnOrigin) || (site !== undefined && !SAME_ORIGIN_SITES.has(site));
     if (crossSite && !isTopLevelNavigation(c, origin)) {
       if (origin === undefined || !allowedOrigins.has(origin)) {

@@ -117,6 +117,8 @@ describe('cross-site browser requests', () => {
       { origin: 'http://localhost:3000' },
       { origin: 'http://127.0.0.1:4142' },
       { origin: 'null' },
+      // A sandboxed frame on another site.
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
     ];
@@ -241,6 +243,8 @@ describe('request bodies must be JSON', () => {
     const own = await form({ origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin' });
     assert.equal(own.status, 303);
     assert.match(own.headers.get('set-cookie') ?? '', /^ctxproxy_audit=/);
+    // The audit pages send no referrer, so Chrome sends `Origin: null` with their form; Sec-Fetch-Site decides.
+    assert.equal((await form({ origin: 'null', 'sec-fetch-site': 'same-origin' })).status, 303);
     // No proof of origin (a script's form, an old client): not a form we take.
     assert.equal((await form({})).status, 415);
     assert.equal((await form({ origin: 'http://evil.test', 'sec-fetch-site': 'cross-site' })).status, 403);
