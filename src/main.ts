@@ -145,7 +145,7 @@ async function serveCommand(settings: Settings): Promise<number> {
       `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
   );
   if (!isLoopbackHost(settings.host) && !settings.authToken) {
-    out('  note      without --auth-token only clients on this machine are served\n');
+    out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
 
   await new Promise<void>((resolve) => {
