@@ -29,19 +29,19 @@ const hostName = z
   .regex(/^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/i, 'must be a host name such as my-box.lan or 10.0.0.5')
   .transform(bareHostName);
 
-/** A browser origin, `scheme://host[:port]`, in the form browsers send it. */
+/**
+ * A browser origin, `scheme://host[:port]`, in the form browsers send it: http(s) ones normalized
+ * (`HTTP://X:80/` → `http://x`); others (an editor's `vscode-webview://…`) compared as written, lower-cased.
+ */
 const browserOrigin = z
   .string()
   .trim()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return /^https?:$/.test(url.protocol) && url.origin === value.replace(/\/$/, '').toLowerCase();
-    } catch {
-      return false;
-    }
-  }, 'must be an origin such as http://localhost:3000 (scheme, host and port; no path)')
-  .transform((value) => new URL(value).origin);
+  .transform((value) => value.replace(/\/$/, '').toLowerCase())
+  .refine(
+    (value) => /^[a-z][a-z0-9+.-]*:\/\/[^/\s?#@]+$/.test(value) && !value.includes('*'),
+    'must be an origin such as http://localhost:3000 (scheme, host and port; no path)',
+  )
+  .transform((value) => (/^https?:/.test(value) ? new URL(value).origin : value));
 
 /** The resolved settings. Each field is also a key of ctxproxy.config.json. */
 export const settingsSchema = z

@@ -23,10 +23,17 @@ describe('access settings', () => {
     const fromEnv = loadSettings({
       ...base,
       flags: {},
-      env: { CTXPROXY_ALLOWED_HOSTS: 'a.lan', CTXPROXY_ALLOWED_ORIGINS: 'http://localhost:3000/,https://Chat.Example' },
+      env: {
+        CTXPROXY_ALLOWED_HOSTS: 'a.lan',
+        CTXPROXY_ALLOWED_ORIGINS: 'http://localhost:3000/,https://Chat.Example:443,vscode-webview://abc123',
+      },
     });
     assert.deepEqual(fromEnv.allowedHosts, ['a.lan']);
-    assert.deepEqual(fromEnv.allowedOrigins, ['http://localhost:3000', 'https://chat.example']);
+    assert.deepEqual(fromEnv.allowedOrigins, [
+      'http://localhost:3000',
+      'https://chat.example',
+      'vscode-webview://abc123',
+    ]);
     const fromFile = loadSettings({
       ...base,
       configFlag: 'c.json',
@@ -39,7 +46,7 @@ describe('access settings', () => {
   });
 
   it('refuses an origin with a path, a wildcard or no scheme, naming the option', () => {
-    for (const bad of ['http://localhost:3000/app', '*', 'localhost:3000', 'null']) {
+    for (const bad of ['http://localhost:3000/app', '*', 'http://*.example', 'localhost:3000', 'null', 'http://x?y']) {
       assert.throws(
         () => loadSettings({ ...base, flags: { allowedOrigins: bad }, env: {} }),
         (error: Error) => error instanceof SettingsError && /--allowed-origins/.test(error.message),
