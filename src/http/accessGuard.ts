@@ -111,7 +111,7 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
       origin !== undefined && (originHost(origin) === host || (origin === 'null' && site === 'same-origin'));
     const crossSite = (origin !== undefined && !fromOwnOrigin) || (site !== undefined && !SAME_ORIGIN_SITES.has(site));
     if (crossSite && !isTopLevelNavigation(c, origin)) {
-      if (origin === undefined || !allowedOrigins.has(origin)) {
+      if (origin === undefined || !allowedOrigins.has(origin.toLowerCase())) {
         refuse(
           c,
           'origin',

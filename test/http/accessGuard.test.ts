@@ -203,6 +203,25 @@ describe('cross-site browser requests', () => {
   });
 });
 
+describe('CORS on a real socket', () => {
+  it('a streamed chat to an allowed origin carries Access-Control-Allow-Origin (Node writes that head itself)', async () => {
+    const open = await startProxy({ upstreamUrl: fake.url, allowedOrigins: ['http://localhost:3000'] });
+    try {
+      const response = await fetch(`${open.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, origin: 'http://localhost:3000', 'sec-fetch-site': 'same-site' },
+        body: JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.equal(response.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+      assert.match(await response.text(), /\[DONE\]/);
+    } finally {
+      await open.close();
+    }
+  });
+});
+
 describe('request bodies must be JSON', () => {
   it('answers 415 to a POST without Content-Type or with a type a page may send anywhere', async () => {
     const { request } = harness();
