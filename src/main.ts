@@ -122,6 +122,9 @@ async function serveCommand(settings: Settings): Promise<number> {
     maxBodyBytes: settings.maxBodyBytes,
     logger,
     inFlight,
+    host: settings.host,
+    allowedHosts: settings.allowedHosts,
+    allowedOrigins: settings.allowedOrigins,
     audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: settings.authToken }),
   });
   applyRetention(store, settings, logger);
@@ -148,7 +151,7 @@ async function serveCommand(settings: Settings): Promise<number> {
       `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
   );
   if (!isLoopbackHost(settings.host) && !settings.authToken) {
-    out('  note      without --auth-token only clients on this machine are served\n');
+    out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
 
   // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
