@@ -9,7 +9,8 @@ import { runCompletions } from '../pipeline/completions.ts';
 import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import { BadRequestError, toProxyError } from '../shared/errors.ts';
 import type { FinishReason, UpstreamEvent, Usage } from '../shared/types.ts';
-import { ctxHeaders, type RouteEnv, readBody, replySse } from './routeKit.ts';
+import type { InFlight } from './inFlight.ts';
+import { ctxHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
 
 const completionsSchema = z
   .object({
@@ -43,7 +44,11 @@ interface Identity {
   model: string;
 }
 
-export function completionsRoutes(deps: { pipeline: PipelineDeps; maxBodyBytes: number }): Hono<RouteEnv> {
+export function completionsRoutes(deps: {
+  pipeline: PipelineDeps;
+  maxBodyBytes: number;
+  inFlight?: InFlight | undefined;
+}): Hono<RouteEnv> {
   const app = new Hono<RouteEnv>();
   app.post('/v1/completions', async (c) => {
     const body = await readBody(c, deps.maxBodyBytes, completionsSchema);
@@ -58,7 +63,7 @@ export function completionsRoutes(deps: { pipeline: PipelineDeps; maxBodyBytes: 
         stream,
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),
-        signal: c.req.raw.signal,
+        signal: requestSignal(c, deps.inFlight),
       },
       deps.pipeline,
     );

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { runEmbeddings } from '../pipeline/embeddings.ts';
 import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import { BadRequestError } from '../shared/errors.ts';
-import { ctxHeaders, type RouteEnv, readBody } from './routeKit.ts';
+import type { InFlight } from './inFlight.ts';
+import { ctxHeaders, type RouteEnv, readBody, requestSignal } from './routeKit.ts';
 
 const embeddingsSchema = z
   .object({
@@ -20,7 +21,11 @@ const embeddingsSchema = z
   })
   .passthrough();
 
-export function embeddingsRoutes(deps: { pipeline: PipelineDeps; maxBodyBytes: number }): Hono<RouteEnv> {
+export function embeddingsRoutes(deps: {
+  pipeline: PipelineDeps;
+  maxBodyBytes: number;
+  inFlight?: InFlight | undefined;
+}): Hono<RouteEnv> {
   const app = new Hono<RouteEnv>();
   app.post('/v1/embeddings', async (c) => {
     const body = await readBody(c, deps.maxBodyBytes, embeddingsSchema);
@@ -31,7 +36,7 @@ export function embeddingsRoutes(deps: { pipeline: PipelineDeps; maxBodyBytes: n
         dimensions: body.dimensions ?? undefined,
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),
-        signal: c.req.raw.signal,
+        signal: requestSignal(c, deps.inFlight),
       },
       deps.pipeline,
     );

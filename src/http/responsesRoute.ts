@@ -10,12 +10,14 @@ import { itemsToMessages, runResponses } from '../pipeline/responsesInput.ts';
 import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import { responsesRequestSchema } from '../shared/responsesRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
+import type { InFlight } from './inFlight.ts';
 import { aggregateResponse, newResponseShell, type ResponseDone, responseEventStream } from './responsesOutput.ts';
-import { ctxHeaders, type RouteEnv, readBody, replySse } from './routeKit.ts';
+import { ctxHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
 
 export interface ResponsesRouteDeps {
   pipeline: PipelineDeps;
   maxBodyBytes: number;
+  inFlight?: InFlight | undefined;
   /** Where responses are kept for previous_response_id; one per app by default. */
   responseMemory?: ResponseMemory | undefined;
 }
@@ -35,7 +37,7 @@ export function responsesRoutes(deps: ResponsesRouteDeps): Hono<RouteEnv> {
           userAgent: c.req.header('user-agent'),
         },
         requestId: c.get('requestId'),
-        signal: c.req.raw.signal,
+        signal: requestSignal(c, deps.inFlight),
       },
       deps.pipeline,
       memory,

@@ -9,12 +9,19 @@ import type { RequestIdVariables } from 'hono/request-id';
 import type { z } from 'zod';
 import { describeIssues } from '../shared/chatRequest.ts';
 import { BadRequestError } from '../shared/errors.ts';
+import type { AccessGuardVariables } from './accessGuard.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
+import type { InFlight } from './inFlight.ts';
 import { nodeResponseOf, writeSse } from './nodeSse.ts';
 import { sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
-export type RouteEnv = { Variables: RequestIdVariables };
+export type RouteEnv = { Variables: RequestIdVariables & AccessGuardVariables };
+
+/** What the pipeline watches for this request: the client leaving, or shutdown ending it. */
+export function requestSignal(c: Context<RouteEnv>, inFlight: InFlight | undefined): AbortSignal {
+  return inFlight?.signalOf(c.req.raw) ?? c.req.raw.signal;
+}
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -55,7 +62,8 @@ export async function replySse(
   const outgoing = nodeResponseOf(c);
   if (!outgoing) return c.body(sseStream(chunks), 200, { ...headers, ...SSE_HEADERS });
   // Never read c.res on this path (see the chat route in app.ts).
-  await writeSse(outgoing, { 'X-Request-Id': c.get('requestId'), ...headers, ...SSE_HEADERS }, chunks);
+  const all = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...headers, ...SSE_HEADERS };
+  await writeSse(outgoing, all, chunks);
   return RESPONSE_ALREADY_SENT;
 }
 

@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import type { ProxyError } from '../shared/errors.ts';
 import type { Snapshot } from '../shared/types.ts';
 import type { PipelineDeps } from './runPipeline.ts';
+import { storedErrorMessage, storedHeaders, storedText } from './storedText.ts';
 
-type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings'>;
+type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
 
 export interface DirectRequestFacts {
   requestId: string;
@@ -17,21 +18,28 @@ export interface DirectRequestFacts {
   userAgent?: string | undefined;
 }
 
-export function openDirectSnapshot(facts: DirectRequestFacts, deps: AuditDeps): Snapshot {
+/** Like the chat pipeline's: what the client chose (model, headers) is stored capped and redacted. */
+export async function openDirectSnapshot(facts: DirectRequestFacts, deps: AuditDeps): Promise<Snapshot> {
+  const createdAt = deps.now();
+  const redactions: Record<string, number> = {};
+  const [headers, model] = await Promise.all([
+    storedHeaders({ userAgent: facts.userAgent, requestId: facts.requestId }, deps.redactor, redactions),
+    storedText(facts.model, 200, deps.redactor, redactions),
+  ]);
   return {
     id: deps.newId(),
-    requestId: facts.requestId,
-    createdAt: deps.now(),
-    model: facts.model,
+    requestId: headers.requestId,
+    createdAt,
+    model: model ?? '',
     // No context is ever added on these endpoints: the mode is off whatever was asked.
     modeAsked: 'off',
     modeUsed: 'off',
     workspace: deps.settings.workspace,
-    userAgent: facts.userAgent,
+    userAgent: headers.userAgent,
     stream: facts.stream,
     forwarded: [],
     sources: [],
-    redactions: {},
+    redactions,
     reply: { content: '' },
     timings: { totalMs: 0 },
     outcome: 'error',
@@ -39,16 +47,18 @@ export function openDirectSnapshot(facts: DirectRequestFacts, deps: AuditDeps): 
   };
 }
 
-export function closeDirectSnapshot(
+export async function closeDirectSnapshot(
   snapshot: Snapshot,
   deps: AuditDeps,
   outcome: Snapshot['outcome'],
   failure?: ProxyError,
-): void {
+): Promise<void> {
   snapshot.outcome = outcome;
   snapshot.timings.totalMs = deps.now() - snapshot.createdAt;
   if (failure) {
-    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message: failure.message };
+    // Messages can quote the request (a model name): stored redacted and capped, as for chat.
+    const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
+    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };
     failure.snapshotId = snapshot.id;
   }
   try {

@@ -32,7 +32,7 @@ export interface CompletionsResult {
 
 export async function runCompletions(input: CompletionsInput, deps: PipelineDeps): Promise<CompletionsResult> {
   const { model } = splitModelSuffix(input.model);
-  const snapshot = openDirectSnapshot(
+  const snapshot = await openDirectSnapshot(
     { requestId: input.requestId, model, stream: input.stream, userAgent: input.userAgent },
     deps,
   );
@@ -49,11 +49,10 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
         'n',
       );
     }
-    const counts: Record<string, number> = {};
+    const counts = snapshot.redactions;
     const given: ChatMessage[] = [{ role: 'user', name: 'prompt', content: input.prompt }];
     if (input.suffix) given.unshift({ role: 'system', name: 'suffix', content: input.suffix });
     const forwarded = deps.settings.redactMessages ? await redactMessages(given, deps.redactor, counts) : given;
-    snapshot.redactions = counts;
     snapshot.forwarded = forwarded;
     const prompt = forwarded.find((m) => m.name === 'prompt')?.content as string;
     const suffix = forwarded.find((m) => m.name === 'suffix')?.content as string | undefined;
@@ -75,7 +74,7 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
   } catch (error) {
     input.signal.removeEventListener('abort', onClientGone);
     const failure = toProxyError(error);
-    closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
+    await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
     throw failure;
   }
 }
@@ -111,6 +110,6 @@ async function* track(
     if (outcome !== 'ok') abort.abort(new Error('client went away'));
     release();
     snapshot.timings.upstreamMs = deps.now() - started;
-    closeDirectSnapshot(snapshot, deps, outcome, failure);
+    await closeDirectSnapshot(snapshot, deps, outcome, failure);
   }
 }

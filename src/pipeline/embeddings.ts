@@ -29,18 +29,17 @@ export interface EmbeddingsResult {
 
 export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps): Promise<EmbeddingsResult> {
   const { model } = splitModelSuffix(input.model);
-  const snapshot = openDirectSnapshot(
+  const snapshot = await openDirectSnapshot(
     { requestId: input.requestId, model, stream: false, userAgent: input.userAgent },
     deps,
   );
   try {
     const embed = deps.upstream.embed;
     if (!embed) throw notSupported('/v1/embeddings', deps.upstream.kind);
-    const counts: Record<string, number> = {};
+    const counts = snapshot.redactions;
     const texts = deps.settings.redactMessages
       ? (await redactMessages(input.input.map(asMessage), deps.redactor, counts)).map((m) => m.content as string)
       : input.input;
-    snapshot.redactions = counts;
     snapshot.forwarded = [{ role: 'user', content: describeInputs(texts) }];
     const started = deps.now();
     const result = await embed.call(deps.upstream, { model, input: texts, dimensions: input.dimensions }, input.signal);
@@ -52,11 +51,11 @@ export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps):
     };
     const promptTokens = result.promptTokens ?? 0;
     snapshot.usage = { promptTokens, completionTokens: 0 };
-    closeDirectSnapshot(snapshot, deps, 'ok');
+    await closeDirectSnapshot(snapshot, deps, 'ok');
     return { snapshotId: snapshot.id, model, embeddings: result.embeddings, promptTokens };
   } catch (error) {
     const failure = toProxyError(error);
-    closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
+    await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
     throw failure;
   }
 }
