@@ -76,7 +76,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   const onClientGone = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener('abort', onClientGone, { once: true });
   try {
-    const prepared = await prepareContext(input, deps);
+    const prepared = await prepareContext(input, deps, snapshot.id);
     Object.assign(snapshot, prepared.snapshotFields);
     const request: UpstreamRequest = {
       model: prepared.model,
@@ -151,6 +151,7 @@ async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): 
     t.input.signal.removeEventListener('abort', t.onClientGone);
     snapshot.timings.upstreamMs = deps.now() - t.upstreamStarted;
     afterAnswer(t);
+    if (outcome === 'ok') t.prepared.remember?.(reply);
     finishSnapshot(snapshot, deps, t.started, outcome, failure);
   }
 }
