@@ -49,7 +49,11 @@ function findAttachment(messages: readonly ChatMessage[], text: string, from: nu
     const message = messages[i] as ChatMessage;
     if (message.role !== 'user') continue;
     const { content } = message;
-    if (typeof content === 'string' ? content.endsWith(`\n\n${text}`) : content?.some((p) => p.type === 'text' && p.text === text))
+    if (
+      typeof content === 'string'
+        ? content.endsWith(`\n\n${text}`)
+        : content?.some((p) => p.type === 'text' && p.text === text)
+    )
       return i;
   }
   return -1;

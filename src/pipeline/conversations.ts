@@ -72,11 +72,16 @@ export function historyKeys(workspace: string, messages: readonly ChatMessage[])
   return keys;
 }
 
-/** The key the client's next turn will begin with: this turn's messages plus the reply it got. */
-export function keyAfterReply(keys: readonly string[], reply: SnapshotReply): string {
+/**
+ * The keys the client's next turn will begin with: this turn's messages plus
+ * the reply it got (what the client echoes), and this turn's messages alone
+ * (for clients that rewrite the reply they show; the longer key is tried first).
+ */
+export function keysAfterReply(keys: readonly string[], reply: SnapshotReply): string[] {
   const toolCalls = reply.toolCalls?.length ? reply.toolCalls : undefined;
   const assistant: ChatMessage = { role: 'assistant', content: reply.content, tool_calls: toolCalls };
-  return extend(keys[keys.length - 1] as string, assistant);
+  const last = keys[keys.length - 1] as string;
+  return [extend(last, assistant), last];
 }
 
 /** The state stored for the longest proper prefix of the history, and that prefix's length. */
@@ -109,23 +114,30 @@ export function changedItems(known: ReadonlyMap<string, string>, items: readonly
   return items.filter((item) => item.source !== 'env' && known.get(item.key) !== itemHash(item));
 }
 
-/** A bounded map from history key to state, least recently used first out. */
+/**
+ * A bounded map from history key to state, least recently used first out. Two
+ * conversations that store a state under the same key (two chats that opened
+ * alike and got the same reply) cannot be told apart: the key then holds
+ * neither, and their next turns start fresh rather than share context.
+ */
 export class ConversationCache {
-  readonly #states = new Map<string, ConversationState>();
+  readonly #states = new Map<string, ConversationState | 'ambiguous'>();
   constructor(private readonly capacity = 1000) {}
 
   get(key: string): ConversationState | undefined {
     const state = this.#states.get(key);
-    if (state) {
-      this.#states.delete(key);
-      this.#states.set(key, state);
-    }
-    return state;
+    if (state === undefined) return undefined;
+    this.#states.delete(key);
+    this.#states.set(key, state);
+    return state === 'ambiguous' ? undefined : state;
   }
 
   set(key: string, state: ConversationState): void {
+    const previous = this.#states.get(key);
+    const shared =
+      previous !== undefined && (previous === 'ambiguous' || previous.conversationId !== state.conversationId);
     this.#states.delete(key);
-    this.#states.set(key, state);
+    this.#states.set(key, shared ? 'ambiguous' : state);
     if (this.#states.size > this.capacity) {
       const oldest = this.#states.keys().next().value;
       if (oldest !== undefined) this.#states.delete(oldest);

@@ -17,7 +17,7 @@ import type {
 } from '../shared/types.ts';
 import { collectContext } from './collect.ts';
 import { locateParts } from './contextParts.ts';
-import { findState, historyKeys, keyAfterReply, newConversationId } from './conversations.ts';
+import { findState, historyKeys, keysAfterReply, newConversationId } from './conversations.ts';
 import { planTurn } from './planTurn.ts';
 import { redactItems, redactMessages } from './redactStage.ts';
 import type { PipelineDeps, PipelineInput } from './runPipeline.ts';
@@ -138,7 +138,11 @@ export async function prepareContext(
     rawPromptTokens: budget.rawEstimatedPromptTokens,
     suspectTruncation,
     snapshotFields: fields,
-    remember: next ? (reply) => deps.conversations.set(keyAfterReply(keys, reply), next) : undefined,
+    remember: next
+      ? (reply) => {
+          for (const key of keysAfterReply(keys, reply)) deps.conversations.set(key, next);
+        }
+      : undefined,
   };
 }
 
@@ -180,7 +184,11 @@ async function discoverWindow(deps: PipelineDeps, model: string): Promise<{ toke
 }
 
 /** Adds the tokens each source sent new in this request, and what was trimmed, to its report. */
-function annotateReports(reports: SourceReport[], parts: ContextPart[], perEntry: BudgetReport['perEntry']): SourceReport[] {
+function annotateReports(
+  reports: SourceReport[],
+  parts: ContextPart[],
+  perEntry: BudgetReport['perEntry'],
+): SourceReport[] {
   const trimmed = perEntry.flatMap((entry) => entry.trimmed);
   const fresh = parts.filter((part) => !part.carried).flatMap((part) => part.sources);
   return reports.map((report) => {
