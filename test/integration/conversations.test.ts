@@ -249,8 +249,7 @@ describe('an unknown mode', () => {
     ],
     [
       '/mode line',
-      () =>
-        client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: '/mode turbo\nhi' }] }),
+      () => client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: '/mode turbo\nhi' }] }),
     ],
   ];
   for (const [where, send] of cases) {

@@ -29,20 +29,25 @@ export async function assertAuditMatchesUpstream(proxy: RunningProxy, fake: Fake
   await proxy.store.flush();
   const snapshots = [...proxy.store.export()];
   const count = (text: string) => proxy.deps.tokenCounter.count(text);
-  let cursor = 0;
+  // Concurrent requests reach the upstream in any order: a snapshot claims the first unclaimed match.
+  const claimed = new Set<number>();
   const result: AuditCheck = { snapshots: 0, parts: 0, carried: 0 };
   for (const snapshot of snapshots) {
     if (snapshot.forwarded.length === 0) continue;
     const expected = JSON.stringify(snapshot.forwarded.map(wire));
     const at = fake.chats.findIndex(
-      (chat, index) => index >= cursor && JSON.stringify((chat.body.messages as ChatMessage[]).map(wire)) === expected,
+      (chat, index) => !claimed.has(index) && JSON.stringify((chat.body.messages as ChatMessage[]).map(wire)) === expected,
     );
     if (at < 0) {
       // Only a request the upstream never answered may be missing there.
-      assert.notEqual(snapshot.outcome, 'ok', `snapshot ${snapshot.id}: the upstream received no such messages`);
+      assert.notEqual(
+        snapshot.outcome,
+        'ok',
+        `snapshot ${snapshot.id}: the upstream received no such messages (${snapshot.forwarded.length} messages, user agent ${snapshot.userAgent}, model ${snapshot.model}) ${JSON.stringify(snapshot.forwarded).slice(0, 300)}`,
+      );
       continue;
     }
-    cursor = at + 1;
+    claimed.add(at);
     checkAccount(snapshot, count);
     await checkViews(proxy, snapshot);
     result.snapshots += 1;

@@ -49,7 +49,8 @@ export async function chatTurn(
     reply = data.choices[0]?.message.content ?? '';
     headers = response.headers;
   }
-  if (fake.chats.length !== before + 1) throw new Error(`expected one upstream request, got ${fake.chats.length - before}`);
+  if (fake.chats.length !== before + 1)
+    throw new Error(`expected one upstream request, got ${fake.chats.length - before}`);
   const received = fake.chats.at(-1)?.body.messages as WireMessage[];
   await proxy.store.flush();
   const snapshot = proxy.store.get(headers.get('x-ctx-snapshot-id') ?? '');

@@ -5,9 +5,9 @@
 // bytes: what lets Ollama reuse its prompt cache. Used by a test and by
 // bench/conversation.
 
-import OpenAI from 'openai';
-import type { ChatMessage } from '../../src/shared/types.ts';
+import type OpenAI from 'openai';
 import { ConversationCache } from '../../src/pipeline/conversations.ts';
+import type { ChatMessage } from '../../src/shared/types.ts';
 import { type AuditCheck, assertAuditMatchesUpstream } from './auditMatchesUpstream.ts';
 import { chatTurn, serialize, withReply } from './chatTurns.ts';
 import { startFakeOllama } from './fakeOllama.ts';
