@@ -119,7 +119,12 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
       </p>
       <div class="forwarded">
         {snapshot.forwarded.map((message, index) => (
-          <MessageView message={message} index={index} sources={snapshot.sources} />
+          <MessageView
+            message={message}
+            index={index}
+            sources={snapshot.sources}
+            parts={snapshot.budget?.parts?.filter((part) => part.message === index)}
+          />
         ))}
       </div>
 
