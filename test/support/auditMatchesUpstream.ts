@@ -36,7 +36,8 @@ export async function assertAuditMatchesUpstream(proxy: RunningProxy, fake: Fake
     if (snapshot.forwarded.length === 0) continue;
     const expected = JSON.stringify(snapshot.forwarded.map(wire));
     const at = fake.chats.findIndex(
-      (chat, index) => !claimed.has(index) && JSON.stringify((chat.body.messages as ChatMessage[]).map(wire)) === expected,
+      (chat, index) =>
+        !claimed.has(index) && JSON.stringify((chat.body.messages as ChatMessage[]).map(wire)) === expected,
     );
     if (at < 0) {
       // Only a request the upstream never answered may be missing there.
