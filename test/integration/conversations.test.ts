@@ -207,6 +207,39 @@ describe('which conversation a request continues', () => {
   });
 });
 
+describe('a tool loop', () => {
+  test('the request with tool results repeats the turn’s prompt and adds no update to a message already sent', async () => {
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } },
+    ];
+    fake.reply(MODEL, { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.js' } }] });
+    const question = { role: 'user' as const, content: 'Read src/app.js for me.' };
+    const first = await client.chat.completions.create({ model: MODEL, tools, messages: [question] });
+    const turn1 = fake.chats.at(-1)?.body.messages as WireMessage[];
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    assert.ok(call && call.type === 'function');
+    editWorkspace();
+
+    fake.reply(MODEL, {});
+    await client.chat.completions.create({
+      model: MODEL,
+      tools,
+      messages: [
+        question,
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: call.id, content: 'export const app = 1;' },
+      ],
+    });
+    const turn2 = fake.chats.at(-1)?.body.messages as WireMessage[];
+    assert.deepEqual(
+      turn2.slice(0, turn1.length).map((m) => [m.role, m.content]),
+      turn1.map((m) => [m.role, m.content]),
+      'the tool-result request begins with the first leg',
+    );
+    assert.doesNotMatch(JSON.stringify(turn2), /context-update/);
+  });
+});
+
 describe('changing the mode between turns', () => {
   test('a lighter mode re-plans the block and says so; a heavier one adds an update', async () => {
     let history: ChatMessage[] = [{ role: 'user', content: 'Give me the full picture.' }];
