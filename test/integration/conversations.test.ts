@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { ChatMessage } from '../../src/shared/types.ts';
+import { githubToken, seededRng } from '../redact/secretGen.ts';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { chatTurn, type TurnOptions, type WireMessage, withReply } from '../support/chatTurns.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
@@ -120,6 +121,17 @@ describe('mode off inside a conversation', () => {
       ],
       '/mode off on its own line',
     );
+  });
+
+  test('an off turn is still redacted', async () => {
+    const token = githubToken(seededRng(17), 'ghp');
+    const first: ChatMessage[] = [{ role: 'user', content: 'What is on this branch?' }];
+    const t1 = await turn(first);
+    const t2 = await turn(withReply(first, t1.reply, `/mode off\nis ${token} still valid?`));
+    const wire = JSON.stringify(t2.received);
+    assert.ok(!wire.includes(token), 'the token never reaches the upstream');
+    assert.match(t2.received.at(-1)?.content ?? '', /^is \[REDACTED:[\w-]+\] still valid\?$/);
+    assert.doesNotMatch(wire, /<context|ctxproxy collected/);
   });
 
   test('a conversation that starts off carries nothing into its later off turns', async () => {
