@@ -102,7 +102,7 @@ function carryTurn(input: TurnInput, found: { state: ConversationState; length: 
     nextAttachments.push({ index: latest, text, sources, origin });
   }
   const known = new Map(state.known);
-  for (const item of budget.items) known.set(item.key, itemHash(item));
+  for (const [key, hash] of seenHashes(input.items, budget.items)) known.set(key, hash);
   const carriedKeys = [...new Set([...state.carriedKeys, ...budget.items.map((item) => item.key)])];
   const next: ConversationState = { ...state, known, attachments: nextAttachments, carriedKeys, turns: turnNumber };
   return { budget, messages, parts, next, conversationId: state.conversationId, warnings: [] };
@@ -124,10 +124,19 @@ function freshTurn(input: TurnInput): Turn {
     blockSources: sources,
     blockOrigin: origin,
     carriedKeys: budget.items.map((item) => item.key),
-    known: new Map(budget.items.map((item) => [item.key, itemHash(item)])),
+    known: new Map(seenHashes(input.items, budget.items)),
     attachments: [],
     turns: turn,
   };
   const parts: PendingPart[] = [{ kind: 'block', text: block, carried: false, origin, sources }];
   return { budget, messages, parts, next, conversationId, warnings: [] };
+}
+
+/**
+ * What the model was shown, hashed as collected: an item the budget trimmed is
+ * known by its full text, or it would count as changed at every later turn.
+ */
+function seenHashes(collected: readonly ContextItem[], sent: readonly ContextItem[]): [string, string][] {
+  const full = new Map(collected.map((item) => [item.key, itemHash(item)]));
+  return sent.map((item) => [item.key, full.get(item.key) ?? itemHash(item)]);
 }

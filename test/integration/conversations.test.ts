@@ -219,6 +219,28 @@ describe('which conversation a request continues', () => {
   });
 });
 
+describe('a trimmed item', () => {
+  test('is known by its full text, so an unchanged one is not re-sent as an update', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `- rule ${i}: keep the build green and the tests fast.`);
+    const big = makeRepo({ files: { 'AGENTS.md': `# Agents\n${lines.join('\n')}\n` } });
+    const own = await startProxy({ upstreamUrl: fake.url, workspace: big.dir, settings: { mode: 'git-aware' } });
+    try {
+      const history: ChatMessage[] = [{ role: 'user', content: 'Summarize the rules.' }];
+      const t1 = await chatTurn(own, own.client(), fake, history, { model: MODEL });
+      assert.ok(
+        t1.snapshot.sources.some((s) => s.trimmed?.some((key) => key.startsWith('instructions.'))),
+        'the instructions were trimmed',
+      );
+      const t2 = await chatTurn(own, own.client(), fake, withReply(history, t1.reply, 'And again?'), { model: MODEL });
+      assert.equal(t2.received.at(-1)?.content, 'And again?', 'no update: nothing changed');
+      assert.equal(t2.received[0]?.content, t1.received[0]?.content);
+    } finally {
+      await own.close();
+      big.cleanup();
+    }
+  });
+});
+
 describe('a tool loop', () => {
   test('the request with tool results repeats the turn’s prompt and adds no update to a message already sent', async () => {
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
