@@ -80,7 +80,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     const cleaned = await cleanRequest(input.request, { kind: deps.upstream.kind, redactor: deps.redactor });
     addCounts(counts, cleaned.counts);
     snapshot.model = cleaned.request.model;
-    const prepared = await prepareContext({ ...input, request: cleaned.request }, deps);
+    const prepared = await prepareContext({ ...input, request: cleaned.request }, deps, snapshot.id);
     Object.assign(snapshot, prepared.snapshotFields);
     snapshot.forwarded = storedMessages(snapshot.forwarded);
     snapshot.redactions = addCounts({ ...snapshot.redactions }, counts);
@@ -165,6 +165,7 @@ async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): 
     t.input.signal.removeEventListener('abort', t.onClientGone);
     snapshot.timings.upstreamMs = deps.now() - t.upstreamStarted;
     afterAnswer(t);
+    if (outcome === 'ok') t.prepared.remember?.(reply);
     await finishSnapshot(snapshot, deps, t.started, outcome, failure);
   }
 }
