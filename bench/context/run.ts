@@ -4,9 +4,13 @@
 
 import { execFile } from 'node:child_process';
 import { simpleGit } from 'simple-git';
+import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
+import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ContextSource } from '../../src/shared/types.ts';
-import { createSourceSet, defaultSourceDeps } from '../../src/sources/index.ts';
+import { createSourceSet, defaultSourceDeps, gitOverridesAllowed } from '../../src/sources/index.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
+
+const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
@@ -73,7 +77,7 @@ async function compareCold(label: string, workspace: string, wanted: string[], c
   const floor: number[] = [];
   const coldRun = async () => {
     // A fresh source set: empty memos, no watcher; exactly what a first request pays.
-    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false }));
+    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }));
     const ms = await timeIt(() => collectAll(set.sources, inputFor(workspace, wanted)));
     set.close();
     return ms;
@@ -103,9 +107,11 @@ async function compareCold(label: string, workspace: string, wanted: string[], c
 async function warm(workspace: string) {
   let processes = 0;
   const deps = defaultSourceDeps({
+    isNeverRead,
     git: (baseDir) =>
       simpleGit({
         baseDir,
+        unsafe: gitOverridesAllowed,
         completion: { onClose: true, onExit: false },
         errors: (error) => {
           processes++;

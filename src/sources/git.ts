@@ -9,6 +9,7 @@ import type { ContextItem, ContextSource, SourceResult } from '../shared/types.t
 import { type Capped, capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import type { RepoLocation } from './fingerprint.ts';
+import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import type { BranchHeader } from './statusParse.ts';
 import type { Workspaces } from './workspace.ts';
@@ -106,25 +107,37 @@ export function createGitSource(
       if (parts.length === 0) return { items: [] };
       const ws = workspaces.get(input.workspace);
       const repo = ws.repo();
-      if (!repo) return { items: [] };
+      if (!repo) {
+        const refused = ws.repoRefusal();
+        return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
+      }
       const result = await memo.get(`${ws.root}|${parts.join(',')}`, ws.gitFingerprint(), async () => {
         const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
         let git: ReturnType<SourceDeps['git']> | undefined;
         const run = (args: string[]) => {
           git ??= deps.git(ws.root, signal);
-          return git.raw(['--no-optional-locks', '-c', 'core.quotePath=false', ...args]);
+          return git.raw(ws.gitArgs(args));
         };
         const status = want('git.branch') || want('git.status') ? ws.status() : Promise.resolve(undefined);
         const headRef = readHeadRef(repo);
         const unborn = headRef !== undefined && !refExists(repo, headRef);
         const [snapshot, diffstat, log, staged, unstaged] = await Promise.all([
           status,
-          want('git.diffstat') ? run(unborn ? ['diff', '--cached', '--stat'] : ['diff', 'HEAD', '--stat']) : '',
-          want('git.log') && !unborn
-            ? run(['log', `-${opts.logCount}`, '--date=short', '--format=%h %ad %an: %s'])
+          want('git.diffstat')
+            ? run(unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'])
             : '',
-          want('git.diff.staged') ? run(['diff', '--cached']) : '',
-          want('git.diff.unstaged') ? run(['diff']) : '',
+          want('git.log') && !unborn
+            ? run([
+                'log',
+                ...NO_DRIVERS,
+                '--no-show-signature',
+                `-${opts.logCount}`,
+                '--date=short',
+                '--format=%h %ad %an: %s',
+              ])
+            : '',
+          want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, '--cached']) : '',
+          want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS]) : '',
         ]);
         const items: ContextItem[] = [];
         if (snapshot && want('git.branch')) {

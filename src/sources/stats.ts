@@ -64,18 +64,19 @@ export function createStatsSource(
           wantHotspots && repo
             ? deps
                 .git(ws.root, signal)
-                .raw([
-                  '--no-optional-locks',
-                  '-c',
-                  'core.quotePath=false',
-                  'log',
-                  `-${opts.historyCommits}`,
-                  '--name-only',
-                  '--format=',
-                  '--no-renames',
-                  '--',
-                  '.',
-                ])
+                .raw(
+                  ws.gitArgs([
+                    'log',
+                    '--no-ext-diff',
+                    '--no-textconv',
+                    `-${opts.historyCommits}`,
+                    '--name-only',
+                    '--format=',
+                    '--no-renames',
+                    '--',
+                    '.',
+                  ]),
+                )
                 .catch(() => '')
             : Promise.resolve('');
         const walk = await ws.walk();
