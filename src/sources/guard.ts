@@ -40,6 +40,11 @@ export function makeZone(label: string, roots: readonly string[]): Zone {
   return { label, roots: [...new Set(roots.map(realDir))] };
 }
 
+/** The usual zone: the workspace (a real path already) and the configured allowed roots. */
+export function workspaceZone(workspace: string, allowedRoots: readonly string[]): Zone {
+  return makeZone('the workspace', [workspace, ...allowedRoots]);
+}
+
 function rootOf(zone: Zone, real: string): string | undefined {
   return zone.roots.find((root) => real === root || isInside(root, real));
 }
