@@ -12,6 +12,7 @@ import type { RepoLocation } from './fingerprint.ts';
 import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import type { BranchHeader } from './statusParse.ts';
+import { readTextIfFile } from './syncRead.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface GitSourceOptions {
@@ -32,26 +33,22 @@ export const defaultGitOptions: GitSourceOptions = {
   timeoutMs: 5_000,
 };
 
+/** Repository metadata files are read up to these sizes (regular files only). */
+const PACKED_REFS_BYTES = 64 * 1024 * 1024;
+
 const PARTS = ['git.branch', 'git.status', 'git.diffstat', 'git.log', 'git.diff.staged', 'git.diff.unstaged'] as const;
 
 function refExists(repo: RepoLocation, ref: string): boolean {
   if (fs.existsSync(path.join(repo.commonDir, ref))) return true;
-  try {
-    return fs.readFileSync(path.join(repo.commonDir, 'packed-refs'), 'utf8').includes(` ${ref}\n`);
-  } catch {
-    return false;
-  }
+  const packed = readTextIfFile(path.join(repo.commonDir, 'packed-refs'), { maxBytes: PACKED_REFS_BYTES });
+  return packed?.includes(` ${ref}\n`) ?? false;
 }
 
 /** origin/HEAD if the clone recorded it, else a local main or master; read from files, no git call. */
 export function defaultBranch(repo: RepoLocation): string | undefined {
-  try {
-    const text = fs.readFileSync(path.join(repo.commonDir, 'refs', 'remotes', 'origin', 'HEAD'), 'utf8');
-    const match = /^ref: refs\/remotes\/(.+)$/m.exec(text);
-    if (match?.[1]) return match[1].trim();
-  } catch {
-    // No origin/HEAD recorded.
-  }
+  const text = readTextIfFile(path.join(repo.commonDir, 'refs', 'remotes', 'origin', 'HEAD'), { maxBytes: 4096 });
+  const match = /^ref: refs\/remotes\/(.+)$/m.exec(text ?? '');
+  if (match?.[1]) return match[1].trim();
   for (const name of ['main', 'master']) if (refExists(repo, `refs/heads/${name}`)) return name;
   return undefined;
 }
@@ -59,12 +56,8 @@ export function defaultBranch(repo: RepoLocation): string | undefined {
 function branchText(header: BranchHeader, repo: RepoLocation): string {
   const lines: string[] = [];
   if (header.branch === undefined) {
-    let sha = '';
-    try {
-      sha = fs.readFileSync(path.join(repo.gitDir, 'HEAD'), 'utf8').trim().slice(0, 12);
-    } catch {
-      // Unreadable HEAD: leave the hash out.
-    }
+    // Unreadable HEAD: leave the hash out.
+    const sha = (readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 }) ?? '').trim().slice(0, 12);
     lines.push(`Branch: (detached HEAD${sha ? ` at ${sha}` : ''})`);
   } else {
     lines.push(`Branch: ${header.branch}${header.unborn ? ' (no commits yet)' : ''}`);
@@ -194,10 +187,6 @@ export function createGitSource(
 }
 
 function readHeadRef(repo: RepoLocation): string | undefined {
-  try {
-    const head = fs.readFileSync(path.join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    return head.startsWith('ref: ') ? head.slice(5) : undefined;
-  } catch {
-    return undefined;
-  }
+  const head = readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 })?.trim();
+  return head?.startsWith('ref: ') ? head.slice(5) : undefined;
 }

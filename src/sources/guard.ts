@@ -86,6 +86,10 @@ export class FileGuard {
         reason: linked ? `refused: symlink to a path outside ${zone.label}` : `refused: outside ${zone.label}`,
       };
     }
+    // Only regular files: a FIFO would block the read, a device never ends.
+    if (!fs.statSync(real, { throwIfNoEntry: false })?.isFile()) {
+      return { ok: false, missing: false, reason: 'refused: not a regular file' };
+    }
     const rel = slashes(path.relative(root, real));
     if (rel !== '' && (this.isNeverRead(rel) || this.isNeverRead(path.basename(real)))) {
       return { ok: false, missing: false, reason: NEVER_READ_REASON };
