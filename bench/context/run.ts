@@ -7,6 +7,7 @@ import { simpleGit } from 'simple-git';
 import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ContextSource } from '../../src/shared/types.ts';
+import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
 import { createSourceSet, defaultSourceDeps, gitOverridesAllowed } from '../../src/sources/index.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
@@ -18,16 +19,16 @@ const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
 const GIT_AWARE = ['instructions.', 'env.', 'git.branch', 'git.status', 'git.diffstat', 'git.log', 'files.named.'];
 const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.'];
 
-/** The git commands the sources run, spelled exactly as they run them. */
-const PREFIX = ['--no-optional-locks', '-c', 'core.quotePath=false'];
+/** The git commands the sources run, spelled exactly as they run them (untrusted-repository overrides included). */
+const PREFIX = gitPrefix([]);
 const GIT_AWARE_COMMANDS = [
   [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
-  [...PREFIX, 'diff', 'HEAD', '--stat'],
-  [...PREFIX, 'log', '-5', '--date=short', '--format=%h %ad %an: %s'],
+  [...PREFIX, 'diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-5', '--date=short', '--format=%h %ad %an: %s'],
 ];
 const DEEP_COMMANDS = [
   ...GIT_AWARE_COMMANDS,
-  [...PREFIX, 'log', '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
+  [...PREFIX, 'log', ...NO_DRIVERS, '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
   [...PREFIX, 'ls-files', '-z', '-co', '--exclude-standard'],
 ];
 

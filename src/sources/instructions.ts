@@ -46,7 +46,8 @@ function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursi
   for (const entry of listDir(dir)) {
     const abs = path.join(dir, entry.name);
     if (entry.isDirectory() && recursive) out.push(...listMarkdown(abs, tracker, suffix, true));
-    else if (entry.isFile() && entry.name.endsWith(suffix)) out.push(abs);
+    // Links are listed too: the guard decides on their real path, and reports a refusal.
+    else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(suffix)) out.push(abs);
   }
   return out;
 }

@@ -51,6 +51,8 @@ describe('sources on an untrusted repository', () => {
     assert.equal(reasons['CLAUDE.local.md'], outsideLink);
     assert.equal(reasons['.claude/CLAUDE.md'], outsideLink);
     assert.equal(reasons['.github/copilot-instructions.md'], outsideLink);
+    assert.equal(reasons['.cursor/rules/leak.mdc'], outsideLink);
+    assert.equal(reasons['.claude/rules/leak.md'], outsideLink);
     assert.match(reasons['docs/via-link.md'] ?? '', /^refused: symlink to a path outside the workspace \(import/);
     assert.match(reasons['~/.ssh/id_rsa'] ?? '', /^refused: never read/);
     assert.match(reasons['~/.aws/credentials'] ?? '', /^refused: never read/);

@@ -87,6 +87,8 @@ export function makeUntrustedFixture(): UntrustedFixture {
   link('CLAUDE.local.md', '/etc/passwd');
   link('.claude/CLAUDE.md', path.join(outside.dir, '.ssh', 'id_rsa'));
   link('.github/copilot-instructions.md', path.join(outside.dir, '.aws', 'credentials'));
+  link('.cursor/rules/leak.mdc', path.join(outside.dir, 'secret.txt'));
+  link('.claude/rules/leak.md', path.join(outside.dir, '.ssh', 'id_rsa'));
   // An import that stays inside by name and leaves through a link.
   link('docs/via-link.md', path.join(outside.dir, 'secret.txt'));
   // A tracked source file that is a link out: stats and named files must not read it.
