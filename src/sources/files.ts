@@ -57,9 +57,8 @@ export function createFilesSource(
   const opts = { ...defaultFilesOptions, ...options };
   const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
 
-  const guard = new FileGuard(deps.isNeverRead);
-
   const readOne = async (
+    guard: FileGuard,
     zone: Zone,
     workspace: string,
     want: Wanted,
@@ -115,8 +114,9 @@ export function createFilesSource(
 
       const result = await memo.get(key, async (tracker) => {
         const zone = workspaceZone(workspace, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
-          readOne(zone, workspace, want, (abs) => tracker.track(abs)).catch(
+          readOne(guard, zone, workspace, want, (abs) => tracker.track(abs)).catch(
             (error: unknown): ReadOutcome => ({
               skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
             }),

@@ -51,8 +51,34 @@ function rootOf(zone: Zone, real: string): string | undefined {
 
 const slashes = (rel: string) => rel.split(path.sep).join('/');
 
+/**
+ * Make one per collection run: it remembers which folders are not links for
+ * the run's duration only (a folder can become a link between requests).
+ */
 export class FileGuard {
+  /** Folder → whether it is a symlink, for the folders between a zone root and the files checked. */
+  readonly #linked = new Map<string, boolean>();
+
   constructor(private readonly isNeverRead: (relativePath: string) => boolean) {}
+
+  /**
+   * `abs` itself when it lies lexically inside a zone root and no folder on the
+   * way down is a link (so it is its own real path); else undefined. Saves a
+   * realpath per file when many files share folders (stats samples hundreds).
+   */
+  #unlinked(abs: string, zone: Zone): string | undefined {
+    const root = rootOf(zone, abs);
+    if (root === undefined) return undefined;
+    for (let dir = path.dirname(abs); dir !== root && dir.length > root.length; dir = path.dirname(dir)) {
+      let linked = this.#linked.get(dir);
+      if (linked === undefined) {
+        linked = lstat(dir)?.isSymbolicLink() ?? true;
+        this.#linked.set(dir, linked);
+      }
+      if (linked) return undefined;
+    }
+    return abs;
+  }
 
   /**
    * Whether `abs` may be opened. `names` are the names it was asked for (the
@@ -60,22 +86,29 @@ export class FileGuard {
    * against the never-read list too, before anything touches the disk.
    */
   check(abs: string, zone: Zone, names: readonly string[] = []): GuardVerdict {
+    // The list judges every path's tails (`a/.aws/credentials`), so one call per name does.
+    // It is not cheap (a glob set), so a real path equal to a name already judged is not asked again.
+    const judged = new Set<string>();
     for (const name of names) {
       const bare = name.replace(/^~\//, '').replace(/^(\.\.?\/)+/, '');
-      if (bare !== '' && (this.isNeverRead(bare) || this.isNeverRead(path.basename(bare)))) {
-        return { ok: false, missing: false, reason: NEVER_READ_REASON };
-      }
+      if (bare === '') continue;
+      if (this.isNeverRead(bare)) return { ok: false, missing: false, reason: NEVER_READ_REASON };
+      judged.add(bare);
     }
     const own = lstat(abs);
     if (own === undefined) return { ok: false, missing: true };
-    let real: string;
-    try {
-      real = fs.realpathSync.native(abs);
-    } catch {
-      // A dangling link: nothing to read, but say why when it is a link.
-      return own.isSymbolicLink()
-        ? { ok: false, missing: false, reason: 'refused: symlink to a missing file' }
-        : { ok: false, missing: true };
+    let real = own.isSymbolicLink() ? undefined : this.#unlinked(path.resolve(abs), zone);
+    let stat: fs.Stats | undefined = own;
+    if (real === undefined) {
+      try {
+        real = fs.realpathSync.native(abs);
+      } catch {
+        // A dangling link: nothing to read, but say why when it is a link.
+        return own.isSymbolicLink()
+          ? { ok: false, missing: false, reason: 'refused: symlink to a missing file' }
+          : { ok: false, missing: true };
+      }
+      stat = real === path.resolve(abs) ? own : lstat(real);
     }
     const root = rootOf(zone, real);
     if (root === undefined) {
@@ -87,11 +120,11 @@ export class FileGuard {
       };
     }
     // Only regular files: a FIFO would block the read, a device never ends.
-    if (!fs.statSync(real, { throwIfNoEntry: false })?.isFile()) {
+    if (!stat?.isFile()) {
       return { ok: false, missing: false, reason: 'refused: not a regular file' };
     }
     const rel = slashes(path.relative(root, real));
-    if (rel !== '' && (this.isNeverRead(rel) || this.isNeverRead(path.basename(real)))) {
+    if (rel !== '' && !judged.has(rel) && this.isNeverRead(rel)) {
       return { ok: false, missing: false, reason: NEVER_READ_REASON };
     }
     return { ok: true, real };

@@ -122,7 +122,6 @@ function applies(abs: string, data: Record<string, unknown>, inPlay: readonly st
 }
 
 export function createInstructionsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
-  const guard = new FileGuard(deps.isNeverRead);
   const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
 
   return {
@@ -167,6 +166,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
             ...(capped.truncated ? { truncated: true } : {}),
           });
         };
+        const guard = new FileGuard(deps.isNeverRead);
         const zones: Zones = {
           workspace: makeZone('the workspace', [workspace, ...deps.allowedRoots]),
           home: makeZone('~/.claude', [path.join(home, '.claude')]),

@@ -86,7 +86,6 @@ export function createStackTraceSource(
   options: Partial<StackTraceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultStackTraceOptions, ...options };
-  const guard = new FileGuard(deps.isNeverRead);
   const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
 
   return {
@@ -105,6 +104,7 @@ export function createStackTraceSource(
         const skipped: SkippedPath[] = [];
         const summary: string[] = [];
         const zone = workspaceZone(workspace, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         let n = 0;
         for (const frame of frames) {
           if (isLibraryFrame(frame)) {

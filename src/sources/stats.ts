@@ -49,7 +49,6 @@ export function createStatsSource(
 ): ContextSource {
   const opts = { ...defaultStatsOptions, ...options };
   const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 8);
-  const guard = new FileGuard(deps.isNeverRead);
   return {
     name: 'stats',
     timeoutMs: 5_000,
@@ -82,6 +81,7 @@ export function createStatsSource(
             : Promise.resolve('');
         const walk = await ws.walk();
         const zone = workspaceZone(ws.root, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
         const imported = new Map<string, number>();
         const codeFiles: string[] = [];
