@@ -11,7 +11,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SkippedPath } from '../shared/types.ts';
-import { isInside } from './mentions.ts';
 import { readTextIfFile } from './syncRead.ts';
 
 /** Where reads may land: real folder paths, and how to name them in a refusal. */
@@ -45,11 +44,16 @@ export function workspaceZone(workspace: string, allowedRoots: readonly string[]
   return makeZone('the workspace', [workspace, ...allowedRoots]);
 }
 
-function rootOf(zone: Zone, real: string): string | undefined {
-  return zone.roots.find((root) => real === root || isInside(root, real));
+/** The zone root holding `file` (both absolute and normalized: a prefix test, no path.relative per file). */
+function rootOf(zone: Zone, file: string): string | undefined {
+  return zone.roots.find((root) => file === root || file.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
 }
 
-const slashes = (rel: string) => rel.split(path.sep).join('/');
+/** `file` relative to `root` (which holds it), with `/` separators; '' for the root itself. */
+function relativeTo(root: string, file: string): string {
+  const rel = file === root ? '' : file.slice(root.endsWith(path.sep) ? root.length : root.length + 1);
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+}
 
 /**
  * Make one per collection run: it remembers which folders are not links for
@@ -97,7 +101,8 @@ export class FileGuard {
     }
     const own = lstat(abs);
     if (own === undefined) return { ok: false, missing: true };
-    let real = own.isSymbolicLink() ? undefined : this.#unlinked(path.resolve(abs), zone);
+    const resolved = path.resolve(abs);
+    let real = own.isSymbolicLink() ? undefined : this.#unlinked(resolved, zone);
     let stat: fs.Stats | undefined = own;
     if (real === undefined) {
       try {
@@ -108,11 +113,11 @@ export class FileGuard {
           ? { ok: false, missing: false, reason: 'refused: symlink to a missing file' }
           : { ok: false, missing: true };
       }
-      stat = real === path.resolve(abs) ? own : lstat(real);
+      stat = real === resolved ? own : lstat(real);
     }
     const root = rootOf(zone, real);
     if (root === undefined) {
-      const linked = own.isSymbolicLink() || real !== path.resolve(abs);
+      const linked = own.isSymbolicLink() || real !== resolved;
       return {
         ok: false,
         missing: false,
@@ -123,7 +128,7 @@ export class FileGuard {
     if (!stat?.isFile()) {
       return { ok: false, missing: false, reason: 'refused: not a regular file' };
     }
-    const rel = slashes(path.relative(root, real));
+    const rel = relativeTo(root, real);
     if (rel !== '' && !judged.has(rel) && this.isNeverRead(rel)) {
       return { ok: false, missing: false, reason: NEVER_READ_REASON };
     }
