@@ -54,12 +54,18 @@ function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursi
 
 interface Zones {
   workspace: Zone;
+  /** Where `@~/` imports may land: `~/.claude` only. */
   home: Zone;
+  /**
+   * The user's own `~/.claude/CLAUDE.md` and `~/.claude/rules`: chosen by ctxproxy, not by the
+   * repository, so a link the user made (a dotfiles manager) is followed; never-read still applies.
+   */
+  user: Zone;
 }
 
 function candidatesFor(workspace: string, home: string, inPlay: readonly string[], zones: Zones): Candidate[] {
   const list: Candidate[] = [
-    { abs: path.join(home, '.claude', 'CLAUDE.md'), zone: zones.home, group: 'user', priority: 90 },
+    { abs: path.join(home, '.claude', 'CLAUDE.md'), zone: zones.user, group: 'user', priority: 90 },
   ];
   for (const dir of ancestorsOf(workspace)) {
     // Above the workspace, a folder's own CLAUDE.md files are the user's: each stays in its folder.
@@ -91,7 +97,7 @@ const depth = (rel: string) => (rel === '' ? 0 : rel.split('/').length);
 function ruleCandidates(workspace: string, home: string, tracker: StatTracker, zones: Zones): Candidate[] {
   const out: Candidate[] = [];
   const roots = [
-    { dir: path.join(home, '.claude', 'rules'), zone: zones.home },
+    { dir: path.join(home, '.claude', 'rules'), zone: zones.user },
     { dir: path.join(workspace, '.claude', 'rules'), zone: zones.workspace },
   ];
   for (const { dir, zone } of roots) {
@@ -170,6 +176,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
         const zones: Zones = {
           workspace: makeZone('the workspace', [workspace, ...deps.allowedRoots]),
           home: makeZone('~/.claude', [path.join(home, '.claude')]),
+          user: makeZone('~/.claude', [path.parse(home).root]),
         };
         const all = [
           ...candidatesFor(workspace, home, inPlay, zones),

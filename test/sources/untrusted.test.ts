@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SkippedPath, SourceResult } from '../../src/shared/types.ts';
 import { createSourceSet, type SourceSet } from '../../src/sources/index.ts';
-import { CLAUDE_MEMORY, makeUntrustedFixture, OUTSIDE, type UntrustedFixture } from '../support/untrustedRepo.ts';
+import {
+  CLAUDE_MEMORY,
+  makeUntrustedFixture,
+  OUTSIDE,
+  type UntrustedFixture,
+  USER_DOTFILES,
+} from '../support/untrustedRepo.ts';
 import { input, signal, testDeps } from './input.ts';
 
 const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.'];
@@ -62,6 +68,7 @@ describe('sources on an untrusted repository', () => {
     // The user's own memory file under ~/.claude is still imported.
     const instructions = JSON.stringify(results.get('instructions')?.items);
     assert.ok(instructions.includes(CLAUDE_MEMORY), 'an @~/.claude/ import still works');
+    assert.ok(instructions.includes(USER_DOTFILES), 'the user’s own ~/.claude/CLAUDE.md link is followed');
     assert.ok(instructions.includes('Project rules.'));
     // A named file that is a link out is refused by the files source too.
     assert.ok(skipped('files').some((s) => s.path === 'src/leak.ts'));

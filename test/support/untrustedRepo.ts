@@ -27,6 +27,8 @@ export const OUTSIDE = {
 
 /** Text the user's own memory file holds: `@~/.claude/…` imports still work. */
 export const CLAUDE_MEMORY = 'CLAUDE-MEMORY-OK-6a1e0b';
+/** The user's `~/.claude/CLAUDE.md` is a link into their dotfiles: still read. */
+export const USER_DOTFILES = 'USER-DOTFILES-OK-0f4c2d';
 
 export interface UntrustedFixture {
   /** Symlinked instruction files and `@~/` imports. */
@@ -62,9 +64,12 @@ export function makeUntrustedFixture(): UntrustedFixture {
       '.aws/credentials': `${OUTSIDE.homeAws}\n`,
       'plain.txt': `${OUTSIDE.homePlain}\n`,
       '.claude/memory.md': `${CLAUDE_MEMORY}\n`,
+      'dotfiles/claude.md': `${USER_DOTFILES}\n`,
     },
     'ctxproxy-home-',
   );
+  // The user's own memory file, kept in a dotfiles folder: the user's link, followed.
+  fs.symlinkSync(path.join(home.dir, 'dotfiles', 'claude.md'), path.join(home.dir, '.claude', 'CLAUDE.md'));
 
   const links = makeRepo({
     files: {
