@@ -1,6 +1,7 @@
 // Composition root: loads the settings, opens the audit store, builds the real
 // adapters and hands them to the command. Nothing imports this file.
 
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
@@ -12,6 +13,8 @@ import { loadSettings, SettingsError } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
 import { createApp } from './http/app.ts';
 import { auditRoutes } from './http/auditRoutes.ts';
+import { createInFlight, type InFlight } from './http/inFlight.ts';
+import { drainAndStop, endAll } from './http/shutdown.ts';
 import { createPipelineDeps } from './pipeline/defaultDeps.ts';
 import type { PipelineDeps } from './pipeline/runPipeline.ts';
 import { createRedactor } from './redact/createRedactor.ts';
@@ -94,11 +97,12 @@ async function withStore(settings: Settings, run: (store: AuditStoreFull) => Pro
 }
 
 function buildUpstream(settings: Settings): Upstream {
+  const timeouts = { firstByteTimeoutMs: settings.upstreamTimeoutMs, idleTimeoutMs: settings.upstreamIdleTimeoutMs };
   return settings.upstreamKind === 'ollama'
-    ? createOllamaUpstream({ baseUrl: settings.upstream, firstByteTimeoutMs: settings.upstreamTimeoutMs })
+    ? createOllamaUpstream({ baseUrl: settings.upstream, ...timeouts })
     : createOpenAIUpstream({
         baseUrl: settings.upstream,
-        firstByteTimeoutMs: settings.upstreamTimeoutMs,
+        ...timeouts,
         ...(settings.upstreamApiKey ? { apiKey: settings.upstreamApiKey } : {}),
       });
 }
@@ -111,18 +115,23 @@ async function serveCommand(settings: Settings): Promise<number> {
   const logger = createLogger();
   const store = openAuditStore({ path: settings.db, logger });
   const pipeline = await buildPipelineDeps(settings, store, logger);
+  const inFlight = createInFlight();
   const app = createApp({
     pipeline,
     authToken: settings.authToken,
     maxBodyBytes: settings.maxBodyBytes,
     logger,
+    inFlight,
+    host: settings.host,
+    allowedHosts: settings.allowedHosts,
+    allowedOrigins: settings.allowedOrigins,
     audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: settings.authToken }),
   });
   applyRetention(store, settings, logger);
   const retention = setInterval(() => applyRetention(store, settings, logger), 24 * 3600_000);
   retention.unref();
 
-  const server = serve({ fetch: app.fetch, hostname: settings.host, port: settings.port });
+  const server = serve({ fetch: app.fetch, hostname: settings.host, port: settings.port }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -142,26 +151,44 @@ async function serveCommand(settings: Settings): Promise<number> {
       `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
   );
   if (!isLoopbackHost(settings.host) && !settings.authToken) {
-    out('  note      without --auth-token only clients on this machine are served\n');
+    out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info('server.stopping', { signal });
-      clearInterval(retention);
-      server.close(() => resolve());
-      // Streams still open would keep close() waiting; end them after a grace period.
-      setTimeout(
-        () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
-        2000,
-      ).unref();
+  // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
+  // tries one last write of the audit queue, and exits at once.
+  const hurry = new AbortController();
+  const signal = await new Promise<string>((resolve) => {
+    let count = 0;
+    const onSignal = (name: string) => {
+      count += 1;
+      if (count === 1) resolve(name);
+      else if (count === 2) {
+        hurry.abort();
+        void forcedStop(name, inFlight, store, logger);
+      }
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
+  logger.info('server.stopping', { signal, inFlight: inFlight.size, graceMs: settings.shutdownGraceMs });
+  clearInterval(retention);
+  await drainAndStop({ server, inFlight, graceMs: settings.shutdownGraceMs, logger, hurry: hurry.signal });
+  // Only now: every request's snapshot has been handed to the store, which writes its queue on close.
   await store.close();
   logger.info('server.stopped', {});
   return 0;
+}
+
+/** How long a forced stop waits for the cut-off requests and the last audit write. */
+const FORCED_STOP_MS = 1000;
+
+async function forcedStop(signal: string, inFlight: InFlight, store: AuditStoreFull, logger: Logger): Promise<never> {
+  logger.warn('server.forced_stop', { signal, inFlight: inFlight.size });
+  endAll(inFlight);
+  const deadline = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+  await inFlight.idle(FORCED_STOP_MS);
+  await Promise.race([store.close().catch(() => {}), deadline(FORCED_STOP_MS)]);
+  process.exit(1);
 }
 
 function applyRetention(store: AuditStoreFull, settings: Settings, logger: Logger): void {

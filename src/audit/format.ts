@@ -68,6 +68,10 @@ function messageBody(message: ChatMessage, block: string | undefined): string {
   else if (Array.isArray(message.content)) {
     for (const part of message.content) {
       if (part.type === 'text') parts.push(shown(part.text));
+      else if (typeof part.image_url !== 'string' && part.image_url.media_type !== undefined)
+        parts.push(
+          `[image: ${part.image_url.media_type}, ${part.image_url.bytes ?? '?'} bytes, ${part.image_url.url}]`,
+        );
       else parts.push(`[image: ${typeof part.image_url === 'string' ? 'url' : 'object'}]`);
     }
   }

@@ -3,8 +3,8 @@
 // process, written by a newer ctxproxy, unreadable) becomes ONE clear error here,
 // instead of a failure on every request later.
 
-import { chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, closeSync, constants, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../shared/ports.ts';
 import type { SqlDriver, SqlDriverFactory } from './driver.ts';
 import { NewerSchemaError, runMigrations } from './migrate.ts';
@@ -19,9 +19,28 @@ export interface OpenDatabaseOptions {
   now: () => number;
 }
 
+/** The folder ctxproxy owns in a workspace; a --db elsewhere is the user's folder, left alone. */
+const AUDIT_FOLDER = '.ctxproxy';
+const GITIGNORE = '# Written by ctxproxy: the audit log is private and never belongs in the repository.\n*\n';
+
+/**
+ * `.ctxproxy/.gitignore` with `*` (as pytest does for its cache), so `git add -A` never takes the
+ * audit log. Written when missing, never overwritten; a failure costs a warning, not the log.
+ */
+function ensureIgnoredByGit(folder: string, logger: Logger): void {
+  if (basename(folder) !== AUDIT_FOLDER) return;
+  try {
+    writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') logger.warn('audit.gitignore_failed', { code: code ?? 'unknown' });
+  }
+}
+
 /** Creates the file (and its folder) owner-only; tightens an existing file that others can read. */
 function ensurePrivateFile(path: string, logger: Logger): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensureIgnoredByGit(dirname(path), logger);
   const fd = openSync(path, constants.O_CREAT | constants.O_RDWR, 0o600);
   closeSync(fd);
   const mode = statSync(path).mode & 0o777;

@@ -2,9 +2,46 @@
 // its config-file key. Flags win over the environment, which wins over the file.
 
 import { z } from 'zod';
+import { bareHostName } from '../shared/hostName.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 
 const MB = 1024 * 1024;
+
+/** A flag or variable gives `a,b,c`; the config file may give that or an array. */
+function commaList<T extends z.ZodType>(item: T) {
+  return z.preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((part) => part.trim())
+            .filter((part) => part !== '')
+        : value,
+    z.array(item),
+  );
+}
+
+/** A `Host` name, lower-cased, without a port (only the name matters against DNS rebinding). */
+const hostName = z
+  .string()
+  .trim()
+  .min(1)
+  .regex(/^(?:\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::\d{1,5})?$/i, 'must be a host name such as my-box.lan or 10.0.0.5')
+  .transform(bareHostName);
+
+/**
+ * A browser origin, `scheme://host[:port]`, in the form browsers send it: http(s) ones normalized
+ * (`HTTP://X:80/` → `http://x`); others (an editor's `vscode-webview://…`) compared as written, lower-cased.
+ */
+const browserOrigin = z
+  .string()
+  .trim()
+  .transform((value) => value.replace(/\/$/, '').toLowerCase())
+  .refine(
+    (value) => /^[a-z][a-z0-9+.-]*:\/\/[^/\s?#@]+$/.test(value) && !value.includes('*'),
+    'must be an origin such as http://localhost:3000 (scheme, host and port; no path)',
+  )
+  .transform((value) => (/^https?:/.test(value) ? new URL(value).origin : value));
 
 /** The resolved settings. Each field is also a key of ctxproxy.config.json. */
 export const settingsSchema = z
@@ -30,6 +67,10 @@ export const settingsSchema = z
       .default(10 * MB),
     /** How long to wait for the upstream's first byte (a model can take long to load). */
     upstreamTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+    /** Once the upstream has answered, how long it may fall silent between chunks before the answer is cut off. */
+    upstreamIdleTimeoutMs: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+    /** On SIGTERM/SIGINT, how long requests in flight may run on before they are ended with an error. */
+    shutdownGraceMs: z.coerce.number().int().min(0).max(600_000).default(10_000),
     /** Redact the client's own messages too (the context is always redacted). */
     redactMessages: z.boolean().default(true),
     /** What to do when the conversation alone does not fit the window. */
@@ -42,6 +83,10 @@ export const settingsSchema = z
     /** Audit retention, applied at start-up and daily: snapshots older than this many days are pruned. */
     retentionDays: z.coerce.number().int().min(1).optional(),
     maxDbMb: z.coerce.number().int().min(1).optional(),
+    /** `Host` names served besides 127.0.0.1, localhost, [::1] and `host` (DNS-rebinding defence). */
+    allowedHosts: commaList(hostName).default([]),
+    /** Browser origins that may call ctxproxy cross-site (CORS); none by default. */
+    allowedOrigins: commaList(browserOrigin).default([]),
   })
   .strict();
 
@@ -114,7 +159,21 @@ export const OPTION_SPECS: OptionSpec[] = [
     flag: 'auth-token',
     env: 'CTXPROXY_AUTH_TOKEN',
     type: 'string',
-    help: 'require this bearer token (else only loopback clients are served)',
+    help: 'require this bearer token (else only loopback clients are served); set it with the variable: a flag shows in the process list',
+  },
+  {
+    key: 'allowedHosts',
+    flag: 'allowed-hosts',
+    env: 'CTXPROXY_ALLOWED_HOSTS',
+    type: 'string',
+    help: 'comma-separated Host names to serve besides 127.0.0.1, localhost, [::1] and --host',
+  },
+  {
+    key: 'allowedOrigins',
+    flag: 'allowed-origins',
+    env: 'CTXPROXY_ALLOWED_ORIGINS',
+    type: 'string',
+    help: 'comma-separated browser origins that may call ctxproxy (CORS); none by default',
   },
   {
     key: 'maxBodyBytes',
@@ -129,6 +188,20 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'CTXPROXY_UPSTREAM_TIMEOUT_MS',
     type: 'string',
     help: "wait this long for the upstream's first byte (300000)",
+  },
+  {
+    key: 'upstreamIdleTimeoutMs',
+    flag: 'upstream-idle-timeout-ms',
+    env: 'CTXPROXY_UPSTREAM_IDLE_TIMEOUT_MS',
+    type: 'string',
+    help: 'cut off an answer whose upstream falls silent this long between chunks (120000)',
+  },
+  {
+    key: 'shutdownGraceMs',
+    flag: 'shutdown-grace-ms',
+    env: 'CTXPROXY_SHUTDOWN_GRACE_MS',
+    type: 'string',
+    help: 'on SIGTERM/SIGINT, let requests in flight finish this long (10000)',
   },
   {
     key: 'maxDbMb',

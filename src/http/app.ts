@@ -10,8 +10,10 @@ import { chatRequestSchema, describeIssues } from '../shared/chatRequest.ts';
 import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
-import { snapshotPagePath } from './auditRoutes.ts';
-import { loopbackOnly, requireBearer } from './guards.ts';
+import { type AccessGuardVariables, createAccessGuard } from './accessGuard.ts';
+import { AUDIT_FORM_PATHS, snapshotPagePath } from './auditRoutes.ts';
+import { hasBearer, requireBearer } from './guards.ts';
+import type { InFlight } from './inFlight.ts';
 import { nodeResponseOf, writeSse } from './nodeSse.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
@@ -23,11 +25,19 @@ export interface AppDeps {
   logger: Logger;
   /** Extra routes mounted at the root (the audit browser and its API). */
   audit?: Hono | undefined;
+  /** The requests in flight, for graceful shutdown (see inFlight.ts); absent: not tracked. */
+  inFlight?: InFlight | undefined;
   /** How the client's address is found; the default asks the Node socket. */
   remoteAddress?: ((c: Context) => string | undefined) | undefined;
+  /** The --host value, a Host name served besides the loopback names. */
+  host?: string | undefined;
+  /** --allowed-hosts: more Host names to serve (DNS-rebinding defence). */
+  allowedHosts?: readonly string[] | undefined;
+  /** --allowed-origins: browser origins that may call ctxproxy cross-site (CORS). */
+  allowedOrigins?: readonly string[] | undefined;
 }
 
-type Env = { Variables: RequestIdVariables };
+type Env = { Variables: RequestIdVariables & AccessGuardVariables };
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -41,17 +51,34 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const { upstream } = deps.pipeline;
   const remoteAddress = deps.remoteAddress ?? ((c: Context) => getConnInfo(c).remote.address);
 
+  const access = createAccessGuard({
+    host: deps.host,
+    allowedHosts: deps.allowedHosts,
+    allowedOrigins: deps.allowedOrigins,
+    remoteClientsAllowed: deps.authToken !== undefined,
+    remoteAddress,
+    formPaths: AUDIT_FORM_PATHS,
+    logger: deps.logger,
+  });
+  // First, for every route, including the ones mounted later: who may talk to ctxproxy at all.
+  app.use('*', access.middleware);
   app.use(requestId({ limitLength: 100 }));
+  if (deps.inFlight) app.use(deps.inFlight.middleware);
   // The audit pages check the token themselves (a sign-in cookie, or the bearer header).
   if (deps.authToken) app.use('/v1/*', requireBearer(deps.authToken));
-  else app.use('*', loopbackOnly(remoteAddress));
 
   app.get('/healthz', async (c) => {
+    // With a token, a caller without it learns only that ctxproxy is up (not where the upstream is).
+    if (deps.authToken && !hasBearer(c.req.header('authorization'), deps.authToken)) return c.json({ status: 'ok' });
     const reachable = await upstream
       .listModels(AbortSignal.timeout(2000))
       .then(() => true)
       .catch(() => false);
-    return c.json({ status: 'ok', upstream: { url: upstream.baseUrl, kind: upstream.kind, reachable } });
+    return c.json({
+      status: 'ok',
+      upstream: { url: upstream.baseUrl, kind: upstream.kind, reachable },
+      refused: access.refusals(),
+    });
   });
 
   app.get('/v1/models', async (c) => {
@@ -81,7 +108,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
         request,
         headers: { mode: c.req.header('x-ctx-mode'), workspace: c.req.header('x-ctx-workspace'), userAgent },
         requestId: c.get('requestId'),
-        signal: c.req.raw.signal,
+        signal: deps.inFlight?.signalOf(c.req.raw) ?? c.req.raw.signal,
       },
       deps.pipeline,
     );
@@ -103,7 +130,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
     // Node's response bypasses Hono's, so the headers middleware set (the request id) are named here.
     // Never read c.res on this path: Hono would then rebuild the returned RESPONSE_ALREADY_SENT into a
     // new Response, and @hono/node-server (2.1.9) would write a second head for it.
-    await writeSse(outgoing, { 'X-Request-Id': c.get('requestId'), ...ctxHeaders, ...SSE_HEADERS }, chunks);
+    const headers = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...ctxHeaders, ...SSE_HEADERS };
+    await writeSse(outgoing, headers, chunks);
     return RESPONSE_ALREADY_SENT;
   });
 
@@ -113,14 +141,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
     throw new NotFoundError(`No route ${c.req.method} ${new URL(c.req.url).pathname}.`, 'not_found', null);
   });
 
-  app.onError((error, c) => {
+  app.onError(async (error, c) => {
     const failure = error instanceof ProxyError ? error : toProxyError(error);
     if (failure.status >= 500 && !(error instanceof ProxyError)) {
       deps.logger.error('http.unhandled', { requestId: c.get('requestId'), error: error.name });
     }
-    // A chat request turned away before the pipeline ran (bad JSON, too large, no token) is audited too.
-    if (!failure.snapshotId && c.req.method === 'POST' && c.req.path === '/v1/chat/completions') {
-      recordRejectedRequest(deps.pipeline, {
+    // A chat request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;
+    // one the access guard refused is not: it may be a hostile page's, and its text is not worth keeping.
+    const refusedAtDoor = c.get('accessRefused') !== undefined;
+    if (!refusedAtDoor && !failure.snapshotId && c.req.method === 'POST' && c.req.path === '/v1/chat/completions') {
+      await recordRejectedRequest(deps.pipeline, {
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),
         error: failure,

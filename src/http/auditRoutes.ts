@@ -3,7 +3,7 @@
 // `app.route('/', auditRoutes(deps))`; its onError renders the ProxyErrors
 // thrown here (404 snapshot_not_found, 400 bad filter, 401 missing token).
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { AuthError, BadRequestError, NotFoundError, ProxyError } from '../shared/errors.ts';
@@ -17,6 +17,7 @@ import { ListPage } from '../ui/listPage.tsx';
 import { CONTENT_SECURITY_POLICY } from '../ui/pageAssets.ts';
 import { LoginPage, NotFoundPage } from '../ui/simplePages.tsx';
 import { conversationTurns, listPage } from '../ui/snapshotPaging.ts';
+import { type AuditSessions, auditSessions, DEFAULT_SESSION_TTL_MS } from './auditSessions.ts';
 
 export interface AuditRoutesDeps {
   store: AuditStore;
@@ -24,9 +25,14 @@ export interface AuditRoutesDeps {
   conversation?: ((id: string) => SnapshotSummary[]) | undefined;
   /** When set, the pages need the sign-in cookie and the API the cookie or `Authorization: Bearer`. */
   authToken?: string | undefined;
+  /** How long a sign-in lasts (12 h). */
+  sessionTtlMs?: number | undefined;
+  now?: (() => number) | undefined;
 }
 
 export const AUDIT_SESSION_COOKIE = 'ctxproxy_audit';
+/** The audit pages' HTML forms (sign-in, sign-out): the only POSTs that are not JSON. */
+export const AUDIT_FORM_PATHS = ['/audit/login', '/audit/logout'] as const;
 
 /** The page of one snapshot, for linking from a response's `X-Ctx-Snapshot-Id`. */
 export function snapshotPagePath(id: string): string {
@@ -42,19 +48,13 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** The cookie holds a value derived from the token, so the token itself never sits in the browser. */
-function sessionValue(token: string): string {
-  return createHmac('sha256', token).update('ctxproxy audit session v1').digest('base64url');
-}
-
 /** Only our own pages are valid targets after sign-in (no open redirect). */
 function safeNext(next: string | undefined): string {
   return next !== undefined && /^\/audit(?:[/?#]|$)/.test(next) && !next.includes('\\') ? next : '/audit';
 }
 
-function isAuthorized(c: Context, token: string): boolean {
-  const cookie = getCookie(c, AUDIT_SESSION_COOKIE);
-  if (cookie !== undefined && sameSecret(cookie, sessionValue(token))) return true;
+function isAuthorized(c: Context, token: string, sessions: AuditSessions): boolean {
+  if (sessions.has(getCookie(c, AUDIT_SESSION_COOKIE))) return true;
   const header = c.req.header('authorization');
   const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
   return bearer !== undefined && sameSecret(bearer.trim(), token);
@@ -71,18 +71,18 @@ const securityHeaders: MiddlewareHandler = async (c, next) => {
   }
 };
 
-function pageGuard(token: string | undefined): MiddlewareHandler {
+function pageGuard(token: string | undefined, sessions: AuditSessions): MiddlewareHandler {
   return async (c, next) => {
-    if (token === undefined || c.req.path === '/audit/login' || isAuthorized(c, token)) return next();
+    if (token === undefined || c.req.path === '/audit/login' || isAuthorized(c, token, sessions)) return next();
     if (c.req.method !== 'GET') throw new AuthError('Sign in at /audit/login first.');
     const url = new URL(c.req.url);
     return c.redirect(`/audit/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
   };
 }
 
-function apiGuard(token: string | undefined): MiddlewareHandler {
+function apiGuard(token: string | undefined, sessions: AuditSessions): MiddlewareHandler {
   return async (c, next) => {
-    if (token === undefined || isAuthorized(c, token)) return next();
+    if (token === undefined || isAuthorized(c, token, sessions)) return next();
     throw new AuthError('The audit API needs the auth token: send `Authorization: Bearer <token>`.');
   };
 }
@@ -90,15 +90,17 @@ function apiGuard(token: string | undefined): MiddlewareHandler {
 export function auditRoutes(deps: AuditRoutesDeps): Hono {
   const { store, authToken } = deps;
   const signedIn = authToken !== undefined;
+  // In memory: a restart of ctxproxy signs everybody out.
+  const sessions = auditSessions({ ttlMs: deps.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now: deps.now ?? Date.now });
   const app = new Hono();
 
   // Paths spelled out (no `*`): a sub-app's `*` middleware would apply to the whole main app once mounted.
-  app.use('/audit/*', securityHeaders, pageGuard(authToken));
-  app.use('/api/audit/*', securityHeaders, apiGuard(authToken));
+  app.use('/audit/*', securityHeaders, pageGuard(authToken, sessions));
+  app.use('/api/audit/*', securityHeaders, apiGuard(authToken, sessions));
 
   app.get('/audit/login', (c) => {
     const next = safeNext(c.req.query('next'));
-    if (authToken === undefined || isAuthorized(c, authToken)) return c.redirect(next, 302);
+    if (authToken === undefined || isAuthorized(c, authToken, sessions)) return c.redirect(next, 302);
     return c.html(LoginPage({ next, failed: false }));
   });
 
@@ -108,11 +110,17 @@ export function auditRoutes(deps: AuditRoutesDeps): Hono {
     if (authToken === undefined) return c.redirect(next, 303);
     const given = typeof form.token === 'string' ? form.token : '';
     if (!sameSecret(given, authToken)) return c.html(LoginPage({ next, failed: true }), 401);
-    setCookie(c, AUDIT_SESSION_COOKIE, sessionValue(authToken), { httpOnly: true, sameSite: 'Strict', path: '/' });
+    setCookie(c, AUDIT_SESSION_COOKIE, sessions.create(), {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: Math.floor(sessions.ttlMs / 1000),
+    });
     return c.redirect(next, 303);
   });
 
   app.post('/audit/logout', (c) => {
+    sessions.revoke(getCookie(c, AUDIT_SESSION_COOKIE));
     deleteCookie(c, AUDIT_SESSION_COOKIE, { path: '/' });
     return c.redirect(authToken === undefined ? '/audit' : '/audit/login', 303);
   });

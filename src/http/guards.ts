@@ -1,9 +1,9 @@
-// Who may talk to the proxy. With --auth-token, every client must send it as a
-// bearer token; without one, only clients on this machine are served.
+// The token checks. With --auth-token, every API client must send it as a
+// bearer token; without one, accessGuard.ts serves only clients on this machine.
 
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { AuthError, ProxyError } from '../shared/errors.ts';
+import { AuthError } from '../shared/errors.ts';
 
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
@@ -19,6 +19,12 @@ export function tokensMatch(given: string, expected: string): boolean {
 
 type Middleware = MiddlewareHandler;
 
+/** Whether the request carries `Authorization: Bearer <authToken>`. */
+export function hasBearer(header: string | undefined, authToken: string): boolean {
+  const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim();
+  return token !== undefined && tokensMatch(token, authToken);
+}
+
 /** With --auth-token: every API client must send it as a bearer token. */
 export function requireBearer(authToken: string): Middleware {
   return async (c, next) => {
@@ -27,21 +33,6 @@ export function requireBearer(authToken: string): Middleware {
     if (!token) throw new AuthError('This ctxproxy requires a token: send "Authorization: Bearer <token>".');
     if (!tokensMatch(token, authToken))
       throw new AuthError('The bearer token is not the one ctxproxy was started with.');
-    await next();
-  };
-}
-
-/** Without a token, everything (API, audit pages, health) is for clients on this machine only. */
-export function loopbackOnly(remoteAddress: (c: Parameters<Middleware>[0]) => string | undefined): Middleware {
-  return async (c, next) => {
-    if (!isLoopbackAddress(remoteAddress(c))) {
-      throw new ProxyError(
-        403,
-        'ctxproxy serves only clients on this machine unless it is started with --auth-token.',
-        'authentication_error',
-        'forbidden',
-      );
-    }
     await next();
   };
 }

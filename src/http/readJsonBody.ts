@@ -4,7 +4,7 @@
 // the client is still sending gets its connection reset, and the client sees
 // ECONNRESET instead of the error (reported against @hono/node-server, #327).
 
-import { BadRequestError, PayloadTooLargeError } from '../shared/errors.ts';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../shared/errors.ts';
 
 /**
  * `nodeBody` is Node's own request stream when the server runs on
@@ -16,9 +16,12 @@ export async function readJsonBody(
   limitBytes: number,
   nodeBody?: AsyncIterable<Uint8Array>,
 ): Promise<unknown> {
+  // No type is no JSON: a page on any site may send a body without one (no-cors fetch, sendBeacon).
   const type = request.headers.get('content-type') ?? '';
-  if (type && !/^application\/(?:[\w.+-]*\+)?json\b/i.test(type)) {
-    throw new BadRequestError(`Content-Type must be application/json (got "${type}").`, 'invalid_content_type');
+  if (!/^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(type)) {
+    throw new UnsupportedMediaTypeError(
+      'Send the request body as JSON with the header "Content-Type: application/json".',
+    );
   }
   const text = await readLimited(request, limitBytes, nodeBody);
   if (text.trim() === '') throw new BadRequestError('The request body is empty; send a JSON object.', 'invalid_json');

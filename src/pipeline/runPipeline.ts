@@ -8,8 +8,11 @@ import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
+import { cleanRequest, fieldWarnings, upstreamParams } from './cleanRequest.ts';
 import type { ConversationCache } from './conversations.ts';
+import { storedMessages } from './images.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
+import { storedErrorMessage, storedHeaders, storedText } from './storedText.ts';
 
 export interface PipelineSettings {
   workspace: string;
@@ -62,27 +65,31 @@ export interface PipelineResult {
 
 export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
   const started = deps.now();
-  const snapshot = emptySnapshot(
-    {
-      requestId: input.requestId,
-      model: input.request.model,
-      stream: input.request.stream === true,
-      userAgent: input.headers.userAgent,
-    },
-    deps,
-    started,
-  );
+  // Nothing the client chose is kept before it went through the field table and the redactor.
+  const snapshot = emptySnapshot({ requestId: '', model: '', stream: input.request.stream === true }, deps, started);
   const upstreamAbort = new AbortController();
   const onClientGone = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener('abort', onClientGone, { once: true });
+  // Findings outside the messages and the context (headers, tool schemas …); prepareContext adds its own.
+  const counts = snapshot.redactions;
   try {
-    const prepared = await prepareContext(input, deps);
+    Object.assign(
+      snapshot,
+      await storedHeaders({ ...input.headers, requestId: input.requestId }, deps.redactor, counts),
+    );
+    const cleaned = await cleanRequest(input.request, { kind: deps.upstream.kind, redactor: deps.redactor });
+    addCounts(counts, cleaned.counts);
+    snapshot.model = cleaned.request.model;
+    const prepared = await prepareContext({ ...input, request: cleaned.request }, deps);
     Object.assign(snapshot, prepared.snapshotFields);
+    snapshot.forwarded = storedMessages(snapshot.forwarded);
+    snapshot.redactions = addCounts({ ...snapshot.redactions }, counts);
+    snapshot.warnings.push(...fieldWarnings(cleaned));
     const request: UpstreamRequest = {
       model: prepared.model,
       messages: prepared.messages,
-      tools: input.request.tools,
-      params: upstreamParams(input.request),
+      tools: cleaned.request.tools,
+      params: upstreamParams(cleaned.request, deps.upstream.kind),
       numCtx: prepared.numCtx,
       think: prepared.modeUsed === 'quick' ? false : undefined,
     };
@@ -106,9 +113,16 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   } catch (error) {
     input.signal.removeEventListener('abort', onClientGone);
     const failure = toProxyError(error);
-    finishSnapshot(snapshot, deps, started, input.signal.aborted ? 'aborted' : 'error', failure);
+    if (snapshot.model === '')
+      snapshot.model = (await storedText(input.request.model, 200, deps.redactor, counts)) ?? '';
+    await finishSnapshot(snapshot, deps, started, input.signal.aborted ? 'aborted' : 'error', failure);
     throw failure;
   }
+}
+
+function addCounts(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
+  for (const [rule, n] of Object.entries(more)) into[rule] = (into[rule] ?? 0) + n;
+  return into;
 }
 
 interface Tracking {
@@ -151,7 +165,7 @@ async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): 
     t.input.signal.removeEventListener('abort', t.onClientGone);
     snapshot.timings.upstreamMs = deps.now() - t.upstreamStarted;
     afterAnswer(t);
-    finishSnapshot(snapshot, deps, t.started, outcome, failure);
+    await finishSnapshot(snapshot, deps, t.started, outcome, failure);
   }
 }
 
@@ -173,17 +187,19 @@ function afterAnswer(t: Tracking): void {
   }
 }
 
-function finishSnapshot(
+async function finishSnapshot(
   snapshot: Snapshot,
   deps: AuditDeps,
   started: number,
   outcome: Snapshot['outcome'],
   failure?: ProxyError,
-): void {
+): Promise<void> {
   snapshot.outcome = outcome;
   snapshot.timings.totalMs = deps.now() - started;
   if (failure) {
-    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message: failure.message };
+    // Messages can quote the request (a bad mode, a JSON parse error): stored redacted and capped.
+    const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
+    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };
     failure.snapshotId = snapshot.id;
   }
   try {
@@ -203,7 +219,7 @@ function finishSnapshot(
   });
 }
 
-type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings'>;
+type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
 
 interface RequestFacts {
   requestId: string;
@@ -234,17 +250,12 @@ function emptySnapshot(facts: RequestFacts, deps: AuditDeps, started: number): S
 }
 
 /** Writes the snapshot of a request rejected before the pipeline could start (bad JSON, too large, …). */
-export function recordRejectedRequest(
+export async function recordRejectedRequest(
   deps: AuditDeps,
   details: { requestId: string; userAgent?: string | undefined; error: ProxyError },
-): void {
+): Promise<void> {
   const started = deps.now();
-  const snapshot = emptySnapshot({ ...details, model: '', stream: false }, deps, started);
-  finishSnapshot(snapshot, deps, started, 'error', details.error);
-}
-
-/** The client's fields other than the ones the pipeline rewrites. */
-function upstreamParams(request: ChatRequest): Record<string, unknown> {
-  const { model: _model, messages: _messages, tools: _tools, stream: _stream, ...params } = request;
-  return params;
+  const snapshot = emptySnapshot({ requestId: '', model: '', stream: false }, deps, started);
+  Object.assign(snapshot, await storedHeaders(details, deps.redactor, snapshot.redactions));
+  await finishSnapshot(snapshot, deps, started, 'error', details.error);
 }

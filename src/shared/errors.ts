@@ -50,6 +50,21 @@ export class NotFoundError extends ProxyError {
   }
 }
 
+/** Refused before any route ran: a `Host` or cross-site `Origin` ctxproxy does not serve. */
+export class ForbiddenError extends ProxyError {
+  override readonly name = 'ForbiddenError';
+  constructor(message: string, code: string) {
+    super(403, message, 'invalid_request_error', code);
+  }
+}
+
+export class UnsupportedMediaTypeError extends ProxyError {
+  override readonly name = 'UnsupportedMediaTypeError';
+  constructor(message: string) {
+    super(415, message, 'invalid_request_error', 'unsupported_media_type');
+  }
+}
+
 export class PayloadTooLargeError extends ProxyError {
   override readonly name = 'PayloadTooLargeError';
   constructor(limitBytes: number) {

@@ -15,8 +15,13 @@ export interface TextPart {
 }
 export interface ImagePart {
   type: 'image_url';
-  /** OpenAI sends an object; some clients send the bare URL string. */
-  image_url: string | { url: string; detail?: string | undefined };
+  /**
+   * OpenAI sends an object; some clients send the bare URL string. In the audit
+   * log the url is `sha256:<hex>` of the bytes, with their media type and size.
+   */
+  image_url:
+    | string
+    | { url: string; detail?: string | undefined; media_type?: string | undefined; bytes?: number | undefined };
 }
 export type ContentPart = TextPart | ImagePart;
 

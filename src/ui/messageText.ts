@@ -70,7 +70,11 @@ export function messageText(message: ChatMessage): string {
   return content
     .map((part) => {
       if (part.type === 'text') return part.text;
-      const url = typeof part.image_url === 'string' ? part.image_url : part.image_url.url;
+      const image = part.image_url;
+      // The audit log keeps an image as its type, size and hash (pipeline/images.ts).
+      if (typeof image !== 'string' && image.media_type !== undefined)
+        return `[image: ${image.media_type}, ${image.bytes ?? '?'} bytes, ${image.url.slice(0, 19)}…]`;
+      const url = typeof image === 'string' ? image : image.url;
       return `[image: ${url.length > 80 ? `${url.slice(0, 80)}…` : url}]`;
     })
     .join('\n');

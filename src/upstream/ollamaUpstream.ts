@@ -10,6 +10,7 @@ import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
+import { createStallWatch, type StallWatch } from './stallWatch.ts';
 import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
 
 export interface OllamaUpstreamOptions {
@@ -17,6 +18,8 @@ export interface OllamaUpstreamOptions {
   fetch?: typeof fetch;
   /** How long to wait for the first line of an answer (model loading included). */
   firstByteTimeoutMs?: number;
+  /** Once the first line arrived, how long the stream may stay silent between lines. */
+  idleTimeoutMs?: number;
   /** Limit for the small metadata calls (/api/tags, /api/show). */
   metadataTimeoutMs?: number;
   /** Id for tool calls Ollama sent without one. */
@@ -27,6 +30,7 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const baseFetch = options.fetch ?? nodeHttpFetch;
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
   const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
   const makeId = options.newToolCallId ?? newToolCallId;
   const windows = new Map<string, Promise<number | undefined>>();
@@ -62,29 +66,32 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = withBinaryImages(toOllamaChatRequest(request));
-      const firstByte = new AbortController();
+      // Ours to abort: the first-byte timer and, once lines flow, the idle timer.
+      const local = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        firstByte.abort();
+        local.abort();
       }, firstByteTimeoutMs);
       timer.unref();
+      const watch = createStallWatch(idleTimeoutMs, () => local.abort());
       const context = (): UpstreamFailureContext => ({
         kind: 'ollama',
         baseUrl,
         model: request.model,
         signal,
         timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
+        stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
       });
 
       let stream: AbortableAsyncIterator<ChatResponse>;
       try {
-        stream = await clientWith([signal, firstByte.signal]).chat(body);
+        stream = await clientWith([signal, local.signal]).chat(body);
       } catch (error) {
         clearTimeout(timer);
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(stream, () => clearTimeout(timer), context, makeId);
+      return streamEvents(stream, { onFirstLine: () => clearTimeout(timer), watch }, context, makeId);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {
@@ -115,15 +122,27 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
 
 async function* streamEvents(
   stream: AbortableAsyncIterator<ChatResponse>,
-  onFirstLine: () => void,
+  timers: { onFirstLine: () => void; watch: StallWatch },
   context: () => UpstreamFailureContext,
   makeId: () => string,
 ): AsyncGenerator<UpstreamEvent> {
   const mapper = createOllamaEventMapper(makeId);
+  const lines = stream[Symbol.asyncIterator]();
+  const { watch } = timers;
   let finished = false;
+  let answered = false;
   try {
-    for await (const line of stream) {
-      onFirstLine();
+    for (;;) {
+      // Before the first line the first-byte timer runs; after it, the idle timer, while we wait only.
+      if (answered) watch.waiting();
+      const next = await lines.next();
+      watch.received();
+      if (next.done) break;
+      if (!answered) {
+        answered = true;
+        timers.onFirstLine();
+      }
+      const line = next.value;
       // Set before the last events go out: a consumer may stop right after them, and the answer is complete.
       if (line.done) finished = true;
       yield* mapper.map(line);
@@ -133,9 +152,11 @@ async function* streamEvents(
   } catch (error) {
     throw classifyUpstreamFailure(error, { ...context(), phase: 'stream' });
   } finally {
-    onFirstLine();
+    timers.onFirstLine();
+    watch.stop();
     // The consumer stopped early (client left, or an error): close this socket only.
     if (!finished) stream.abort();
+    await lines.return?.();
   }
 }
 

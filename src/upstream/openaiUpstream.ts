@@ -9,6 +9,7 @@ import type { ChatMessage, UpstreamEvent, UpstreamModel } from '../shared/types.
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
+import { createStallWatch } from './stallWatch.ts';
 import { classifyUpstreamFailure, type UpstreamFailureContext, UpstreamHttpError } from './upstreamErrors.ts';
 
 export interface OpenAIUpstreamOptions {
@@ -17,6 +18,8 @@ export interface OpenAIUpstreamOptions {
   apiKey?: string | undefined;
   fetch?: typeof fetch;
   firstByteTimeoutMs?: number;
+  /** Once the first event arrived, how long the stream may stay silent between events. */
+  idleTimeoutMs?: number;
   metadataTimeoutMs?: number;
   newToolCallId?: () => string;
 }
@@ -29,6 +32,7 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
   const apiBase = `${baseUrl}/v1`;
   const baseFetch = options.fetch ?? nodeHttpFetch;
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
   const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
   const makeId = options.newToolCallId ?? newToolCallId;
   const headers = (accept: string): Record<string, string> => ({
@@ -50,12 +54,14 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         local.abort();
       }, firstByteTimeoutMs);
       timer.unref();
+      const watch = createStallWatch(idleTimeoutMs, () => local.abort());
       const context = (): UpstreamFailureContext => ({
         kind: 'openai',
         baseUrl,
         model: request.model,
         signal,
         timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
+        stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
       });
 
       let response: Response;
@@ -78,9 +84,21 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         let finished = false;
         try {
           const payloads = (async function* () {
-            for await (const payload of sseData(responseBody)) {
-              clearTimeout(timer);
-              yield payload;
+            const data = sseData(responseBody);
+            let answered = false;
+            try {
+              for (;;) {
+                // Before the first event the first-byte timer runs; after it, the idle timer, while we wait only.
+                if (answered) watch.waiting();
+                const next = await data.next();
+                watch.received();
+                if (next.done) return;
+                answered = true;
+                clearTimeout(timer);
+                yield next.value;
+              }
+            } finally {
+              await data.return(undefined);
             }
           })();
           for await (const event of openAIEvents(payloads, makeId)) {
@@ -91,6 +109,7 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
           throw classifyUpstreamFailure(error, { ...context(), phase: 'stream' });
         } finally {
           clearTimeout(timer);
+          watch.stop();
           // The consumer stopped early (client left, or an error): close this request only.
           if (!finished) local.abort();
         }

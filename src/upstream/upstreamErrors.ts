@@ -23,6 +23,8 @@ export interface UpstreamFailureContext {
   signal?: AbortSignal | undefined;
   /** Set when our own first-byte timer fired, to the limit that was exceeded. */
   timedOutAfterMs?: number | undefined;
+  /** Set when the upstream fell silent mid-answer for this long (the idle timeout). */
+  stalledAfterMs?: number | undefined;
   /** `stream`: the upstream had already answered 200 and failed while streaming. */
   phase?: 'request' | 'stream' | undefined;
 }
@@ -38,6 +40,14 @@ export class UpstreamHttpError extends Error {
     readonly status_code: number,
   ) {
     super(error);
+  }
+}
+
+/** The upstream answered, then fell silent past the idle timeout: a 504 that names the stall. */
+export class UpstreamStalledError extends ProxyError {
+  override readonly name = 'UpstreamStalledError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(504, message, 'timeout_error', 'upstream_stalled', null, options);
   }
 }
 
@@ -75,6 +85,14 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
   if (context.signal?.aborted) return error;
   if (error instanceof ProxyError) return error;
   const name = upstreamName(context);
+
+  if (context.stalledAfterMs !== undefined) {
+    const seconds = Math.round(context.stalledAfterMs / 100) / 10;
+    return new UpstreamStalledError(
+      `${capitalized(name)} at ${context.baseUrl} started answering, then sent nothing for ${seconds}s; the answer was cut off. Try again, or raise --upstream-idle-timeout-ms.`,
+      { cause: error },
+    );
+  }
 
   if (context.timedOutAfterMs !== undefined) {
     const seconds = Math.round(context.timedOutAfterMs / 100) / 10;

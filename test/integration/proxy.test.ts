@@ -540,7 +540,11 @@ describe('models, health and the audit row', () => {
   });
 
   test('unknown routes get an OpenAI-shaped 404', async () => {
-    const response = await fetch(`${proxy.baseURL}/embeddings`, { method: 'POST' });
+    const response = await fetch(`${proxy.baseURL}/no-such-route`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(response.status, 404);
     const body = (await response.json()) as { error: { type: string } };
     assert.equal(body.error.type, 'invalid_request_error');

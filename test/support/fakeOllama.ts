@@ -33,6 +33,8 @@ export interface FakeReply {
   toolCalls?: FakeToolCall[];
   doneReason?: 'stop' | 'length';
   chunkDelayMs?: number;
+  /** Stream every word as its own chunk (a token stream) instead of up to four pieces. */
+  wordPerChunk?: boolean;
   /** Send `{"error":"..."}` as a line after N chunks, then end the response (N = 0: an HTTP 500, as Ollama does). */
   errorAfterChunks?: number;
   /** End the stream after the chunks, with no `done` line. */
@@ -247,7 +249,9 @@ function planReply(body: Record<string, unknown>, script: FakeReply): PlannedRep
 
   const chunks: Record<string, unknown>[] = [];
   for (const piece of splitText(thinking ?? '')) chunks.push({ content: '', thinking: piece });
-  for (const piece of splitText(content)) chunks.push({ content: piece });
+  for (const piece of script.wordPerChunk ? content.split(/(?<= )/) : splitText(content)) {
+    if (piece !== '') chunks.push({ content: piece });
+  }
   if (toolCalls.length > 0) chunks.push({ content: '', tool_calls: toolCalls });
 
   const evalCount = Math.max(1, Math.ceil(((thinking ?? '').length + content.length) / 4) + toolCalls.length * 8);

@@ -15,6 +15,8 @@ export interface FakeOpenAIReply {
   finishReason?: 'stop' | 'length' | 'tool_calls';
   /** Send an `{"error":{…}}` event after the content, then end. */
   errorMidStream?: boolean;
+  /** Keep the stream open after the content, sending nothing more (a stalled model). */
+  hangAfterContent?: boolean;
   /** End the stream after the content: no finish reason, no [DONE]. */
   endEarly?: boolean;
   status?: number;
@@ -112,6 +114,7 @@ function streamReply(res: ServerResponse, model: string, body: Record<string, un
     return res.end();
   }
   if (script.endEarly) return res.end();
+  if (script.hangAfterContent) return;
   (script.toolCalls ?? []).forEach((call, index) => {
     const [head, tail] = halves(call.arguments);
     delta({

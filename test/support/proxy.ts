@@ -14,7 +14,7 @@ import { auditRoutes } from '../../src/http/auditRoutes.ts';
 import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
 import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
-import type { Upstream } from '../../src/shared/ports.ts';
+import type { Logger, Upstream } from '../../src/shared/ports.ts';
 import type { ContextSource } from '../../src/shared/types.ts';
 import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
 
@@ -28,6 +28,11 @@ export interface ProxyOptions {
   upstream?: Upstream;
   sources?: ContextSource[];
   firstByteTimeoutMs?: number;
+  /** The audit database; a file in a scratch folder when absent. */
+  dbPath?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  logger?: Logger;
 }
 
 export interface RunningProxy {
@@ -43,7 +48,7 @@ export interface RunningProxy {
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ctxproxy-test-'));
   const workspace = options.workspace ?? scratch;
-  const dbPath = path.join(scratch, 'audit.db');
+  const dbPath = options.dbPath ?? path.join(scratch, 'audit.db');
   const store = openAuditStore({ path: dbPath });
   const deps = await createPipelineDeps({
     upstream:
@@ -66,7 +71,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     pipeline: deps,
     authToken: options.authToken,
     maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
     audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: options.authToken }),
   });
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });

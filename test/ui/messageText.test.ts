@@ -69,3 +69,15 @@ describe('messageText', () => {
     assert.ok(text.length < 100);
   });
 });
+
+describe('messageText of a stored image', () => {
+  it('shows its type, size and the start of its hash', () => {
+    const text = messageText({
+      role: 'user',
+      content: [
+        { type: 'image_url', image_url: { url: `sha256:${'ab'.repeat(32)}`, media_type: 'image/png', bytes: 8 } },
+      ],
+    });
+    assert.equal(text, '[image: image/png, 8 bytes, sha256:abababababab…]');
+  });
+});

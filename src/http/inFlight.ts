@@ -1,0 +1,92 @@
+// The requests in flight, kept in one place so that shutdown can stop new ones,
+// wait for these to finish, end those still running after the grace period, and
+// close the audit store only once every snapshot is saved. A request counts
+// until its handler returns: for a streamed chat that is after the last frame
+// was written and the pipeline saved the snapshot.
+
+import type { MiddlewareHandler } from 'hono';
+import { ProxyError } from '../shared/errors.ts';
+
+/** The answer of a request that shutdown turned away or cut off. */
+export class ShuttingDownError extends ProxyError {
+  override readonly name = 'ShuttingDownError';
+  constructor(message: string) {
+    super(503, message, 'server_error', 'server_shutting_down');
+  }
+}
+
+export interface InFlight {
+  /** Counts each request until its handler is done; once stopping, answers 503 instead. */
+  readonly middleware: MiddlewareHandler;
+  /** What the pipeline watches for this request: the client leaving, or shutdown ending it. */
+  signalOf(request: Request): AbortSignal;
+  readonly size: number;
+  readonly stopping: boolean;
+  /** Turn new requests away from now on. */
+  stop(): void;
+  /** Resolves true once nothing is in flight, or false after `ms`. */
+  idle(ms: number): Promise<boolean>;
+  /** Ends every request still running: the pipeline aborts its upstream, a stream gets an error frame. */
+  abortAll(reason: Error): void;
+}
+
+export function createInFlight(): InFlight {
+  const running = new Map<Request, AbortController>();
+  const waiters = new Set<() => void>();
+  let stopping = false;
+
+  const finished = (request: Request) => {
+    running.delete(request);
+    if (running.size > 0) return;
+    for (const wake of waiters) wake();
+    waiters.clear();
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    if (stopping) {
+      c.header('Connection', 'close');
+      throw new ShuttingDownError('ctxproxy is shutting down; send the request again once it is back.');
+    }
+    const request = c.req.raw;
+    running.set(request, new AbortController());
+    try {
+      await next();
+    } finally {
+      finished(request);
+    }
+  };
+
+  return {
+    middleware,
+    signalOf(request) {
+      const own = running.get(request);
+      return own ? AbortSignal.any([request.signal, own.signal]) : request.signal;
+    },
+    get size() {
+      return running.size;
+    },
+    get stopping() {
+      return stopping;
+    },
+    stop() {
+      stopping = true;
+    },
+    idle(ms) {
+      if (running.size === 0) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(wake);
+          resolve(false);
+        }, ms);
+        waiters.add(wake);
+      });
+    },
+    abortAll(reason) {
+      for (const controller of running.values()) controller.abort(reason);
+    },
+  };
+}

@@ -1,0 +1,186 @@
+// Applies fieldPolicy.ts to a client's request before anything else sees it:
+// fields not in the table, or not forwarded to this upstream kind and not
+// stored, are dropped; every string of a `redact` field (object keys included)
+// goes through the redactor; images are rebuilt from their bytes. Fail closed:
+// a field holding a string that cannot be scanned is dropped whole.
+
+import type { ChatRequest } from '../shared/chatRequest.ts';
+import type { Redactor } from '../shared/types.ts';
+import { forwardedTo, ruleFor, type UpstreamKind } from './fieldPolicy.ts';
+import { normalizeImage } from './images.ts';
+
+export interface CleanedRequest {
+  request: ChatRequest;
+  /** Findings by rule id, to add to the snapshot's redaction report. */
+  counts: Record<string, number>;
+  /** How many fields were dropped because the table does not list them. */
+  unknownFields: number;
+  /** Table paths of fields dropped because a string in them could not be scanned. */
+  unscannable: string[];
+}
+
+/** Deeper JSON than this in a `redact` field is dropped rather than walked. */
+const MAX_DEPTH = 64;
+const DROP: unique symbol = Symbol('drop');
+type Cleaned = unknown | typeof DROP;
+
+interface Walk {
+  kind: UpstreamKind;
+  redactor: Redactor;
+  counts: Record<string, number>;
+  unknownFields: number;
+  unscannable: Set<string>;
+}
+
+export async function cleanRequest(
+  request: ChatRequest,
+  options: { kind: UpstreamKind; redactor: Redactor },
+): Promise<CleanedRequest> {
+  const walk: Walk = { ...options, counts: {}, unknownFields: 0, unscannable: new Set() };
+  const cleaned = await walkContainer(request, '', walk);
+  return {
+    // zod already checked the shape; the table keeps model and messages, which it requires.
+    request: (cleaned === DROP ? {} : cleaned) as ChatRequest,
+    counts: walk.counts,
+    unknownFields: walk.unknownFields,
+    unscannable: [...walk.unscannable],
+  };
+}
+
+export function fieldWarnings(cleaned: CleanedRequest): string[] {
+  const warnings: string[] = [];
+  // Counted, never named: an unknown key is client text that was not scanned.
+  if (cleaned.unknownFields > 0)
+    warnings.push(`ignored ${cleaned.unknownFields} request field(s) that ctxproxy does not forward`);
+  if (cleaned.unscannable.length > 0)
+    warnings.push(`dropped ${cleaned.unscannable.join(', ')}: could not be scanned for secrets`);
+  return warnings;
+}
+
+/** The cleaned request's fields other than the ones the pipeline rewrites, as the field table forwards them. */
+export function upstreamParams(request: ChatRequest, kind: UpstreamKind): Record<string, unknown> {
+  const { model: _model, messages: _messages, tools: _tools, stream: _stream, ...params } = request;
+  return Object.fromEntries(
+    Object.entries(params).filter(([key]) => {
+      const rule = ruleFor(key);
+      return rule !== undefined && forwardedTo(rule, kind);
+    }),
+  );
+}
+
+async function cleanField(value: unknown, path: string, walk: Walk): Promise<Cleaned> {
+  const rule = ruleFor(path);
+  if (!rule) {
+    walk.unknownFields += 1;
+    return DROP;
+  }
+  if (rule.treatment === 'drop' || !(rule.store || forwardedTo(rule, walk.kind))) return DROP;
+  switch (rule.treatment) {
+    case 'walk':
+      return walkContainer(value, path, walk);
+    case 'content':
+      if (typeof value === 'string' || value === null) return value;
+      return Array.isArray(value) ? walkContainer(value, path, walk) : DROP;
+    case 'pass':
+      if (value === null || typeof value === 'boolean') return value;
+      if (typeof value === 'number') return Number.isFinite(value) ? value : DROP;
+      return typeof value === 'string' && rule.values?.includes(value) ? value : DROP;
+    case 'image':
+      return normalizeImage(value);
+    case 'redact': {
+      try {
+        const { out, counts } = await redactField(value, walk.redactor);
+        for (const [rule, n] of Object.entries(counts)) walk.counts[rule] = (walk.counts[rule] ?? 0) + n;
+        return out;
+      } catch {
+        walk.unscannable.add(path);
+        return DROP;
+      }
+    }
+  }
+}
+
+/** An object's keys or an array's elements, each by its own rule. */
+async function walkContainer(value: unknown, path: string, walk: Walk): Promise<Cleaned> {
+  if (Array.isArray(value)) {
+    const items = await Promise.all(value.map((item) => cleanField(item, `${path}[]`, walk)));
+    return items.filter((item) => item !== DROP);
+  }
+  if (value === null || typeof value !== 'object') return DROP;
+  const entries = await Promise.all(
+    Object.entries(value).map(
+      async ([key, child]) => [key, await cleanField(child, path === '' ? key : `${path}.${key}`, walk)] as const,
+    ),
+  );
+  // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
+  return Object.fromEntries(entries.filter(([, child]) => child !== DROP && child !== undefined));
+}
+
+interface FieldMemo {
+  entries: Map<string, { json: string; counts: Record<string, number> }>;
+  chars: number;
+}
+/** Per redactor: clients resend the same tool schemas every turn, thousands of strings each time. */
+const memos = new WeakMap<Redactor, FieldMemo>();
+const MEMO_MAX_CHARS = 8 * 1024 * 1024;
+
+async function redactField(
+  value: unknown,
+  redactor: Redactor,
+): Promise<{ out: unknown; counts: Record<string, number> }> {
+  if (value === null || typeof value !== 'object') {
+    const counts: Record<string, number> = {};
+    return { out: await redactDeep(value, redactor, counts, 0), counts };
+  }
+  const memo = memos.get(redactor) ?? { entries: new Map(), chars: 0 };
+  memos.set(redactor, memo);
+  const key = JSON.stringify(value);
+  const hit = memo.entries.get(key);
+  // A fresh copy each time: the caller may change what it gets.
+  if (hit) return { out: JSON.parse(hit.json), counts: hit.counts };
+  const counts: Record<string, number> = {};
+  const out = await redactDeep(value, redactor, counts, 0);
+  const json = JSON.stringify(out);
+  if (key.length + json.length <= MEMO_MAX_CHARS / 8) {
+    memo.entries.set(key, { json, counts });
+    memo.chars += key.length + json.length;
+    for (const [old, entry] of memo.entries) {
+      if (memo.chars <= MEMO_MAX_CHARS) break;
+      memo.entries.delete(old);
+      memo.chars -= old.length + entry.json.length;
+    }
+  }
+  return { out, counts };
+}
+
+/** Every string at any depth, object keys included; throws when one cannot be scanned. */
+async function redactDeep(
+  value: unknown,
+  redactor: Redactor,
+  counts: Record<string, number>,
+  depth: number,
+): Promise<unknown> {
+  if (depth > MAX_DEPTH) throw new Error('too deep to scan');
+  if (typeof value === 'string') {
+    const result = await redactor.redact(value);
+    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
+    return result.text;
+  }
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (Array.isArray(value)) return Promise.all(value.map((item) => redactDeep(item, redactor, counts, depth + 1)));
+  if (typeof value === 'object') {
+    const entries = await Promise.all(
+      Object.entries(value).map(
+        async ([key, child]) =>
+          [
+            await redactDeep(key, redactor, counts, depth + 1),
+            await redactDeep(child, redactor, counts, depth + 1),
+          ] as const,
+      ),
+    );
+    return Object.fromEntries(entries);
+  }
+  // undefined, functions, symbols: not JSON, nothing to forward.
+  return undefined;
+}

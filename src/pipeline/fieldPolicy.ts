@@ -1,0 +1,146 @@
+// What happens to each field a client sends: the one table that decides what
+// is forwarded to each upstream kind, what the audit log stores, and how its
+// strings are treated. A field that is not listed here is dropped: it never
+// reaches an upstream and is never stored. cleanRequest.ts applies the table.
+//
+// Paths: `a.b` is key b of object a; `a[]` is each element of array a.
+
+export type Treatment =
+  /** A container: each key (object) or element (array) is looked up in this table on its own. */
+  | 'walk'
+  /** Every string in it, at any depth, is redacted, object keys included; numbers, booleans, null pass. */
+  | 'redact'
+  /** The client's words: redacted by the message stage (setting redactMessages); a list is walked. */
+  | 'content'
+  /** Numbers, booleans, null, and strings listed in `values`; anything else is dropped. */
+  | 'pass'
+  /** A base64 data URL, rebuilt without its parameters; stored as media type, size and sha256. */
+  | 'image'
+  /** Never forwarded, never stored. */
+  | 'drop';
+
+export interface FieldRule {
+  forwardToOllama: boolean;
+  forwardToOpenAI: boolean;
+  /** Written to the audit log (the snapshot keeps the model, the messages and the headers below). */
+  store: boolean;
+  treatment: Treatment;
+  /** For `pass`: the only strings allowed through. */
+  values?: readonly string[];
+  /** Why, when it is not obvious. */
+  note?: string;
+}
+
+const both = (treatment: Treatment, extra: Partial<FieldRule> = {}): FieldRule => ({
+  forwardToOllama: true,
+  forwardToOpenAI: true,
+  store: false,
+  treatment,
+  ...extra,
+});
+const stored = (treatment: Treatment, extra: Partial<FieldRule> = {}): FieldRule =>
+  both(treatment, { store: true, ...extra });
+const openaiOnly = (treatment: Treatment, note: string): FieldRule => ({
+  forwardToOllama: false,
+  forwardToOpenAI: true,
+  store: false,
+  treatment,
+  note,
+});
+const dropped = (note: string): FieldRule => ({
+  forwardToOllama: false,
+  forwardToOpenAI: false,
+  store: false,
+  treatment: 'drop',
+  note,
+});
+
+/** The chat-completions request body. */
+export const REQUEST_FIELDS: Readonly<Record<string, FieldRule>> = {
+  model: stored('redact', { note: 'a `+mode` suffix is stripped before forwarding' }),
+  messages: stored('walk'),
+  'messages[]': stored('walk'),
+  'messages[].role': stored('pass', { values: ['system', 'developer', 'user', 'assistant', 'tool'] }),
+  'messages[].content': stored('content'),
+  'messages[].content[]': stored('walk'),
+  'messages[].content[].type': stored('pass', { values: ['text', 'image_url'] }),
+  'messages[].content[].text': stored('content'),
+  'messages[].content[].image_url': stored('image', {
+    note: 'Ollama gets the base64 bytes, OpenAI kind `data:<type>;base64,…`; the log keeps type, size, sha256',
+  }),
+  'messages[].name': stored('redact', { note: 'Ollama: only as tool_name of a tool message' }),
+  'messages[].tool_calls': stored('walk'),
+  'messages[].tool_calls[]': stored('walk'),
+  'messages[].tool_calls[].id': stored('redact', { note: 'Ollama: only to name the tool results, not sent' }),
+  'messages[].tool_calls[].type': stored('pass', { values: ['function'] }),
+  'messages[].tool_calls[].function': stored('walk'),
+  'messages[].tool_calls[].function.name': stored('redact'),
+  'messages[].tool_calls[].function.arguments': stored('content'),
+  'messages[].tool_call_id': stored('redact'),
+  tools: both('walk'),
+  'tools[]': both('walk'),
+  'tools[].type': both('pass', { values: ['function'] }),
+  'tools[].function': both('walk'),
+  'tools[].function.name': both('redact'),
+  'tools[].function.description': both('redact'),
+  'tools[].function.parameters': both('redact', { note: 'the JSON schema: every key and string leaf' }),
+  'tools[].function.strict': openaiOnly('pass', 'Ollama has no strict mode'),
+  stream: dropped('read by ctxproxy; both adapters always stream upstream'),
+  stream_options: dropped('read by ctxproxy (include_usage); the OpenAI adapter sets its own'),
+  tool_choice: both('redact', { note: 'Ollama: only "none" is honoured, by withholding the tools' }),
+  temperature: both('pass'),
+  top_p: both('pass'),
+  max_tokens: both('pass'),
+  max_completion_tokens: both('pass'),
+  seed: both('pass'),
+  presence_penalty: both('pass'),
+  frequency_penalty: both('pass'),
+  n: both('pass', { note: 'only 1 is accepted' }),
+  stop: both('redact'),
+  response_format: both('redact', { note: 'Ollama: `format`; the schema is redacted like tool schemas' }),
+  reasoning_effort: both('redact', { note: 'Ollama: `think`; an unknown value is a 400' }),
+  user: openaiOnly('redact', 'an end-user id; Ollama has no such field'),
+  metadata: openaiOnly('redact', 'free-form tags; Ollama has no such field'),
+  parallel_tool_calls: openaiOnly('pass', 'Ollama has no such option'),
+  logprobs: openaiOnly('pass', 'Ollama: not mapped'),
+  top_logprobs: openaiOnly('pass', 'Ollama: not mapped'),
+  logit_bias: openaiOnly('redact', 'token id → bias'),
+  top_k: openaiOnly('pass', 'llama.cpp / vLLM sampling extension'),
+  min_p: openaiOnly('pass', 'llama.cpp / vLLM sampling extension'),
+  repeat_penalty: openaiOnly('pass', 'llama.cpp sampling extension'),
+  store: dropped('OpenAI-hosted stored completions'),
+  service_tier: dropped('OpenAI-hosted'),
+  modalities: dropped('audio output is not supported'),
+  audio: dropped('audio output is not supported'),
+  prediction: dropped('predicted outputs are not supported'),
+  web_search_options: dropped('ctxproxy never lets the model reach the web'),
+};
+
+export interface HeaderRule {
+  /** Written to the audit log, redacted and cut to this many UTF-8 bytes. Headers are never forwarded. */
+  storeMaxBytes: number;
+  note?: string;
+}
+
+/**
+ * Request headers that reach the audit log. No client header is forwarded to
+ * an upstream (the adapters send their own); headers not listed are not stored.
+ */
+export const STORED_HEADERS: Readonly<Record<string, HeaderRule>> = {
+  'user-agent': { storeMaxBytes: 512 },
+  'x-request-id': { storeMaxBytes: 100, note: 'stored as the request id when the client sends one' },
+};
+
+/** Other stored text that can quote the client (a bad mode, a bad JSON body): redacted and capped. */
+export const STORED_ERROR_MESSAGE_MAX_BYTES = 1024;
+
+export type UpstreamKind = 'ollama' | 'openai';
+
+/** The rule for a path, or undefined: not listed, so dropped. */
+export function ruleFor(path: string): FieldRule | undefined {
+  return Object.hasOwn(REQUEST_FIELDS, path) ? REQUEST_FIELDS[path] : undefined;
+}
+
+export function forwardedTo(rule: FieldRule, kind: UpstreamKind): boolean {
+  return kind === 'ollama' ? rule.forwardToOllama : rule.forwardToOpenAI;
+}

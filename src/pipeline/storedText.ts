@@ -1,0 +1,70 @@
+// Text the audit log keeps that the client chose outside the message list:
+// headers (STORED_HEADERS in fieldPolicy.ts) and error messages that can quote
+// the request. Cut to a byte cap first, so a 14 KB header neither grows the
+// log nor slows the scan, then redacted; text that cannot be scanned is not kept.
+
+import type { Redactor } from '../shared/types.ts';
+import { STORED_ERROR_MESSAGE_MAX_BYTES, STORED_HEADERS } from './fieldPolicy.ts';
+
+const encoder = new TextEncoder();
+const ELLIPSIS = '…';
+
+/** At most `maxBytes` of UTF-8, cut between characters, with `…` when cut. */
+export function capUtf8(text: string, maxBytes: number): string {
+  if (encoder.encode(text).length <= maxBytes) return text;
+  const room = maxBytes - encoder.encode(ELLIPSIS).length;
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    const size = encoder.encode(char).length;
+    if (used + size > room) break;
+    used += size;
+    end += char.length;
+  }
+  return `${text.slice(0, end)}${ELLIPSIS}`;
+}
+
+/** Capped and redacted; undefined when absent or when the scan fails (fail closed). */
+export async function storedText(
+  text: string | undefined,
+  maxBytes: number,
+  redactor: Redactor,
+  counts: Record<string, number>,
+): Promise<string | undefined> {
+  if (text === undefined) return undefined;
+  try {
+    const result = await redactor.redact(capUtf8(text, maxBytes));
+    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
+    return result.text;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface StoredHeaders {
+  userAgent: string | undefined;
+  requestId: string;
+}
+
+export async function storedHeaders(
+  headers: { userAgent?: string | undefined; requestId: string },
+  redactor: Redactor,
+  counts: Record<string, number>,
+): Promise<StoredHeaders> {
+  const limit = (name: string) => STORED_HEADERS[name]?.storeMaxBytes ?? 0;
+  const [userAgent, requestId] = await Promise.all([
+    storedText(headers.userAgent, limit('user-agent'), redactor, counts),
+    storedText(headers.requestId, limit('x-request-id'), redactor, counts),
+  ]);
+  return { userAgent, requestId: requestId ?? '' };
+}
+
+export function storedErrorMessage(
+  message: string,
+  redactor: Redactor,
+  counts: Record<string, number>,
+): Promise<string> {
+  return storedText(message, STORED_ERROR_MESSAGE_MAX_BYTES, redactor, counts).then(
+    (text) => text ?? '(error message withheld: it could not be scanned for secrets)',
+  );
+}
