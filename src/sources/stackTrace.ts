@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { type SourceDeps, wants } from './deps.ts';
+import { FileGuard, workspaceZone } from './guard.ts';
 import { isInside } from './mentions.ts';
 import { isLibraryFrame, parseTrace, type TraceFrame } from './traceParse.ts';
 import { TrackedMemo } from './trackedMemo.ts';
@@ -102,6 +103,8 @@ export function createStackTraceSource(
         const items: ContextItem[] = [];
         const skipped: SkippedPath[] = [];
         const summary: string[] = [];
+        const zone = workspaceZone(workspace, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         let n = 0;
         for (const frame of frames) {
           if (isLibraryFrame(frame)) {
@@ -117,16 +120,13 @@ export function createStackTraceSource(
             summary.push(`  not attached (frame limit): ${frame.fn ? `${frame.fn} ` : ''}${rel}:${frame.line}`);
             continue;
           }
-          if (deps.isNeverRead(rel)) {
-            skipped.push({ path: rel, reason: 'never read: secret by nature' });
-            continue;
-          }
           const abs = path.join(workspace, rel);
-          const real = await fs.realpath(abs);
-          if (!isInside(workspace, real)) {
-            skipped.push({ path: rel, reason: 'outside the workspace (symlink)' });
+          const verdict = guard.check(abs, zone, [rel]);
+          if (!verdict.ok) {
+            skipped.push({ path: rel, reason: verdict.missing ? 'not found' : verdict.reason });
             continue;
           }
+          const real = verdict.real;
           tracker.track(abs);
           const stat = await fs.stat(real);
           if (stat.size > opts.maxBytes) {
