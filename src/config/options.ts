@@ -42,6 +42,8 @@ export const settingsSchema = z
     /** Audit retention, applied at start-up and daily: snapshots older than this many days are pruned. */
     retentionDays: z.coerce.number().int().min(1).optional(),
     maxDbMb: z.coerce.number().int().min(1).optional(),
+    /** When the audit log cannot be written: off, answer with X-Ctx-Warning; on, refuse chats with 503. */
+    requireAudit: z.boolean().default(false),
   })
   .strict();
 
@@ -136,5 +138,12 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'CTXPROXY_MAX_DB_MB',
     type: 'string',
     help: 'cap the audit database at this size, pruning the oldest',
+  },
+  {
+    key: 'requireAudit',
+    flag: 'require-audit',
+    env: 'CTXPROXY_REQUIRE_AUDIT',
+    type: 'boolean',
+    help: 'refuse chats (503) while the audit log cannot be written, instead of answering with a warning',
   },
 ];

@@ -8,6 +8,7 @@ import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
+import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import type { ConversationCache } from './conversations.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
 
@@ -19,6 +20,8 @@ export interface PipelineSettings {
   historyOverflow: 'drop-oldest' | 'error';
   safetyRatio: number;
   models: Readonly<Record<string, { window: number }>>;
+  /** Refuse (503) rather than answer a request the audit log cannot record. */
+  requireAudit?: boolean | undefined;
 }
 
 export interface PipelineDeps {
@@ -76,6 +79,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   const onClientGone = () => upstreamAbort.abort(input.signal.reason);
   input.signal.addEventListener('abort', onClientGone, { once: true });
   try {
+    refuseIfAuditDown(deps);
     const prepared = await prepareContext(input, deps);
     Object.assign(snapshot, prepared.snapshotFields);
     const request: UpstreamRequest = {
@@ -86,6 +90,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
       numCtx: prepared.numCtx,
       think: prepared.modeUsed === 'quick' ? false : undefined,
     };
+    await recordInFlight(snapshot, deps, started);
     const upstreamStarted = deps.now();
     const events = await deps.upstream.chat(request, upstreamAbort.signal);
     return {
@@ -150,7 +155,12 @@ async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): 
     if (outcome !== 'ok') t.upstreamAbort.abort(new Error('client went away'));
     t.input.signal.removeEventListener('abort', t.onClientGone);
     snapshot.timings.upstreamMs = deps.now() - t.upstreamStarted;
-    afterAnswer(t);
+    try {
+      afterAnswer(t);
+    } catch (error) {
+      // Calibration is a refinement: it must never cost the request its snapshot.
+      deps.logger.error('pipeline.after_answer_failed', { id: snapshot.id, error: (error as Error)?.name });
+    }
     finishSnapshot(snapshot, deps, t.started, outcome, failure);
   }
 }
