@@ -96,7 +96,10 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
         written.add(key);
       } catch (error) {
         const why = options.transientReason(error);
-        if (why !== undefined) return degrade(why);
+        if (why !== undefined) {
+          degrade(why);
+          return;
+        }
         remove(key);
         dropped += 1;
         const failure = error as Error;
