@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
 import OpenAI from 'openai';
-import { type AuditStoreFull, openAuditStore } from '../../src/audit/store.ts';
+import { type AuditStoreFull, type AuditStoreOptions, openAuditStore } from '../../src/audit/store.ts';
 import { createApp } from '../../src/http/app.ts';
 import { auditRoutes } from '../../src/http/auditRoutes.ts';
 import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
@@ -28,6 +28,10 @@ export interface ProxyOptions {
   upstream?: Upstream;
   sources?: ContextSource[];
   firstByteTimeoutMs?: number;
+  /** The audit database; a fresh file in a temp folder when absent. */
+  dbPath?: string;
+  /** More audit store options (a driver wrapper, a queue limit). */
+  auditOptions?: Omit<AuditStoreOptions, 'path'>;
 }
 
 export interface RunningProxy {
@@ -43,8 +47,8 @@ export interface RunningProxy {
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ctxproxy-test-'));
   const workspace = options.workspace ?? scratch;
-  const dbPath = path.join(scratch, 'audit.db');
-  const store = openAuditStore({ path: dbPath });
+  const dbPath = options.dbPath ?? path.join(scratch, 'audit.db');
+  const store = openAuditStore({ ...options.auditOptions, path: dbPath });
   const deps = await createPipelineDeps({
     upstream:
       options.upstream ??
