@@ -48,6 +48,9 @@ export interface WriteQueue<E> {
   close(): number;
 }
 
+/** One transaction's worth: a slice of a backlog costs the event loop tens of milliseconds, not seconds. */
+const MAX_BATCH_BYTES = 2 * 1024 * 1024;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E> {
@@ -87,9 +90,9 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     held.delete(key);
   }
 
-  /** One entry at a time, after a batch failed for a reason that is not transient: keep the good ones. */
-  function writeEach(written: Set<string>): void {
-    for (const [key, { entry }] of [...held]) {
+  /** One entry at a time, after a batch failed for a reason that is not transient: keep the good ones. False: degraded meanwhile. */
+  function writeEach(written: Set<string>, batch: [string, Held<E>][]): boolean {
+    for (const [key, { entry }] of batch) {
       try {
         options.write([entry]);
         remove(key);
@@ -98,7 +101,7 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
         const why = options.transientReason(error);
         if (why !== undefined) {
           degrade(why);
-          return;
+          return false;
         }
         remove(key);
         dropped += 1;
@@ -106,13 +109,26 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
         logger.error('audit.write_failed', { key, error: `${failure?.name}: ${failure?.message}` });
       }
     }
+    return true;
   }
 
-  /** One try at everything queued; returns the keys written. */
+  /** The oldest entries, up to MAX_BATCH_BYTES: a long backlog is written in slices, the event loop free between them. */
+  function nextBatch(): [string, Held<E>][] {
+    const batch: [string, Held<E>][] = [];
+    let size = 0;
+    for (const item of held) {
+      if (batch.length > 0 && size + item[1].bytes > MAX_BATCH_BYTES) break;
+      batch.push(item);
+      size += item[1].bytes;
+    }
+    return batch;
+  }
+
+  /** One try at the oldest queued entries; returns the keys written. */
   function attempt(): Set<string> {
     const written = new Set<string>();
     if (held.size === 0) return written;
-    const batch = [...held];
+    const batch = nextBatch();
     try {
       options.write(batch.map(([, { entry }]) => entry));
       for (const [key] of batch) {
@@ -123,19 +139,19 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     } catch (error) {
       const why = options.transientReason(error);
       if (why !== undefined) degrade(why);
-      else writeEach(written);
-      if (held.size === 0) recover(written.size);
+      else if (writeEach(written, batch)) recover(written.size);
     }
     return written;
   }
 
+  /** Answers the waiters whose entry was written or cannot be now; those in a later slice keep waiting. */
   function settleWaiters(written: Set<string>): void {
-    const settled = waiters;
+    const pending = waiters;
     waiters = [];
-    for (const waiter of settled) {
-      waiter.resolve(
-        written.has(waiter.key) ? { written: true } : { written: false, reason: reason ?? 'write failed' },
-      );
+    for (const waiter of pending) {
+      if (written.has(waiter.key)) waiter.resolve({ written: true });
+      else if (writable && !closed && held.has(waiter.key)) waiters.push(waiter);
+      else waiter.resolve({ written: false, reason: reason ?? 'write failed' });
     }
   }
 
@@ -148,7 +164,9 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
       schedule(backoff);
       backoff = Math.min(backoff * 2, maxBackoff);
     } else if (held.size > 0) {
-      schedule(options.delayMs);
+      // More slices of a backlog, or entries saved while writing: go on after other work had its turn.
+      immediate = true;
+      setImmediate(run);
     }
   }
 
@@ -203,7 +221,9 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
       let pause = initialBackoff;
       for (;;) {
         settleWaiters(attempt());
-        if (held.size === 0 || closed || Date.now() + pause > deadline) return;
+        if (held.size === 0 || closed) return;
+        if (writable) continue; // a slice was written; write the next
+        if (Date.now() + pause > deadline) return;
         await sleep(pause);
         pause = Math.min(pause * 2, maxBackoff);
       }

@@ -104,4 +104,15 @@ describe('in-flight records and a database that cannot take writes', () => {
     assert.equal(outcomeOf(temp.path(), 'full-1'), first.outcome);
     assert.equal(outcomeOf(temp.path(), 'full-2'), second.outcome);
   });
+
+  it('writes a backlog larger than one transaction in slices, and a waiter in a later slice still hears "written"', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const large = (id: string) =>
+      makeSnapshot({ id, forwarded: [{ role: 'user', content: `${id} ${'x'.repeat(900_000)}` }] });
+    for (const id of ['b1', 'b2', 'b3', 'b4']) store.save(large(id));
+    assert.deepEqual(await store.saveInFlight(large('b5')), { written: true });
+    for (const id of ['b1', 'b2', 'b3', 'b4', 'b5']) assert.ok(outcomeOf(temp.path(), id), `${id} on disk`);
+    assert.equal(store.health().queued, 0);
+    await store.close();
+  });
 });
