@@ -159,12 +159,18 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     timer = undefined;
     immediate = false;
     if (closed) return;
+    tryNow();
+  }
+
+  /** One attempt, then whatever comes next is scheduled, whoever tried (the timer, a read, a flush). */
+  function tryNow(): void {
     settleWaiters(attempt());
-    if (held.size > 0 && !writable) {
+    if (held.size === 0 || closed || timer !== undefined || immediate) return;
+    if (!writable) {
       schedule(backoff);
       backoff = Math.min(backoff * 2, maxBackoff);
-    } else if (held.size > 0) {
-      // More slices of a backlog, or entries saved while writing: go on after other work had its turn.
+    } else {
+      // More slices of a backlog: go on after other work had its turn.
       immediate = true;
       setImmediate(run);
     }
@@ -214,13 +220,13 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     peek: (key) => held.get(key)?.entry,
     entries: () => [...held.values()].map((h) => h.entry)[Symbol.iterator](),
     writeIfHealthy() {
-      if (writable && !closed) settleWaiters(attempt());
+      if (writable && !closed) tryNow();
     },
     async flush(waitMs = 0) {
       const deadline = Date.now() + waitMs;
       let pause = initialBackoff;
       for (;;) {
-        settleWaiters(attempt());
+        tryNow();
         if (held.size === 0 || closed) return;
         if (writable) continue; // a slice was written; write the next
         if (Date.now() + pause > deadline) return;

@@ -115,4 +115,22 @@ describe('in-flight records and a database that cannot take writes', () => {
     assert.equal(store.health().queued, 0);
     await store.close();
   });
+
+  it('a flush that meets a lock leaves the retry to the queue, which writes once the lock goes', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const holder = openRaw(temp.path());
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      store.save(makeSnapshot({ id: 'after-lock' }));
+      await store.flush();
+      assert.deepEqual(store.health(), { writable: false, queued: 1, dropped: 0, reason: 'database locked' });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    const deadline = Date.now() + 5000;
+    while (store.health().queued > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(outcomeOf(temp.path(), 'after-lock'), 'ok', 'written without another flush');
+    await store.close();
+  });
 });
