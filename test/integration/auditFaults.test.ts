@@ -261,8 +261,11 @@ describe('the audit store never fails a chat', () => {
         assert.deepEqual(rowOf(dbPath, answer.snapshotId), { question: questions[i]?.trim(), outcome: 'ok' });
       }
     } finally {
-      await proxy.close();
-      disk.cleanup();
+      try {
+        await proxy.close();
+      } finally {
+        disk.cleanup();
+      }
     }
   });
 
@@ -339,8 +342,11 @@ describe('a filesystem the audit log cannot be written to at start-up', () => {
         assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
       }
     } finally {
-      if (canMount) unmount(readOnly);
-      full.cleanup();
+      try {
+        if (canMount) unmount(readOnly);
+      } finally {
+        full.cleanup();
+      }
     }
   });
 });
