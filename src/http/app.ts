@@ -74,9 +74,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
       .listModels(AbortSignal.timeout(2000))
       .then(() => true)
       .catch(() => false);
+    const { writable, queued, dropped, reason } = deps.pipeline.store.health();
     return c.json({
-      status: 'ok',
+      // Still alive either way; `degraded` says the audit log is not being written (see `audit.reason`).
+      status: writable ? 'ok' : 'degraded',
       upstream: { url: upstream.baseUrl, kind: upstream.kind, reachable },
+      audit: { writable, queued, dropped, reason: reason ?? null },
       refused: access.refusals(),
     });
   });

@@ -180,7 +180,11 @@ export interface Redactor {
 
 // ---- Audit ---------------------------------------------------------------
 
-export type Outcome = 'ok' | 'error' | 'aborted';
+/**
+ * `in_flight`: written when the request went upstream, replaced when it ends;
+ * `interrupted`: still in flight when its process died (marked at the next start).
+ */
+export type Outcome = 'ok' | 'error' | 'aborted' | 'in_flight' | 'interrupted';
 
 export interface SnapshotReply {
   content: string;
