@@ -111,6 +111,21 @@ function memoizedPathMatch(pathMatch: (path: string) => boolean): (path: string 
   };
 }
 
+/**
+ * A mask names the rule that matched: the audit log, the UI and a reader of
+ * the redacted text learn which rule to look at, and a rule's examples are
+ * checked under its own id. A custom placeholder without that form stays free.
+ */
+function checkOwnMask(spec: RedactionRuleSpec, where: string): void {
+  for (const [, named] of (spec.placeholder ?? '').matchAll(/\[REDACTED:([^\]]*)\]/g)) {
+    if (named !== spec.id) {
+      throw new RuleLoadError(
+        `${where}.placeholder: names "${named}", not the rule's own id (drop the field: the default is [REDACTED:${spec.id}])`,
+      );
+    }
+  }
+}
+
 function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
   const source = expandFragments(spec.pattern, fragments, `${where}.pattern`);
   let regex: RegExp;
@@ -128,6 +143,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
       throw new RuleLoadError(`${where}.valueGroup: no group named "${group}" in the pattern`);
     }
   }
+  checkOwnMask(spec, where);
   const pathMatch = spec.paths ? globMatcher(spec.paths) : undefined;
   return {
     id: spec.id,

@@ -66,7 +66,7 @@ export const redactionRuleSchema = z
      * for the rule to run at all: the cheap pre-filter before the regex.
      */
     keywords: z.array(z.string().min(1)).min(1),
-    /** Replacement text; default `[REDACTED:<id>]`. */
+    /** Replacement text; default `[REDACTED:<id>]`. A `[REDACTED:x]` in it must name the rule itself (loadRules.ts). */
     placeholder: z.string().min(1).optional(),
     /** Only run when the item's path matches one of these globs (picomatch, basename match if no slash). */
     paths: z.array(z.string().min(1)).min(1).optional(),

@@ -24,6 +24,7 @@ test('the shipped rules load and validate', async () => {
   const rules = loadRedactionRules(join(import.meta.dirname, '../../rules/redaction'));
   assert.ok(rules.length > 80, `${rules.length} rules`);
   assert.equal(new Set(rules.map((r) => r.id)).size, rules.length);
+  for (const rule of rules) assert.equal(rule.placeholder, `[REDACTED:${rule.id}]`, rule.id);
 });
 
 test('a bad rule file fails at creation, naming the file and the field', async (t) => {
@@ -61,6 +62,11 @@ test('a bad rule file fails at creation, naming the file and the field', async (
       /i\.json: rules\[0\] \(demo-token\)\.pattern: matches the empty string/,
     ],
     ['not-json', { 'j.json': '{ rules: ' }, /j\.json: cannot read JSON/],
+    [
+      'mask-names-another-rule',
+      { 'l.json': { rules: [{ ...goodRule, placeholder: '[REDACTED:secret-assignment]' }] } },
+      /^[^\n]*l\.json: rules\[0\] \(demo-token\)\.placeholder: names "secret-assignment", not the rule's own id[^\n]*$/,
+    ],
     [
       'bad-validator',
       { 'k.json': { rules: [{ ...goodRule, validators: ['is-nice'] }] } },
