@@ -111,6 +111,11 @@ function memoizedPathMatch(pathMatch: (path: string) => boolean): (path: string 
   };
 }
 
+/** A pattern given as a list of lines is their concatenation: the layout is for readers only. */
+export function patternSource(pattern: string | readonly string[]): string {
+  return typeof pattern === 'string' ? pattern : pattern.join('');
+}
+
 /**
  * A mask names the rule that matched: the audit log, the UI and a reader of
  * the redacted text learn which rule to look at, and a rule's examples are
@@ -127,7 +132,7 @@ function checkOwnMask(spec: RedactionRuleSpec, where: string): void {
 }
 
 function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
-  const source = expandFragments(spec.pattern, fragments, `${where}.pattern`);
+  const source = expandFragments(patternSource(spec.pattern), fragments, `${where}.pattern`);
   let regex: RegExp;
   try {
     regex = new RegExp(source, `g${spec.flags}`);

@@ -49,8 +49,11 @@ export const redactionRuleSchema = z
   .object({
     id: ruleIdSchema,
     description: z.string().min(1),
-    /** JavaScript regular-expression source; `{{name}}` expands a fragment from the file's `fragments`. */
-    pattern: z.string().min(1),
+    /**
+     * JavaScript regular-expression source; `{{name}}` expands a fragment from the file's `fragments`.
+     * A list of strings is joined without separators at load: a long pattern laid out as lines.
+     */
+    pattern: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
     /** Extra flags among `i`, `m`, `s`, `u`; `g` and `d` are always added. */
     flags: z
       .string()

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createRedactor, DEFAULT_NEVER_READ_FILE, RuleLoadError } from '../../src/redact/createRedactor.ts';
-import { loadRedactionRules } from '../../src/redact/loadRules.ts';
+import { loadRedactionRules, patternSource } from '../../src/redact/loadRules.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxproxy-rules-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -101,4 +102,44 @@ test('rules from another directory are used, with fragments and placeholders', a
   const redactor = await createRedactor({ rulesDir: dir, neverReadFile: DEFAULT_NEVER_READ_FILE, secretlint: false });
   const out = await redactor.redact('use demo_0123abcd4567efgh now');
   assert.equal(out.text, 'use <demo token> now');
+});
+
+test('a pattern given as a list of lines compiles to their concatenation', async () => {
+  const dir = rulesDir('pattern-lines', {
+    'a.json': { fragments: { TAIL: '[a-z0-9]{16}' }, rules: [{ ...goodRule, pattern: ['demo_', '{{TAIL}}'] }] },
+  });
+  const [rule] = loadRedactionRules(dir);
+  assert.equal(rule!.regex.source, 'demo_[a-z0-9]{16}');
+});
+
+/**
+ * The long patterns laid out as lines, with the SHA-256 (first 16 hex digits) of each one's
+ * compiled source taken when it was still one string: the layout changed nothing the scanner sees.
+ */
+const LAID_OUT = {
+  'prose-password': '43da1e24f1ed62ac',
+  'cli-short-password': '0f095b4e55f94852',
+  'password-line-end': 'c5d4c1930a8fe272',
+  'secret-key-assignment': '7d06cd38c1b5b7a4',
+  'user-slash-password': 'f8c6ad3b3019f4e0',
+  'cli-password-more': '2e27fd9e863d07c7',
+  'echo-into-secret-store': '03835fc9b0c82de2',
+  'query-secret': 'bdbdd4e8893cac86',
+  'comment-password-word': 'f7ddf07dbd7686f3',
+  'secret-in-prose': 'd50b40e5b86db59f',
+};
+
+test('the long shipped patterns are laid out as lines and compile to the same source as before', () => {
+  const dir = join(import.meta.dirname, '../../rules/redaction');
+  const rules = loadRedactionRules(dir);
+  const specs = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .flatMap((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')).rules as { id: string; pattern: unknown }[]);
+  for (const [id, hash] of Object.entries(LAID_OUT)) {
+    const spec = specs.find((s) => s.id === id);
+    assert.ok(Array.isArray(spec?.pattern), `${id}: pattern is a list of lines`);
+    const rule = rules.find((r) => r.id === id)!;
+    assert.ok(!patternSource(spec.pattern as string[]).includes('\n'), id);
+    assert.equal(createHash('sha256').update(rule.regex.source).digest('hex').slice(0, 16), hash, id);
+  }
 });
