@@ -12,6 +12,7 @@ import {
   type NeverReadSpec,
   neverReadFileSchema,
   type RedactionRuleSpec,
+  type RuleExampleSpec,
   redactionRuleFileSchema,
   type ValidatorSpec,
 } from './ruleSchema.ts';
@@ -40,7 +41,18 @@ export interface CompiledRule {
   /** No match can cross a line break: a `line` rule then runs on its keywords' own lines only. */
   oneLine: boolean;
   generic: boolean;
+  /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
+  where: string;
+  examples: { secret: RuleExample[]; keep: RuleExample[] };
 }
+
+export interface RuleExample {
+  text: string;
+  path: string | undefined;
+}
+
+const toExample = (spec: RuleExampleSpec): RuleExample =>
+  typeof spec === 'string' ? { text: spec, path: undefined } : { text: spec.text, path: spec.path };
 
 export interface RuleFs {
   readdir(dir: string): string[];
@@ -166,6 +178,11 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
     oneLine: staysOnOneLine(source, regex.flags),
     generic: spec.generic,
+    where,
+    examples: {
+      secret: (spec.examples?.secret ?? []).map(toExample),
+      keep: (spec.examples?.keep ?? []).map(toExample),
+    },
   };
 }
 

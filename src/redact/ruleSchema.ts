@@ -43,6 +43,13 @@ const validatorSchema = z.union([
 ]);
 export type ValidatorSpec = z.infer<typeof validatorSchema>;
 
+/** A text (a line or a few lines), or a text with the item path it is read under (for a rule with `paths`). */
+const exampleSchema = z.union([
+  z.string().min(1),
+  z.object({ text: z.string().min(1), path: z.string().min(1) }).strict(),
+]);
+export type RuleExampleSpec = z.infer<typeof exampleSchema>;
+
 const ruleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
 export const redactionRuleSchema = z
@@ -94,6 +101,16 @@ export const redactionRuleSchema = z
      * named after the specific rule.
      */
     generic: z.boolean().default(false),
+    /**
+     * The rule's proof, as gitleaks' tps/fps: `secret` texts it must mask under
+     * its own id, `keep` look-alikes it must leave alone (obvious test values,
+     * references, placeholders, encrypted values). Run by the tests
+     * (test/redact/ruleExamples.test.ts), only shape-checked at start-up.
+     */
+    examples: z
+      .object({ secret: z.array(exampleSchema).default([]), keep: z.array(exampleSchema).default([]) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RedactionRuleSpec = z.infer<typeof redactionRuleSchema>;
