@@ -1,7 +1,8 @@
 // The optimised scanner against a plain one over the same rules: every rule
 // whose keyword occurs searches the whole text with its regex (no line
 // windows, no match-start lists, no grouping). Both must mask the same spans
-// on the planted corpus, the clean files and the hand-written samples: an
+// on the planted corpus, the clean files, the hand-written samples and a fuzzed
+// mix of their lines: an
 // optimisation may only save time, never change a mask.
 
 import assert from 'node:assert/strict';
@@ -62,6 +63,19 @@ test('the optimised scanner masks exactly what a plain whole-text scan of the sa
     for (const sample of samples(seededRng(seed))) items.push({ ...sample, name: `sample ${sample.kind} #${seed}` });
   }
   for (const file of loadClean()) items.push({ name: `clean ${file.name}`, path: file.name, text: file.text });
+  // Fuzzed: lines of all of them shuffled together, with blank lines, CRLF and diff prefixes, so that
+  // keywords, values and line breaks meet in orders no file has.
+  const lines = items.flatMap((item) => item.text.split('\n'));
+  const rng = seededRng(99);
+  const any = <T>(list: readonly T[]) => list[Math.floor(rng() * list.length)]!;
+  for (let n = 0; n < 200; n++) {
+    const picked = Array.from(
+      { length: 3 + Math.floor(rng() * 20) },
+      () => any(['', '+', '-  ', '  ', '# ']) + any(lines),
+    );
+    const text = picked.join(any(['\n', '\n\n', '\r\n', '\n \n']));
+    items.push({ name: `fuzzed #${n}`, path: any([undefined, 'a.yml', '.env', 'app.ts', 'notes.md', 'x.conf']), text });
+  }
   const differences: string[] = [];
   for (const item of items) {
     const fast = masked(item.text, item.path, optimised);
