@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import type { Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
 import { KeywordIndex } from './keywordIndex.ts';
-import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
+import { loadNeverRead, loadRedactionRules, type RuleFs, RuleLoadError, realRuleFs } from './loadRules.ts';
 import { ResultCache } from './resultCache.ts';
+import { exampleFailures } from './ruleExamples.ts';
 import { scanPlan } from './scanPlan.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
 import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
@@ -23,6 +24,12 @@ export interface RedactorOptions {
   secretlint?: boolean | undefined;
   /** Upper bound of cached text, in characters. Default 32 Mi. */
   cacheMaxChars?: number | undefined;
+  /**
+   * Run every rule on its own examples and throw RuleLoadError (one line per
+   * failing example) if one is wrong. Default false: the tests run them; at
+   * start-up the examples are only shape-checked (ruleExamples.ts, README).
+   */
+  checkExamples?: boolean | undefined;
   deps?:
     | {
         /** Milliseconds clock used for the deadline. */
@@ -62,6 +69,13 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     keywords.size,
   );
   const gateGroup = groups.window[rules.length]!;
+  if (options.checkExamples) {
+    const noDeadline: Deadline = { check() {} };
+    const failures = exampleFailures(rules, (text, path) =>
+      scanRules(text, keywords.scan(text, plan), path, rules, groups, noDeadline),
+    );
+    if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
+  }
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
