@@ -3,8 +3,9 @@
 
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { budgetRequest, suspectTruncation } from '../budget/index.ts';
+import { budgetRequest, countedTexts, suspectTruncation } from '../budget/index.ts';
 import { BadRequestError } from '../shared/errors.ts';
+import { parseWindow } from '../shared/parseWindow.ts';
 import type {
   BudgetReport,
   ChatMessage,
@@ -53,7 +54,8 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
       {
         workspace,
         messages: selection.messages,
-        lastUserText: lastUserText(selection.messages),
+        // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
+        lastUserText: parseWindow(lastUserText(selection.messages)),
         now: new Date(deps.now()),
       },
       { logger: deps.logger, now: deps.now, signal: input.signal },
@@ -77,6 +79,10 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   const candidates = existing ? changedItems(existing, redacted.items) : redacted.items;
 
   const ratio = deps.calibration?.get(selection.model)?.ratio ?? 1;
+  // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
+  const counter = await deps.tokenCounter
+    .withRatio(ratio)
+    .prepare([...countedTexts(base, input.request.tools), ...candidates.map((item) => item.text)], input.signal);
   const budget = budgetRequest({
     messages: base,
     tools: input.request.tools,
@@ -87,7 +93,7 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     maxTokens: input.request.max_completion_tokens ?? input.request.max_tokens,
     safetyRatio: deps.settings.safetyRatio,
     historyOverflow: deps.settings.historyOverflow,
-    counter: deps.tokenCounter.withRatio(ratio),
+    counter,
   });
 
   const hashes = new Map(redacted.items.map((item) => [item.key, itemHash(item)]));

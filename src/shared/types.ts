@@ -192,6 +192,8 @@ export interface BudgetReport {
   contextTokens: number;
   numCtx?: number | undefined;
   perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
+  /** Some text was too long or too unbroken to count exactly in bounded time, so the counts are estimates. */
+  estimated?: boolean | undefined;
 }
 
 export interface Snapshot {
