@@ -5,6 +5,7 @@
 // ECONNRESET instead of the error (reported against @hono/node-server, #327).
 
 import { BadRequestError, PayloadTooLargeError } from '../shared/errors.ts';
+import { checkJsonShape } from './jsonShape.ts';
 
 /**
  * `nodeBody` is Node's own request stream when the server runs on
@@ -22,9 +23,11 @@ export async function readJsonBody(
   }
   const text = await readLimited(request, limitBytes, nodeBody);
   if (text.trim() === '') throw new BadRequestError('The request body is empty; send a JSON object.', 'invalid_json');
+  checkJsonShape(text);
   try {
     return JSON.parse(text);
   } catch (error) {
+    // A RangeError (nesting past the engine's stack) is the body's fault too.
     throw new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, 'invalid_json');
   }
 }
