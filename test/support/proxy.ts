@@ -14,7 +14,7 @@ import { auditRoutes } from '../../src/http/auditRoutes.ts';
 import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
 import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
-import type { Upstream } from '../../src/shared/ports.ts';
+import type { Logger, Upstream } from '../../src/shared/ports.ts';
 import type { ContextSource } from '../../src/shared/types.ts';
 import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
 
@@ -28,6 +28,8 @@ export interface ProxyOptions {
   upstream?: Upstream;
   sources?: ContextSource[];
   firstByteTimeoutMs?: number;
+  /** Where the server logs; silent when absent. */
+  logger?: Logger;
 }
 
 export interface RunningProxy {
@@ -66,7 +68,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     pipeline: deps,
     authToken: options.authToken,
     maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: options.authToken }),
   });
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
