@@ -134,7 +134,8 @@ function hashOf(text: string): string {
 function rawCount(state: SharedState, text: string): number {
   const local = state.local?.get(text);
   if (local !== undefined) return local;
-  if (text.length < MIN_CACHED_CHARS) {
+  // Short texts are cheaper to count than to hash; very long ones are sampled, which is cheaper than hashing them too.
+  if (text.length < MIN_CACHED_CHARS || text.length > PIECEWISE_MAX_CHARS) {
     if (state.approximate(text)) state.estimated.value = true;
     return state.estimate(text);
   }
