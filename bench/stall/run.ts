@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { startProxy } from '../../test/support/proxy.ts';
 import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
 import { quantile } from '../support/stats.ts';
 import { contextShapes, fullSizes, MODEL, messageShapes, type Shape, workspaceFiles } from './shapes.ts';
@@ -141,6 +142,27 @@ try {
     process.stdout.write(
       `${shape.name.padEnd(45)} ${ends.padStart(8)}   ${String(answer.status).padStart(6)}   ${cell(h, baseHealth).padEnd(32)}  ${cell(c, baseChat).padEnd(30)} ${polled.health.length}${polled.failures.length ? `  failures: ${polled.failures.slice(0, 3).join(', ')}` : ''}\n`,
     );
+  }
+  // The same shapes against the same app in this process, where the event loop's longest block can be
+  // read directly: what any other request would have waited at most, whatever the machine's load did
+  // to the latencies above.
+  process.stdout.write(
+    '\nin-process app, longest event-loop block while the hostile request ran (monitorEventLoopDelay):\n',
+  );
+  const inProcess = await startProxy({ upstreamUrl: fake.url, workspace, settings: { mode: 'auto' } });
+  try {
+    for (const shape of shapes) {
+      const body = shape.body();
+      const histogram = monitorEventLoopDelay({ resolution: 5 });
+      histogram.enable();
+      const answer = await request(`${inProcess.url}/v1/chat/completions`, body, shape.headers ?? {});
+      histogram.disable();
+      process.stdout.write(
+        `${shape.name.padEnd(45)} ${`${(answer.ms / 1000).toFixed(2)} s`.padStart(8)}   ${String(answer.status).padStart(6)}   longest block ${fmt(histogram.max / 1e6)}, p99 ${fmt(histogram.percentile(99) / 1e6)}\n`,
+      );
+    }
+  } finally {
+    await inProcess.close();
   }
   process.stdout.write(
     '\ntargets: added p99 <= 100 ms for /healthz and the small chat; each hostile request ends within 5 s\n',
