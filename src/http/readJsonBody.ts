@@ -48,7 +48,9 @@ async function readLimited(
 ): Promise<string> {
   const body = nodeBody ?? request.body;
   if (!body) return '';
-  const chunks: Uint8Array[] = [];
+  // Decoded chunk by chunk as it arrives: one decode of a 10 MB body at the end blocks for ~50-100 ms.
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
   let total = 0;
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   let tooLarge = declared > limitBytes;
@@ -57,8 +59,9 @@ async function readLimited(
     if (total > limitBytes) tooLarge = true;
     // Drain a little past the limit so the client reads our 413; past that, stop reading.
     if (total > limitBytes * 4) break;
-    if (!tooLarge) chunks.push(value);
+    if (!tooLarge) parts.push(decoder.decode(value, { stream: true }));
   }
   if (tooLarge) throw new PayloadTooLargeError(limitBytes);
-  return Buffer.concat(chunks).toString('utf8');
+  parts.push(decoder.decode());
+  return parts.join('');
 }
