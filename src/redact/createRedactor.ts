@@ -113,7 +113,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   return {
     async redact(text, redactOptions) {
       const path = redactOptions?.path;
-      const key = cache.key(text, path);
+      const key = text.length > WHOLE_SCAN_MAX ? await cache.keyInSlices(text, path) : cache.key(text, path);
       const cached = cache.get(key);
       const result = cached ?? (await scan(text, path));
       if (!cached) cache.set(key, result, text.length + result.text.length);
