@@ -3,8 +3,9 @@
 
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { budgetRequest, suspectTruncation } from '../budget/index.ts';
+import { budgetRequest, countedTexts, suspectTruncation } from '../budget/index.ts';
 import { BadRequestError } from '../shared/errors.ts';
+import { parseWindow } from '../shared/parseWindow.ts';
 import type {
   BudgetReport,
   ChatMessage,
@@ -62,7 +63,8 @@ export async function prepareContext(
       {
         workspace,
         messages: selection.messages,
-        lastUserText: lastUserText(selection.messages),
+        // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
+        lastUserText: parseWindow(lastUserText(selection.messages)),
         now: new Date(deps.now()),
       },
       { logger: deps.logger, now: deps.now, signal: input.signal },
@@ -75,6 +77,13 @@ export async function prepareContext(
   // The conversation is found by the client's history as sent (see conversations.ts).
   const keys = historyKeys(workspace, input.request.messages as ChatMessage[]);
   const ratio = deps.calibration?.get(selection.model)?.ratio ?? 1;
+  // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
+  const counter = await deps.tokenCounter
+    .withRatio(ratio)
+    .prepare(
+      [...countedTexts(clientMessages, input.request.tools), ...redacted.items.map((item) => item.text)],
+      input.signal,
+    );
   const count = (text: string) => deps.tokenCounter.count(text);
   const turn = planTurn({
     messages: clientMessages,
@@ -96,7 +105,7 @@ export async function prepareContext(
         maxTokens: input.request.max_completion_tokens ?? input.request.max_tokens,
         safetyRatio: deps.settings.safetyRatio,
         historyOverflow: deps.settings.historyOverflow,
-        counter: deps.tokenCounter.withRatio(ratio),
+        counter,
       }),
   });
   const { budget, messages } = turn;

@@ -3,6 +3,7 @@
 // line in the last user message, the server's --mode, else auto.
 
 import { BadRequestError } from '../shared/errors.ts';
+import { parseWindow } from '../shared/parseWindow.ts';
 import { type ChatMessage, MODE_NAMES, type ModeName, type ModeRequest } from '../shared/types.ts';
 
 export type ModeOrigin = 'header' | 'model-suffix' | 'message' | 'server' | 'auto';
@@ -56,7 +57,11 @@ export function selectMode(input: ModeSelectionInput): ModeSelection {
   }
 
   const mode: ModeName =
-    modeAsked === 'auto' ? (input.looksLikeStackTrace(lastUserText(messages)) ? 'debug' : 'git-aware') : modeAsked;
+    modeAsked === 'auto'
+      ? input.looksLikeStackTrace(parseWindow(lastUserText(messages)))
+        ? 'debug'
+        : 'git-aware'
+      : modeAsked;
   return { modeAsked, mode, origin, model, messages };
 }
 

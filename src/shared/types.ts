@@ -203,6 +203,8 @@ export interface BudgetReport {
   perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
   /** Every piece of context in the forwarded messages, carried or new; their tokens sum to contextTokens. */
   parts?: ContextPart[] | undefined;
+  /** Some text was too long or too unbroken to count exactly in bounded time, so the counts are estimates. */
+  estimated?: boolean | undefined;
 }
 
 /** One source's share of a context part: its fences, framing excluded. */

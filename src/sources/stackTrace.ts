@@ -80,6 +80,9 @@ function frameLabel(frame: TraceFrame): string {
   return `${frame.fn ? `${frame.fn} ` : ''}${frame.file}:${frame.line}`;
 }
 
+/** Frames listed (and looked up) per trace; the attached ones are the first `maxFrames` of these. */
+const MAX_LISTED_FRAMES = 100;
+
 export function createStackTraceSource(
   deps: SourceDeps,
   workspaces: Workspaces,
@@ -93,8 +96,10 @@ export function createStackTraceSource(
     timeoutMs: 3_000,
     async collect(input) {
       if (!wants(input.wanted, 'stacktrace.')) return { items: [] };
-      const frames = parseTrace(input.lastUserText);
-      if (frames.length === 0) return { items: [] };
+      const parsed = parseTrace(input.lastUserText);
+      if (parsed.length === 0) return { items: [] };
+      // Each frame costs a stat or two: a pasted trace of 100,000 frames must not cost 100,000.
+      const frames = parsed.slice(0, MAX_LISTED_FRAMES);
       const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
       const hash = createHash('sha256').update(input.lastUserText).digest('hex');
@@ -146,6 +151,7 @@ export function createStackTraceSource(
             path: rel,
           });
         }
+        if (parsed.length > frames.length) summary.push(`  … ${parsed.length - frames.length} more frames not listed`);
         items.unshift({
           key: 'stacktrace.frames',
           source: 'stacktrace',

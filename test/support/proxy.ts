@@ -32,6 +32,7 @@ export interface ProxyOptions {
   dbPath?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** Where the server logs; silent when absent. */
   logger?: Logger;
   /** More audit store options (a driver wrapper, a queue limit). */
   auditOptions?: Omit<AuditStoreOptions, 'path'>;
