@@ -4,9 +4,14 @@
 
 import { execFile } from 'node:child_process';
 import { simpleGit } from 'simple-git';
+import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
+import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ContextSource } from '../../src/shared/types.ts';
-import { createSourceSet, defaultSourceDeps } from '../../src/sources/index.ts';
+import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
+import { createSourceSet, defaultSourceDeps, gitOverridesAllowed } from '../../src/sources/index.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
+
+const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
@@ -14,16 +19,16 @@ const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
 const GIT_AWARE = ['instructions.', 'env.', 'git.branch', 'git.status', 'git.diffstat', 'git.log', 'files.named.'];
 const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.'];
 
-/** The git commands the sources run, spelled exactly as they run them. */
-const PREFIX = ['--no-optional-locks', '-c', 'core.quotePath=false'];
+/** The git commands the sources run, spelled exactly as they run them (untrusted-repository overrides included). */
+const PREFIX = gitPrefix([]);
 const GIT_AWARE_COMMANDS = [
   [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
-  [...PREFIX, 'diff', 'HEAD', '--stat'],
-  [...PREFIX, 'log', '-5', '--date=short', '--format=%h %ad %an: %s'],
+  [...PREFIX, 'diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-5', '--date=short', '--format=%h %ad %an: %s'],
 ];
 const DEEP_COMMANDS = [
   ...GIT_AWARE_COMMANDS,
-  [...PREFIX, 'log', '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
+  [...PREFIX, 'log', ...NO_DRIVERS, '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
   [...PREFIX, 'ls-files', '-z', '-co', '--exclude-standard'],
 ];
 
@@ -73,7 +78,7 @@ async function compareCold(label: string, workspace: string, wanted: string[], c
   const floor: number[] = [];
   const coldRun = async () => {
     // A fresh source set: empty memos, no watcher; exactly what a first request pays.
-    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false }));
+    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }));
     const ms = await timeIt(() => collectAll(set.sources, inputFor(workspace, wanted)));
     set.close();
     return ms;
@@ -103,9 +108,11 @@ async function compareCold(label: string, workspace: string, wanted: string[], c
 async function warm(workspace: string) {
   let processes = 0;
   const deps = defaultSourceDeps({
+    isNeverRead,
     git: (baseDir) =>
       simpleGit({
         baseDir,
+        unsafe: gitOverridesAllowed,
         completion: { onClose: true, onExit: false },
         errors: (error) => {
           processes++;

@@ -66,6 +66,8 @@ function betterSqliteErrorKind(error: unknown): SqlErrorKind {
     return 'cannot-open';
   }
   if (code.startsWith('SQLITE_READONLY')) return 'read-only';
+  if (code.startsWith('SQLITE_FULL')) return 'full';
+  if (code.startsWith('SQLITE_IOERR')) return 'io';
   return 'other';
 }
 

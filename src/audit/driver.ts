@@ -14,7 +14,7 @@ export interface SqlStatement {
 }
 
 /** What went wrong, in words the store can turn into one clear message. */
-export type SqlErrorKind = 'corrupt' | 'busy' | 'cannot-open' | 'read-only' | 'other';
+export type SqlErrorKind = 'corrupt' | 'busy' | 'cannot-open' | 'read-only' | 'full' | 'io' | 'other';
 
 export interface SqlDriver {
   exec(sql: string): void;

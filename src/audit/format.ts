@@ -2,7 +2,7 @@
 // Text from the model or the client is made safe to print: control characters
 // (escape sequences could rewrite the terminal) are shown as U+FFFD.
 
-import type { ChatMessage, Snapshot, SnapshotSummary } from '../shared/types.ts';
+import type { ChatMessage, ContextPart, Snapshot, SnapshotSummary } from '../shared/types.ts';
 
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const QUESTION_WIDTH = 60;
@@ -135,6 +135,32 @@ function sourceLines(snapshot: Snapshot): string[] {
   return text.split('\n').map((line) => `  ${line}`);
 }
 
+/** Where a part came from: this request, or the turn (and snapshot) that first sent it. */
+export function partOrigin(part: ContextPart): string {
+  if (!part.carried) return `sent new (turn ${part.fromTurn})`;
+  return `carried from turn ${part.fromTurn}${part.fromSnapshot ? ` (snapshot ${part.fromSnapshot})` : ''}`;
+}
+
+/** Every block and update in the forwarded messages, each source's share, and the framing around them. */
+function contextLines(snapshot: Snapshot): string[] {
+  const parts = snapshot.budget?.parts ?? [];
+  if (parts.length === 0) return ['  no context in the forwarded messages'];
+  const rows = parts.map((part) => {
+    const framing = part.chars - part.sources.reduce((sum, source) => sum + source.chars, 0);
+    const shares = part.sources.map((source) => `${source.source} ${source.tokens}`);
+    return [
+      `message ${part.message + 1}`,
+      part.kind,
+      partOrigin(part),
+      String(part.chars),
+      String(part.tokens),
+      safeText([...shares, `framing ${framing} chars`].join(', ')),
+    ];
+  });
+  const text = table(['WHERE', 'KIND', 'ORIGIN', 'CHARS', 'TOKENS', 'TOKENS BY SOURCE'], rows);
+  return text.split('\n').map((line) => `  ${line}`);
+}
+
 function budgetLines(snapshot: Snapshot): string[] {
   const lines: string[] = [];
   const redactions = Object.entries(snapshot.redactions);
@@ -167,6 +193,7 @@ function timingLine(snapshot: Snapshot): string {
 export function formatSnapshot(snapshot: Snapshot): string {
   const block = snapshot.contextBlock;
   const out: string[] = [`snapshot ${snapshot.id}`, ...facts(snapshot), '', 'sources', ...sourceLines(snapshot), ''];
+  out.push('context sent', ...contextLines(snapshot), '');
   out.push(...budgetLines(snapshot), '');
   snapshot.forwarded.forEach((message, index) => {
     const name = message.name ? ` (${message.name})` : '';

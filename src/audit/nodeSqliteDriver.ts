@@ -122,6 +122,10 @@ function kindOfResultCode(code: number): SqlErrorKind {
       return 'cannot-open';
     case 8: // SQLITE_READONLY
       return 'read-only';
+    case 13: // SQLITE_FULL
+      return 'full';
+    case 10: // SQLITE_IOERR
+      return 'io';
     default:
       return 'other';
   }
@@ -133,6 +137,8 @@ const KIND_BY_MESSAGE: [RegExp, SqlErrorKind][] = [
   [/^database (table )?is locked/, 'busy'],
   [/^(unable to open database file|access permission denied|authorization denied)/, 'cannot-open'],
   [/^attempt to write a readonly database/, 'read-only'],
+  [/^database or disk is full/, 'full'],
+  [/^disk I\/O error/, 'io'],
 ];
 
 /** node:sqlite errors have `code: 'ERR_SQLITE_ERROR'`, and SQLite's result code in `errcode` when known. */

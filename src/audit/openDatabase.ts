@@ -3,7 +3,17 @@
 // process, written by a newer ctxproxy, unreadable) becomes ONE clear error here,
 // instead of a failure on every request later.
 
-import { chmodSync, closeSync, constants, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../shared/ports.ts';
 import type { SqlDriver, SqlDriverFactory } from './driver.ts';
@@ -39,7 +49,11 @@ function ensureIgnoredByGit(folder: string, logger: Logger): void {
 
 /** Creates the file (and its folder) owner-only; tightens an existing file that others can read. */
 function ensurePrivateFile(path: string, logger: Logger): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw writeErrorOfAncestor(dirname(path)) ?? error;
+  }
   ensureIgnoredByGit(dirname(path), logger);
   const fd = openSync(path, constants.O_CREAT | constants.O_RDWR, 0o600);
   closeSync(fd);
@@ -50,6 +64,21 @@ function ensurePrivateFile(path: string, logger: Logger): void {
   }
 }
 
+/**
+ * A recursive mkdir on a read-only filesystem reports ENOENT; the nearest folder that exists
+ * tells the real reason (EROFS, EACCES) when asked for write access.
+ */
+function writeErrorOfAncestor(folder: string): unknown {
+  let current = folder;
+  while (!existsSync(current) && dirname(current) !== current) current = dirname(current);
+  try {
+    accessSync(current, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
 function explain(reason: AuditOpenFailure, path: string, detail: string): string {
   switch (reason) {
     case 'corrupt':
@@ -57,7 +86,12 @@ function explain(reason: AuditOpenFailure, path: string, detail: string): string
     case 'locked':
       return `audit database ${path} is locked by another process (${detail}). Stop the other ctxproxy using it, or pass --db to use another file.`;
     case 'read-only':
+      if (/EROFS|read-only file system/i.test(detail)) {
+        return `audit database ${path} cannot be written: the filesystem holding it is mounted read-only (${detail}). Remount it read-write, or pass --db to put the log on another filesystem.`;
+      }
       return `audit database ${path} cannot be written (${detail}). Check the file's owner and permissions, or pass --db to use another file.`;
+    case 'full':
+      return `audit database ${path} cannot be written: the filesystem holding it is full (${detail}). Free some space, or pass --db to put the log on another filesystem.`;
     case 'cannot-open':
       return `audit database ${path} cannot be opened (${detail}). Check that its folder exists and is writable, or pass --db to use another file.`;
     case 'newer-schema':
@@ -70,12 +104,15 @@ function explain(reason: AuditOpenFailure, path: string, detail: string): string
 function failureOf(error: unknown, driver: SqlDriverFactory): AuditOpenFailure {
   if (error instanceof NewerSchemaError) return 'newer-schema';
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (code === 'EROFS') return 'read-only';
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'full';
   if (code === 'EACCES' || code === 'EPERM' || code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') {
     return 'cannot-open';
   }
   const kind = driver.errorKind(error);
   if (kind === 'busy') return 'locked';
   if (kind === 'other') return 'migration';
+  if (kind === 'io') return 'cannot-open';
   return kind;
 }
 

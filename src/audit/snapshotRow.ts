@@ -60,6 +60,7 @@ export const SNAPSHOT_COLUMNS = [
   'context_sha256',
   'messages_head',
   'message_count',
+  'writer_pid',
 ] as const;
 
 export const INSERT_SNAPSHOT = `INSERT INTO snapshots (${SNAPSHOT_COLUMNS.join(', ')})
@@ -111,6 +112,8 @@ export function snapshotValues(snapshot: Snapshot, stored: StoredMessages): SqlV
     orNull(stored.contextKey),
     orNull(stored.chain?.head),
     orNull(stored.chain?.count),
+    // Which process wrote it: an `in_flight` row whose writer is gone was interrupted (inFlight.ts).
+    process.pid,
   ];
 }
 

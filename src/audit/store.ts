@@ -1,36 +1,71 @@
 // The audit store. `save` only queues: the batch is written in one transaction
-// a moment later (WRITE_DELAY_MS), off the response path. Reads first write
-// whatever is queued, so a snapshot id handed to a client is readable at once.
+// a moment later (WRITE_DELAY_MS), off the response path; `saveInFlight` writes
+// a request's record before it goes upstream. No database fault reaches a
+// request: the queue (writeQueue.ts) holds what cannot be written and retries,
+// and `health()` says so. Reads first write whatever is queued, so a snapshot
+// id handed to a client is readable at once.
 
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
 import { readCalibration, saveCalibration } from './calibration.ts';
 import { chooseSqlDriver } from './defaultDriver.ts';
+import type { SqlErrorKind } from './driver.ts';
+import { markInterrupted, settleOwnInFlight } from './inFlight.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
 import { snapshotIo } from './snapshotIo.ts';
 import type { AuditStats, AuditStoreFull, AuditStoreOptions, Calibration } from './types.ts';
+import { createWriteQueue } from './writeQueue.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
 export { AuditStoreOpenError } from './types.ts';
 
 const EXPORT_PAGE = 100;
-/** How long a write waits for another process's lock before it is retried later. */
-const WRITE_BUSY_TIMEOUT_MS = 100;
-const BUSY_RETRY_MS = 500;
-/** About a minute of retries, then the batch is dropped (and logged). */
-const MAX_BUSY_RETRIES = 120;
+/**
+ * How long one write waits for another process's lock. Writes run on the event
+ * loop, so this is what a lock can cost every request at most once per try;
+ * while the lock lasts the queue retries with a backoff instead.
+ */
+const WRITE_BUSY_TIMEOUT_MS = 50;
 const SLOW_WRITE_MS = 250;
+/** Snapshots held in memory while the database cannot take them (about a thousand large prompts). */
+const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/** How long close() keeps retrying a locked or full database before it reports what is left. */
+const CLOSE_WAIT_MS = 2000;
 /**
  * How long saved snapshots gather before one transaction writes them. A commit
  * costs far more than a row (every page it touches, the search index's among
  * them, goes to the WAL): one snapshot per transaction cost 0.35 ms of the
  * event loop per request, batches of 50 ms 0.07 ms (bench/overhead's profile).
- * A crash loses at most this much; SIGINT/SIGTERM flush first.
+ * A request's in-flight record is written at once (saveInFlight), so a crash
+ * loses at most the end of a reply; SIGINT/SIGTERM flush first.
  */
 export const WRITE_DELAY_MS = 50;
+
+type QueuedWrite = { snapshot: Snapshot } | { calibration: Calibration };
+
+/** Failures that pass with time or space, in words for X-Ctx-Warning and /healthz. */
+const TRANSIENT: Partial<Record<SqlErrorKind, string>> = {
+  busy: 'database locked',
+  full: 'disk full',
+  'read-only': 'database read-only',
+  io: 'disk I/O error',
+  'cannot-open': 'database cannot be opened',
+  corrupt: 'database damaged',
+};
+
+/** About what a queued snapshot holds in memory (UTF-16 units; the context block is counted twice, harmlessly). */
+function approxBytes(snapshot: Snapshot): number {
+  let total = 2048 + (snapshot.contextBlock?.length ?? 0) + snapshot.reply.content.length;
+  total += snapshot.reply.reasoning?.length ?? 0;
+  for (const message of snapshot.forwarded) {
+    total +=
+      typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content ?? '').length;
+  }
+  return total;
+}
 
 export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   const logger = options.logger ?? silentLogger;
@@ -47,82 +82,35 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     logger,
     now,
   });
-  // Writes run on the event loop: a long wait for another process's lock would stall every request.
+  if (options.markInterrupted !== false) markInterrupted(db, logger);
   db.pragma('busy_timeout', WRITE_BUSY_TIMEOUT_MS);
-  let busyRetries = 0;
-
-  let queue: Snapshot[] = [];
-  let scheduled = false;
   let closed = false;
 
   const io = snapshotIo(db, dedupe);
 
-  /**
-   * Writes the queue in one transaction and throws what failed. A batch that
-   * met another process's lock (a CLI prune's VACUUM) goes back in the queue
-   * for a later try; any other failure drops it, logged.
-   */
-  function writeQueued(): void {
-    if (queue.length === 0) return;
-    const batch = queue;
-    queue = [];
+  function writeBatch(batch: QueuedWrite[]): void {
     const started = performance.now();
-    try {
-      db.transaction(() => {
-        for (const snapshot of batch) io.write(snapshot);
-      });
-    } catch (error) {
-      if (driver.errorKind(error) === 'busy' && busyRetries < MAX_BUSY_RETRIES && !closed) {
-        busyRetries += 1;
-        queue = batch.concat(queue);
-        logger.warn('audit.write_busy', { snapshots: batch.length, retry: busyRetries });
-        throw error;
+    db.transaction(() => {
+      for (const item of batch) {
+        if ('snapshot' in item) io.write(item.snapshot);
+        else saveCalibration(db, item.calibration.model, item.calibration, item.calibration.updatedAt);
       }
-      busyRetries = 0;
-      // One bad snapshot must not cost the others: write them one by one and drop only what fails.
-      const failures = batch.length === 1 ? [{ id: batch[0]?.id, error }] : writeEach(batch);
-      for (const failure of failures) {
-        logger.error('audit.write_failed', { id: failure.id, error: (failure.error as Error).message });
-      }
-      if (failures.length > 0) throw failures[0]?.error;
-    }
-    busyRetries = 0;
+    });
     const ms = Math.round(performance.now() - started);
     if (ms >= SLOW_WRITE_MS) logger.warn('audit.write_slow', { snapshots: batch.length, ms });
   }
 
-  function writeEach(batch: Snapshot[]): { id: string | undefined; error: unknown }[] {
-    const failures: { id: string | undefined; error: unknown }[] = [];
-    for (const snapshot of batch) {
-      try {
-        db.transaction(() => io.write(snapshot));
-      } catch (error) {
-        failures.push({ id: snapshot.id, error });
-      }
-    }
-    return failures;
-  }
+  const queue = createWriteQueue<QueuedWrite>({
+    write: writeBatch,
+    transientReason: (error) => TRANSIENT[driver.errorKind(error)],
+    logger,
+    maxBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    delayMs: WRITE_DELAY_MS,
+  });
 
-  function writeScheduled(): void {
-    scheduled = false;
-    try {
-      writeQueued();
-    } catch {
-      // Logged in writeQueued; a failed audit write must never take the server down.
-      if (queue.length > 0 && !closed && !scheduled) {
-        scheduled = true;
-        setTimeout(writeScheduled, BUSY_RETRY_MS).unref();
-      }
-    }
-  }
-
-  /** Reads see what is queued; if writing it fails now, they still answer from the database. */
+  /** Reads see what is queued; a degraded store is left to its retry timer and reads answer from the database. */
   function writeBeforeRead(): void {
-    try {
-      writeQueued();
-    } catch {
-      // Logged in writeQueued; the retry is scheduled by writeScheduled.
-    }
+    queue.writeIfHealthy();
   }
 
   function assertOpen(): void {
@@ -157,7 +145,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       blobBytes: count('SELECT coalesce(sum(bytes), 0) AS n FROM blobs'),
       fileBytes: fileBytes(path),
       liveBytes: liveBytes(db),
-      queued: queue.length,
+      queued: queue.health().queued,
     };
     if (typeof range?.oldest === 'number') result.oldest = range.oldest;
     if (typeof range?.newest === 'number') result.newest = range.newest;
@@ -169,16 +157,30 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     path,
     save(snapshot) {
       assertOpen();
-      queue.push(snapshot);
-      if (!scheduled) {
-        scheduled = true;
-        setTimeout(writeScheduled, WRITE_DELAY_MS).unref();
+      queue.push(`s:${snapshot.id}`, { snapshot }, approxBytes(snapshot));
+    },
+    saveInFlight(snapshot) {
+      assertOpen();
+      return queue.pushNow(`s:${snapshot.id}`, { snapshot }, approxBytes(snapshot));
+    },
+    health: () => queue.health(),
+    settleInFlight(outcome) {
+      for (const item of queue.entries()) {
+        if ('snapshot' in item && item.snapshot.outcome === 'in_flight') item.snapshot.outcome = outcome;
+      }
+      if (closed) return;
+      try {
+        settleOwnInFlight(db, outcome);
+      } catch (error) {
+        logger.warn('audit.settle_failed', { error: (error as Error)?.name });
       }
     },
     get(id) {
       assertOpen();
       writeBeforeRead();
-      return io.read(id) ?? queue.find((snapshot) => snapshot.id === id);
+      // A queued version is newer than the row (the in-flight record of a request that has ended since).
+      const queued = queue.peek(`s:${id}`);
+      return queued && 'snapshot' in queued ? queued.snapshot : io.read(id);
     },
     list(query: SnapshotQuery): SnapshotSummary[] {
       assertOpen();
@@ -215,34 +217,40 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     getCalibration(model) {
       assertOpen();
       // Read on every request: keep what this process (the only writer) already knows.
-      if (!calibrations.has(model)) calibrations.set(model, readCalibration(db, model));
+      if (!calibrations.has(model)) {
+        try {
+          calibrations.set(model, readCalibration(db, model));
+        } catch (error) {
+          // An unreadable table costs the estimate its correction, never the request.
+          logger.warn('audit.calibration_unread', { error: (error as Error)?.name });
+          return undefined;
+        }
+      }
       return calibrations.get(model);
     },
     saveCalibration(model, value) {
       assertOpen();
-      const saved = saveCalibration(db, model, value, now());
+      const saved: Calibration = { model, ratio: value.ratio, samples: value.samples, updatedAt: now() };
       calibrations.set(model, saved);
+      queue.push(`c:${model}`, { calibration: saved }, 256);
       return saved;
     },
     stats() {
       assertOpen();
       return stats();
     },
-    async flush() {
+    async flush(flushOptions = {}) {
       if (closed) return;
-      writeQueued();
+      await queue.flush(flushOptions.waitMs ?? 0);
     },
-    async close() {
+    async close(closeOptions = {}) {
       if (closed) return;
-      try {
-        writeQueued();
-      } catch (error) {
-        logger.error('audit.close_unwritten', { snapshots: queue.length });
-        throw error;
-      } finally {
-        closed = true;
-        db.close();
-      }
+      await queue.flush(closeOptions.waitMs ?? CLOSE_WAIT_MS);
+      const left = queue.close();
+      const { dropped, reason } = queue.health();
+      if (left > 0) logger.error('audit.close_unwritten', { snapshots: left, dropped, reason });
+      closed = true;
+      db.close();
     },
   };
 }

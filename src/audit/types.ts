@@ -22,6 +22,10 @@ export interface AuditStoreOptions {
    * message texts; `context` the block only; `none` nothing (the benchmark's baselines).
    */
   dedupe?: DedupePolicy | undefined;
+  /** Memory for writes the database cannot take yet (locked, disk full). Default 64 MiB; beyond it they are dropped and counted. */
+  maxQueuedBytes?: number | undefined;
+  /** Marks the in-flight rows of processes that are gone `interrupted` at open. Default true. */
+  markInterrupted?: boolean | undefined;
 }
 
 export interface Calibration {
@@ -77,11 +81,27 @@ export interface AuditStoreFull extends AuditStore {
   /** Keeps the ratio the budget stage computed (see budget/calibration.ts). */
   saveCalibration(model: string, value: { ratio: number; samples: number }): Calibration;
   stats(): AuditStats;
+  /**
+   * Gives this process's in-flight records (queued, and rows on disk) an outcome: for a shutdown
+   * that cannot wait for its requests to end. The requests' own final saves still replace them.
+   */
+  settleInFlight(outcome: 'aborted' | 'interrupted'): void;
+  /** Writes what is queued; retries a locked or full database for up to `waitMs` (default 0: one try). Never throws. */
+  flush(options?: { waitMs?: number | undefined }): Promise<void>;
+  /** Writes what is queued (retrying up to `waitMs`, default 2000), logs what is left, closes. */
+  close(options?: { waitMs?: number | undefined }): Promise<void>;
   readonly path: string;
 }
 
 /** Why a store could not be opened; `message` names the path and what to do. */
-export type AuditOpenFailure = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'read-only' | 'migration';
+export type AuditOpenFailure =
+  | 'corrupt'
+  | 'locked'
+  | 'newer-schema'
+  | 'cannot-open'
+  | 'read-only'
+  | 'full'
+  | 'migration';
 
 export class AuditStoreOpenError extends Error {
   override readonly name = 'AuditStoreOpenError';

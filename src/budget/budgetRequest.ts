@@ -130,6 +130,9 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     modelMax: input.modelMax ?? window,
   });
 
+  const estimated = counter.usedEstimate();
+  if (estimated) warnings.push('token counts are estimates: some text was too long or unbroken to count exactly');
+
   return {
     messages: conversation.messages,
     items: context.items,
@@ -146,6 +149,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
       contextTokens,
       numCtx,
       perEntry: context.report,
+      ...(estimated ? { estimated: true } : {}),
     },
     numCtx,
     estimatedPromptTokens,

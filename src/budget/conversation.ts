@@ -117,20 +117,22 @@ export function fitConversation(input: FitConversationInput): FitConversationRes
     );
   }
 
-  // Per-message counts are additive, so estimate as groups go and confirm with one real count.
-  const empty = counter.countMessages([]);
-  const costOf = (message: ChatMessage) => counter.countMessages([message]) - empty;
-  let remaining = tokens;
+  // Linear in the messages: each is counted once, and the running total is
+  // kept in raw (uncalibrated, integer) tokens, which add up exactly to what
+  // countMessages would return for the fitted list.
+  const ratio = counter.ratio;
+  let remaining = counter.rawBase(tools);
+  const raw = messages.map((message) => counter.rawMessage(message));
+  for (const cost of raw) remaining += cost;
   const dropped = new Set<number>();
   for (const group of groups) {
     for (const i of group) {
       dropped.add(i);
-      remaining -= costOf(messages[i] as ChatMessage);
+      remaining -= raw[i] as number;
     }
-    if (remaining + costOf(markerMessage(dropped.size, window)) > usable) continue;
+    if (Math.ceil((remaining + counter.rawMessage(markerMessage(dropped.size, window))) * ratio) > usable) continue;
     const fitted = assemble(messages, dropped, window);
-    const fittedTokens = counter.countMessages(fitted, tools);
-    if (fittedTokens <= usable) return { messages: fitted, droppedMessages: dropped.size, tokens: fittedTokens };
+    return { messages: fitted, droppedMessages: dropped.size, tokens: counter.countMessages(fitted, tools) };
   }
   // Every droppable group is gone; the minimum was checked above, so this fits.
   const fitted = assemble(messages, droppable, window);

@@ -1,5 +1,6 @@
 // The budget stage's public surface.
 
+export { EXACT_MAX_CHARS, isEstimatedCount, LONG_RUN } from './boundedCount.ts';
 export {
   type BudgetDowngrade,
   type BudgetRequestInput,
@@ -35,6 +36,7 @@ export {
 } from './fit.ts';
 export { trimMarker } from './lineSelection.ts';
 export {
+  countedTexts,
   createTokenCounter,
   estimateCl100k,
   MESSAGE_OVERHEAD,

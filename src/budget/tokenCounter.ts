@@ -3,10 +3,24 @@
 // bench/budget/README.md); the per-model calibration ratio scales it towards
 // the model's own tokenizer. Raw counts are cached by content hash, so an
 // unchanged context item or message is tokenized once, whatever the ratio.
+//
+// Every count does bounded work (boundedCount.ts). A request's texts are
+// counted ahead by `prepare`, in slices that yield to the event loop, so the
+// synchronous budget stage that follows only looks counts up.
+//
+// Why slices on the event loop and not a worker pool: a worker would load its
+// own copy of the cl100k tables and V8 heap (tens of MB each, on a laptop that
+// also runs the model), the request's text would be copied into it, and
+// src/ is TypeScript run by tsx on Node and natively on Deno, where starting
+// a worker from a .ts module needs a different loader per runtime. With every
+// single count bounded (~50 ms worst, ~2 ms typical), yielding between counts
+// keeps other requests within the bound without any of that.
 
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
+import { boundedCount, EXACT_MAX_CHARS, isEstimatedCount, piecewiseCount } from './boundedCount.ts';
 import { LruCache } from './lruCache.ts';
 
 /** Per message: role and the template's start/end markers (ChatML-like templates use 4–5). */
@@ -37,8 +51,23 @@ export interface TokenCounter {
   countLines(text: string): number[];
   /** Calibrated tokens of the whole forwarded request: messages, tool calls, tool schemas, reply priming. */
   countMessages(messages: ChatMessage[], tools?: ToolDefinition[]): number;
+  /**
+   * Uncalibrated parts of `countMessages`: it is ceil((rawBase + the sum of
+   * rawMessage over the messages) x ratio), so callers can add and remove
+   * messages in constant time each.
+   */
+  rawMessage(message: ChatMessage): number;
+  rawBase(tools?: ToolDefinition[]): number;
   /** The same counter (sharing its cache) with another calibration ratio, e.g. one per model. */
   withRatio(ratio: number): TokenCounter;
+  /**
+   * Counts `texts` ahead, yielding to the event loop between slices of work, and
+   * returns a counter (same ratio and cache) that answers them from memory; use
+   * it for one request, then drop it.
+   */
+  prepare(texts: Iterable<string>, signal?: AbortSignal): Promise<TokenCounter>;
+  /** True when some text counted by this counter was estimated rather than counted exactly. */
+  usedEstimate(): boolean;
   stats(): TokenCounterStats;
 }
 
@@ -52,21 +81,45 @@ export interface TokenCounterOptions {
 
 const noSpecialTokens = { disallowedSpecial: new Set<string>() };
 
-/** Raw cl100k count; special-token strings in user text are counted as text, never rejected. */
-export function estimateCl100k(text: string): number {
+function exactCl100k(text: string): number {
   return text.length === 0 ? 0 : countTokens(text, noSpecialTokens);
+}
+
+/** Raw cl100k count with bounded work; special-token strings in user text are counted as text, never rejected. */
+export function estimateCl100k(text: string): number {
+  return boundedCount(text, exactCl100k);
 }
 
 interface SharedState {
   estimate: (text: string) => number;
+  /** Whether `estimate` gives an estimate (not the exact count) for a text. */
+  approximate: (text: string) => boolean;
   counts: LruCache<number>;
   lineCounts: LruCache<number[]>;
+  /** One request's counts (from `prepare`): every text, short ones too, looked up without hashing. */
+  local?: Map<string, number> | undefined;
+  /** Set once a count of this view was an estimate. */
+  estimated: { value: boolean };
+  /** The exact count of a long text in pieces (cl100k only; a test's estimator has none). */
+  piecewise?:
+    | ((text: string, between: () => Promise<void>) => Promise<{ count: number; estimated: boolean }>)
+    | undefined;
 }
+
+/** Work done between two yields to the event loop while preparing counts. */
+const PREPARE_SLICE_MS = 10;
+/** Longer texts are sampled, never counted whole: 256K characters of base64 take ~2 s. */
+const PIECEWISE_MAX_CHARS = 256 * 1024;
+/** Time one request may spend counting long texts exactly (yielding throughout); after it, they are sampled. */
+const PREPARE_EXACT_BUDGET_MS = 1_000;
 
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
   const maxEntries = options.maxCacheEntries ?? 4096;
   const state: SharedState = {
     estimate: options.estimate ?? estimateCl100k,
+    approximate: options.estimate ? () => false : isEstimatedCount,
+    piecewise: options.estimate ? undefined : (text, between) => piecewiseCount(text, exactCl100k, between),
+    estimated: { value: false },
     counts: new LruCache<number>(maxEntries),
     lineCounts: new LruCache<number[]>(Math.max(16, Math.floor(maxEntries / 8))),
   };
@@ -77,14 +130,65 @@ function hashOf(text: string): string {
   return createHash('sha1').update(text).digest('base64');
 }
 
+// The count cache holds estimates as negative numbers, so a later hit still says it was one.
 function rawCount(state: SharedState, text: string): number {
-  if (text.length < MIN_CACHED_CHARS) return state.estimate(text);
+  const local = state.local?.get(text);
+  if (local !== undefined) return local;
+  // Short texts are cheaper to count than to hash; very long ones are sampled, which is cheaper than hashing them too.
+  if (text.length < MIN_CACHED_CHARS || text.length > PIECEWISE_MAX_CHARS) {
+    if (state.approximate(text)) state.estimated.value = true;
+    return state.estimate(text);
+  }
   const key = hashOf(text);
   const cached = state.counts.get(key);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) {
+    if (cached < 0) state.estimated.value = true;
+    return Math.abs(cached);
+  }
   const value = state.estimate(text);
-  state.counts.set(key, value);
+  const estimated = state.approximate(text);
+  if (estimated) state.estimated.value = true;
+  state.counts.set(key, estimated ? -value : value);
   return value;
+}
+
+async function prepareCounts(state: SharedState, texts: Iterable<string>, signal?: AbortSignal): Promise<SharedState> {
+  const local = new Map<string, number>();
+  const view: SharedState = { ...state, local: undefined, estimated: { value: false } };
+  const started = performance.now();
+  let sliceStart = started;
+  const between = async () => {
+    if (performance.now() - sliceStart <= PREPARE_SLICE_MS) return;
+    await setImmediate();
+    signal?.throwIfAborted();
+    sliceStart = performance.now();
+  };
+  for (const text of texts) {
+    if (local.has(text)) continue;
+    // Long texts are counted exactly, piece by piece, while the request's time budget lasts; then sampled.
+    const exactly =
+      state.piecewise !== undefined &&
+      text.length > EXACT_MAX_CHARS &&
+      text.length <= PIECEWISE_MAX_CHARS &&
+      performance.now() - started < PREPARE_EXACT_BUDGET_MS;
+    local.set(text, exactly ? await piecewiseRawCount(view, text, between) : rawCount(view, text));
+    await between();
+  }
+  view.local = local;
+  return view;
+}
+
+async function piecewiseRawCount(state: SharedState, text: string, between: () => Promise<void>): Promise<number> {
+  const key = hashOf(text);
+  const cached = state.counts.get(key);
+  if (cached !== undefined) {
+    if (cached < 0) state.estimated.value = true;
+    return Math.abs(cached);
+  }
+  const { count, estimated } = await (state.piecewise as NonNullable<SharedState['piecewise']>)(text, between);
+  if (estimated) state.estimated.value = true;
+  state.counts.set(key, estimated ? -count : count);
+  return count;
 }
 
 function rawLineCounts(state: SharedState, text: string): number[] {
@@ -114,10 +218,37 @@ function rawMessageCount(state: SharedState, message: ChatMessage): number {
   return total;
 }
 
+/** Serialized once per tools array: a request counts its tools several times. */
+const toolsJson = new WeakMap<ToolDefinition[], string>();
+
+/** The text the tools are counted as (templates render the schemas as JSON; the serialized form is a fair proxy). */
+export function toolsText(tools: ToolDefinition[]): string {
+  let text = toolsJson.get(tools);
+  if (text === undefined) {
+    text = JSON.stringify(tools);
+    toolsJson.set(tools, text);
+  }
+  return text;
+}
+
 function rawToolsCount(state: SharedState, tools: ToolDefinition[] | undefined): number {
   if (tools === undefined || tools.length === 0) return 0;
-  // Templates render the schemas as JSON; the serialized form is a fair proxy.
-  return TOOLS_OVERHEAD + rawCount(state, JSON.stringify(tools));
+  return TOOLS_OVERHEAD + rawCount(state, toolsText(tools));
+}
+
+/** Every text `countMessages` counts for these messages and tools (for `prepare`). */
+export function* countedTexts(messages: readonly ChatMessage[], tools?: ToolDefinition[]): Generator<string> {
+  if (tools !== undefined && tools.length > 0) yield toolsText(tools);
+  for (const message of messages) {
+    if (typeof message.content === 'string') yield message.content;
+    else if (Array.isArray(message.content))
+      for (const part of message.content) if (part.type === 'text') yield part.text;
+    if (message.name !== undefined) yield message.name;
+    for (const call of message.tool_calls ?? []) {
+      yield call.function.name;
+      yield call.function.arguments;
+    }
+  }
 }
 
 function counterWithRatio(state: SharedState, ratio: number): TokenCounter {
@@ -131,7 +262,11 @@ function counterWithRatio(state: SharedState, ratio: number): TokenCounter {
       for (const message of messages) raw += rawMessageCount(state, message);
       return Math.ceil(raw * ratio);
     },
+    rawMessage: (message) => rawMessageCount(state, message),
+    rawBase: (tools) => REPLY_PRIMING + rawToolsCount(state, tools),
     withRatio: (next) => counterWithRatio(state, next),
+    prepare: async (texts, signal) => counterWithRatio(await prepareCounts(state, texts, signal), ratio),
+    usedEstimate: () => state.estimated.value,
     stats: () => ({
       hits: state.counts.hits + state.lineCounts.hits,
       misses: state.counts.misses + state.lineCounts.misses,

@@ -87,6 +87,8 @@ export const settingsSchema = z
     allowedHosts: commaList(hostName).default([]),
     /** Browser origins that may call ctxproxy cross-site (CORS); none by default. */
     allowedOrigins: commaList(browserOrigin).default([]),
+    /** When the audit log cannot be written: off, answer with X-Ctx-Warning; on, refuse chats with 503. */
+    requireAudit: z.boolean().default(false),
   })
   .strict();
 
@@ -209,5 +211,12 @@ export const OPTION_SPECS: OptionSpec[] = [
     env: 'CTXPROXY_MAX_DB_MB',
     type: 'string',
     help: 'cap the audit database at this size, pruning the oldest',
+  },
+  {
+    key: 'requireAudit',
+    flag: 'require-audit',
+    env: 'CTXPROXY_REQUIRE_AUDIT',
+    type: 'boolean',
+    help: 'refuse chats (503) while the audit log cannot be written, instead of answering with a warning',
   },
 ];

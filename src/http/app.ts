@@ -7,6 +7,7 @@ import { type Context, Hono } from 'hono';
 import { type RequestIdVariables, requestId } from 'hono/request-id';
 import { type PipelineDeps, recordRejectedRequest, runPipeline } from '../pipeline/runPipeline.ts';
 import { chatRequestSchema, describeIssues } from '../shared/chatRequest.ts';
+import { errorFields } from '../shared/errorFields.ts';
 import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
@@ -82,9 +83,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
       .listModels(AbortSignal.timeout(2000))
       .then(() => true)
       .catch(() => false);
+    const { writable, queued, dropped, reason } = deps.pipeline.store.health();
     return c.json({
-      status: 'ok',
+      // Still alive either way; `degraded` says the audit log is not being written (see `audit.reason`).
+      status: writable ? 'ok' : 'degraded',
       upstream: { url: upstream.baseUrl, kind: upstream.kind, reachable },
+      audit: { writable, queued, dropped, reason: reason ?? null },
       refused: access.refusals(),
     });
   });
@@ -158,8 +162,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.onError(async (error, c) => {
     const failure = error instanceof ProxyError ? error : toProxyError(error);
-    if (failure.status >= 500 && !(error instanceof ProxyError)) {
-      deps.logger.error('http.unhandled', { requestId: c.get('requestId'), error: error.name });
+    if (failure.status >= 500) {
+      const event = failure.code === 'internal_error' ? 'http.unhandled' : 'http.server_error';
+      deps.logger.error(event, { requestId: c.get('requestId'), status: failure.status, ...errorFields(error) });
     }
     // A request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;
     // one the access guard refused is not: it may be a hostile page's, and its text is not worth keeping.

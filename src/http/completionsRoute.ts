@@ -67,7 +67,7 @@ export function completionsRoutes(deps: {
       },
       deps.pipeline,
     );
-    const headers = ctxHeaders(result.snapshotId, 'off');
+    const headers = ctxHeaders(result.snapshotId, 'off', result.warnings);
     const identity: Identity = {
       id: `cmpl-${randomUUID().replaceAll('-', '')}`,
       created: Math.floor(deps.pipeline.now() / 1000),

@@ -53,7 +53,7 @@ export function embeddingsRoutes(deps: {
         usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
       },
       200,
-      ctxHeaders(result.snapshotId, 'off'),
+      ctxHeaders(result.snapshotId, 'off', result.warnings),
     );
   });
   return app;

@@ -7,7 +7,7 @@
 // turns. A system role also tells the model this is reference material, not
 // the user speaking, and it leaves every user message exactly as written.
 
-import type { ChatMessage, ContextItem } from '../shared/types.ts';
+import type { ChatMessage, ContextItem, ContextPartSource } from '../shared/types.ts';
 
 /** Stable sources first, volatile last, so the block's prefix changes least. */
 const SOURCE_ORDER = ['instructions', 'tree', 'stats', 'env', 'git', 'files', 'stacktrace'];
@@ -79,4 +79,22 @@ export function placeContext(messages: readonly ChatMessage[], placement: Placem
 
 function escapeAttribute(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('\n', ' ');
+}
+
+/** Each source's share of a block or an attachment: its items' fences, in the order they are placed. */
+export function accountItems(
+  items: readonly ContextItem[],
+  tag: 'context' | 'context-update',
+  count: (text: string) => number,
+): ContextPartSource[] {
+  const bySource = new Map<string, ContextPartSource>();
+  for (const item of orderItems(items)) {
+    const fence = fenceItem(item, tag);
+    const entry = bySource.get(item.source) ?? { source: item.source, keys: [], chars: 0, tokens: 0 };
+    entry.keys.push(item.key);
+    entry.chars += fence.length;
+    entry.tokens += count(fence);
+    bySource.set(item.source, entry);
+  }
+  return [...bySource.values()];
 }

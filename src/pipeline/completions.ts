@@ -6,6 +6,7 @@
 import { BadRequestError, type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { ChatMessage, Snapshot, UpstreamEvent } from '../shared/types.ts';
 import { closeDirectSnapshot, openDirectSnapshot } from './auditRecord.ts';
+import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { notSupported } from './embeddings.ts';
 import { redactMessages } from './redactStage.ts';
 import type { PipelineDeps } from './runPipeline.ts';
@@ -28,6 +29,8 @@ export interface CompletionsResult {
   model: string;
   /** Iterate to the end; stopping early aborts the upstream. */
   events: AsyncIterable<UpstreamEvent>;
+  /** For X-Ctx-Warning (an audit log that could not be written, …). */
+  warnings: string[];
 }
 
 export async function runCompletions(input: CompletionsInput, deps: PipelineDeps): Promise<CompletionsResult> {
@@ -40,6 +43,7 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
   const onClientGone = () => abort.abort(input.signal.reason);
   input.signal.addEventListener('abort', onClientGone, { once: true });
   try {
+    refuseIfAuditDown(deps);
     const generate = deps.upstream.generate;
     if (!generate) throw notSupported('/v1/completions', deps.upstream.kind);
     if (typeof input.params.n === 'number' && input.params.n > 1) {
@@ -58,6 +62,7 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
     const suffix = forwarded.find((m) => m.name === 'suffix')?.content as string | undefined;
     // Keep the window the model is loaded with: a different num_ctx would make Ollama reload it.
     const numCtx = deps.upstream.kind === 'ollama' ? deps.loadedNumCtx?.get(model) : undefined;
+    await recordInFlight(snapshot, deps, snapshot.createdAt);
     const started = deps.now();
     const events = await generate.call(
       deps.upstream,
@@ -67,6 +72,7 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
     return {
       snapshotId: snapshot.id,
       model,
+      warnings: snapshot.warnings,
       events: track(events, snapshot, deps, started, abort, input.signal, () =>
         input.signal.removeEventListener('abort', onClientGone),
       ),

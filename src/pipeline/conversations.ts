@@ -1,30 +1,108 @@
-// Per-conversation state, so that turn N's forwarded messages begin with turn
-// N−1's byte for byte (what lets Ollama reuse its prompt cache). The client
-// resends its history without our additions; we re-apply them from here.
+// Per-conversation state, so that turn N+1's forwarded messages begin with
+// turn N's byte for byte (what lets Ollama reuse its prompt cache).
+//
+// A conversation is identified by its history. The client resends its own
+// messages, never our additions, so every turn's key is a hash chain over the
+// client's messages (as sent) with the workspace: after turn N answers, its
+// state is stored under the key of turn N's messages plus the assistant reply,
+// which is exactly what the client sends before its next user message. Two
+// chats that open alike part at their first different reply; an edited or
+// branched history matches only the turn it still begins with. States are never
+// changed once stored: each turn stores a new one.
 
 import { createHash } from 'node:crypto';
-import type { ChatMessage, ContextItem } from '../shared/types.ts';
+import type { ChatMessage, ContextItem, ContextPartSource, ModeName, SnapshotReply } from '../shared/types.ts';
+
+/** Where a carried piece of context was first sent. */
+export interface ContextOrigin {
+  /** The snapshot of the request that first forwarded it (absent in previews). */
+  snapshotId?: string | undefined;
+  /** 1-based turn of the conversation. */
+  turn: number;
+}
+
+/** A `<context-update>` attachment and the client message it is attached to. */
+export interface CarriedAttachment {
+  /** Index in the client's message list. */
+  index: number;
+  text: string;
+  sources: ContextPartSource[];
+  origin: ContextOrigin;
+}
 
 export interface ConversationState {
-  id: string;
-  /** The context block frozen at the first turn. */
+  /** Stable across the turns of one conversation: the audit groups snapshots by it. */
+  conversationId: string;
+  /** The mode the block was planned in. */
+  blockMode: ModeName;
+  /** The context block frozen at the conversation's first turn (or its last re-plan); '' when none. */
   contextBlock: string;
+  blockSources: ContextPartSource[];
+  blockOrigin: ContextOrigin;
+  /** Item keys carried in the block and the attachments: a lighter mode must not carry them. */
+  carriedKeys: readonly string[];
   /** What the model has already been shown: item key → hash of its text. */
-  known: Map<string, string>;
-  /** Attachments added to user messages, keyed by the message's index in the client's list. */
-  attachments: Map<number, string>;
+  known: ReadonlyMap<string, string>;
+  attachments: readonly CarriedAttachment[];
+  /** Turns answered so far in this conversation. */
   turns: number;
 }
 
-/** A conversation is the workspace, the system prompt and the first user message. */
-export function conversationId(workspace: string, messages: readonly ChatMessage[]): string {
-  const hash = createHash('sha256').update(workspace).update('\0');
-  for (const message of messages)
-    if (message.role === 'system' || message.role === 'developer') hash.update(text(message));
-  hash.update('\0');
-  const firstUser = messages.find((m) => m.role === 'user');
-  hash.update(firstUser ? text(firstUser) : '');
-  return hash.digest('hex').slice(0, 24);
+/** One message as the key sees it: role, text and tool calls (not their ids, which clients may rewrite). */
+function canonical(message: ChatMessage): string {
+  const calls = (message.tool_calls ?? []).map((call) => [call.function.name, call.function.arguments]);
+  return JSON.stringify([message.role, contentKey(message.content), calls]);
+}
+
+function contentKey(content: ChatMessage['content']): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  if (content.every((part) => part.type === 'text')) return content.map((part) => part.text).join('\n');
+  return JSON.stringify(content);
+}
+
+function extend(key: string, message: ChatMessage): string {
+  return createHash('sha256').update(key).update('\n').update(canonical(message)).digest('hex');
+}
+
+/** keys[k] is the key of the first k messages; keys[0] is the workspace alone. */
+export function historyKeys(workspace: string, messages: readonly ChatMessage[]): string[] {
+  const keys = [createHash('sha256').update('ctxproxy-conversation\0').update(workspace).digest('hex')];
+  for (const message of messages) keys.push(extend(keys[keys.length - 1] as string, message));
+  return keys;
+}
+
+/**
+ * The keys the client's next turn will begin with: this turn's messages plus
+ * the reply it got (what the client echoes), and this turn's messages alone
+ * (for clients that rewrite the reply they show; the longer key is tried first).
+ */
+export function keysAfterReply(keys: readonly string[], reply: SnapshotReply): string[] {
+  const toolCalls = reply.toolCalls?.length ? reply.toolCalls : undefined;
+  const assistant: ChatMessage = { role: 'assistant', content: reply.content, tool_calls: toolCalls };
+  const last = keys[keys.length - 1] as string;
+  return [extend(last, assistant), last];
+}
+
+/** The state stored for the longest proper prefix of the history, and that prefix's length. */
+export function findState(
+  cache: ConversationCache,
+  keys: readonly string[],
+): { state: ConversationState; length: number } | undefined {
+  for (let length = keys.length - 2; length >= 1; length--) {
+    const state = cache.get(keys[length] as string);
+    if (state) return { state, length };
+  }
+  return undefined;
+}
+
+export function newConversationId(keys: readonly string[], requestId: string): string {
+  return createHash('sha256')
+    .update(keys[keys.length - 1] ?? '')
+    .update('\0')
+    .update(requestId)
+    .digest('hex')
+    .slice(0, 24);
 }
 
 export function itemHash(item: ContextItem): string {
@@ -32,35 +110,41 @@ export function itemHash(item: ContextItem): string {
 }
 
 /** Items that are new or changed since the model last saw them. The env item's clock always changes: not news. */
-export function changedItems(state: ConversationState, items: readonly ContextItem[]): ContextItem[] {
-  return items.filter((item) => item.source !== 'env' && state.known.get(item.key) !== itemHash(item));
+export function changedItems(known: ReadonlyMap<string, string>, items: readonly ContextItem[]): ContextItem[] {
+  return items.filter((item) => item.source !== 'env' && known.get(item.key) !== itemHash(item));
 }
 
-/** A bounded map, least recently used first out. */
+/**
+ * A bounded map from history key to state, least recently used first out. Two
+ * conversations that store a state under the same key (two chats that opened
+ * alike and got the same reply) cannot be told apart: the key then holds
+ * neither, and their next turns start fresh rather than share context.
+ */
 export class ConversationCache {
-  readonly #states = new Map<string, ConversationState>();
+  readonly #states = new Map<string, ConversationState | 'ambiguous'>();
   constructor(private readonly capacity = 1000) {}
 
-  get(id: string): ConversationState | undefined {
-    const state = this.#states.get(id);
-    if (state) {
-      this.#states.delete(id);
-      this.#states.set(id, state);
-    }
-    return state;
+  get(key: string): ConversationState | undefined {
+    const state = this.#states.get(key);
+    if (state === undefined) return undefined;
+    this.#states.delete(key);
+    this.#states.set(key, state);
+    return state === 'ambiguous' ? undefined : state;
   }
 
-  set(state: ConversationState): void {
-    this.#states.delete(state.id);
-    this.#states.set(state.id, state);
+  set(key: string, state: ConversationState): void {
+    const previous = this.#states.get(key);
+    const shared =
+      previous !== undefined && (previous === 'ambiguous' || previous.conversationId !== state.conversationId);
+    this.#states.delete(key);
+    this.#states.set(key, shared ? 'ambiguous' : state);
     if (this.#states.size > this.capacity) {
       const oldest = this.#states.keys().next().value;
       if (oldest !== undefined) this.#states.delete(oldest);
     }
   }
-}
 
-function text(message: ChatMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return (message.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  get size(): number {
+    return this.#states.size;
+  }
 }

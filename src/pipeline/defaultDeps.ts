@@ -37,7 +37,13 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
     // Files that are secrets by nature are never opened: the sources ask the redactor's list.
     sources:
       overrides.sources ??
-      createSources(defaultSourceDeps({ isNeverRead: (relativePath) => redactor.isNeverRead(relativePath), logger })),
+      createSources(
+        defaultSourceDeps({
+          isNeverRead: (relativePath) => redactor.isNeverRead(relativePath),
+          allowedRoots: input.settings.allowedRoots,
+          logger,
+        }),
+      ),
     redactor,
     plans: loadPlans(),
     looksLikeStackTrace,

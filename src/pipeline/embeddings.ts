@@ -6,6 +6,7 @@
 import { ProxyError, toProxyError } from '../shared/errors.ts';
 import type { ChatMessage } from '../shared/types.ts';
 import { closeDirectSnapshot, openDirectSnapshot, shortHash } from './auditRecord.ts';
+import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { redactMessages } from './redactStage.ts';
 import type { PipelineDeps } from './runPipeline.ts';
 import { splitModelSuffix } from './selectMode.ts';
@@ -25,6 +26,8 @@ export interface EmbeddingsResult {
   model: string;
   embeddings: number[][];
   promptTokens: number;
+  /** For X-Ctx-Warning (an audit log that could not be written, …). */
+  warnings: string[];
 }
 
 export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps): Promise<EmbeddingsResult> {
@@ -34,6 +37,7 @@ export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps):
     deps,
   );
   try {
+    refuseIfAuditDown(deps);
     const embed = deps.upstream.embed;
     if (!embed) throw notSupported('/v1/embeddings', deps.upstream.kind);
     const counts = snapshot.redactions;
@@ -41,6 +45,7 @@ export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps):
       ? (await redactMessages(input.input.map(asMessage), deps.redactor, counts)).map((m) => m.content as string)
       : input.input;
     snapshot.forwarded = [{ role: 'user', content: describeInputs(texts) }];
+    await recordInFlight(snapshot, deps, snapshot.createdAt);
     const started = deps.now();
     const result = await embed.call(deps.upstream, { model, input: texts, dimensions: input.dimensions }, input.signal);
     snapshot.timings.upstreamMs = deps.now() - started;
@@ -52,7 +57,7 @@ export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps):
     const promptTokens = result.promptTokens ?? 0;
     snapshot.usage = { promptTokens, completionTokens: 0 };
     await closeDirectSnapshot(snapshot, deps, 'ok');
-    return { snapshotId: snapshot.id, model, embeddings: result.embeddings, promptTokens };
+    return { snapshotId: snapshot.id, model, embeddings: result.embeddings, promptTokens, warnings: snapshot.warnings };
   } catch (error) {
     const failure = toProxyError(error);
     await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);

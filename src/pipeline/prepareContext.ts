@@ -3,23 +3,26 @@
 
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { budgetRequest, suspectTruncation } from '../budget/index.ts';
+import { budgetRequest, countedTexts, suspectTruncation } from '../budget/index.ts';
 import { BadRequestError } from '../shared/errors.ts';
+import { parseWindow } from '../shared/parseWindow.ts';
 import type {
   BudgetReport,
   ChatMessage,
-  ContextItem,
+  ContextPart,
   ModeName,
   Plan,
   Snapshot,
+  SnapshotReply,
   SourceReport,
 } from '../shared/types.ts';
-import { attachToMessage, buildAttachment, buildContextBlock, placeContext } from './assemble.ts';
 import { collectContext } from './collect.ts';
-import { type ConversationState, changedItems, conversationId, itemHash } from './conversations.ts';
+import { locateParts } from './contextParts.ts';
+import { findState, historyKeys, keysAfterReply, newConversationId } from './conversations.ts';
+import { planTurn } from './planTurn.ts';
 import { redactItems, redactMessages } from './redactStage.ts';
 import type { PipelineDeps, PipelineInput } from './runPipeline.ts';
-import { lastUserIndex, lastUserText, selectMode } from './selectMode.ts';
+import { lastUserText, selectMode } from './selectMode.ts';
 
 export interface PreparedContext {
   model: string;
@@ -31,9 +34,16 @@ export interface PreparedContext {
   rawPromptTokens?: number | undefined;
   suspectTruncation: (estimated: number, actual: number) => boolean;
   snapshotFields: Partial<Snapshot>;
+  /** Called with the reply once the upstream answered: keeps this turn's state for the next. */
+  remember?: ((reply: SnapshotReply) => void) | undefined;
 }
 
-export async function prepareContext(input: PipelineInput, deps: PipelineDeps): Promise<PreparedContext> {
+export async function prepareContext(
+  input: PipelineInput,
+  deps: PipelineDeps,
+  /** The snapshot this request writes: carried context names it in later turns. */
+  snapshotId?: string,
+): Promise<PreparedContext> {
   const selection = selectMode({
     headerMode: input.headers.mode,
     model: input.request.model,
@@ -53,7 +63,8 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
       {
         workspace,
         messages: selection.messages,
-        lastUserText: lastUserText(selection.messages),
+        // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
+        lastUserText: parseWindow(lastUserText(selection.messages)),
         now: new Date(deps.now()),
       },
       { logger: deps.logger, now: deps.now, signal: input.signal },
@@ -63,53 +74,44 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   const redacted = await redactItems(collected.items, deps.redactor, collected.reports, deps.logger);
   for (const [rule, n] of Object.entries(redacted.counts)) counts[rule] = (counts[rule] ?? 0) + n;
 
-  // The first turn of a conversation freezes its context block; later turns
-  // carry the block in their prefix and add only what changed since.
-  const id = conversationId(workspace, selection.messages);
-  const existing = deps.conversations.get(id);
-  const latest = lastUserIndex(clientMessages);
-  if (existing) {
-    for (const index of existing.attachments.keys())
-      if (index >= clientMessages.length) existing.attachments.delete(index);
-    existing.attachments.delete(latest);
-  }
-  const base = existing ? placeContext(clientMessages, existing) : clientMessages;
-  const candidates = existing ? changedItems(existing, redacted.items) : redacted.items;
-
+  // The conversation is found by the client's history as sent (see conversations.ts).
+  const keys = historyKeys(workspace, input.request.messages as ChatMessage[]);
   const ratio = deps.calibration?.get(selection.model)?.ratio ?? 1;
-  const budget = budgetRequest({
-    messages: base,
-    tools: input.request.tools,
-    items: candidates,
-    requested: plan,
-    plans: deps.plans as Record<ModeName, Plan>,
-    window: window.tokens,
-    maxTokens: input.request.max_completion_tokens ?? input.request.max_tokens,
-    safetyRatio: deps.settings.safetyRatio,
-    historyOverflow: deps.settings.historyOverflow,
-    counter: deps.tokenCounter.withRatio(ratio),
+  // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
+  const counter = await deps.tokenCounter
+    .withRatio(ratio)
+    .prepare(
+      [...countedTexts(clientMessages, input.request.tools), ...redacted.items.map((item) => item.text)],
+      input.signal,
+    );
+  const count = (text: string) => deps.tokenCounter.count(text);
+  const turn = planTurn({
+    messages: clientMessages,
+    items: redacted.items,
+    plan,
+    plans: deps.plans,
+    found: findState(deps.conversations, keys),
+    count,
+    snapshotId,
+    newConversationId: () => newConversationId(keys, snapshotId ?? input.requestId),
+    budget: (messages, items) =>
+      budgetRequest({
+        messages,
+        tools: input.request.tools,
+        items,
+        requested: plan,
+        plans: deps.plans as Record<ModeName, Plan>,
+        window: window.tokens,
+        maxTokens: input.request.max_completion_tokens ?? input.request.max_tokens,
+        safetyRatio: deps.settings.safetyRatio,
+        historyOverflow: deps.settings.historyOverflow,
+        counter,
+      }),
   });
+  const { budget, messages } = turn;
+  const parts = locateParts(messages, turn.parts, count);
 
-  const hashes = new Map(redacted.items.map((item) => [item.key, itemHash(item)]));
-  let messages: ChatMessage[];
-  let state: ConversationState;
-  if (existing) {
-    state = existing;
-    const attachment = buildAttachment(budget.items);
-    messages = budget.messages;
-    if (attachment && latest >= 0) {
-      state.attachments.set(latest, attachment);
-      messages = attachToLastUser(messages, attachment);
-    }
-  } else {
-    state = { id, contextBlock: buildContextBlock(budget.items), known: new Map(), attachments: new Map(), turns: 0 };
-    messages = placeContext(budget.messages, { contextBlock: state.contextBlock, attachments: new Map() });
-  }
-  for (const item of budget.items) state.known.set(item.key, hashes.get(item.key) ?? itemHash(item));
-  state.turns += 1;
-  deps.conversations.set(state);
-
-  const warnings = [...budget.warnings];
+  const warnings = [...budget.warnings, ...turn.warnings];
   if (window.assumed) warnings.push(`context window of ${selection.model} unknown; assumed ${window.tokens} tokens`);
   if (redacted.dropped.length > 0) {
     warnings.push(`dropped ${redacted.dropped.length} context item(s) that could not be scanned for secrets`);
@@ -118,6 +120,7 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
   if (failed.length > 0) warnings.push(`context source(s) skipped: ${failed.join(', ')}`);
 
   const numCtx = deps.upstream.kind === 'ollama' ? stickyNumCtx(deps, selection.model, budget.numCtx) : undefined;
+  const block = parts.find((part) => part.kind === 'block');
   const fields: Partial<Snapshot> = {
     // The model that ran: a `+mode` suffix is the mode's business, not the model's.
     model: selection.model,
@@ -125,15 +128,16 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     modeUsed: budget.modeUsed,
     downgradeReason: budget.downgrade?.reason,
     workspace,
-    conversationId: id,
+    conversationId: turn.conversationId,
     forwarded: messages,
-    contextBlock: state.contextBlock || undefined,
-    sources: annotateReports(collected.reports, budget.items, budget.report.perEntry, deps),
+    contextBlock: block ? (messages[block.message]?.content as string) : undefined,
+    sources: annotateReports(collected.reports, parts, budget.report.perEntry),
     redactions: counts,
-    budget: { ...budget.report, numCtx },
+    budget: accountedBudget(budget.report, parts, numCtx),
     warnings,
     timings: { totalMs: 0, collectMs: collected.ms },
   };
+  const next = turn.next;
   return {
     model: selection.model,
     messages,
@@ -143,6 +147,25 @@ export async function prepareContext(input: PipelineInput, deps: PipelineDeps): 
     rawPromptTokens: budget.rawEstimatedPromptTokens,
     suspectTruncation,
     snapshotFields: fields,
+    remember: next
+      ? (reply) => {
+          for (const key of keysAfterReply(keys, reply)) deps.conversations.set(key, next);
+        }
+      : undefined,
+  };
+}
+
+/** The budget's report with the context counted as sent: carried parts included, parts by part. */
+function accountedBudget(report: BudgetReport, parts: ContextPart[], numCtx: number | undefined): BudgetReport {
+  const contextTokens = parts.reduce((sum, part) => sum + part.tokens, 0);
+  // The budget counted carried parts as conversation (they were in the messages it fitted).
+  const carried = parts.filter((part) => part.carried).reduce((sum, part) => sum + part.tokens, 0);
+  return {
+    ...report,
+    conversationTokens: Math.max(0, report.conversationTokens - carried),
+    contextTokens,
+    numCtx,
+    parts,
   };
 }
 
@@ -169,25 +192,16 @@ async function discoverWindow(deps: PipelineDeps, model: string): Promise<{ toke
   return reported ? { tokens: reported, assumed: false } : { tokens: DEFAULT_WINDOW, assumed: true };
 }
 
-function attachToLastUser(messages: ChatMessage[], attachment: string): ChatMessage[] {
-  const index = lastUserIndex(messages);
-  if (index < 0) return messages;
-  const copy = [...messages];
-  copy[index] = attachToMessage(messages[index] as ChatMessage, attachment);
-  return copy;
-}
-
-/** Adds tokens and what was trimmed to each source's report. */
+/** Adds the tokens each source sent new in this request, and what was trimmed, to its report. */
 function annotateReports(
   reports: SourceReport[],
-  items: ContextItem[],
+  parts: ContextPart[],
   perEntry: BudgetReport['perEntry'],
-  deps: PipelineDeps,
 ): SourceReport[] {
   const trimmed = perEntry.flatMap((entry) => entry.trimmed);
+  const fresh = parts.filter((part) => !part.carried).flatMap((part) => part.sources);
   return reports.map((report) => {
-    const own = items.filter((item) => item.source === report.source);
-    const tokens = own.reduce((sum, item) => sum + deps.tokenCounter.count(item.text), 0);
+    const tokens = fresh.filter((s) => s.source === report.source).reduce((sum, s) => sum + s.tokens, 0);
     const cut = trimmed.filter((line) => line.startsWith(`${report.source}.`));
     return { ...report, tokens, ...(cut.length > 0 ? { trimmed: cut } : {}) };
   });

@@ -2,7 +2,8 @@
 // through the one redactor. Fail closed: an item whose scan throws is dropped,
 // never forwarded; a client message that cannot be scanned fails the request.
 
-import { ProxyError } from '../shared/errors.ts';
+import { RedactionTimeoutError } from '../redact/createRedactor.ts';
+import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import type { ChatMessage, ContentPart, ContextItem, Redactor, SourceReport } from '../shared/types.ts';
 
@@ -54,6 +55,14 @@ export async function redactMessages(
     try {
       result = await redactor.redact(text);
     } catch (error) {
+      // Too much text to scan within the deadline is the size of the request, not a fault of ours.
+      if (error instanceof RedactionTimeoutError) {
+        throw new BadRequestError(
+          `A message of ${text.length} characters could not be scanned for secrets within ${error.timeoutMs} ms, so it was not forwarded; send less text.`,
+          'message_too_large_to_scan',
+          'messages',
+        );
+      }
       throw new ProxyError(
         500,
         'A message could not be scanned for secrets, so it was not forwarded.',

@@ -8,6 +8,7 @@ import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
+import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { cleanRequest, fieldWarnings, upstreamParams } from './cleanRequest.ts';
 import type { ConversationCache } from './conversations.ts';
 import { storedMessages } from './images.ts';
@@ -22,6 +23,8 @@ export interface PipelineSettings {
   historyOverflow: 'drop-oldest' | 'error';
   safetyRatio: number;
   models: Readonly<Record<string, { window: number }>>;
+  /** Refuse (503) rather than answer a request the audit log cannot record. */
+  requireAudit?: boolean | undefined;
 }
 
 export interface PipelineDeps {
@@ -73,6 +76,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   // Findings outside the messages and the context (headers, tool schemas …); prepareContext adds its own.
   const counts = snapshot.redactions;
   try {
+    refuseIfAuditDown(deps);
     Object.assign(
       snapshot,
       await storedHeaders({ ...input.headers, requestId: input.requestId }, deps.redactor, counts),
@@ -80,7 +84,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     const cleaned = await cleanRequest(input.request, { kind: deps.upstream.kind, redactor: deps.redactor });
     addCounts(counts, cleaned.counts);
     snapshot.model = cleaned.request.model;
-    const prepared = await prepareContext({ ...input, request: cleaned.request }, deps);
+    const prepared = await prepareContext({ ...input, request: cleaned.request }, deps, snapshot.id);
     Object.assign(snapshot, prepared.snapshotFields);
     snapshot.forwarded = storedMessages(snapshot.forwarded);
     snapshot.redactions = addCounts({ ...snapshot.redactions }, counts);
@@ -93,6 +97,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
       numCtx: prepared.numCtx,
       think: prepared.modeUsed === 'quick' ? false : undefined,
     };
+    await recordInFlight(snapshot, deps, started);
     const upstreamStarted = deps.now();
     const events = await deps.upstream.chat(request, upstreamAbort.signal);
     return {
@@ -164,7 +169,13 @@ async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): 
     if (outcome !== 'ok') t.upstreamAbort.abort(new Error('client went away'));
     t.input.signal.removeEventListener('abort', t.onClientGone);
     snapshot.timings.upstreamMs = deps.now() - t.upstreamStarted;
-    afterAnswer(t);
+    try {
+      afterAnswer(t);
+    } catch (error) {
+      // Calibration is a refinement: it must never cost the request its snapshot.
+      deps.logger.error('pipeline.after_answer_failed', { id: snapshot.id, error: (error as Error)?.name });
+    }
+    if (outcome === 'ok') t.prepared.remember?.(reply);
     await finishSnapshot(snapshot, deps, t.started, outcome, failure);
   }
 }

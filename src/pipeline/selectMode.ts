@@ -3,6 +3,7 @@
 // line in the last user message, the server's --mode, else auto.
 
 import { BadRequestError } from '../shared/errors.ts';
+import { parseWindow } from '../shared/parseWindow.ts';
 import { type ChatMessage, MODE_NAMES, type ModeName, type ModeRequest } from '../shared/types.ts';
 
 export type ModeOrigin = 'header' | 'model-suffix' | 'message' | 'server' | 'auto';
@@ -27,15 +28,23 @@ export interface ModeSelectionInput {
 }
 
 const MODE_REQUESTS: readonly string[] = [...MODE_NAMES, 'auto'];
-const MODE_LINE = /^[ \t]*\/mode[ \t]+(\S+)[ \t]*(?:\r?\n|$)/;
+// `/mode NAME` on its own first line, or followed by the question on the same line.
+const MODE_LINE = /^[ \t]*\/mode[ \t]+(\S+)(?:[ \t]*\r?\n|[ \t]+|$)/;
 
 export function isModeRequest(value: string): value is ModeRequest {
   return MODE_REQUESTS.includes(value);
 }
 
+/** One answer for an unknown mode, wherever it was given. */
+function invalidMode(where: string): BadRequestError {
+  return new BadRequestError(`${where} is not a mode; use one of ${MODE_REQUESTS.join(', ')}.`, 'invalid_mode');
+}
+
 export function selectMode(input: ModeSelectionInput): ModeSelection {
-  const { model, suffixMode } = splitModelSuffix(input.model);
-  const { messages, lineMode } = stripModeLine(input.messages);
+  const { model, suffixMode, invalidSuffix } = splitModelSuffix(input.model);
+  if (invalidSuffix !== undefined) throw invalidMode(`The model suffix "+${invalidSuffix}" (in "${input.model}")`);
+  const { messages, lineMode, invalidLine } = stripModeLines(input.messages);
+  if (invalidLine !== undefined) throw invalidMode(`"/mode ${invalidLine}" in the last user message`);
 
   let modeAsked: ModeRequest = input.serverMode;
   let origin: ModeOrigin = input.serverMode === 'auto' ? 'auto' : 'server';
@@ -43,50 +52,69 @@ export function selectMode(input: ModeSelectionInput): ModeSelection {
   if (suffixMode) [modeAsked, origin] = [suffixMode, 'model-suffix'];
   if (input.headerMode !== undefined && input.headerMode !== '') {
     const header = input.headerMode.trim().toLowerCase();
-    if (!isModeRequest(header)) {
-      throw new BadRequestError(
-        `X-Ctx-Mode "${input.headerMode}" is not a mode; use one of ${MODE_REQUESTS.join(', ')}.`,
-        'invalid_mode',
-      );
-    }
+    if (!isModeRequest(header)) throw invalidMode(`X-Ctx-Mode "${input.headerMode}"`);
     [modeAsked, origin] = [header, 'header'];
   }
 
   const mode: ModeName =
-    modeAsked === 'auto' ? (input.looksLikeStackTrace(lastUserText(messages)) ? 'debug' : 'git-aware') : modeAsked;
+    modeAsked === 'auto'
+      ? input.looksLikeStackTrace(parseWindow(lastUserText(messages)))
+        ? 'debug'
+        : 'git-aware'
+      : modeAsked;
   return { modeAsked, mode, origin, model, messages };
 }
 
-/** `qwen2.5-coder:7b+debug` → model `qwen2.5-coder:7b`, mode `debug`. Unknown suffixes are left alone. */
-export function splitModelSuffix(name: string): { model: string; suffixMode?: ModeRequest } {
+/**
+ * `qwen2.5-coder:7b+debug` → model `qwen2.5-coder:7b`, mode `debug`. Model
+ * names never hold a `+`, so any other suffix is a mistyped mode.
+ */
+export function splitModelSuffix(name: string): { model: string; suffixMode?: ModeRequest; invalidSuffix?: string } {
   const at = name.lastIndexOf('+');
   if (at <= 0) return { model: name };
   const suffix = name.slice(at + 1).toLowerCase();
-  return isModeRequest(suffix) ? { model: name.slice(0, at), suffixMode: suffix } : { model: name };
+  return isModeRequest(suffix)
+    ? { model: name.slice(0, at), suffixMode: suffix }
+    : { model: name, invalidSuffix: name.slice(at + 1) };
 }
 
-function stripModeLine(messages: ChatMessage[]): { messages: ChatMessage[]; lineMode?: ModeRequest } {
-  const index = lastUserIndex(messages);
-  const message = messages[index];
-  if (!message) return { messages };
-  const text = typeof message.content === 'string' ? message.content : firstTextPart(message);
-  const match = text === undefined ? null : MODE_LINE.exec(text);
-  const name = match?.[1]?.toLowerCase();
-  if (!match || !name || !isModeRequest(name)) return { messages };
-
-  const stripped = (text as string).slice(match[0].length);
-  let content: ChatMessage['content'];
-  if (typeof message.content === 'string') {
-    content = stripped;
-  } else {
-    const parts = [...(message.content ?? [])];
-    const first = parts.findIndex((part) => part.type === 'text');
-    parts[first] = { type: 'text', text: stripped };
-    content = parts;
+/**
+ * The last user message's `/mode` line picks the mode. Earlier user messages
+ * lose theirs too, as they did when they were the last one, so the history
+ * forwarded at turn N+1 begins with what turn N forwarded.
+ */
+function stripModeLines(messages: ChatMessage[]): {
+  messages: ChatMessage[];
+  lineMode?: ModeRequest;
+  invalidLine?: string;
+} {
+  const last = lastUserIndex(messages);
+  let lineMode: ModeRequest | undefined;
+  let copy: ChatMessage[] | undefined;
+  for (let index = 0; index <= last; index++) {
+    const message = messages[index] as ChatMessage;
+    if (message.role !== 'user') continue;
+    const text = typeof message.content === 'string' ? message.content : firstTextPart(message);
+    const match = text === undefined ? null : MODE_LINE.exec(text);
+    const name = match?.[1]?.toLowerCase();
+    if (!match || !name) continue;
+    if (!isModeRequest(name)) {
+      if (index === last) return { messages, invalidLine: match[1] as string };
+      continue;
+    }
+    if (index === last) lineMode = name;
+    copy ??= [...messages];
+    copy[index] = { ...message, content: withoutModeLine(message, (text as string).slice(match[0].length)) };
   }
-  const copy = [...messages];
-  copy[index] = { ...message, content };
-  return { messages: copy, lineMode: name };
+  return lineMode ? { messages: copy ?? messages, lineMode } : { messages: copy ?? messages };
+}
+
+function withoutModeLine(message: ChatMessage, stripped: string): ChatMessage['content'] {
+  if (typeof message.content === 'string') return stripped;
+  const parts = [...(message.content ?? [])];
+  const first = parts.findIndex((part) => part.type === 'text');
+  parts[first] = { type: 'text', text: stripped };
+  return parts;
 }
 
 function firstTextPart(message: ChatMessage): string | undefined {

@@ -2,12 +2,15 @@
 // secretlint's recommended preset as a second guard, the never-read list,
 // a result cache by content hash, and a scan deadline.
 
+import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { Redactor, RedactResult } from '../shared/types.ts';
+import type { RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
 import { KeywordIndex } from './keywordIndex.ts';
-import { loadNeverRead, loadRedactionRules, type RuleFs, realRuleFs } from './loadRules.ts';
+import { loadNeverRead, loadRedactionRules, type RuleFs, RuleLoadError, realRuleFs } from './loadRules.ts';
+import { pieces, WHOLE_SCAN_MAX } from './pieces.ts';
 import { ResultCache } from './resultCache.ts';
+import { exampleFailures } from './ruleExamples.ts';
 import { scanPlan } from './scanPlan.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
 import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
@@ -23,6 +26,12 @@ export interface RedactorOptions {
   secretlint?: boolean | undefined;
   /** Upper bound of cached text, in characters. Default 32 Mi. */
   cacheMaxChars?: number | undefined;
+  /**
+   * Run every rule on its own examples and throw RuleLoadError (one line per
+   * failing example) if one is wrong. Default false: the tests run them; at
+   * start-up the examples are only shape-checked (ruleExamples.ts, README).
+   */
+  checkExamples?: boolean | undefined;
   deps?:
     | {
         /** Milliseconds clock used for the deadline. */
@@ -62,6 +71,13 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     keywords.size,
   );
   const gateGroup = groups.window[rules.length]!;
+  if (options.checkExamples) {
+    const noDeadline: Deadline = { check() {} };
+    const failures = exampleFailures(rules, (text, path) =>
+      scanRules(text, keywords.scan(text, plan), path, rules, groups, noDeadline),
+    );
+    if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
+  }
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
   const placeholderFor = (ruleId: string) => placeholders.get(ruleId) ?? `[REDACTED:${ruleId}]`;
   const cache = new ResultCache(options.cacheMaxChars);
@@ -69,11 +85,12 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
   const generic = new Set(rules.filter((rule) => rule.generic).map((rule) => rule.id));
   const rank = (ruleId: string) => (placeholders.has(ruleId) ? (generic.has(ruleId) ? 1 : 0) : 2);
 
-  async function scan(text: string, path: string | undefined): Promise<RedactResult> {
+  /** Merged findings of one scan; `budgetMs` of scan time before RedactionTimeoutError. */
+  async function scanFindings(text: string, path: string | undefined, budgetMs: number) {
     const startedAt = now();
     const deadline: Deadline = {
       check() {
-        if (now() - startedAt > timeoutMs) throw new RedactionTimeoutError(timeoutMs);
+        if (now() - startedAt > budgetMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
     const keywordScan = keywords.scan(text, plan);
@@ -84,14 +101,33 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     const anchored = anchorEnds !== undefined;
     const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours, anchorEnds ?? undefined) : [];
     deadline.check();
-    const findings = mergeFindings(combineFindings(ours, guard), rank);
+    return mergeFindings(combineFindings(ours, guard), rank);
+  }
+
+  async function scan(text: string, path: string | undefined): Promise<RedactResult> {
+    if (text.length <= WHOLE_SCAN_MAX) {
+      const findings = await scanFindings(text, path, timeoutMs);
+      return { text: applyMasks(text, findings, placeholderFor), findings };
+    }
+    // Large texts in overlapping pieces (pieces.ts), yielding between them; the
+    // deadline counts scan time only, not the time other requests ran in between.
+    const all: RedactionFinding[] = [];
+    let spent = 0;
+    for (const piece of pieces(text)) {
+      const startedAt = now();
+      const found = await scanFindings(text.slice(piece.start, piece.end), path, timeoutMs - spent);
+      spent += now() - startedAt;
+      for (const f of found) all.push({ ...f, start: f.start + piece.start, end: f.end + piece.start });
+      await setImmediate();
+    }
+    const findings = mergeFindings(all, rank);
     return { text: applyMasks(text, findings, placeholderFor), findings };
   }
 
   return {
     async redact(text, redactOptions) {
       const path = redactOptions?.path;
-      const key = cache.key(text, path);
+      const key = text.length > WHOLE_SCAN_MAX ? await cache.keyInSlices(text, path) : cache.key(text, path);
       const cached = cache.get(key);
       const result = cached ?? (await scan(text, path));
       if (!cached) cache.set(key, result, text.length + result.text.length);

@@ -12,6 +12,7 @@ import {
   type NeverReadSpec,
   neverReadFileSchema,
   type RedactionRuleSpec,
+  type RuleExampleSpec,
   redactionRuleFileSchema,
   type ValidatorSpec,
 } from './ruleSchema.ts';
@@ -40,7 +41,18 @@ export interface CompiledRule {
   /** No match can cross a line break: a `line` rule then runs on its keywords' own lines only. */
   oneLine: boolean;
   generic: boolean;
+  /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
+  where: string;
+  examples: { secret: RuleExample[]; keep: RuleExample[] };
 }
+
+export interface RuleExample {
+  text: string;
+  path: string | undefined;
+}
+
+const toExample = (spec: RuleExampleSpec): RuleExample =>
+  typeof spec === 'string' ? { text: spec, path: undefined } : { text: spec.text, path: spec.path };
 
 export interface RuleFs {
   readdir(dir: string): string[];
@@ -111,8 +123,28 @@ function memoizedPathMatch(pathMatch: (path: string) => boolean): (path: string 
   };
 }
 
+/** A pattern given as a list of lines is their concatenation: the layout is for readers only. */
+export function patternSource(pattern: string | readonly string[]): string {
+  return typeof pattern === 'string' ? pattern : pattern.join('');
+}
+
+/**
+ * A mask names the rule that matched: the audit log, the UI and a reader of
+ * the redacted text learn which rule to look at, and a rule's examples are
+ * checked under its own id. A custom placeholder without that form stays free.
+ */
+function checkOwnMask(spec: RedactionRuleSpec, where: string): void {
+  for (const [, named] of (spec.placeholder ?? '').matchAll(/\[REDACTED:([^\]]*)\]/g)) {
+    if (named !== spec.id) {
+      throw new RuleLoadError(
+        `${where}.placeholder: names "${named}", not the rule's own id (drop the field: the default is [REDACTED:${spec.id}])`,
+      );
+    }
+  }
+}
+
 function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
-  const source = expandFragments(spec.pattern, fragments, `${where}.pattern`);
+  const source = expandFragments(patternSource(spec.pattern), fragments, `${where}.pattern`);
   let regex: RegExp;
   try {
     regex = new RegExp(source, `g${spec.flags}`);
@@ -128,6 +160,7 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
       throw new RuleLoadError(`${where}.valueGroup: no group named "${group}" in the pattern`);
     }
   }
+  checkOwnMask(spec, where);
   const pathMatch = spec.paths ? globMatcher(spec.paths) : undefined;
   return {
     id: spec.id,
@@ -145,6 +178,11 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
     oneLine: staysOnOneLine(source, regex.flags),
     generic: spec.generic,
+    where,
+    examples: {
+      secret: (spec.examples?.secret ?? []).map(toExample),
+      keep: (spec.examples?.keep ?? []).map(toExample),
+    },
   };
 }
 

@@ -3,8 +3,11 @@
 // (every client message is new text: without an entry cap, a long-running
 // proxy would keep one entry per request), least recently used out first.
 
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { RedactResult } from '../shared/types.ts';
+
+const SLICE_CHARS = 1024 * 1024;
 
 export class ResultCache {
   private readonly entries = new Map<string, { result: RedactResult; size: number }>();
@@ -14,6 +17,21 @@ export class ResultCache {
     private readonly maxChars = 32 * 1024 * 1024,
     private readonly maxEntries = 4096,
   ) {}
+
+  /** The same key as `key`, hashed in 1 MB slices with the event loop free between them (10 MB: ~50 ms of hashing). */
+  async keyInSlices(text: string, path: string | undefined): Promise<string> {
+    const digest = createHash('sha256').update(`${path ?? ''}\0`);
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + SLICE_CHARS);
+      // Never between the halves of a surrogate pair: each half alone would hash as U+FFFD.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      digest.update(text.slice(at, end));
+      at = end;
+      await setImmediate();
+    }
+    return digest.digest('base64');
+  }
 
   key(text: string, path: string | undefined): string {
     // One-shot: the same digest as hashing path, NUL, text in three updates, without a Hash object per item.

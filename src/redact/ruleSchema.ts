@@ -43,14 +43,24 @@ const validatorSchema = z.union([
 ]);
 export type ValidatorSpec = z.infer<typeof validatorSchema>;
 
+/** A text (a line or a few lines), or a text with the item path it is read under (for a rule with `paths`). */
+const exampleSchema = z.union([
+  z.string().min(1),
+  z.object({ text: z.string().min(1), path: z.string().min(1) }).strict(),
+]);
+export type RuleExampleSpec = z.infer<typeof exampleSchema>;
+
 const ruleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
 export const redactionRuleSchema = z
   .object({
     id: ruleIdSchema,
     description: z.string().min(1),
-    /** JavaScript regular-expression source; `{{name}}` expands a fragment from the file's `fragments`. */
-    pattern: z.string().min(1),
+    /**
+     * JavaScript regular-expression source; `{{name}}` expands a fragment from the file's `fragments`.
+     * A list of strings is joined without separators at load: a long pattern laid out as lines.
+     */
+    pattern: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
     /** Extra flags among `i`, `m`, `s`, `u`; `g` and `d` are always added. */
     flags: z
       .string()
@@ -66,7 +76,7 @@ export const redactionRuleSchema = z
      * for the rule to run at all: the cheap pre-filter before the regex.
      */
     keywords: z.array(z.string().min(1)).min(1),
-    /** Replacement text; default `[REDACTED:<id>]`. */
+    /** Replacement text; default `[REDACTED:<id>]`. A `[REDACTED:x]` in it must name the rule itself (loadRules.ts). */
     placeholder: z.string().min(1).optional(),
     /** Only run when the item's path matches one of these globs (picomatch, basename match if no slash). */
     paths: z.array(z.string().min(1)).min(1).optional(),
@@ -91,6 +101,16 @@ export const redactionRuleSchema = z
      * named after the specific rule.
      */
     generic: z.boolean().default(false),
+    /**
+     * The rule's proof, as gitleaks' tps/fps: `secret` texts it must mask under
+     * its own id, `keep` look-alikes it must leave alone (obvious test values,
+     * references, placeholders, encrypted values). Run by the tests
+     * (test/redact/ruleExamples.test.ts), only shape-checked at start-up.
+     */
+    examples: z
+      .object({ secret: z.array(exampleSchema).default([]), keep: z.array(exampleSchema).default([]) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RedactionRuleSpec = z.infer<typeof redactionRuleSchema>;

@@ -120,3 +120,16 @@ export function toProxyError(error: unknown): ProxyError {
     cause: error,
   });
 }
+
+/** --require-audit is on and the audit log cannot be written: nothing is sent to the model. */
+export class AuditUnavailableError extends ProxyError {
+  override readonly name = 'AuditUnavailableError';
+  constructor(reason: string) {
+    super(
+      503,
+      `The audit log cannot be written (${reason}), and --require-audit (CTXPROXY_REQUIRE_AUDIT, config key requireAudit) is on: ctxproxy refuses chats it cannot record. Check /healthz; the request was not sent to the model.`,
+      'server_error',
+      'audit_unavailable',
+    );
+  }
+}

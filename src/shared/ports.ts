@@ -73,9 +73,29 @@ export interface SnapshotQuery {
   text?: string | undefined;
 }
 
+/** Whether the audit log is being written: for /healthz, X-Ctx-Warning and --require-audit. */
+export interface AuditHealth {
+  writable: boolean;
+  /** Writes waiting in memory (snapshots and calibration updates). */
+  queued: number;
+  /** Snapshots that could not be kept (the queue was full, or a write failed for good), since start. */
+  dropped: number;
+  /** Why the log is not being written ("database locked", "disk full" …), while not writable. */
+  reason?: string | undefined;
+}
+
+/** Whether a snapshot is on disk now; when not, it stays queued and `reason` says why. */
+export type AuditWrite = { written: true } | { written: false; reason: string };
+
 export interface AuditStore {
-  /** Queues the snapshot; the write happens off the response path. */
+  /** Queues the snapshot; the write happens off the response path. Saving an id again replaces it. */
   save(snapshot: Snapshot): void;
+  /**
+   * Queues the record of a request about to go upstream and writes it at once when the store is
+   * healthy; when it is not, answers at once from the store's state (the snapshot stays queued).
+   */
+  saveInFlight(snapshot: Snapshot): Promise<AuditWrite>;
+  health(): AuditHealth;
   get(id: string): Snapshot | undefined;
   list(query: SnapshotQuery): SnapshotSummary[];
   /** Writes everything queued. */

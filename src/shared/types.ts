@@ -180,7 +180,11 @@ export interface Redactor {
 
 // ---- Audit ---------------------------------------------------------------
 
-export type Outcome = 'ok' | 'error' | 'aborted';
+/**
+ * `in_flight`: written when the request went upstream, replaced when it ends;
+ * `interrupted`: still in flight when its process died (marked at the next start).
+ */
+export type Outcome = 'ok' | 'error' | 'aborted' | 'in_flight' | 'interrupted';
 
 export interface SnapshotReply {
   content: string;
@@ -197,6 +201,35 @@ export interface BudgetReport {
   contextTokens: number;
   numCtx?: number | undefined;
   perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
+  /** Every piece of context in the forwarded messages, carried or new; their tokens sum to contextTokens. */
+  parts?: ContextPart[] | undefined;
+  /** Some text was too long or too unbroken to count exactly in bounded time, so the counts are estimates. */
+  estimated?: boolean | undefined;
+}
+
+/** One source's share of a context part: its fences, framing excluded. */
+export interface ContextPartSource {
+  source: string;
+  /** Item keys, in the order they appear. */
+  keys: string[];
+  chars: number;
+  tokens: number;
+}
+
+/** A context block or a `<context-update>` attachment as it was forwarded. */
+export interface ContextPart {
+  kind: 'block' | 'update';
+  /** Index of the forwarded message that holds it. */
+  message: number;
+  /** True when an earlier turn first sent it and this request repeats it. */
+  carried: boolean;
+  /** The turn of the conversation (1-based) that first sent it, and its snapshot. */
+  fromTurn: number;
+  fromSnapshot?: string | undefined;
+  /** The whole part: fences plus the preamble and separators. */
+  chars: number;
+  tokens: number;
+  sources: ContextPartSource[];
 }
 
 export interface Snapshot {

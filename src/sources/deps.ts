@@ -13,8 +13,13 @@ export interface SourceDeps {
   git: GitFactory;
   /** The user's home, for `~/.claude/CLAUDE.md` and `~/` imports. */
   homeDir: string;
-  /** Files that are secrets by nature (from the redactor); never opened, even when named. */
+  /**
+   * Files that are secrets by nature (from the redactor); never opened, even when
+   * named. Required on purpose: a default here would fail open.
+   */
   isNeverRead: (relativePath: string) => boolean;
+  /** Folders besides the workspace that reads may land in (the `allowedRoots` setting). */
+  allowedRoots: readonly string[];
   platform: string;
   shell: string | undefined;
   /** IANA time zone for the date and time lines. */
@@ -30,20 +35,44 @@ export interface SourceDeps {
   logger: Logger;
 }
 
+/**
+ * simple-git refuses `-c core.fsmonitor=…`, `-c core.hooksPath=…` and the like
+ * unless told otherwise, because it cannot tell a value that turns a command
+ * off from one that turns it on. Every git call of ours passes exactly such
+ * overrides (gitSafety.ts) to switch the repository's commands off, so a
+ * factory must allow them; one that does not makes git fail (closed), never run
+ * without the overrides.
+ */
+export const gitOverridesAllowed = {
+  allowUnsafeFsMonitor: true,
+  allowUnsafeHooksPath: true,
+  allowUnsafePager: true,
+  allowUnsafeEditor: true,
+  allowUnsafeSshCommand: true,
+  allowUnsafeAskPass: true,
+  allowUnsafeGitProxy: true,
+  allowUnsafeCredentialHelper: true,
+  allowUnsafeDiffExternal: true,
+  allowUnsafeFilter: true,
+  allowUnsafeGpgProgram: true,
+  allowUnsafeProtocolOverride: true,
+} as const;
+
 export const defaultGitFactory: GitFactory = (baseDir, signal) =>
   simpleGit({
     baseDir,
+    unsafe: gitOverridesAllowed,
     maxConcurrentProcesses: 8,
     // Resolve as soon as the process closes its pipes instead of waiting after `exit`.
     completion: { onClose: true, onExit: false },
     ...(signal ? { abort: signal } : {}),
   });
 
-export function defaultSourceDeps(overrides: Partial<SourceDeps> = {}): SourceDeps {
+export function defaultSourceDeps(overrides: Partial<SourceDeps> & Pick<SourceDeps, 'isNeverRead'>): SourceDeps {
   return {
     git: defaultGitFactory,
     homeDir: os.homedir(),
-    isNeverRead: () => false,
+    allowedRoots: [],
     platform: `${os.type()} ${os.release()} (${process.platform}/${process.arch})`,
     shell: process.env.SHELL ?? process.env.ComSpec,
     timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,

@@ -9,8 +9,9 @@ import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts
 import { capHead, headLines, tailLines } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { isGitIgnored } from './gitignored.ts';
+import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
-import { isInside, userText } from './mentions.ts';
+import { userText } from './mentions.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -56,17 +57,19 @@ export function createFilesSource(
   const opts = { ...defaultFilesOptions, ...options };
   const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
 
-  const readOne = async (workspace: string, want: Wanted, track: (abs: string) => void): Promise<ReadOutcome> => {
+  const readOne = async (
+    guard: FileGuard,
+    zone: Zone,
+    workspace: string,
+    want: Wanted,
+    track: (abs: string) => void,
+  ): Promise<ReadOutcome> => {
     const { rel } = want;
     const skip = (reason: string): ReadOutcome => ({ skip: { path: rel, reason } });
-    if (deps.isNeverRead(rel)) return skip('never read: secret by nature');
     const abs = path.join(workspace, rel);
-    const real = await fs.realpath(abs).catch(() => undefined);
-    if (real === undefined) return skip('not found');
-    if (!isInside(workspace, real)) return skip('outside the workspace (symlink)');
-    if (deps.isNeverRead(path.relative(workspace, real).split(path.sep).join('/'))) {
-      return skip('never read: secret by nature');
-    }
+    const verdict = guard.check(abs, zone, [rel]);
+    if (!verdict.ok) return skip(verdict.missing ? 'not found' : verdict.reason);
+    const real = verdict.real;
     if (!want.explicit && isGitIgnored(workspace, rel)) return skip('ignored by .gitignore');
     track(abs);
     const stat = await fs.stat(real);
@@ -110,8 +113,10 @@ export function createFilesSource(
       const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.rel}`).join('\0')}`;
 
       const result = await memo.get(key, async (tracker) => {
+        const zone = workspaceZone(workspace, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
-          readOne(workspace, want, (abs) => tracker.track(abs)).catch(
+          readOne(guard, zone, workspace, want, (abs) => tracker.track(abs)).catch(
             (error: unknown): ReadOutcome => ({
               skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
             }),

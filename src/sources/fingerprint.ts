@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readTextIfFile } from './syncRead.ts';
 
 /** `mtime:size` for a path, `-` when it does not exist. */
 export function statStamp(file: string): string {
@@ -46,15 +47,12 @@ export function locateRepo(dir: string): RepoLocation | undefined {
     }
     if (stat?.isFile()) {
       // A linked worktree or submodule: `.git` is a file saying `gitdir: <path>`.
-      const match = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'));
+      const match = /^gitdir:\s*(.+)$/m.exec(readTextIfFile(dotGit, { maxBytes: 4096 }) ?? '');
       if (match?.[1]) {
         const gitDir = path.resolve(current, match[1].trim());
-        let commonDir = gitDir;
-        try {
-          commonDir = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-        } catch {
-          // No commondir file: the gitdir holds everything.
-        }
+        // No commondir file: the gitdir holds everything.
+        const common = readTextIfFile(path.join(gitDir, 'commondir'), { maxBytes: 4096 })?.trim();
+        const commonDir = common ? path.resolve(gitDir, common) : gitDir;
         return { topLevel: current, gitDir, commonDir };
       }
     }
@@ -65,11 +63,7 @@ export function locateRepo(dir: string): RepoLocation | undefined {
 }
 
 function readSmall(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
+  return readTextIfFile(file, { maxBytes: 4096 }) ?? '';
 }
 
 /**

@@ -9,8 +9,10 @@ import type { ContextItem, ContextSource, SourceResult } from '../shared/types.t
 import { type Capped, capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import type { RepoLocation } from './fingerprint.ts';
+import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import type { BranchHeader } from './statusParse.ts';
+import { readTextIfFile } from './syncRead.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface GitSourceOptions {
@@ -31,26 +33,22 @@ export const defaultGitOptions: GitSourceOptions = {
   timeoutMs: 5_000,
 };
 
+/** Repository metadata files are read up to these sizes (regular files only). */
+const PACKED_REFS_BYTES = 64 * 1024 * 1024;
+
 const PARTS = ['git.branch', 'git.status', 'git.diffstat', 'git.log', 'git.diff.staged', 'git.diff.unstaged'] as const;
 
 function refExists(repo: RepoLocation, ref: string): boolean {
   if (fs.existsSync(path.join(repo.commonDir, ref))) return true;
-  try {
-    return fs.readFileSync(path.join(repo.commonDir, 'packed-refs'), 'utf8').includes(` ${ref}\n`);
-  } catch {
-    return false;
-  }
+  const packed = readTextIfFile(path.join(repo.commonDir, 'packed-refs'), { maxBytes: PACKED_REFS_BYTES });
+  return packed?.includes(` ${ref}\n`) ?? false;
 }
 
 /** origin/HEAD if the clone recorded it, else a local main or master; read from files, no git call. */
 export function defaultBranch(repo: RepoLocation): string | undefined {
-  try {
-    const text = fs.readFileSync(path.join(repo.commonDir, 'refs', 'remotes', 'origin', 'HEAD'), 'utf8');
-    const match = /^ref: refs\/remotes\/(.+)$/m.exec(text);
-    if (match?.[1]) return match[1].trim();
-  } catch {
-    // No origin/HEAD recorded.
-  }
+  const text = readTextIfFile(path.join(repo.commonDir, 'refs', 'remotes', 'origin', 'HEAD'), { maxBytes: 4096 });
+  const match = /^ref: refs\/remotes\/(.+)$/m.exec(text ?? '');
+  if (match?.[1]) return match[1].trim();
   for (const name of ['main', 'master']) if (refExists(repo, `refs/heads/${name}`)) return name;
   return undefined;
 }
@@ -58,12 +56,8 @@ export function defaultBranch(repo: RepoLocation): string | undefined {
 function branchText(header: BranchHeader, repo: RepoLocation): string {
   const lines: string[] = [];
   if (header.branch === undefined) {
-    let sha = '';
-    try {
-      sha = fs.readFileSync(path.join(repo.gitDir, 'HEAD'), 'utf8').trim().slice(0, 12);
-    } catch {
-      // Unreadable HEAD: leave the hash out.
-    }
+    // Unreadable HEAD: leave the hash out.
+    const sha = (readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 }) ?? '').trim().slice(0, 12);
     lines.push(`Branch: (detached HEAD${sha ? ` at ${sha}` : ''})`);
   } else {
     lines.push(`Branch: ${header.branch}${header.unborn ? ' (no commits yet)' : ''}`);
@@ -106,25 +100,37 @@ export function createGitSource(
       if (parts.length === 0) return { items: [] };
       const ws = workspaces.get(input.workspace);
       const repo = ws.repo();
-      if (!repo) return { items: [] };
+      if (!repo) {
+        const refused = ws.repoRefusal();
+        return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
+      }
       const result = await memo.get(`${ws.root}|${parts.join(',')}`, ws.gitFingerprint(), async () => {
         const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
         let git: ReturnType<SourceDeps['git']> | undefined;
         const run = (args: string[]) => {
           git ??= deps.git(ws.root, signal);
-          return git.raw(['--no-optional-locks', '-c', 'core.quotePath=false', ...args]);
+          return git.raw(ws.gitArgs(args));
         };
         const status = want('git.branch') || want('git.status') ? ws.status() : Promise.resolve(undefined);
         const headRef = readHeadRef(repo);
         const unborn = headRef !== undefined && !refExists(repo, headRef);
         const [snapshot, diffstat, log, staged, unstaged] = await Promise.all([
           status,
-          want('git.diffstat') ? run(unborn ? ['diff', '--cached', '--stat'] : ['diff', 'HEAD', '--stat']) : '',
-          want('git.log') && !unborn
-            ? run(['log', `-${opts.logCount}`, '--date=short', '--format=%h %ad %an: %s'])
+          want('git.diffstat')
+            ? run(unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'])
             : '',
-          want('git.diff.staged') ? run(['diff', '--cached']) : '',
-          want('git.diff.unstaged') ? run(['diff']) : '',
+          want('git.log') && !unborn
+            ? run([
+                'log',
+                ...NO_DRIVERS,
+                '--no-show-signature',
+                `-${opts.logCount}`,
+                '--date=short',
+                '--format=%h %ad %an: %s',
+              ])
+            : '',
+          want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, '--cached']) : '',
+          want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS]) : '',
         ]);
         const items: ContextItem[] = [];
         if (snapshot && want('git.branch')) {
@@ -181,10 +187,6 @@ export function createGitSource(
 }
 
 function readHeadRef(repo: RepoLocation): string | undefined {
-  try {
-    const head = fs.readFileSync(path.join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    return head.startsWith('ref: ') ? head.slice(5) : undefined;
-  } catch {
-    return undefined;
-  }
+  const head = readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 })?.trim();
+  return head?.startsWith('ref: ') ? head.slice(5) : undefined;
 }

@@ -2,22 +2,18 @@
 // from the workspace root down to its directory (for single files named in
 // the conversation, without walking the tree).
 
-import fs from 'node:fs';
 import path from 'node:path';
 import ignore from 'ignore';
-import { DEFAULT_IGNORED_DIRS } from './walk.ts';
+import { readTextIfFile } from './syncRead.ts';
+import { DEFAULT_IGNORED_DIRS, IGNORE_FILE_BYTES } from './walk.ts';
 
 export function isGitIgnored(workspace: string, rel: string): boolean {
   const parts = rel.split('/');
   if (parts.slice(0, -1).some((dir) => DEFAULT_IGNORED_DIRS.has(dir))) return true;
   for (let i = 0; i < parts.length; i++) {
     const base = parts.slice(0, i).join('/');
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(workspace, base, '.gitignore'), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readTextIfFile(path.join(workspace, base, '.gitignore'), { maxBytes: IGNORE_FILE_BYTES });
+    if (text === undefined) continue;
     const matcher = ignore().add(text);
     const inner = parts.slice(i);
     // A file is ignored when it or any of its parent directories is.

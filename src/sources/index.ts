@@ -2,7 +2,7 @@
 // location, memoized walk and status, the work-tree watcher).
 
 import type { ContextSource } from '../shared/types.ts';
-import { defaultSourceDeps, type SourceDeps } from './deps.ts';
+import type { SourceDeps } from './deps.ts';
 import { createEnvSource } from './env.ts';
 import { createFilesSource, type FilesSourceOptions } from './files.ts';
 import { createGitSource, type GitSourceOptions } from './git.ts';
@@ -12,7 +12,7 @@ import { createStatsSource, type StatsOptions } from './stats.ts';
 import { createTreeSource, type TreeOptions } from './tree.ts';
 import { Workspaces } from './workspace.ts';
 
-export { defaultSourceDeps, type SourceDeps } from './deps.ts';
+export { defaultSourceDeps, gitOverridesAllowed, type SourceDeps } from './deps.ts';
 export { looksLikeStackTrace } from './traceParse.ts';
 
 export interface SourceOptions {
@@ -31,7 +31,7 @@ export interface SourceSet {
   close(): void;
 }
 
-export function createSourceSet(deps: SourceDeps = defaultSourceDeps(), options: SourceOptions = {}): SourceSet {
+export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): SourceSet {
   const workspaces = new Workspaces(deps);
   return {
     // Order matters a little: spawning a process blocks the event loop for a few
@@ -51,6 +51,6 @@ export function createSourceSet(deps: SourceDeps = defaultSourceDeps(), options:
   };
 }
 
-export function createSources(deps: SourceDeps = defaultSourceDeps(), options: SourceOptions = {}): ContextSource[] {
+export function createSources(deps: SourceDeps, options: SourceOptions = {}): ContextSource[] {
   return createSourceSet(deps, options).sources;
 }

@@ -1,11 +1,11 @@
 // `@path` imports inside instruction files: relative to the importing file,
-// `~/` allowed, ignored inside code spans and fences, at most five hops,
-// cycles broken, and imports that leave both the workspace and home refused.
+// `~/` allowed under ~/.claude only, ignored inside code spans and fences, at
+// most five hops, cycles broken, every target through the file guard.
 
 import path from 'node:path';
 import type { SkippedPath } from '../shared/types.ts';
-import { isInside } from './mentions.ts';
-import { readTextIfFile, realPathOr } from './syncRead.ts';
+import type { FileGuard, Zone } from './guard.ts';
+import { readTextIfFile } from './syncRead.ts';
 import type { StatTracker } from './trackedMemo.ts';
 
 export const MAX_IMPORT_HOPS = 5;
@@ -32,8 +32,12 @@ export function findImports(markdown: string): string[] {
 }
 
 export interface ImportContext {
-  workspace: string;
+  guard: FileGuard;
   home: string;
+  /** Where `@~/` imports may land: the user's own `~/.claude` only, as Claude Code reads them. */
+  homeZone: Zone;
+  /** How a file is named in the report (workspace-relative or `~/…`). */
+  label: (abs: string) => string;
   tracker: StatTracker;
   skipped: SkippedPath[];
   /** Real paths already emitted (shared with the caller, so a file appears once). */
@@ -45,46 +49,53 @@ export interface ImportedFile {
   text: string;
 }
 
-function withinAllowed(ctx: ImportContext, abs: string): boolean {
-  const roots = [ctx.workspace, ctx.home];
-  return roots.some((root) => abs === root || isInside(root, abs));
-}
-
-/** Depth-first: each import followed by its own imports, as a reader would meet them. */
+/**
+ * Depth-first: each import followed by its own imports, as a reader would meet
+ * them. A relative import stays in the zone its importer was read from; `@~/`
+ * goes to `~/.claude` only. Both pass the guard (real path, never-read list).
+ */
 export function resolveImports(
   ctx: ImportContext,
-  importer: string,
+  importer: { abs: string; zone: Zone },
   text: string,
   chain: readonly string[],
 ): ImportedFile[] {
   const out: ImportedFile[] = [];
+  const from = ctx.label(importer.abs);
   for (const target of findImports(text)) {
-    const abs = target.startsWith('~/')
-      ? path.join(ctx.home, target.slice(2))
-      : path.resolve(path.dirname(importer), target);
-    const real = realPathOr(abs);
-    if (!withinAllowed(ctx, abs) || !withinAllowed(ctx, real)) {
-      ctx.skipped.push({ path: target, reason: `import in ${importer} refused: outside the workspace and home` });
+    const fromHome = target.startsWith('~/');
+    const abs = fromHome ? path.join(ctx.home, target.slice(2)) : path.resolve(path.dirname(importer.abs), target);
+    const zone = fromHome ? ctx.homeZone : importer.zone;
+    ctx.tracker.track(abs);
+    const verdict = ctx.guard.check(abs, zone, [target]);
+    if (!verdict.ok) {
+      ctx.skipped.push({
+        path: target,
+        reason: verdict.missing ? `import in ${from} not found` : `${verdict.reason} (import in ${from})`,
+      });
       continue;
     }
+    const real = verdict.real;
     if (chain.includes(real)) {
-      ctx.skipped.push({ path: target, reason: `import cycle broken in ${importer}` });
+      ctx.skipped.push({ path: target, reason: `import cycle broken in ${from}` });
       continue;
     }
     if (chain.length > MAX_IMPORT_HOPS) {
-      ctx.skipped.push({ path: target, reason: `import depth limit (${MAX_IMPORT_HOPS} hops) reached in ${importer}` });
+      ctx.skipped.push({
+        path: target,
+        reason: `import depth limit (${MAX_IMPORT_HOPS} hops) reached in ${from}`,
+      });
       continue;
     }
     if (ctx.emitted.has(real)) continue;
-    ctx.tracker.track(abs);
-    const body = readTextIfFile(abs);
+    const body = readTextIfFile(real);
     if (body === undefined) {
-      ctx.skipped.push({ path: target, reason: `import in ${importer} not found` });
+      ctx.skipped.push({ path: target, reason: `import in ${from} not found` });
       continue;
     }
     ctx.emitted.add(real);
     out.push({ abs, text: body });
-    out.push(...resolveImports(ctx, abs, body, [...chain, real]));
+    out.push(...resolveImports(ctx, { abs, zone }, body, [...chain, real]));
   }
   return out;
 }

@@ -8,9 +8,10 @@ import { capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
 import { matchesAny } from './globs.ts';
+import { FileGuard, makeZone, type Zone } from './guard.ts';
 import { resolveImports } from './instructionImports.ts';
-import { userText } from './mentions.ts';
-import { listDir, readTextIfFile, realPathOr } from './syncRead.ts';
+import { isInside, userText } from './mentions.ts';
+import { listDir } from './syncRead.ts';
 import { type StatTracker, TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -19,6 +20,8 @@ const STATUS_WAIT_MS = 1_500;
 
 interface Candidate {
   abs: string;
+  /** Where its real path may lie (and its relative imports). */
+  zone: Zone;
   group: 'user' | 'project' | 'rules';
   priority: number;
   /** For scoped rule files: the globs that must match a file in play. */
@@ -43,16 +46,32 @@ function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursi
   for (const entry of listDir(dir)) {
     const abs = path.join(dir, entry.name);
     if (entry.isDirectory() && recursive) out.push(...listMarkdown(abs, tracker, suffix, true));
-    else if (entry.isFile() && entry.name.endsWith(suffix)) out.push(abs);
+    // Links are listed too: the guard decides on their real path, and reports a refusal.
+    else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(suffix)) out.push(abs);
   }
   return out;
 }
 
-function candidatesFor(workspace: string, home: string, inPlay: readonly string[]): Candidate[] {
-  const list: Candidate[] = [{ abs: path.join(home, '.claude', 'CLAUDE.md'), group: 'user', priority: 90 }];
+interface Zones {
+  workspace: Zone;
+  /** Where `@~/` imports may land: `~/.claude` only. */
+  home: Zone;
+  /**
+   * The user's own `~/.claude/CLAUDE.md` and `~/.claude/rules`: chosen by ctxproxy, not by the
+   * repository, so a link the user made (a dotfiles manager) is followed; never-read still applies.
+   */
+  user: Zone;
+}
+
+function candidatesFor(workspace: string, home: string, inPlay: readonly string[], zones: Zones): Candidate[] {
+  const list: Candidate[] = [
+    { abs: path.join(home, '.claude', 'CLAUDE.md'), zone: zones.user, group: 'user', priority: 90 },
+  ];
   for (const dir of ancestorsOf(workspace)) {
+    // Above the workspace, a folder's own CLAUDE.md files are the user's: each stays in its folder.
+    const zone = dir === workspace || isInside(workspace, dir) ? zones.workspace : makeZone('its folder', [dir]);
     for (const name of ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md']) {
-      list.push({ abs: path.join(dir, name), group: 'project', priority: 95 });
+      list.push({ abs: path.join(dir, name), zone, group: 'project', priority: 95 });
     }
   }
   const agentDirs = new Set<string>(['']);
@@ -61,23 +80,34 @@ function candidatesFor(workspace: string, home: string, inPlay: readonly string[
     for (let i = 1; i <= parts.length; i++) agentDirs.add(parts.slice(0, i).join('/'));
   }
   const ordered = [...agentDirs].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
-  for (const dir of ordered) list.push({ abs: path.join(workspace, dir, 'AGENTS.md'), group: 'project', priority: 92 });
-  list.push({ abs: path.join(workspace, '.github', 'copilot-instructions.md'), group: 'project', priority: 80 });
+  for (const dir of ordered) {
+    list.push({ abs: path.join(workspace, dir, 'AGENTS.md'), zone: zones.workspace, group: 'project', priority: 92 });
+  }
+  list.push({
+    abs: path.join(workspace, '.github', 'copilot-instructions.md'),
+    zone: zones.workspace,
+    group: 'project',
+    priority: 80,
+  });
   return list;
 }
 
 const depth = (rel: string) => (rel === '' ? 0 : rel.split('/').length);
 
-function ruleCandidates(workspace: string, home: string, tracker: StatTracker): Candidate[] {
+function ruleCandidates(workspace: string, home: string, tracker: StatTracker, zones: Zones): Candidate[] {
   const out: Candidate[] = [];
-  for (const root of [path.join(home, '.claude', 'rules'), path.join(workspace, '.claude', 'rules')]) {
-    for (const abs of listMarkdown(root, tracker, '.md', true)) out.push({ abs, group: 'rules', priority: 85 });
+  const roots = [
+    { dir: path.join(home, '.claude', 'rules'), zone: zones.user },
+    { dir: path.join(workspace, '.claude', 'rules'), zone: zones.workspace },
+  ];
+  for (const { dir, zone } of roots) {
+    for (const abs of listMarkdown(dir, tracker, '.md', true)) out.push({ abs, zone, group: 'rules', priority: 85 });
   }
   for (const abs of listMarkdown(path.join(workspace, '.github', 'instructions'), tracker, '.instructions.md', false)) {
-    out.push({ abs, group: 'project', priority: 80 });
+    out.push({ abs, zone: zones.workspace, group: 'project', priority: 80 });
   }
   for (const abs of listMarkdown(path.join(workspace, '.cursor', 'rules'), tracker, '.mdc', false)) {
-    out.push({ abs, group: 'rules', priority: 80 });
+    out.push({ abs, zone: zones.workspace, group: 'rules', priority: 80 });
   }
   return out;
 }
@@ -142,19 +172,31 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
             ...(capped.truncated ? { truncated: true } : {}),
           });
         };
-        const all = [...candidatesFor(workspace, home, inPlay), ...ruleCandidates(workspace, home, tracker)];
+        const guard = new FileGuard(deps.isNeverRead);
+        const zones: Zones = {
+          workspace: makeZone('the workspace', [workspace, ...deps.allowedRoots]),
+          home: makeZone('~/.claude', [path.join(home, '.claude')]),
+          user: makeZone('~/.claude', [path.parse(home).root]),
+        };
+        const all = [
+          ...candidatesFor(workspace, home, inPlay, zones),
+          ...ruleCandidates(workspace, home, tracker, zones),
+        ];
         for (const candidate of all) {
           tracker.track(candidate.abs);
-          const text = readTextIfFile(candidate.abs);
-          if (text === undefined) continue;
-          const real = realPathOr(candidate.abs);
+          const title = label(candidate.abs);
+          const read = guard.read(candidate.abs, candidate.zone, [title]);
+          if (read.refused !== undefined) skipped.push({ path: title, reason: read.refused });
+          const { text, real } = read;
+          if (text === undefined || real === undefined) continue;
           if (emitted.has(real)) continue;
           if (candidate.group === 'rules' || candidate.abs.endsWith('.instructions.md')) {
             if (!applies(candidate.abs, parseFrontmatter(text).data, inPlay)) continue;
           }
           emitted.add(real);
           emit(candidate.abs, text, candidate.group, candidate.priority);
-          const imports = resolveImports({ workspace, home, tracker, skipped, emitted }, candidate.abs, text, [real]);
+          const ctx = { guard, home, homeZone: zones.home, label, tracker, skipped, emitted };
+          const imports = resolveImports(ctx, { abs: candidate.abs, zone: candidate.zone }, text, [real]);
           for (const imported of imports) emit(imported.abs, imported.text, 'import', candidate.priority);
         }
         return { items, skipped };

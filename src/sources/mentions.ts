@@ -4,6 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseWindow } from '../shared/parseWindow.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
 const MAX_CANDIDATES = 200;
@@ -19,10 +20,13 @@ export function messageText(message: ChatMessage): string {
 
 /** Text of the user's messages: the files they name are "in play". */
 export function userText(messages: readonly ChatMessage[]): string {
-  return messages
-    .filter((m) => m.role === 'user')
-    .map(messageText)
-    .join('\n');
+  // Bounded (shared/parseWindow.ts): the parsers below are linear but slow per character.
+  return parseWindow(
+    messages
+      .filter((m) => m.role === 'user')
+      .map(messageText)
+      .join('\n'),
+  );
 }
 
 /** Splits markdown into prose and the bodies of fenced code blocks. */

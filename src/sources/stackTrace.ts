@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { type SourceDeps, wants } from './deps.ts';
+import { FileGuard, workspaceZone } from './guard.ts';
 import { isInside } from './mentions.ts';
 import { isLibraryFrame, parseTrace, type TraceFrame } from './traceParse.ts';
 import { TrackedMemo } from './trackedMemo.ts';
@@ -79,6 +80,9 @@ function frameLabel(frame: TraceFrame): string {
   return `${frame.fn ? `${frame.fn} ` : ''}${frame.file}:${frame.line}`;
 }
 
+/** Frames listed (and looked up) per trace; the attached ones are the first `maxFrames` of these. */
+const MAX_LISTED_FRAMES = 100;
+
 export function createStackTraceSource(
   deps: SourceDeps,
   workspaces: Workspaces,
@@ -92,8 +96,10 @@ export function createStackTraceSource(
     timeoutMs: 3_000,
     async collect(input) {
       if (!wants(input.wanted, 'stacktrace.')) return { items: [] };
-      const frames = parseTrace(input.lastUserText);
-      if (frames.length === 0) return { items: [] };
+      const parsed = parseTrace(input.lastUserText);
+      if (parsed.length === 0) return { items: [] };
+      // Each frame costs a stat or two: a pasted trace of 100,000 frames must not cost 100,000.
+      const frames = parsed.slice(0, MAX_LISTED_FRAMES);
       const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
       const hash = createHash('sha256').update(input.lastUserText).digest('hex');
@@ -102,6 +108,8 @@ export function createStackTraceSource(
         const items: ContextItem[] = [];
         const skipped: SkippedPath[] = [];
         const summary: string[] = [];
+        const zone = workspaceZone(workspace, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         let n = 0;
         for (const frame of frames) {
           if (isLibraryFrame(frame)) {
@@ -117,16 +125,13 @@ export function createStackTraceSource(
             summary.push(`  not attached (frame limit): ${frame.fn ? `${frame.fn} ` : ''}${rel}:${frame.line}`);
             continue;
           }
-          if (deps.isNeverRead(rel)) {
-            skipped.push({ path: rel, reason: 'never read: secret by nature' });
-            continue;
-          }
           const abs = path.join(workspace, rel);
-          const real = await fs.realpath(abs);
-          if (!isInside(workspace, real)) {
-            skipped.push({ path: rel, reason: 'outside the workspace (symlink)' });
+          const verdict = guard.check(abs, zone, [rel]);
+          if (!verdict.ok) {
+            skipped.push({ path: rel, reason: verdict.missing ? 'not found' : verdict.reason });
             continue;
           }
+          const real = verdict.real;
           tracker.track(abs);
           const stat = await fs.stat(real);
           if (stat.size > opts.maxBytes) {
@@ -146,6 +151,7 @@ export function createStackTraceSource(
             path: rel,
           });
         }
+        if (parsed.length > frames.length) summary.push(`  … ${parsed.length - frames.length} more frames not listed`);
         items.unshift({
           key: 'stacktrace.frames',
           source: 'stacktrace',

@@ -4,9 +4,9 @@
 import path from 'node:path';
 import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
 import { type SourceDeps, wants } from './deps.ts';
+import { FileGuard, workspaceZone } from './guard.ts';
 import { importsOf, languageOf } from './importGraph.ts';
 import { Memo } from './memo.ts';
-import { readTextIfFile } from './syncRead.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface StatsOptions {
@@ -64,21 +64,24 @@ export function createStatsSource(
           wantHotspots && repo
             ? deps
                 .git(ws.root, signal)
-                .raw([
-                  '--no-optional-locks',
-                  '-c',
-                  'core.quotePath=false',
-                  'log',
-                  `-${opts.historyCommits}`,
-                  '--name-only',
-                  '--format=',
-                  '--no-renames',
-                  '--',
-                  '.',
-                ])
+                .raw(
+                  ws.gitArgs([
+                    'log',
+                    '--no-ext-diff',
+                    '--no-textconv',
+                    `-${opts.historyCommits}`,
+                    '--name-only',
+                    '--format=',
+                    '--no-renames',
+                    '--',
+                    '.',
+                  ]),
+                )
                 .catch(() => '')
             : Promise.resolve('');
         const walk = await ws.walk();
+        const zone = workspaceZone(ws.root, deps.allowedRoots);
+        const guard = new FileGuard(deps.isNeverRead);
         const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
         const imported = new Map<string, number>();
         const codeFiles: string[] = [];
@@ -103,8 +106,12 @@ export function createStatsSource(
           if (start > 0) await new Promise((resolve) => setImmediate(resolve));
           for (const file of sample.slice(start, start + READ_SLICE)) {
             const entry = byLanguage.get(languageOf(file) ?? '');
-            if (!entry || deps.isNeverRead(file)) continue;
-            const text = readTextIfFile(path.join(ws.root, file), { maxBytes: opts.maxReadBytes, skipLarger: true });
+            if (!entry) continue;
+            // Through the guard: a listed file can be a symlink (or sit under one) leading out.
+            const { text } = guard.read(path.join(ws.root, file), zone, [file], {
+              maxBytes: opts.maxReadBytes,
+              skipLarger: true,
+            });
             if (text === undefined) continue;
             entry.lines += countLines(text);
             entry.read++;

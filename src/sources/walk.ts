@@ -1,10 +1,13 @@
 // Walks the work tree honouring .gitignore files (at every level) and default
 // ignores. Shared by the tree and stats sources and by the work-tree watcher.
 
-import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { readTextIfFile } from './syncRead.ts';
+
+/** `.gitignore` files are read up to this size. */
+export const IGNORE_FILE_BYTES = 1024 * 1024;
 
 /** Directories nobody wants listed: dependencies, build output, VCS and tool caches. */
 export const DEFAULT_IGNORED_DIRS = new Set([
@@ -75,7 +78,9 @@ interface Rules {
 
 async function loadGitignore(root: string, dirRel: string): Promise<Rules | undefined> {
   try {
-    const text = await fs.readFile(path.join(root, dirRel, '.gitignore'), 'utf8');
+    // Bounded, regular files only: a committed `.gitignore -> /dev/zero` must not hang the walk.
+    const text = readTextIfFile(path.join(root, dirRel, '.gitignore'), { maxBytes: IGNORE_FILE_BYTES });
+    if (text === undefined) return undefined;
     return { base: dirRel, matcher: ignore().add(text) };
   } catch {
     return undefined;
@@ -181,7 +186,8 @@ export function walkResultFromList(root: string, listed: readonly string[], maxF
   for (const file of gitignores) {
     try {
       const base = file === '.gitignore' ? '' : file.slice(0, -'/.gitignore'.length);
-      rules.push({ base, matcher: ignore().add(readFileSync(path.join(root, file), 'utf8')) });
+      const text = readTextIfFile(path.join(root, file), { maxBytes: IGNORE_FILE_BYTES });
+      if (text !== undefined) rules.push({ base, matcher: ignore().add(text) });
     } catch {
       // Listed but unreadable: git already applied it.
     }

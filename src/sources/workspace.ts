@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
+import { checkRepo, gitPrefix, type RepoCheck } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
 import { parseStatus, type StatusSnapshot } from './statusParse.ts';
@@ -14,7 +15,7 @@ import { type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
 import { WorkTreeWatcher } from './workTreeWatcher.ts';
 
 /** The work tree as git sees it: tracked plus untracked-but-not-ignored files. */
-const LS_FILES = ['--no-optional-locks', '-c', 'core.quotePath=false', 'ls-files', '-z', '-co', '--exclude-standard'];
+const LS_FILES = ['ls-files', '-z', '-co', '--exclude-standard'];
 
 function splitNul(raw: string): string[] {
   const list = raw.split('\0');
@@ -33,6 +34,7 @@ export class WorkspaceState {
   /** The fingerprint, reused until the current synchronous run ends (all sources of one request share it). */
   #fingerprint: string | undefined;
   #repo: RepoLocation | undefined;
+  #check: { stamp: string; result: RepoCheck } | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
   #git: SimpleGit | undefined;
 
@@ -46,11 +48,45 @@ export class WorkspaceState {
     this.#statusMemo = new Memo(ttl, deps.clock, 1);
   }
 
+  /** The repository git may run on; undefined when there is none or it is refused (see `repoRefusal`). */
   repo(): RepoLocation | undefined {
+    const repo = this.#locate();
+    return repo && this.#checked(repo).ok ? repo : undefined;
+  }
+
+  /** Why git is off for this workspace, when a repository was found but refused (gitSafety.ts). */
+  repoRefusal(): string | undefined {
+    const repo = this.#locate();
+    const check = repo ? this.#checked(repo) : undefined;
+    return check && !check.ok ? check.reason : undefined;
+  }
+
+  /** Arguments that precede every git subcommand run here: the untrusted-repository overrides. */
+  gitArgs(args: readonly string[]): string[] {
+    const repo = this.#locate();
+    const check = repo ? this.#checked(repo) : undefined;
+    return [...gitPrefix(check?.ok ? check.filters : []), ...args];
+  }
+
+  #locate(): RepoLocation | undefined {
     // Re-check the cached location with one stat; look again only when it is gone (or there was none).
     if (this.#repo && fs.existsSync(path.join(this.#repo.gitDir, 'HEAD'))) return this.#repo;
     this.#repo = locateRepo(this.root);
     return this.#repo;
+  }
+
+  /** The safety check, redone when the location or the config files change (a few stat calls). */
+  #checked(repo: RepoLocation): RepoCheck {
+    const stamp = [
+      repo.gitDir,
+      repo.commonDir,
+      statStamp(path.join(repo.topLevel, '.git')),
+      statStamp(path.join(repo.commonDir, 'config')),
+      statStamp(path.join(repo.gitDir, 'config.worktree')),
+      statStamp(path.join(repo.commonDir, 'objects', 'info', 'alternates')),
+    ].join('|');
+    if (this.#check?.stamp !== stamp) this.#check = { stamp, result: checkRepo(repo) };
+    return this.#check.result;
   }
 
   /** Work-tree changes: watcher events, entries added or removed at the top, and edits to dirty files. */
@@ -88,7 +124,9 @@ export class WorkspaceState {
   walk(): Promise<WalkResult> {
     return this.#walkMemo.get('walk', this.gitFingerprint(), async () => {
       const repo = this.repo();
-      const result = repo ? walkResultFromList(this.root, splitNul(await this.#sharedGit().raw(LS_FILES))) : null;
+      const result = repo
+        ? walkResultFromList(this.root, splitNul(await this.#sharedGit().raw(this.gitArgs(LS_FILES))))
+        : null;
       const walk = result ?? (await walkWorkTree(this.root));
       // Arming ~1,000 inotify watches takes a while: never on the request's path.
       if (this.deps.watchWorkTree) setImmediate(() => this.watcher.arm(walk.dirs, walk.isIgnored));
@@ -136,15 +174,7 @@ export class WorkspaceState {
     if (!repo) return Promise.resolve(undefined);
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
       const git = this.#sharedGit();
-      const raw = await git.raw([
-        '--no-optional-locks',
-        '-c',
-        'core.quotePath=false',
-        'status',
-        '--porcelain=v1',
-        '-z',
-        '--branch',
-      ]);
+      const raw = await git.raw(this.gitArgs(['status', '--porcelain=v1', '-z', '--branch']));
       const snapshot = parseStatus(raw, repo.topLevel, this.root);
       this.#dirty = snapshot.entries
         .slice(0, 200)

@@ -7,7 +7,7 @@ import { MODE_NAMES, type Outcome } from '../shared/types.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
-export const OUTCOMES: readonly Outcome[] = ['ok', 'error', 'aborted'];
+export const OUTCOMES: readonly Outcome[] = ['ok', 'error', 'aborted', 'interrupted', 'in_flight'];
 /** The mode filter matches the mode used or asked for, so `auto` (only ever asked) is a valid filter too. */
 export const MODE_FILTERS: readonly string[] = ['auto', ...MODE_NAMES];
 

@@ -5,7 +5,7 @@ import type { Snapshot } from '../shared/types.ts';
 import { formatCount, formatMs, formatTime } from './format.ts';
 import { conversationPath, Layout, OutcomeBadge } from './layout.tsx';
 import { MessageView, Pre, ToolCalls } from './messageView.tsx';
-import { BudgetBar, RedactionCounts, SourcesTable } from './reportSections.tsx';
+import { BudgetBar, ContextParts, RedactionCounts, SourcesTable } from './reportSections.tsx';
 
 function Facts({ snapshot }: { snapshot: Snapshot }) {
   const { timings, usage } = snapshot;
@@ -119,7 +119,12 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
       </p>
       <div class="forwarded">
         {snapshot.forwarded.map((message, index) => (
-          <MessageView message={message} index={index} sources={snapshot.sources} />
+          <MessageView
+            message={message}
+            index={index}
+            sources={snapshot.sources}
+            parts={snapshot.budget?.parts?.filter((part) => part.message === index)}
+          />
         ))}
       </div>
 
@@ -128,6 +133,9 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
 
       <h2>Budget</h2>
       {snapshot.budget ? <BudgetBar budget={snapshot.budget} /> : <p class="muted">No budget was computed.</p>}
+
+      <h2>Context sent</h2>
+      <ContextParts parts={snapshot.budget?.parts ?? []} />
 
       <h2>Sources</h2>
       <SourcesTable sources={snapshot.sources} />

@@ -2,7 +2,7 @@
 // markers highlighted, and each context fence folded under its source with
 // its size (and the source's totals from the snapshot's report).
 
-import type { ChatMessage, SourceReport, ToolCall } from '../shared/types.ts';
+import type { ChatMessage, ContextPart, ContextPartSource, SourceReport, ToolCall } from '../shared/types.ts';
 import { formatCount, plural } from './format.ts';
 import { messageText, splitContextFences, splitRedactions } from './messageText.ts';
 
@@ -53,11 +53,14 @@ function ContextBlock({
   update,
   text,
   sources,
+  share,
 }: {
   source: string;
   update: boolean;
   text: string;
   sources: SourceReport[];
+  /** The source's share of the block or update this fence is in, when the snapshot accounts for it. */
+  share?: ContextPartSource | undefined;
 }) {
   const report = reportForFence(source, sources);
   const trimmed = report?.trimmed?.some((key) => key === source || source.startsWith(`${key}.`)) ?? false;
@@ -67,7 +70,13 @@ function ContextBlock({
         {update ? 'changed since the conversation began: ' : ''}
         <span class="mono">{source}</span> · {formatCount(text.length)} chars
         {trimmed ? ' · trimmed' : ''}
-        {report ? (
+        {share ? (
+          <span class="muted small">
+            {' '}
+            (source {share.source} here: {plural(share.keys.length, 'item')}, {formatCount(share.chars)} chars,{' '}
+            {formatCount(share.tokens)} tokens)
+          </span>
+        ) : report ? (
           <span class="muted small">
             {' '}
             (source {report.source}: {plural(report.items, 'item')}, {formatCount(report.chars)} chars,{' '}
@@ -93,16 +102,51 @@ export function ToolCalls({ calls }: { calls: ToolCall[] }) {
   );
 }
 
+/** Where the context in a message came from: this request, or an earlier turn. */
+function PartBadges({ parts }: { parts: ContextPart[] }) {
+  return (
+    <>
+      {parts.map((part) => (
+        <span class="muted small" data-part-origin={part.carried ? 'carried' : 'new'}>
+          {' '}
+          · {part.kind === 'block' ? 'context block' : 'context update'}{' '}
+          {part.carried ? (
+            <>
+              carried from turn {part.fromTurn}
+              {part.fromSnapshot ? (
+                <>
+                  {' '}
+                  (<a href={`/audit/${encodeURIComponent(part.fromSnapshot)}`}>snapshot</a>)
+                </>
+              ) : null}
+            </>
+          ) : (
+            'sent new'
+          )}
+        </span>
+      ))}
+    </>
+  );
+}
+
 export function MessageView({
   message,
   index,
   sources,
+  parts = [],
 }: {
   message: ChatMessage;
   index: number;
   sources: SourceReport[];
+  /** The snapshot's context parts in this message. */
+  parts?: ContextPart[] | undefined;
 }) {
   const text = messageText(message);
+  const shareOf = (key: string, update: boolean) =>
+    parts
+      .filter((part) => (part.kind === 'update') === update)
+      .flatMap((part) => part.sources)
+      .find((share) => share.keys.includes(key));
   const segments = splitContextFences(text).filter(
     (segment) => segment.kind === 'context' || segment.text.trim() !== '',
   );
@@ -115,6 +159,7 @@ export function MessageView({
           </span>
           {message.name ? <span class="muted"> · {message.name}</span> : null}
           {message.tool_call_id ? <span class="muted small"> · answers {message.tool_call_id}</span> : null}
+          <PartBadges parts={parts} />
         </span>
         <span class="muted small">{formatCount(text.length)} chars</span>
       </div>
@@ -122,7 +167,13 @@ export function MessageView({
         {segments.length === 0 && !message.tool_calls?.length ? <p class="muted small">(empty)</p> : null}
         {segments.map((segment) =>
           segment.kind === 'context' ? (
-            <ContextBlock source={segment.source} update={segment.update} text={segment.text} sources={sources} />
+            <ContextBlock
+              source={segment.source}
+              update={segment.update}
+              text={segment.text}
+              sources={sources}
+              share={shareOf(segment.source, segment.update)}
+            />
           ) : (
             <Pre class="msg-text" text={trimNewlines(segment.text)} />
           ),

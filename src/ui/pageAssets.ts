@@ -27,7 +27,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 td.nowrap{white-space:nowrap}
 tr[data-href]{cursor:pointer}tr[data-href]:hover td{background:var(--soft)}
 .badge{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8rem;border:1px solid currentColor;white-space:nowrap}
-.badge.ok{color:var(--ok)}.badge.error{color:var(--error)}.badge.aborted{color:var(--aborted)}
+.badge.ok{color:var(--ok)}.badge.error{color:var(--error)}.badge.aborted{color:var(--aborted)}.badge.interrupted{color:var(--error)}.badge.in_flight{color:var(--aborted)}
 .filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end;margin:0 0 1rem;padding:.75rem;border:1px solid var(--line);border-radius:8px;background:var(--soft)}
 .filters label{display:flex;flex-direction:column;font-size:.78rem;color:var(--muted);gap:.15rem}
 .filters .grow{flex:1 1 14rem}.filters>a{align-self:center}

@@ -1,7 +1,7 @@
 // The report parts of a snapshot's detail page: the budget as a bar, the
 // per-source table, what was trimmed, and the redaction counts by rule.
 
-import type { BudgetReport, SourceReport } from '../shared/types.ts';
+import type { BudgetReport, ContextPart, SourceReport } from '../shared/types.ts';
 import { formatCount, formatMs } from './format.ts';
 
 type Segment = { name: 'context' | 'conversation' | 'reserve'; label: string; tokens: number };
@@ -144,5 +144,58 @@ export function RedactionCounts({ redactions }: { redactions: Record<string, num
         </li>
       ))}
     </ul>
+  );
+}
+
+/** Every block and `<context-update>` the forwarded messages hold, new or carried from an earlier turn. */
+export function ContextParts({ parts }: { parts: ContextPart[] }) {
+  if (parts.length === 0) return <p class="muted">No context in the forwarded messages.</p>;
+  return (
+    <div class="scroll">
+      <table class="list parts">
+        <thead>
+          <tr>
+            <th>Where</th>
+            <th>Kind</th>
+            <th>Origin</th>
+            <th class="num">Chars</th>
+            <th class="num">Tokens</th>
+            <th>Tokens by source</th>
+          </tr>
+        </thead>
+        <tbody>
+          {parts.map((part) => (
+            <tr data-part={part.kind} data-carried={part.carried ? 'yes' : 'no'}>
+              <td data-label="Where">message {part.message + 1}</td>
+              <td data-label="Kind">{part.kind === 'block' ? 'context block' : 'context update'}</td>
+              <td data-label="Origin">
+                {part.carried ? (
+                  <>
+                    carried from turn {part.fromTurn}
+                    {part.fromSnapshot ? (
+                      <>
+                        {' '}
+                        (<a href={`/audit/${encodeURIComponent(part.fromSnapshot)}`}>snapshot</a>)
+                      </>
+                    ) : null}
+                  </>
+                ) : (
+                  `sent new (turn ${part.fromTurn})`
+                )}
+              </td>
+              <td class="num" data-label="Chars">
+                {formatCount(part.chars)}
+              </td>
+              <td class="num" data-label="Tokens">
+                {formatCount(part.tokens)}
+              </td>
+              <td class="small mono" data-label="Tokens by source">
+                {part.sources.map((source) => `${source.source} ${formatCount(source.tokens)}`).join(' · ')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -27,23 +27,24 @@ describe('migrations', () => {
     const migrations = readMigrations();
     assert.deepEqual(
       migrations.map((m) => `${m.version}_${m.name}`),
-      ['1_init', '2_search', '3_calibration', '4_message_chains'],
+      ['1_init', '2_search', '3_calibration', '4_message_chains', '5_in_flight'],
     );
   });
 
   it('applies every migration to a fresh database and records each', async () => {
     const store = openAuditStore({ path: temp.path(), now: () => 42 });
-    assert.equal(store.stats().schemaVersion, 4);
+    assert.equal(store.stats().schemaVersion, 5);
     await store.close();
     assert.deepEqual(recorded(temp.path()), [
       { version: 1, name: 'init' },
       { version: 2, name: 'search' },
       { version: 3, name: 'calibration' },
       { version: 4, name: 'message_chains' },
+      { version: 5, name: 'in_flight' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
-    assert.equal(recorded(temp.path()).length, 4, 'reopening applies nothing twice');
+    assert.equal(recorded(temp.path()).length, 5, 'reopening applies nothing twice');
   });
 
   it('brings an old database up to date and keeps (and indexes) its rows', async () => {
@@ -66,7 +67,7 @@ describe('migrations', () => {
 
     const store = openAuditStore({ path: temp.path(), now: () => 1000 });
     try {
-      assert.equal(store.stats().schemaVersion, 4);
+      assert.equal(store.stats().schemaVersion, 5);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
       assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
       assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
@@ -94,12 +95,12 @@ describe('migrations', () => {
     }
     const first = openAuditStore({ path: temp.path(), migrationsDir: dir });
     await first.close();
-    writeFileSync(join(dir, '0005_tags.sql'), 'CREATE TABLE tags (snapshot_id TEXT NOT NULL, tag TEXT NOT NULL);');
+    writeFileSync(join(dir, '0099_tags.sql'), 'CREATE TABLE tags (snapshot_id TEXT NOT NULL, tag TEXT NOT NULL);');
     writeFileSync(join(dir, 'README.md'), 'not a migration');
     const second = openAuditStore({ path: temp.path(), migrationsDir: dir });
-    assert.equal(second.stats().schemaVersion, 5);
+    assert.equal(second.stats().schemaVersion, 99);
     await second.close();
-    assert.deepEqual(recorded(temp.path()).at(-1), { version: 5, name: 'tags' });
+    assert.deepEqual(recorded(temp.path()).at(-1), { version: 99, name: 'tags' });
   });
 
   it('rolls back a failing migration and reports it', async () => {
@@ -130,7 +131,7 @@ describe('migrations', () => {
         assert.match(
           error.message,
           new RegExp(
-            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 4\\)`,
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 5\\)`,
           ),
         );
         return true;

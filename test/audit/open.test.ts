@@ -111,8 +111,8 @@ describe('opening the audit database', () => {
     try {
       store.save(snapshot);
       await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 20));
-      assert.ok(logger.events.includes('audit.write_busy'), 'the first try met the lock');
-      assert.equal(store.stats().queued, 1, 'the snapshot is kept, not dropped');
+      assert.ok(logger.events.includes('audit.degraded'), 'the first try met the lock');
+      assert.deepEqual(store.health(), { writable: false, queued: 1, dropped: 0, reason: 'database locked' });
       assert.deepStrictEqual(store.get('waited'), snapshot, 'and still readable');
     } finally {
       holder.exec('ROLLBACK');
@@ -120,6 +120,8 @@ describe('opening the audit database', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 700));
     assert.equal(store.stats().queued, 0, 'the retry wrote it');
+    assert.ok(logger.events.includes('audit.recovered'));
+    assert.equal(store.health().writable, true);
     assert.ok(!logger.events.includes('audit.write_failed'));
     await store.close();
     const [row] = queryRaw(temp.path(), "SELECT count(*) AS n FROM snapshots WHERE id = 'waited'");

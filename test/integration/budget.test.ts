@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
@@ -192,4 +193,8 @@ describe('what Ollama is told', () => {
       fake.reply(model, {});
     }
   });
+});
+
+test('every snapshot of this suite holds the messages the upstream received, its context accounted for', async () => {
+  await assertAuditMatchesUpstream(proxy, fake);
 });

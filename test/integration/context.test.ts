@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type OpenAI from 'openai';
+import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
@@ -219,4 +220,8 @@ describe('a workspace without git', () => {
       plain.cleanup();
     }
   });
+});
+
+test('every snapshot of this suite holds the messages the upstream received, its context accounted for', async () => {
+  await assertAuditMatchesUpstream(proxy, fake);
 });

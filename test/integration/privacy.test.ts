@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ALNUM, githubToken, password, pick, seededRng, UPPER } from '../redact/secretGen.ts';
+import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
@@ -85,4 +86,8 @@ test('secrets in a diff, a .env, a named log and the user’s own message reach 
       assert.ok(!bytes.includes(value), `${name} is in the raw bytes of ${file}`);
     }
   }
+});
+
+test('every snapshot of this suite holds the messages the upstream received, its context accounted for', async () => {
+  await assertAuditMatchesUpstream(proxy, fake);
 });

@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { createApp } from '../../src/http/app.ts';
 import { auditRoutes } from '../../src/http/auditRoutes.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
+import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { DEFAULT_FAKE_CONTENT, type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { type RunningProxy, readSse, startProxy } from '../support/proxy.ts';
 
@@ -600,4 +601,8 @@ describe('auth token', () => {
       await locked.close();
     }
   });
+});
+
+test('every snapshot of this suite holds the messages the upstream received, its context accounted for', async () => {
+  await assertAuditMatchesUpstream(proxy, fake);
 });

@@ -70,7 +70,15 @@ before(async () => {
   close = sourceSet.close;
   deps = {
     upstream: windowOnly,
-    store: { save() {}, get: () => undefined, list: () => [], flush: async () => {}, close: async () => {} },
+    store: {
+      save() {},
+      saveInFlight: async () => ({ written: true }),
+      health: () => ({ writable: true, queued: 0, dropped: 0 }),
+      get: () => undefined,
+      list: () => [],
+      flush: async () => {},
+      close: async () => {},
+    },
     sources: sourceSet.sources,
     redactor,
     plans: loadPlans(),

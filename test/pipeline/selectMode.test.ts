@@ -52,9 +52,33 @@ describe('selectMode', () => {
     ]);
   });
 
-  test('an unknown header mode is a 400; an unknown suffix is left in the model name', () => {
-    assert.throws(() => selectMode({ ...base, headerMode: 'turbo' }), BadRequestError);
-    assert.deepEqual(splitModelSuffix('weird+name'), { model: 'weird+name' });
+  test('`/mode NAME question` on one line picks the mode and keeps the question', () => {
+    const selection = selectMode({ ...base, messages: [user('/mode off what did I change?')] });
+    assert.equal(selection.mode, 'off');
+    assert.deepEqual(selection.messages, [user('what did I change?')]);
+  });
+
+  test('earlier user messages lose their /mode line too, so the history forwarded stays as it was', () => {
+    const messages = [user('/mode deep\nfirst'), { role: 'assistant' as const, content: 'a' }, user('second')];
+    const selection = selectMode({ ...base, messages });
+    assert.equal(selection.mode, 'git-aware', 'only the last message picks the mode');
+    assert.deepEqual(selection.messages[0], user('first'));
+    assert.deepEqual(selection.messages[2], user('second'));
+  });
+
+  test('an unknown mode is a 400 naming the modes, wherever it is given', () => {
+    const invalid = (error: unknown) =>
+      error instanceof BadRequestError &&
+      error.code === 'invalid_mode' &&
+      /off, quick, git-aware, deep, debug, auto/.test(error.message) &&
+      !/ollama pull/.test(error.message);
+    assert.throws(() => selectMode({ ...base, headerMode: 'turbo' }), invalid);
+    assert.throws(() => selectMode({ ...base, model: 'qwen2.5-coder:7b+turbo' }), invalid);
+    assert.throws(
+      () => selectMode({ ...base, messages: [{ role: 'user', content: '/mode turbo\nwhat changed?' }] }),
+      invalid,
+    );
+    assert.deepEqual(splitModelSuffix('weird+name'), { model: 'weird+name', invalidSuffix: 'name' });
     assert.deepEqual(splitModelSuffix('qwen2.5-coder:7b+DEBUG'), { model: 'qwen2.5-coder:7b', suffixMode: 'debug' });
   });
 

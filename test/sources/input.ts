@@ -1,8 +1,10 @@
 // Builds CollectInput and counting deps for the source tests.
 
 import { type SimpleGit, simpleGit } from 'simple-git';
+import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
+import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ModeName } from '../../src/shared/types.ts';
-import { defaultSourceDeps, type SourceDeps } from '../../src/sources/deps.ts';
+import { defaultSourceDeps, gitOverridesAllowed, type SourceDeps } from '../../src/sources/deps.ts';
 
 export function input(workspace: string, options: Partial<CollectInput> & { text?: string } = {}): CollectInput {
   const text = options.text ?? options.lastUserText ?? 'hello';
@@ -24,6 +26,7 @@ export function countingGit(): { factory: SourceDeps['git']; processes: () => nu
     instances++;
     return simpleGit({
       baseDir,
+      unsafe: gitOverridesAllowed,
       completion: { onClose: true, onExit: false },
       errors: (error) => {
         processes++;
@@ -34,8 +37,16 @@ export function countingGit(): { factory: SourceDeps['git']; processes: () => nu
   return { factory, processes: () => processes, instances: () => instances };
 }
 
+/** The real never-read list (rules/never-read.json), as the server uses it. */
+export const realNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
+
 export function testDeps(overrides: Partial<SourceDeps> = {}): SourceDeps {
-  return defaultSourceDeps({ homeDir: '/nonexistent-home', watchWorkTree: false, ...overrides });
+  return defaultSourceDeps({
+    homeDir: '/nonexistent-home',
+    watchWorkTree: false,
+    isNeverRead: realNeverRead,
+    ...overrides,
+  });
 }
 
 export const signal = new AbortController().signal;

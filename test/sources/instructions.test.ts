@@ -19,13 +19,17 @@ describe('instructions source', () => {
   let source: ReturnType<typeof createInstructionsSource>;
 
   before(() => {
-    home = makeDir({ '.claude/CLAUDE.md': 'USER RULES\n', 'notes.md': 'HOME NOTES\n' });
+    home = makeDir({
+      '.claude/CLAUDE.md': 'USER RULES\n',
+      '.claude/notes.md': 'CLAUDE NOTES\n',
+      'notes.md': 'HOME NOTES\n',
+    });
     repo = makeRepo({
       files: {
         'CLAUDE.md': 'REPO ROOT RULES\n',
         'app/CLAUDE.md': [
           'APP RULES',
-          'See @docs/style.md and @~/notes.md.',
+          'See @docs/style.md and @~/.claude/notes.md, not @~/notes.md.',
           'Not an import: `@docs/in-span.md`, nor me@example.com.',
           '```',
           '@docs/in-fence.md',
@@ -79,7 +83,7 @@ describe('instructions source', () => {
         'instructions.project.CLAUDE.md',
         'instructions.import.docs/style.md',
         'instructions.import.docs/a.md',
-        'instructions.import.~/notes.md',
+        'instructions.import.~/.claude/notes.md',
         'instructions.import.chain/d1.md',
         'instructions.import.chain/d2.md',
         'instructions.import.chain/d3.md',
@@ -114,8 +118,10 @@ describe('instructions source', () => {
     assert.match(texts, /DEPTH 5/);
     assert.doesNotMatch(texts, /DEPTH 6/);
     assert.equal(items.filter((item) => item.text.startsWith('STYLE')).length, 1);
-    const reasons = (skipped ?? []).map((s) => `${s.path}: ${s.reason.replace(/ in \S+/, '')}`);
-    assert.ok(reasons.includes('/etc/hostname: import refused: outside the workspace and home'), reasons.join('\n'));
+    assert.doesNotMatch(texts, /HOME NOTES/);
+    const reasons = (skipped ?? []).map((s) => `${s.path}: ${s.reason.replace(/ in [^\s)]+/, '')}`);
+    assert.ok(reasons.includes('/etc/hostname: refused: outside the workspace (import)'), reasons.join('\n'));
+    assert.ok(reasons.includes('~/notes.md: refused: outside ~/.claude (import)'), reasons.join('\n'));
     assert.ok(
       reasons.some((r) => r.startsWith('style.md: import cycle broken')),
       reasons.join('\n'),

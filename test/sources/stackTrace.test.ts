@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { NEVER_READ_REASON } from '../../src/sources/guard.ts';
 import { createStackTraceSource, excerpt, looksLikeStackTrace } from '../../src/sources/stackTrace.ts';
 import { parseTrace } from '../../src/sources/traceParse.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
@@ -87,7 +88,7 @@ describe('stacktrace source', () => {
     dir.write('config/.env', 'SECRET=1\n'.repeat(10));
     const text = 'Error: bad\n    at load (config/.env:3:1)';
     const result = await stack.collect(input(dir.dir, { text }), signal);
-    assert.deepEqual(result.skipped, [{ path: 'config/.env', reason: 'never read: secret by nature' }]);
+    assert.deepEqual(result.skipped, [{ path: 'config/.env', reason: NEVER_READ_REASON }]);
     assert.equal(result.items.filter((item) => item.key !== 'stacktrace.frames').length, 0);
   });
 

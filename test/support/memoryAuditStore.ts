@@ -81,6 +81,11 @@ export function memoryAuditStore(initial: Snapshot[] = []): MemoryAuditStore {
       return gets;
     },
     save,
+    async saveInFlight(snapshot) {
+      save(snapshot);
+      return { written: true };
+    },
+    health: () => ({ writable: true, queued: 0, dropped: 0 }),
     get(id) {
       gets++;
       const row = rows.get(id);

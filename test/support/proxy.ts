@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
 import OpenAI from 'openai';
-import { type AuditStoreFull, openAuditStore } from '../../src/audit/store.ts';
+import { type AuditStoreFull, type AuditStoreOptions, openAuditStore } from '../../src/audit/store.ts';
 import { createApp } from '../../src/http/app.ts';
 import { auditRoutes } from '../../src/http/auditRoutes.ts';
 import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
@@ -32,7 +32,10 @@ export interface ProxyOptions {
   dbPath?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** Where the server logs; silent when absent. */
   logger?: Logger;
+  /** More audit store options (a driver wrapper, a queue limit). */
+  auditOptions?: Omit<AuditStoreOptions, 'path'>;
 }
 
 export interface RunningProxy {
@@ -49,7 +52,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ctxproxy-test-'));
   const workspace = options.workspace ?? scratch;
   const dbPath = options.dbPath ?? path.join(scratch, 'audit.db');
-  const store = openAuditStore({ path: dbPath });
+  const store = openAuditStore({ ...options.auditOptions, path: dbPath });
   const deps = await createPipelineDeps({
     upstream:
       options.upstream ??

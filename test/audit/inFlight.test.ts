@@ -1,0 +1,136 @@
+// The store's side of "nothing that reached the model goes unrecorded" and
+// "the audit store never fails a chat", on this runtime's driver (better-sqlite3
+// under Node, node:sqlite under Deno): in-flight records on disk at once,
+// rows of dead writers marked interrupted at open, a full database held in the
+// queue and written once it can grow again.
+
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { chooseSqlDriver } from '../../src/audit/defaultDriver.ts';
+import type { SqlDriver, SqlDriverFactory } from '../../src/audit/driver.ts';
+import { openAuditStore } from '../../src/audit/store.ts';
+import type { Logger } from '../../src/shared/ports.ts';
+import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
+import { openRaw, queryRaw } from './rawDatabase.ts';
+
+function recordingLogger(): Logger & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    info: (event) => events.push(event),
+    warn: (event) => events.push(event),
+    error: (event) => events.push(event),
+  };
+}
+
+/** Above Linux's largest pid_max (2^22): no process has it. */
+const DEAD_PID = 4_194_304 + 17;
+
+const outcomeOf = (path: string, id: string) =>
+  queryRaw(path, 'SELECT outcome FROM snapshots WHERE id = ?', id)[0]?.outcome;
+
+describe('in-flight records and a database that cannot take writes', () => {
+  let temp: TempDir;
+  beforeEach(() => {
+    temp = tempDir();
+  });
+  afterEach(() => temp.cleanup());
+
+  it('writes an in-flight record before answering, and the final save replaces it', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const snapshot = makeSnapshot({ id: 'req-1', outcome: 'in_flight' });
+    assert.deepEqual(await store.saveInFlight(snapshot), { written: true });
+    assert.equal(outcomeOf(temp.path(), 'req-1'), 'in_flight', 'on disk, no flush needed');
+    store.save({ ...snapshot, outcome: 'ok' });
+    await store.flush();
+    assert.equal(outcomeOf(temp.path(), 'req-1'), 'ok');
+    assert.equal(Number(queryRaw(temp.path(), 'SELECT count(*) AS n FROM snapshots')[0]?.n), 1);
+    await store.close();
+  });
+
+  it('marks the in-flight rows of a process that is gone interrupted at open, and leaves a live one alone', async () => {
+    const writer = openAuditStore({ path: temp.path() });
+    await writer.saveInFlight(makeSnapshot({ id: 'mine', outcome: 'in_flight' }));
+    await writer.saveInFlight(makeSnapshot({ id: 'dead', outcome: 'in_flight' }));
+    await writer.close();
+    const raw = openRaw(temp.path());
+    raw.prepare("UPDATE snapshots SET writer_pid = ? WHERE id = 'dead'").run(DEAD_PID);
+    raw.close();
+
+    const logger = recordingLogger();
+    const next = openAuditStore({ path: temp.path(), logger });
+    assert.equal(next.get('dead')?.outcome, 'interrupted');
+    assert.equal(next.get('mine')?.outcome, 'in_flight', 'this process is alive');
+    assert.deepEqual(
+      next.list({ outcome: 'interrupted' }).map((summary) => summary.id),
+      ['dead'],
+    );
+    assert.ok(logger.events.includes('audit.interrupted'));
+    next.settleInFlight('aborted');
+    assert.equal(outcomeOf(temp.path(), 'mine'), 'aborted', 'a shutdown settles its own rows');
+    await next.close();
+  });
+
+  it('holds writes while the database is full, says why, and writes them when it can grow', async () => {
+    // SQLite's max_page_count makes the file unable to grow: the SQLITE_FULL a full disk gives.
+    const base = chooseSqlDriver();
+    let connection: SqlDriver | undefined;
+    const driver: SqlDriverFactory = {
+      name: base.name,
+      errorKind: base.errorKind,
+      open(path, options) {
+        connection = base.open(path, options);
+        return connection;
+      },
+    };
+    const logger = recordingLogger();
+    const store = openAuditStore({ path: temp.path(), driver, logger });
+    connection?.pragma('max_page_count', Number(connection.pragma('page_count')));
+
+    const big = 'a long question that needs new pages '.repeat(300);
+    const first = makeSnapshot({ id: 'full-1', forwarded: [{ role: 'user', content: big }] });
+    assert.deepEqual(await store.saveInFlight(first), { written: false, reason: 'disk full' });
+    const second = makeSnapshot({ id: 'full-2', forwarded: [{ role: 'user', content: `${big}2` }] });
+    assert.deepEqual(await store.saveInFlight(second), { written: false, reason: 'disk full' }, 'from the state');
+    assert.deepEqual(store.health(), { writable: false, queued: 2, dropped: 0, reason: 'disk full' });
+    assert.equal(logger.events.filter((event) => event === 'audit.degraded').length, 1, 'logged once');
+    assert.equal(store.get('full-2')?.id, 'full-2', 'queued snapshots stay readable');
+
+    connection?.pragma('max_page_count', 1_073_741_823);
+    await store.flush({ waitMs: 5000 });
+    assert.deepEqual(store.health(), { writable: true, queued: 0, dropped: 0 });
+    assert.ok(logger.events.includes('audit.recovered'));
+    await store.close();
+    assert.equal(outcomeOf(temp.path(), 'full-1'), first.outcome);
+    assert.equal(outcomeOf(temp.path(), 'full-2'), second.outcome);
+  });
+
+  it('writes a backlog larger than one transaction in slices, and a waiter in a later slice still hears "written"', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const large = (id: string) =>
+      makeSnapshot({ id, forwarded: [{ role: 'user', content: `${id} ${'x'.repeat(900_000)}` }] });
+    for (const id of ['b1', 'b2', 'b3', 'b4']) store.save(large(id));
+    assert.deepEqual(await store.saveInFlight(large('b5')), { written: true });
+    for (const id of ['b1', 'b2', 'b3', 'b4', 'b5']) assert.ok(outcomeOf(temp.path(), id), `${id} on disk`);
+    assert.equal(store.health().queued, 0);
+    await store.close();
+  });
+
+  it('a flush that meets a lock leaves the retry to the queue, which writes once the lock goes', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const holder = openRaw(temp.path());
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      store.save(makeSnapshot({ id: 'after-lock' }));
+      await store.flush();
+      assert.deepEqual(store.health(), { writable: false, queued: 1, dropped: 0, reason: 'database locked' });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    const deadline = Date.now() + 5000;
+    while (store.health().queued > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(outcomeOf(temp.path(), 'after-lock'), 'ok', 'written without another flush');
+    await store.close();
+  });
+});

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  ConversationCache,
+  type ConversationState,
+  findState,
+  historyKeys,
+  keysAfterReply,
+} from '../../src/pipeline/conversations.ts';
+import type { ChatMessage } from '../../src/shared/types.ts';
+
+const state = (conversationId: string): ConversationState => ({
+  conversationId,
+  blockMode: 'git-aware',
+  contextBlock: 'BLOCK',
+  blockSources: [],
+  blockOrigin: { turn: 1 },
+  carriedKeys: [],
+  known: new Map(),
+  attachments: [],
+  turns: 1,
+});
+const user = (content: string): ChatMessage => ({ role: 'user', content });
+const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
+
+describe('conversation keys', () => {
+  test('each key extends the previous one; the workspace is part of every key', () => {
+    const a = historyKeys('/w', [user('hi'), assistant('yo'), user('next')]);
+    const b = historyKeys('/w', [user('hi'), assistant('yo'), user('other')]);
+    const elsewhere = historyKeys('/x', [user('hi')]);
+    assert.equal(a.length, 4);
+    assert.deepEqual(a.slice(0, 3), b.slice(0, 3));
+    assert.notEqual(a[3], b[3]);
+    assert.notEqual(elsewhere[1], a[1]);
+  });
+
+  test('the next turn finds the state by the reply it echoes, or by the turn’s messages alone', () => {
+    const cache = new ConversationCache();
+    const turn1 = historyKeys('/w', [user('hi')]);
+    for (const key of keysAfterReply(turn1, { content: 'yo' })) cache.set(key, state('c1'));
+    const echoed = findState(cache, historyKeys('/w', [user('hi'), assistant('yo'), user('next')]));
+    assert.equal(echoed?.length, 2);
+    const rewritten = findState(cache, historyKeys('/w', [user('hi'), assistant('yo!'), user('next')]));
+    assert.equal(rewritten?.length, 1);
+    assert.equal(findState(cache, historyKeys('/w', [user('hello'), assistant('yo'), user('next')])), undefined);
+    assert.equal(findState(cache, turn1), undefined, 'a first turn never continues anything');
+  });
+
+  test('a key two conversations stored under holds neither', () => {
+    const cache = new ConversationCache();
+    cache.set('k', state('c1'));
+    cache.set('k', state('c1'));
+    assert.equal(cache.get('k')?.conversationId, 'c1', 'the same conversation may store again');
+    cache.set('k', state('c2'));
+    assert.equal(cache.get('k'), undefined);
+    cache.set('k', state('c1'));
+    assert.equal(cache.get('k'), undefined, 'once ambiguous, always');
+  });
+
+  test('the cache is bounded, least recently used out', () => {
+    const cache = new ConversationCache(2);
+    cache.set('a', state('a'));
+    cache.set('b', state('b'));
+    cache.get('a');
+    cache.set('c', state('c'));
+    assert.equal(cache.get('b'), undefined);
+    assert.ok(cache.get('a') && cache.get('c'));
+  });
+});

@@ -1,0 +1,95 @@
+// Every rule on its own examples, through the real scanner with all rules
+// loaded: each `secret` example is caught by its rule, each `keep` example is
+// not. Rules without examples yet are counted, not failed (src/redact/README.md
+// lists them); every example present must pass.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { createRedactor, DEFAULT_RULES_DIR, RuleLoadError } from '../../src/redact/createRedactor.ts';
+import { loadRedactionRules } from '../../src/redact/loadRules.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'ctxproxy-examples-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+test('every shipped rule catches its secret examples and leaves its keep examples alone', async (t) => {
+  const rules = loadRedactionRules(DEFAULT_RULES_DIR);
+  const full = rules.filter((r) => r.examples.secret.length >= 2 && r.examples.keep.length >= 2);
+  const some = rules.filter((r) => r.examples.secret.length + r.examples.keep.length > 0);
+  const none = rules.filter((r) => r.examples.secret.length + r.examples.keep.length === 0);
+  const examples = rules.reduce((n, r) => n + r.examples.secret.length + r.examples.keep.length, 0);
+  t.diagnostic(
+    `${rules.length} rules: ${full.length} with at least 2 secret and 2 keep examples, ` +
+      `${some.length} with some, ${none.length} with none; ${examples} examples`,
+  );
+  if (none.length > 0) t.diagnostic(`without examples: ${none.map((r) => r.id).join(', ')}`);
+  try {
+    await createRedactor({ checkExamples: true, secretlint: false });
+  } catch (error) {
+    assert.fail(`${(error as Error).message}`);
+  }
+});
+
+function rulesDir(name: string, rules: unknown[]): string {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'a.json'), JSON.stringify({ rules }));
+  return dir;
+}
+
+const demo = {
+  id: 'demo-token',
+  description: 'demo',
+  pattern: 'demo_[a-z0-9]{16}',
+  keywords: ['demo_'],
+  validators: ['not-placeholder'],
+};
+
+test('an example its rule gets wrong fails the load, one line naming the file, the rule and the example', async () => {
+  const dir = rulesDir('wrong', [
+    {
+      ...demo,
+      examples: { secret: ['token demo_0123abcd4567efgh', 'token demo_short'], keep: ['demo_xxxxxxxxxxxxxxxx'] },
+    },
+  ]);
+  await assert.rejects(createRedactor({ rulesDir: dir, checkExamples: true, secretlint: false }), (error: Error) => {
+    assert.ok(error instanceof RuleLoadError);
+    const lines = error.message.split('\n');
+    assert.equal(lines.length, 1, error.message);
+    assert.match(
+      lines[0]!,
+      /a\.json: rules\[0\] \(demo-token\)\.examples\.secret\[1\]: not masked as \[REDACTED:demo-token\]: "token demo_short"/,
+    );
+    return true;
+  });
+  // A keep example the rule masks fails the same way.
+  const leaky = rulesDir('leaky', [{ ...demo, examples: { keep: ['demo_0123abcd4567efgh'] } }]);
+  await assert.rejects(
+    createRedactor({ rulesDir: leaky, checkExamples: true, secretlint: false }),
+    /a\.json: rules\[0\] \(demo-token\)\.examples\.keep\[0\]: masked as \[REDACTED:demo-token\], must stay/,
+  );
+  // Without checkExamples (start-up), the examples are only shape-checked.
+  await createRedactor({ rulesDir: dir, secretlint: false });
+  await assert.rejects(
+    createRedactor({ rulesDir: rulesDir('shape', [{ ...demo, examples: { secret: [42] } }]), secretlint: false }),
+    /a\.json: \[rules\.0\.examples\.secret\.0\]/,
+  );
+});
+
+test('an example with a path is scanned as that item, for rules limited to some paths', async () => {
+  const scoped = { ...demo, paths: ['*.env'] };
+  const good = rulesDir('scoped', [
+    {
+      ...scoped,
+      examples: {
+        secret: [{ text: 'demo_0123abcd4567efgh', path: 'prod.env' }],
+        keep: [{ text: 'demo_0123abcd4567efgh', path: 'app.ts' }],
+      },
+    },
+  ]);
+  await createRedactor({ rulesDir: good, checkExamples: true, secretlint: false });
+  const bad = rulesDir('scoped-bad', [{ ...scoped, examples: { secret: ['demo_0123abcd4567efgh'] } }]);
+  await assert.rejects(createRedactor({ rulesDir: bad, checkExamples: true, secretlint: false }), /secret\[0\]/);
+});
