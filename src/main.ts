@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
 import { runAuditCommand } from './cli/auditCommand.ts';
-import { type CommandLine, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
+import { type CommandLine, checkServeArguments, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
 import { runPreviewCommand } from './cli/previewCommand.ts';
 import { runRedactCommand } from './cli/redactCommand.ts';
+import { checkWorkspace, endQuietlyOnClosedPipe, warnIfUpstreamDown } from './cli/startupChecks.ts';
 import { loadSettings, SettingsError } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
 import { createApp } from './http/app.ts';
@@ -29,6 +30,7 @@ const err = (text: string) => process.stderr.write(text);
 export async function main(argv: string[]): Promise<number> {
   let line: CommandLine;
   let settings: Settings;
+  endQuietlyOnClosedPipe(process.stdout, (code) => process.exit(code));
   try {
     line = parseCommandLine(argv);
     if (line.command === 'help') {
@@ -39,11 +41,13 @@ export async function main(argv: string[]): Promise<number> {
       out('ctxproxy 0.1.0\n');
       return 0;
     }
+    if (line.command === 'serve') checkServeArguments(line.rest);
     settings = loadSettings({ flags: line.flags, configFlag: line.configFlag, env: process.env, cwd: process.cwd() });
+    if (line.command === 'serve' || line.command === 'preview') checkWorkspace(settings.workspace);
     if (line.command === 'serve') checkUpstreamIsLocal(settings);
   } catch (error) {
     if (error instanceof UsageError || error instanceof SettingsError) {
-      err(`ctxproxy: ${error.message}\nRun "ctxproxy --help" for the options.\n`);
+      err(`ctxproxy: ${error.message} (see ctxproxy --help)\n`);
       return 2;
     }
     throw error;
@@ -56,7 +60,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'redact':
         return await runRedactCommand(line.rest, { redactor: await createRedactor(), stdin: process.stdin, out, err });
       case 'audit':
-        return await withStore(settings, (store) => runAuditCommand(line.rest, { store, out, err }));
+        return await withStore(settings, (store) =>
+          runAuditCommand(line.rest, { store, out, err, confirm: terminalConfirm() }),
+        );
       case 'preview':
         return await withStore(settings, async (store) => {
           const deps = await buildPipelineDeps(
@@ -71,6 +77,20 @@ export async function main(argv: string[]): Promise<number> {
     err(`ctxproxy: ${(error as Error).message}\n`);
     return 1;
   }
+}
+
+/** A yes/no prompt when standard input and output are a terminal; none otherwise (then --yes is needed). */
+function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
+  return async (question) => {
+    const { createInterface } = await import('node:readline/promises');
+    const prompt = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return /^y(es)?$/i.test((await prompt.question(question)).trim());
+    } finally {
+      prompt.close();
+    }
+  };
 }
 
 function isLoopbackHost(hostname: string): boolean {
@@ -153,6 +173,7 @@ async function serveCommand(settings: Settings): Promise<number> {
   if (!isLoopbackHost(settings.host) && !settings.authToken) {
     out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
+  void warnIfUpstreamDown(pipeline.upstream, err);
 
   // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
   // tries one last write of the audit queue, and exits at once.

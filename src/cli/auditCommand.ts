@@ -12,6 +12,11 @@ export interface AuditCommandIo {
   out: (text: string) => void;
   err: (text: string) => void;
   now?: (() => number) | undefined;
+  /**
+   * Asks the user a yes/no question; given only when standard input and output are a terminal.
+   * Without it, a deleting command needs --yes.
+   */
+  confirm?: ((question: string) => Promise<boolean>) | undefined;
 }
 
 export const AUDIT_USAGE = `usage: ctxproxy audit <command>
@@ -19,7 +24,9 @@ export const AUDIT_USAGE = `usage: ctxproxy audit <command>
   show ID [--json]                            what the model saw, the report, the reply
   search TEXT [--limit N] [--json]            full-text search over questions and replies
   export [--since T] [--format jsonl]         every snapshot as JSON lines (T: ISO date, or 7d, 12h …)
-  prune --older-than 30d [--max-db-mb N]      delete old snapshots, then shrink the file`;
+  prune --older-than 30d [--max-db-mb N] [--yes]
+                                              delete old snapshots, then shrink the file (asks first
+                                              in a terminal; --yes elsewhere)`;
 
 /** Bad usage: the message names the option; exit code 2. */
 class UsageError extends Error {}
@@ -112,10 +119,11 @@ function exportCommand(args: string[], io: AuditCommandIo): number {
   return 0;
 }
 
-function prune(args: string[], io: AuditCommandIo): number {
+async function prune(args: string[], io: AuditCommandIo): Promise<number> {
   const { values, positionals } = parse('prune', args, {
     'older-than': { type: 'string' },
     'max-db-mb': { type: 'string' },
+    yes: { type: 'boolean', short: 'y' },
   });
   if (positionals.length > 0) throw new UsageError(`audit prune: unexpected argument '${positionals[0]}'`);
   const olderText = str(values['older-than']);
@@ -131,6 +139,21 @@ function prune(args: string[], io: AuditCommandIo): number {
   if (capText !== undefined && !(megabytes !== undefined && Number.isFinite(megabytes) && megabytes > 0)) {
     throw new UsageError(`--max-db-mb: expected a positive number of megabytes, got '${capText}'`);
   }
+  if (values.yes !== true) {
+    const what = [
+      olderText === undefined ? undefined : `snapshots older than ${olderText}`,
+      capText === undefined ? undefined : `the oldest snapshots until it is under ${capText} MB`,
+    ]
+      .filter(Boolean)
+      .join(', then ');
+    if (!io.confirm) {
+      throw new UsageError(`audit prune: this deletes ${what} from ${io.store.path}; add --yes to confirm`);
+    }
+    if (!(await io.confirm(`Delete ${what} from ${io.store.path}? [y/N] `))) {
+      io.err('audit prune: nothing deleted\n');
+      return 1;
+    }
+  }
   const result = io.store.prune({
     olderThanMs,
     maxBytes: megabytes === undefined ? undefined : megabytes * 1024 * 1024,
@@ -142,7 +165,7 @@ function prune(args: string[], io: AuditCommandIo): number {
   return 0;
 }
 
-const COMMANDS: Record<string, (args: string[], io: AuditCommandIo) => number> = {
+const COMMANDS: Record<string, (args: string[], io: AuditCommandIo) => number | Promise<number>> = {
   list,
   show,
   search,
@@ -162,7 +185,7 @@ export async function runAuditCommand(args: string[], io: AuditCommandIo): Promi
     return 2;
   }
   try {
-    return command(rest, io);
+    return await command(rest, io);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`${error.message}\n`);

@@ -69,6 +69,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   return { command: command ?? 'help', flags, configFlag, rest };
 }
 
+/** `serve` takes only the common options: anything else is a mistake, named in one line. */
+export function checkServeArguments(rest: readonly string[]): void {
+  const first = rest[0];
+  if (first === undefined) return;
+  if (first.startsWith('-')) throw new UsageError(`serve: unknown option ${first.split('=')[0]}`);
+  throw new UsageError(`serve: unexpected argument "${first}"`);
+}
+
 function parseSwitch(value: string, name: string): boolean {
   if (/^(true|1|yes)$/i.test(value)) return true;
   if (/^(false|0|no)$/i.test(value)) return false;
@@ -91,7 +99,7 @@ Usage:
   ctxproxy audit show ID [--json]                   what the model saw, the report, the reply
   ctxproxy audit search TEXT                        full-text search over questions and replies
   ctxproxy audit export [--since T] [--format jsonl]
-  ctxproxy audit prune --older-than 30d [--max-db-mb N]
+  ctxproxy audit prune --older-than 30d [--max-db-mb N] [--yes]
 
 Options (each also an environment variable and a key of ctxproxy.config.json):
 ${options.join('\n')}

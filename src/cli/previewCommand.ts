@@ -7,6 +7,10 @@ import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
+const NO_MODEL = '(no --model)';
+/** The window assumed without --model: the pipeline's own default for a model it cannot ask about. */
+const PREVIEW_DEFAULT_WINDOW = 8192;
+
 export async function runPreviewCommand(
   args: string[],
   io: { pipeline: PipelineDeps; out: (s: string) => void; err: (s: string) => void },
@@ -23,10 +27,19 @@ export async function runPreviewCommand(
     io.err('ctxproxy preview: give the question to preview, e.g. ctxproxy preview "what did I change?"\n');
     return 2;
   }
-  const request = {
-    model: parsed.values.model ?? 'preview',
-    messages: [{ role: 'user', content: question }],
-  } as ChatRequest;
+  // Without --model there is no model to ask for its window: budget with a stated default instead.
+  const model = parsed.values.model ?? NO_MODEL;
+  const pipeline =
+    parsed.values.model === undefined
+      ? {
+          ...io.pipeline,
+          settings: {
+            ...io.pipeline.settings,
+            models: { ...io.pipeline.settings.models, [NO_MODEL]: { window: PREVIEW_DEFAULT_WINDOW } },
+          },
+        }
+      : io.pipeline;
+  const request = { model, messages: [{ role: 'user', content: question }] } as ChatRequest;
   const prepared = await prepareContext(
     {
       request,
@@ -34,13 +47,19 @@ export async function runPreviewCommand(
       requestId: 'preview',
       signal: new AbortController().signal,
     },
-    io.pipeline,
+    pipeline,
   );
+  const modelLine =
+    parsed.values.model === undefined
+      ? `none given: assumed a window of ${PREVIEW_DEFAULT_WINDOW} tokens (pass --model NAME to use its window)`
+      : parsed.values.model;
   const fields = prepared.snapshotFields;
   if (parsed.values.json) {
     io.out(
       `${JSON.stringify(
         {
+          model: parsed.values.model ?? null,
+          assumedWindow: parsed.values.model === undefined ? PREVIEW_DEFAULT_WINDOW : undefined,
           modeAsked: fields.modeAsked,
           modeUsed: prepared.modeUsed,
           downgradeReason: fields.downgradeReason,
@@ -59,6 +78,7 @@ export async function runPreviewCommand(
   }
 
   const lines: string[] = [];
+  lines.push(`model     ${modelLine}`);
   lines.push(`mode      ${prepared.modeUsed} (asked ${fields.modeAsked})`);
   if (fields.downgradeReason) lines.push(`downgrade ${fields.downgradeReason}`);
   if (fields.budget) {

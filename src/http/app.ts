@@ -13,11 +13,16 @@ import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { type AccessGuardVariables, createAccessGuard } from './accessGuard.ts';
 import { AUDIT_FORM_PATHS, snapshotPagePath } from './auditRoutes.ts';
+import { completionsRoutes } from './completionsRoute.ts';
+import { embeddingsRoutes } from './embeddingsRoute.ts';
 import { hasBearer, requireBearer } from './guards.ts';
+import { homeRoutes } from './homeRoute.tsx';
 import type { InFlight } from './inFlight.ts';
+import { modelsRoutes } from './modelsRoute.ts';
 import { nodeResponseOf, writeSse } from './nodeSse.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
+import { responsesRoutes } from './responsesRoute.ts';
 
 export interface AppDeps {
   pipeline: PipelineDeps;
@@ -39,6 +44,9 @@ export interface AppDeps {
 }
 
 type Env = { Variables: RequestIdVariables & AccessGuardVariables };
+
+/** Requests to these are audited even when turned away before the pipeline ran. */
+const AUDITED_POSTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions']);
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -139,6 +147,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return RESPONSE_ALREADY_SENT;
   });
 
+  // Issue 17's endpoints, each in its own file.
+  app.route('/', modelsRoutes({ upstream }));
+  app.route('/', responsesRoutes(deps));
+  app.route('/', embeddingsRoutes(deps));
+  app.route('/', completionsRoutes(deps));
+  app.route('/', homeRoutes({ upstream, authToken: deps.authToken }));
+
   if (deps.audit) app.route('/', deps.audit);
 
   app.notFound((c) => {
@@ -151,10 +166,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const event = failure.code === 'internal_error' ? 'http.unhandled' : 'http.server_error';
       deps.logger.error(event, { requestId: c.get('requestId'), status: failure.status, ...errorFields(error) });
     }
-    // A chat request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;
+    // A request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;
     // one the access guard refused is not: it may be a hostile page's, and its text is not worth keeping.
     const refusedAtDoor = c.get('accessRefused') !== undefined;
-    if (!refusedAtDoor && !failure.snapshotId && c.req.method === 'POST' && c.req.path === '/v1/chat/completions') {
+    if (!refusedAtDoor && !failure.snapshotId && c.req.method === 'POST' && AUDITED_POSTS.has(c.req.path)) {
       await recordRejectedRequest(deps.pipeline, {
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),

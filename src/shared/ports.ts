@@ -30,6 +30,35 @@ export interface Upstream {
   listModels(signal?: AbortSignal): Promise<UpstreamModel[]>;
   /** The model's context window in tokens, when the upstream can tell. */
   contextWindow(model: string): Promise<number | undefined>;
+  /** Embeddings (`/v1/embeddings`); absent when the upstream kind cannot do them. */
+  embed?(request: EmbedRequest, signal: AbortSignal): Promise<EmbedResult>;
+  /**
+   * A raw text completion (`/v1/completions`), streamed like chat; absent when
+   * the upstream kind cannot do them.
+   */
+  generate?(request: GenerateRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>>;
+}
+
+export interface EmbedRequest {
+  model: string;
+  input: string[];
+  dimensions?: number | undefined;
+}
+
+export interface EmbedResult {
+  embeddings: number[][];
+  promptTokens?: number | undefined;
+}
+
+/** A prompt (and a suffix for fill-in-the-middle) sent as is: no chat template, no context. */
+export interface GenerateRequest {
+  model: string;
+  prompt: string;
+  suffix?: string | undefined;
+  /** Sampling as the client set it: max_tokens, temperature, top_p, stop, seed, penalties. */
+  params: Record<string, unknown>;
+  /** Ollama only: the window the model is already loaded with, so autocomplete does not reload it. */
+  numCtx?: number | undefined;
 }
 
 export interface SnapshotQuery {

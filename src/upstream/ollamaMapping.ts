@@ -176,7 +176,7 @@ export function toOllamaThink(effort: unknown, model: string): OllamaThink | und
   return effort === 'minimal' ? 'low' : effort;
 }
 
-function toOllamaOptions(params: Record<string, unknown>, numCtx: number | undefined): Partial<OllamaOptions> {
+export function toOllamaOptions(params: Record<string, unknown>, numCtx: number | undefined): Partial<OllamaOptions> {
   const options: Partial<OllamaOptions> = {};
   const temperature = numberParam(params, 'temperature');
   if (temperature !== undefined) options.temperature = temperature;

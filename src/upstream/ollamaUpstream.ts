@@ -9,6 +9,7 @@ import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
+import { ollamaExtras } from './ollamaGenerate.ts';
 import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
 import { createStallWatch, type StallWatch } from './stallWatch.ts';
 import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
@@ -63,6 +64,8 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
   return {
     kind: 'ollama',
     baseUrl,
+    // /api/embed and /api/generate (for /v1/embeddings and /v1/completions).
+    ...ollamaExtras({ baseUrl, clientWith, firstByteTimeoutMs }),
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = withBinaryImages(toOllamaChatRequest(request));

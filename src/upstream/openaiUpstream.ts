@@ -8,6 +8,7 @@ import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ChatMessage, UpstreamEvent, UpstreamModel } from '../shared/types.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { newToolCallId } from './ollamaEvents.ts';
+import { openaiExtras } from './openaiExtras.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
 import { createStallWatch } from './stallWatch.ts';
 import { classifyUpstreamFailure, type UpstreamFailureContext, UpstreamHttpError } from './upstreamErrors.ts';
@@ -44,6 +45,8 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
   return {
     kind: 'openai',
     baseUrl,
+    // /v1/embeddings and /v1/completions go to the upstream's own endpoints.
+    ...openaiExtras({ baseUrl, apiBase, fetch: baseFetch, headers, firstByteTimeoutMs, errorMessageOf }),
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = toOpenAIBody(request);

@@ -167,11 +167,46 @@ describe('ctxproxy audit', () => {
   });
 
   it('prune deletes what is older than the cutoff and reports sizes', async () => {
-    const { code, out } = await run('prune', '--older-than', '30d');
+    const { code, out } = await run('prune', '--older-than', '30d', '--yes');
     assert.equal(code, 0);
     assert.match(out, /^deleted 1 snapshot; .*audit\.db: \d+\.\d\d MB → \d+\.\d\d MB\n$/);
     assert.equal(store.get('s_old'), undefined);
     assert.ok(store.get('s_new'));
+  });
+
+  it('prune without --yes outside a terminal deletes nothing and says to add --yes', async () => {
+    const { code, err } = await run('prune', '--older-than', '0d');
+    assert.equal(code, 2);
+    assert.match(err, /^audit prune: this deletes snapshots older than 0d from .*audit\.db; add --yes to confirm\n$/);
+    assert.equal(store.stats().snapshots, 2);
+  });
+
+  it('prune in a terminal asks first, and deletes only on yes', async () => {
+    const questions: string[] = [];
+    const prune = async (answer: boolean) => {
+      let err = '';
+      const code = await runAuditCommand(['prune', '--older-than', '30d'], {
+        store,
+        out: () => {},
+        err: (text) => {
+          err += text;
+        },
+        now: () => NOW,
+        confirm: async (question) => {
+          questions.push(question);
+          return answer;
+        },
+      });
+      return { code, err };
+    };
+    const declined = await prune(false);
+    assert.equal(declined.code, 1);
+    assert.match(declined.err, /nothing deleted/);
+    assert.equal(store.stats().snapshots, 2);
+    const accepted = await prune(true);
+    assert.equal(accepted.code, 0);
+    assert.equal(store.get('s_old'), undefined);
+    assert.match(questions[0] ?? '', /^Delete snapshots older than 30d from .*audit\.db\? \[y\/N\] $/);
   });
 
   it('exits 2 with a message naming the option on bad usage', async () => {

@@ -1,6 +1,7 @@
 // A real HTTP server on 127.0.0.1 that answers like Ollama's documented API
-// (docs/api.md and the ollama-js types): NDJSON streaming on /api/chat, /api/show
-// with model_info, /api/tags, /api/version, "Ollama is running" on /. Every
+// (docs/api.md and the ollama-js types): NDJSON streaming on /api/chat and
+// /api/generate, /api/embed, /api/show with model_info, /api/tags, /api/version,
+// "Ollama is running" on /. Every
 // integration test talks to it over a real socket, so it follows the wire shapes
 // exactly and can be scripted per model to misbehave (errors, hangs, cut streams).
 
@@ -59,6 +60,10 @@ export interface FakeOllama {
   url: string;
   /** Every /api/chat request whose body parsed, in arrival order. */
   chats: ReceivedChat[];
+  /** Every /api/embed request whose body parsed, in arrival order. */
+  embeds: ReceivedChat[];
+  /** Every /api/generate request whose body parsed, in arrival order. */
+  generates: ReceivedChat[];
   /** Resolves when the socket that carried chat number `index` closes (for abort tests). */
   closed(index: number): Promise<void>;
   /** Script the answers for one model (persists until replaced); other models get the default reply. */
@@ -96,6 +101,8 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
   const models = new Map((options.models ?? DEFAULT_FAKE_MODELS).map((model) => [model.name, model]));
   const scripts = new Map<string, FakeReply>();
   const chats: ReceivedChat[] = [];
+  const embeds: ReceivedChat[] = [];
+  const generates: ReceivedChat[] = [];
   const chatSockets: Promise<void>[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
@@ -128,7 +135,9 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     if (route === 'GET /api/tags') return sendJson(res, 200, { models: [...models.values()].map(tagEntry) });
     if (route === 'POST /api/show') return show(req, res);
     if (route === 'POST /api/chat') return chat(req, res);
-    if (['/', '/api/version', '/api/tags', '/api/show', '/api/chat'].includes(path)) {
+    if (route === 'POST /api/embed') return embed(req, res);
+    if (route === 'POST /api/generate') return generate(req, res);
+    if (['/', '/api/version', '/api/tags', '/api/show', '/api/chat', '/api/embed', '/api/generate'].includes(path)) {
       return sendText(res, 405, '405 method not allowed');
     }
     return sendText(res, 404, '404 page not found');
@@ -207,12 +216,70 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     res.end();
   }
 
+  /** `{model, embeddings, total_duration, load_duration, prompt_eval_count}`; vectors derived from the text. */
+  async function embed(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req, res);
+    if (!body) return;
+    embeds.push({ body, headers: flattenHeaders(req) });
+    const model = findModel(body.model);
+    if (!model) return sendJson(res, 404, { error: `model "${String(body.model)}" not found, try pulling it first` });
+    const script = scripts.get(model.name) ?? {};
+    if (script.status !== undefined) return sendJson(res, script.status, { error: script.errorBody ?? 'fake error' });
+    const inputs = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input : [];
+    if (inputs.some((input) => typeof input !== 'string')) {
+      return sendJson(res, 400, { error: 'invalid input type' });
+    }
+    const dimensions = typeof body.dimensions === 'number' ? body.dimensions : 8;
+    sendJson(res, 200, {
+      model: body.model,
+      embeddings: (inputs as string[]).map((text) => fakeEmbedding(text, dimensions)),
+      total_duration: 14_143_917,
+      load_duration: 1_019_500,
+      prompt_eval_count: (inputs as string[]).reduce((sum, text) => sum + Math.ceil(text.length / 4), 0),
+    });
+  }
+
+  /** /api/generate: the scripted reply as `response` pieces, NDJSON unless `stream: false`, then the done line. */
+  async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req, res);
+    if (!body) return;
+    generates.push({ body, headers: flattenHeaders(req) });
+    const model = findModel(body.model);
+    if (!model) return sendJson(res, 404, { error: `model "${String(body.model)}" not found, try pulling it first` });
+    const script = scripts.get(model.name) ?? {};
+    if (script.status !== undefined) return sendJson(res, script.status, { error: script.errorBody ?? 'fake error' });
+    const content = script.content ?? DEFAULT_FAKE_CONTENT;
+    const text = `${typeof body.prompt === 'string' ? body.prompt : ''}${typeof body.suffix === 'string' ? body.suffix : ''}`;
+    const done = withoutZeros({
+      done: true,
+      done_reason: script.doneReason ?? 'stop',
+      context: [1, 2, 3],
+      total_duration: 123_456_789,
+      load_duration: 1_234_567,
+      prompt_eval_count: script.promptEvalCount ?? Math.ceil(text.length / 4),
+      prompt_eval_duration: 23_456_789,
+      eval_count: Math.max(1, Math.ceil(content.length / 4)),
+      eval_duration: 98_765_432,
+    });
+    if (body.stream === false) return sendJson(res, 200, { ...lineBase(body.model), response: content, ...done });
+    res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+    for (const piece of splitText(content)) {
+      if (script.chunkDelayMs) await sleep(script.chunkDelayMs);
+      if (res.destroyed) return;
+      writeLine(res, { ...lineBase(body.model), response: piece, done: false });
+    }
+    writeLine(res, { ...lineBase(body.model), response: '', ...done });
+    res.end();
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
     url: `http://127.0.0.1:${port}`,
     chats,
+    embeds,
+    generates,
     closed(index) {
       const closed = chatSockets[index];
       if (!closed) return Promise.reject(new Error(`fake Ollama received no chat number ${index}`));
@@ -272,6 +339,14 @@ function planReply(body: Record<string, unknown>, script: FakeReply): PlannedRep
       eval_duration: 98_765_432,
     }),
   };
+}
+
+/** A unit-length vector derived from the text's hash, so equal texts get equal vectors. */
+export function fakeEmbedding(text: string, dimensions: number): number[] {
+  const digest = createHash('sha256').update(text).digest();
+  const raw = Array.from({ length: dimensions }, (_, i) => (digest[i % digest.length] as number) - 127.5);
+  const norm = Math.hypot(...raw) || 1;
+  return raw.map((value) => value / norm);
 }
 
 /** Ollama's metrics are Go `omitempty` ints: a zero count is left out of the line. */

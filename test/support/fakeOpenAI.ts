@@ -1,7 +1,8 @@
 // A small OpenAI-compatible server (what llama.cpp server, LM Studio and vLLM
 // speak) on 127.0.0.1: /v1/chat/completions streamed as SSE chunks, tool calls
-// split into argument fragments, a usage chunk when asked, then [DONE]; and
-// /v1/models. Scriptable per model to fail.
+// split into argument fragments, a usage chunk when asked, then [DONE];
+// /v1/completions streamed the same way; /v1/embeddings; and /v1/models.
+// Scriptable per model to fail.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,6 +60,18 @@ export async function startFakeOpenAI(options: { models?: string[] } = {}): Prom
         object: 'list',
         data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'llamacpp' })),
       });
+    }
+    if (req.method === 'POST' && body && (path === '/v1/embeddings' || path === '/v1/completions')) {
+      if (!models.includes(String(body.model))) {
+        return sendJson(res, 404, {
+          error: {
+            message: `The model \`${String(body.model)}\` does not exist.`,
+            type: 'invalid_request_error',
+            code: 'model_not_found',
+          },
+        });
+      }
+      return path === '/v1/embeddings' ? embeddingsReply(res, body) : completionReply(res, body);
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions' || !body) {
       return sendJson(res, 404, { error: { message: 'File Not Found', type: 'not_found_error' } });
@@ -134,6 +147,32 @@ function streamReply(res: ServerResponse, model: string, body: Record<string, un
   const options = body.stream_options as { include_usage?: boolean } | undefined;
   if (options?.include_usage)
     send({ ...base, choices: [], usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/** `/v1/embeddings`: one small vector per input, `[length, index]`, so tests can tell them apart. */
+function embeddingsReply(res: ServerResponse, body: Record<string, unknown>): void {
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  sendJson(res, 200, {
+    object: 'list',
+    data: inputs.map((input, index) => ({ object: 'embedding', index, embedding: [String(input).length, index] })),
+    model: body.model,
+    usage: { prompt_tokens: 5, total_tokens: 5 },
+  });
+}
+
+/** `/v1/completions`, streamed: `text` chunks, a finish chunk, usage when asked, `[DONE]`. */
+function completionReply(res: ServerResponse, body: Record<string, unknown>): void {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const base = { id: 'cmpl-fake', object: 'text_completion', created: 1_700_000_000, model: body.model };
+  const send = (value: unknown) => res.write(`data: ${JSON.stringify(value)}\n\n`);
+  for (const piece of halves('return a + b;'))
+    send({ ...base, choices: [{ index: 0, text: piece, finish_reason: null }] });
+  send({ ...base, choices: [{ index: 0, text: '', finish_reason: 'stop' }] });
+  const options = body.stream_options as { include_usage?: boolean } | undefined;
+  if (options?.include_usage)
+    send({ ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } });
   res.write('data: [DONE]\n\n');
   res.end();
 }

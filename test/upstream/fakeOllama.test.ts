@@ -31,6 +31,36 @@ describe('fake Ollama', { timeout: 30_000 }, () => {
   });
   after(() => fake.close());
 
+  test('/api/embed and /api/generate answer in the documented shapes, through the real ollama client', async () => {
+    const client = new Ollama({ host: fake.url });
+    const embedded = await client.embed({ model: 'qwen2.5-coder:7b', input: ['a', 'bb'] });
+    assert.equal(embedded.model, 'qwen2.5-coder:7b');
+    assert.equal(embedded.embeddings.length, 2);
+    assert.equal(embedded.embeddings[0]?.length, 8);
+    assert.ok(embedded.total_duration > 0 && embedded.load_duration > 0 && embedded.prompt_eval_count > 0);
+
+    const lines = [];
+    for await (const line of await client.generate({
+      model: 'qwen2.5-coder:7b',
+      prompt: 'def f(',
+      suffix: ')',
+      stream: true,
+    })) {
+      lines.push(line);
+    }
+    assert.equal(lines.map((line) => line.response).join(''), DEFAULT_FAKE_CONTENT);
+    const last = lines.at(-1);
+    assert.ok(last?.done && last.done_reason === 'stop' && last.eval_count > 0 && last.prompt_eval_count > 0);
+    assert.ok(lines.slice(0, -1).every((line) => !line.done));
+    const whole = await client.generate({ model: 'qwen2.5-coder:7b', prompt: 'x', stream: false });
+    assert.equal(whole.response, DEFAULT_FAKE_CONTENT);
+    assert.equal(fake.generates.at(-2)?.body.suffix, ')');
+
+    const missing = await post(`${fake.url}/api/embed`, { model: 'nope:1b', input: 'x' });
+    assert.equal(missing.status, 404);
+    assert.match(((await missing.json()) as { error: string }).error, /not found, try pulling it first/);
+  });
+
   test('listens on 127.0.0.1 and answers /, /api/version, unknown paths and wrong methods like Ollama', async () => {
     assert.match(fake.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const root = await fetch(`${fake.url}/`);

@@ -1,0 +1,81 @@
+// What the routes added for issue 17 (responses, embeddings, completions, models,
+// home) share: reading the body, the X-Ctx-* headers, and writing SSE straight
+// into Node's response (see nodeSse.ts for why). Kept apart from app.ts so the
+// chat route stays as it is.
+
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Context } from 'hono';
+import type { RequestIdVariables } from 'hono/request-id';
+import type { z } from 'zod';
+import { describeIssues } from '../shared/chatRequest.ts';
+import { BadRequestError } from '../shared/errors.ts';
+import type { AccessGuardVariables } from './accessGuard.ts';
+import { snapshotPagePath } from './auditRoutes.ts';
+import type { InFlight } from './inFlight.ts';
+import { nodeResponseOf, writeSse } from './nodeSse.ts';
+import { sseStream } from './openaiResponse.ts';
+import { readJsonBody } from './readJsonBody.ts';
+
+export type RouteEnv = { Variables: RequestIdVariables & AccessGuardVariables };
+
+/** What the pipeline watches for this request: the client leaving, or shutdown ending it. */
+export function requestSignal(c: Context<RouteEnv>, inFlight: InFlight | undefined): AbortSignal {
+  return inFlight?.signalOf(c.req.raw) ?? c.req.raw.signal;
+}
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+/** Reads the JSON body under the size limit and validates it; a bad body is one 400 naming the fields. */
+export async function readBody<S extends z.ZodType>(
+  c: Context<RouteEnv>,
+  maxBodyBytes: number,
+  schema: S,
+): Promise<z.infer<S>> {
+  const json = await readJsonBody(c.req.raw, maxBodyBytes, nodeRequestOf(c));
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
+  return parsed.data;
+}
+
+/** X-Ctx-Snapshot-Id (and its page), the mode used, and any warnings. */
+export function ctxHeaders(snapshotId: string, modeUsed: string, warnings: string[] = []): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-Ctx-Snapshot-Id': snapshotId,
+    Link: `<${snapshotPagePath(snapshotId)}>; rel="describedby"`,
+    'X-Ctx-Mode': modeUsed,
+  };
+  if (warnings.length > 0) headers['X-Ctx-Warning'] = headerSafe(warnings.join('; '));
+  return headers;
+}
+
+/** Streams `chunks` as the SSE body (Node's response when there is one, a web stream elsewhere). */
+export async function replySse(
+  c: Context<RouteEnv>,
+  headers: Record<string, string>,
+  chunks: AsyncGenerator<string, void, undefined>,
+): Promise<Response> {
+  const outgoing = nodeResponseOf(c);
+  if (!outgoing) return c.body(sseStream(chunks), 200, { ...headers, ...SSE_HEADERS });
+  // Never read c.res on this path (see the chat route in app.ts).
+  const all = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...headers, ...SSE_HEADERS };
+  await writeSse(outgoing, all, chunks);
+  return RESPONSE_ALREADY_SENT;
+}
+
+/** Node's own request stream, when @hono/node-server runs the app (it passes it as `env.incoming`). */
+function nodeRequestOf(c: Context): AsyncIterable<Uint8Array> | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming
+    ? (incoming as AsyncIterable<Uint8Array>)
+    : undefined;
+}
+
+/** Header values must be one line of visible ASCII. */
+function headerSafe(value: string): string {
+  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
+}

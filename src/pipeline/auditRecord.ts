@@ -1,0 +1,84 @@
+// The audit snapshot of a request that does not go through the chat pipeline
+// (/v1/embeddings, /v1/completions): opened when the request starts, written
+// once when it ends, answered, failed or aborted. Same shape as a chat's, so
+// the audit list, the detail page and the CLI show them without changes.
+
+import { createHash } from 'node:crypto';
+import type { ProxyError } from '../shared/errors.ts';
+import type { Snapshot } from '../shared/types.ts';
+import type { PipelineDeps } from './runPipeline.ts';
+import { storedErrorMessage, storedHeaders, storedText } from './storedText.ts';
+
+type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
+
+export interface DirectRequestFacts {
+  requestId: string;
+  model: string;
+  stream: boolean;
+  userAgent?: string | undefined;
+}
+
+/** Like the chat pipeline's: what the client chose (model, headers) is stored capped and redacted. */
+export async function openDirectSnapshot(facts: DirectRequestFacts, deps: AuditDeps): Promise<Snapshot> {
+  const createdAt = deps.now();
+  const redactions: Record<string, number> = {};
+  const [headers, model] = await Promise.all([
+    storedHeaders({ userAgent: facts.userAgent, requestId: facts.requestId }, deps.redactor, redactions),
+    storedText(facts.model, 200, deps.redactor, redactions),
+  ]);
+  return {
+    id: deps.newId(),
+    requestId: headers.requestId,
+    createdAt,
+    model: model ?? '',
+    // No context is ever added on these endpoints: the mode is off whatever was asked.
+    modeAsked: 'off',
+    modeUsed: 'off',
+    workspace: deps.settings.workspace,
+    userAgent: headers.userAgent,
+    stream: facts.stream,
+    forwarded: [],
+    sources: [],
+    redactions,
+    reply: { content: '' },
+    timings: { totalMs: 0 },
+    outcome: 'error',
+    warnings: [],
+  };
+}
+
+export async function closeDirectSnapshot(
+  snapshot: Snapshot,
+  deps: AuditDeps,
+  outcome: Snapshot['outcome'],
+  failure?: ProxyError,
+): Promise<void> {
+  snapshot.outcome = outcome;
+  snapshot.timings.totalMs = deps.now() - snapshot.createdAt;
+  if (failure) {
+    // Messages can quote the request (a model name): stored redacted and capped, as for chat.
+    const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
+    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };
+    failure.snapshotId = snapshot.id;
+  }
+  try {
+    deps.store.save(snapshot);
+  } catch (error) {
+    deps.logger.error('audit.save_failed', { id: snapshot.id, error: (error as Error)?.name });
+  }
+  deps.logger.info('request.done', {
+    id: snapshot.id,
+    requestId: snapshot.requestId,
+    mode: 'off',
+    outcome,
+    status: failure?.status,
+    ms: snapshot.timings.totalMs,
+    promptTokens: snapshot.usage?.promptTokens,
+    completionTokens: snapshot.usage?.completionTokens,
+  });
+}
+
+/** A short content hash for the audit: enough to match two requests, never the text. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

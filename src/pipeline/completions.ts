@@ -1,0 +1,121 @@
+// /v1/completions (legacy text completions, the API of editor autocomplete):
+// the prompt and the suffix are redacted and sent to the upstream's generate
+// API as they are. No context is added: autocomplete needs speed and a prompt
+// the editor built itself. Audited like a chat: the redacted prompt, the reply.
+
+import { BadRequestError, type ProxyError, toProxyError } from '../shared/errors.ts';
+import type { ChatMessage, Snapshot, UpstreamEvent } from '../shared/types.ts';
+import { closeDirectSnapshot, openDirectSnapshot } from './auditRecord.ts';
+import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
+import { notSupported } from './embeddings.ts';
+import { redactMessages } from './redactStage.ts';
+import type { PipelineDeps } from './runPipeline.ts';
+import { splitModelSuffix } from './selectMode.ts';
+
+export interface CompletionsInput {
+  model: string;
+  prompt: string;
+  suffix?: string | undefined;
+  /** Sampling as the client set it (max_tokens, temperature, top_p, stop, seed, penalties). */
+  params: Record<string, unknown>;
+  stream: boolean;
+  requestId: string;
+  userAgent?: string | undefined;
+  signal: AbortSignal;
+}
+
+export interface CompletionsResult {
+  snapshotId: string;
+  model: string;
+  /** Iterate to the end; stopping early aborts the upstream. */
+  events: AsyncIterable<UpstreamEvent>;
+  /** For X-Ctx-Warning (an audit log that could not be written, …). */
+  warnings: string[];
+}
+
+export async function runCompletions(input: CompletionsInput, deps: PipelineDeps): Promise<CompletionsResult> {
+  const { model } = splitModelSuffix(input.model);
+  const snapshot = await openDirectSnapshot(
+    { requestId: input.requestId, model, stream: input.stream, userAgent: input.userAgent },
+    deps,
+  );
+  const abort = new AbortController();
+  const onClientGone = () => abort.abort(input.signal.reason);
+  input.signal.addEventListener('abort', onClientGone, { once: true });
+  try {
+    refuseIfAuditDown(deps);
+    const generate = deps.upstream.generate;
+    if (!generate) throw notSupported('/v1/completions', deps.upstream.kind);
+    if (typeof input.params.n === 'number' && input.params.n > 1) {
+      throw new BadRequestError(
+        'Only n = 1 is supported: the upstream returns one completion.',
+        'unsupported_parameter',
+        'n',
+      );
+    }
+    const counts = snapshot.redactions;
+    const given: ChatMessage[] = [{ role: 'user', name: 'prompt', content: input.prompt }];
+    if (input.suffix) given.unshift({ role: 'system', name: 'suffix', content: input.suffix });
+    const forwarded = deps.settings.redactMessages ? await redactMessages(given, deps.redactor, counts) : given;
+    snapshot.forwarded = forwarded;
+    const prompt = forwarded.find((m) => m.name === 'prompt')?.content as string;
+    const suffix = forwarded.find((m) => m.name === 'suffix')?.content as string | undefined;
+    // Keep the window the model is loaded with: a different num_ctx would make Ollama reload it.
+    const numCtx = deps.upstream.kind === 'ollama' ? deps.loadedNumCtx?.get(model) : undefined;
+    await recordInFlight(snapshot, deps, snapshot.createdAt);
+    const started = deps.now();
+    const events = await generate.call(
+      deps.upstream,
+      { model, prompt, suffix, params: input.params, numCtx },
+      abort.signal,
+    );
+    return {
+      snapshotId: snapshot.id,
+      model,
+      warnings: snapshot.warnings,
+      events: track(events, snapshot, deps, started, abort, input.signal, () =>
+        input.signal.removeEventListener('abort', onClientGone),
+      ),
+    };
+  } catch (error) {
+    input.signal.removeEventListener('abort', onClientGone);
+    const failure = toProxyError(error);
+    await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
+    throw failure;
+  }
+}
+
+async function* track(
+  events: AsyncIterable<UpstreamEvent>,
+  snapshot: Snapshot,
+  deps: PipelineDeps,
+  started: number,
+  abort: AbortController,
+  clientSignal: AbortSignal,
+  release: () => void,
+): AsyncGenerator<UpstreamEvent> {
+  let outcome: Snapshot['outcome'] = 'aborted';
+  let failure: ProxyError | undefined;
+  try {
+    for await (const event of events) {
+      if (event.type === 'delta') {
+        snapshot.timings.firstTokenMs ??= deps.now() - started;
+        if (event.content) snapshot.reply.content += event.content;
+      } else {
+        snapshot.reply.finishReason = event.finishReason;
+        snapshot.usage = event.usage;
+        outcome = 'ok';
+      }
+      yield event;
+    }
+  } catch (error) {
+    failure = toProxyError(error);
+    outcome = clientSignal.aborted ? 'aborted' : 'error';
+    throw failure;
+  } finally {
+    if (outcome !== 'ok') abort.abort(new Error('client went away'));
+    release();
+    snapshot.timings.upstreamMs = deps.now() - started;
+    await closeDirectSnapshot(snapshot, deps, outcome, failure);
+  }
+}
