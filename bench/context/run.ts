@@ -19,6 +19,7 @@ const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
 const GIT_AWARE = [
   'instructions.',
   'env.',
+  'manifests.',
   'git.branch',
   'git.status',
   'git.diff.',
