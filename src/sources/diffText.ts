@@ -61,16 +61,30 @@ function pathOf(header: string[]): string {
   return match?.[1] ?? first.replace(/^diff --git /, '');
 }
 
-/** Why a file's changed lines are not worth (or not allowed) showing; undefined when they are. */
-export function skipReason(file: DiffFile, isNeverRead: (rel: string) => boolean): string | undefined {
-  const name = path.posix.basename(file.path);
-  if (isNeverRead(file.path)) return 'never read (a secret by nature)';
-  if (/^(Binary files |GIT binary patch)/m.test(file.header)) return 'binary';
+/** Lockfiles and minified output by name: never worth their lines in a prompt. */
+export function machineWrittenName(rel: string): string | undefined {
+  const name = path.posix.basename(rel);
   if (LOCKFILES.has(name)) return 'lockfile';
   if (/\.min\.(js|css|mjs)$|\.map$/.test(name)) return 'minified or generated';
+  return undefined;
+}
+
+/** Text that says it was generated, or has lines no person wrote. */
+export function machineWrittenText(text: string): string | undefined {
+  if (text.includes('@generated')) return 'generated (@generated)';
+  if (text.split('\n').some((line) => line.length > LONG_LINE)) return 'minified (very long lines)';
+  return undefined;
+}
+
+/** Why a file's changed lines are not worth (or not allowed) showing; undefined when they are. */
+export function skipReason(file: DiffFile, isNeverRead: (rel: string) => boolean): string | undefined {
+  if (isNeverRead(file.path)) return 'never read (a secret by nature)';
+  if (/^(Binary files |GIT binary patch)/m.test(file.header)) return 'binary';
+  const byName = machineWrittenName(file.path);
+  if (byName) return byName;
   for (const hunk of file.hunks) {
-    if (hunk.text.includes('@generated')) return 'generated (@generated)';
-    if (hunk.text.split('\n').some((line) => line.length > LONG_LINE)) return 'minified (very long lines)';
+    const byText = machineWrittenText(hunk.text);
+    if (byText) return byText;
   }
   return undefined;
 }

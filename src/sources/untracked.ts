@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { ContextItem, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines } from './cap.ts';
+import { machineWrittenName, machineWrittenText } from './diffText.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import { parseStatus, type StatusSnapshot } from './statusParse.ts';
 
@@ -87,6 +88,8 @@ export function untrackedItems(
   let heads = 0;
   for (const rel of listed) {
     if (heads >= options.maxHeads) break;
+    // Lockfiles and generated output: the name says enough.
+    if (machineWrittenName(rel)) continue;
     const read = guard.read(path.join(root, rel), zone, [rel], {
       maxBytes: options.headMaxBytes,
       skipLarger: true,
@@ -96,7 +99,7 @@ export function untrackedItems(
       continue;
     }
     // Missing (gone since the status) or larger than the head limit: the name alone is listed.
-    if (read.text === undefined || looksBinary(read.text)) continue;
+    if (read.text === undefined || looksBinary(read.text) || machineWrittenText(read.text)) continue;
     heads++;
     const cut = headLines(read.text, options.headLines, `${rel}, untracked`);
     const capped = capHead(cut.text, options.headChars, `cat ${rel}`);

@@ -132,6 +132,8 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     r.write('newpkg/.env.local', 'SECRET=ENVMARK\n');
     r.write('newpkg/blob.bin', Buffer.from([1, 0, 2, 0]));
     r.write('newpkg/huge.txt', 'x'.repeat(40_000));
+    r.write('newpkg/yarn.lock', 'LOCKMARK\n');
+    r.write('newpkg/gen.ts', '// @generated\nGENMARK\n');
     r.write('.gitignore', 'ignored/\n');
     r.write('ignored/secret.txt', 'IGNMARK\n');
     const result = await collect(r.dir, ['git.untracked']);
@@ -139,19 +141,22 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     assert.equal(
       items['git.untracked']?.text,
       [
-        '6 untracked file(s):',
+        '8 untracked file(s):',
         '.gitignore',
         'newpkg/.env.local',
         'newpkg/blob.bin',
+        'newpkg/gen.ts',
         'newpkg/huge.txt',
         'newpkg/src/deep/util.ts',
+        'newpkg/yarn.lock',
         'notes.md',
       ].join('\n'),
     );
     assert.equal(items['git.untracked.notes.md']?.text, '# Notes\nNOTEMARK\n');
     assert.match(items['git.untracked.newpkg/src/deep/util.ts']?.text ?? '', /UTILMARK/);
     const all = JSON.stringify(result.items);
-    for (const hidden of ['ENVMARK', 'IGNMARK', 'ignored/secret']) assert.doesNotMatch(all, new RegExp(hidden));
+    for (const hidden of ['ENVMARK', 'IGNMARK', 'ignored/secret', 'LOCKMARK', 'GENMARK'])
+      assert.doesNotMatch(all, new RegExp(hidden));
     assert.equal(items['git.untracked.newpkg/blob.bin'], undefined, 'binary: name only');
     assert.equal(items['git.untracked.newpkg/huge.txt'], undefined, 'too large: name only');
     assert.deepEqual(result.skipped, [
