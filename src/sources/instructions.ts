@@ -9,7 +9,7 @@ import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts
 import { capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
-import { isGitIgnored } from './gitignored.ts';
+import { ignoreChecker } from './gitignored.ts';
 import { matchesAny } from './globs.ts';
 import { FileGuard, makeZone, type Zone } from './guard.ts';
 import { resolveImports } from './instructionImports.ts';
@@ -100,8 +100,9 @@ export function nestedFolders(workspace: string, inPlay: readonly string[]): str
     const parts = file.split('/').slice(0, -1);
     for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
   }
+  const ignored = ignoreChecker(workspace);
   return [...dirs]
-    .filter((dir) => !dir.startsWith('..') && !isGitIgnored(workspace, `${dir}/`))
+    .filter((dir) => !dir.startsWith('..') && !ignored(`${dir}/`))
     .sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
     .slice(0, MAX_NESTED_DIRS);
 }
@@ -116,14 +117,23 @@ function nestedCandidates(workspace: string, inPlay: readonly string[], tracker:
   const out: Candidate[] = [];
   for (const dir of nestedFolders(workspace, inPlay)) {
     const base = path.join(workspace, dir);
+    // One listing per folder (tracked: a file added there invalidates) instead of a guard check
+    // per name that is not there; most folders in play hold no instruction file at all.
+    tracker.track(base);
+    const present = new Set(listDir(base).map((entry) => entry.name));
     for (const name of ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md']) {
+      if (!present.has(name.split('/')[0] ?? name)) continue;
       out.push({ abs: path.join(base, name), zone, group: 'project', priority: name === 'AGENTS.md' ? 92 : 95 });
     }
-    for (const abs of listMarkdown(path.join(base, '.claude', 'rules'), tracker, '.md', true)) {
-      out.push({ abs, zone, group: 'rules', priority: 85, scope: dir });
+    if (present.has('.claude')) {
+      for (const abs of listMarkdown(path.join(base, '.claude', 'rules'), tracker, '.md', true)) {
+        out.push({ abs, zone, group: 'rules', priority: 85, scope: dir });
+      }
     }
-    for (const abs of listMarkdown(path.join(base, '.cursor', 'rules'), tracker, '.mdc', false)) {
-      out.push({ abs, zone, group: 'rules', priority: 80, scope: dir });
+    if (present.has('.cursor')) {
+      for (const abs of listMarkdown(path.join(base, '.cursor', 'rules'), tracker, '.mdc', false)) {
+        out.push({ abs, zone, group: 'rules', priority: 80, scope: dir });
+      }
     }
   }
   return out;

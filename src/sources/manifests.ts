@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
-import { isGitIgnored } from './gitignored.ts';
+import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import * as facts from './manifestFacts.ts';
 import { userText } from './mentions.ts';
@@ -96,15 +96,16 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
         const zone = workspaceZone(root, deps.allowedRoots);
         const items: ContextItem[] = [];
         const skipped: SkippedPath[] = [];
+        const isGitIgnored = ignoreChecker(root);
         for (const dir of dirs) {
           const abs = path.join(root, dir);
-          if (dir !== '' && isGitIgnored(root, `${dir}/`)) continue;
+          if (dir !== '' && isGitIgnored(`${dir}/`)) continue;
           tracker.track(abs);
           for (const entry of listDir(abs)) {
             const reader = entry.isFile() || entry.isSymbolicLink() ? readerFor(entry.name) : undefined;
             if (!reader) continue;
             const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
-            if (isGitIgnored(root, rel)) continue;
+            if (isGitIgnored(rel)) continue;
             tracker.track(path.join(root, rel));
             const read = guard.read(path.join(root, rel), zone, [rel], { maxBytes: MAX_BYTES, skipLarger: true });
             if (read.refused) {
