@@ -3,7 +3,9 @@
 // lockfiles and generated or minified output, files that are secrets by
 // nature), the smaller files first and the largest last, and, past the cap,
 // whole hunks left out largest first, each file saying what it lost and how
-// to see it. A half hunk misleads more than a missing one.
+// to see it. A half hunk misleads more than a missing one, so hunks are kept
+// or left out whole; only a single hunk too large for any budget is cut, with a
+// marker (MAX_HUNK_CHARS).
 
 import path from 'node:path';
 
@@ -119,6 +121,28 @@ export function parseDiffFiles(raw: string): DiffFile[] {
   return files;
 }
 
+/**
+ * One hunk longer than this is cut at a line with a marker: a whole-hunk trim
+ * would otherwise drop a large new file or rewrite entirely, and the model
+ * would see the file named but none of its lines.
+ */
+export const MAX_HUNK_CHARS = 4_000;
+
+function capHunk(hunk: DiffHunk, command: string, file: string): { hunk: DiffHunk; cut: boolean } {
+  if (hunk.text.length <= MAX_HUNK_CHARS) return { hunk, cut: false };
+  const lines = hunk.text.split('\n');
+  const kept: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > MAX_HUNK_CHARS && kept.length > 1) break;
+    kept.push(line);
+    size += line.length + 1;
+  }
+  const more = lines.length - kept.length;
+  kept.push(`… ${more} more lines of this hunk; run \`${command} -- ${file}\``);
+  return { hunk: { ...hunk, text: kept.join('\n') }, cut: true };
+}
+
 const sizeOf = (file: DiffFile) => file.header.length + file.hunks.reduce((n, h) => n + h.text.length + 1, 0);
 const counts = (hunks: DiffHunk[]) =>
   `+${hunks.reduce((n, h) => n + h.added, 0)}/-${hunks.reduce((n, h) => n + h.removed, 0)}`;
@@ -139,7 +163,15 @@ export function renderDiff(
   isNeverRead: (rel: string) => boolean,
 ): DiffRender {
   const all = parseDiffFiles(raw);
-  for (const file of all) file.skip = skipReason(file, isNeverRead);
+  let truncated = false;
+  for (const file of all) {
+    file.skip = skipReason(file, isNeverRead);
+    file.hunks = file.hunks.map((hunk) => {
+      const capped = capHunk(hunk, command, file.path);
+      truncated ||= capped.cut;
+      return capped.hunk;
+    });
+  }
   const shown = all.filter((file) => file.skip === undefined).sort((a, b) => sizeOf(a) - sizeOf(b));
   // Headers first (every changed file stays named), then hunks smallest first while they fit.
   let used = shown.reduce((n, file) => n + file.header.length + 1, 0);
@@ -151,7 +183,6 @@ export function renderDiff(
     used += hunk.text.length + 1;
   }
   const out: string[] = [];
-  let truncated = false;
   for (const file of shown) {
     out.push(file.header);
     const left = file.hunks.filter((hunk) => !kept.has(hunk));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ContextItem } from '../../src/shared/types.ts';
-import { renderDiff } from '../../src/sources/diffText.ts';
+import { MAX_HUNK_CHARS, renderDiff } from '../../src/sources/diffText.ts';
 import { createGitSource, type GitSourceOptions } from '../../src/sources/git.ts';
 import { untrackedItems } from '../../src/sources/untracked.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
@@ -110,6 +110,20 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     const whole = renderDiff(raw, 10_000, 'git diff', () => false);
     assert.equal(whole.truncated, false);
     assert.match(whole.text, /^\+BIG line 30$/m);
+  });
+
+  test('a single hunk too large for any budget is cut with a marker, not dropped', () => {
+    const added = lines(600, 'new')
+      .split('\n')
+      .map((l) => `+${l}`);
+    const raw = ['diff --git a/big.ts b/big.ts', '--- /dev/null', '+++ b/big.ts', '@@ -0,0 +1,600 @@', ...added].join(
+      '\n',
+    );
+    const out = renderDiff(raw, 12_000, 'git diff', () => false);
+    assert.equal(out.truncated, true);
+    assert.match(out.text, /^\+new line 1$/m);
+    assert.ok(out.text.length < MAX_HUNK_CHARS + 200, String(out.text.length));
+    assert.match(out.text, /… \d+ more lines of this hunk; run `git diff -- big\.ts`$/);
   });
 
   test('the smaller files come first, the largest last', () => {
