@@ -53,6 +53,9 @@ const PARTS = [
   'git.untracked',
 ] as const;
 
+/** Untracked folders looked inside, at most. */
+const MAX_UNTRACKED_DIRS = 200;
+
 /** A ref name read from the repository's files, safe to pass to git as a revision. */
 const SAFE_REF = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
@@ -147,7 +150,8 @@ export function createGitSource(
         const untracked = want('git.untracked')
           ? status.then(async (snapshot) => {
               const entries = snapshot ? untrackedEntries(snapshot) : [];
-              const dirs = entries.filter((rel) => rel.endsWith('/'));
+              // Bounded: the command line stays short; files in folders past the limit are not listed.
+              const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
               const expanded = dirs.length > 0 ? await run(expandArgs(dirs)) : '';
               return untrackedFiles(entries, expanded, repo.topLevel, ws.root);
             })
