@@ -16,7 +16,18 @@ const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
 
-const GIT_AWARE = ['instructions.', 'env.', 'git.branch', 'git.status', 'git.diffstat', 'git.log', 'files.named.'];
+const GIT_AWARE = [
+  'instructions.',
+  'env.',
+  'manifests.',
+  'git.branch',
+  'git.status',
+  'git.diff.',
+  'git.untracked',
+  'git.diffstat',
+  'git.log',
+  'files.named.',
+];
 const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.'];
 
 /** The git commands the sources run, spelled exactly as they run them (untrusted-repository overrides included). */
@@ -24,7 +35,9 @@ const PREFIX = gitPrefix([]);
 const GIT_AWARE_COMMANDS = [
   [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
   [...PREFIX, 'diff', ...NO_DRIVERS, 'HEAD', '--stat'],
-  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-5', '--date=short', '--format=%h %ad %an: %s'],
+  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-10', '--date=short', '--format=%h %ad %an: %s'],
+  [...PREFIX, 'diff', ...NO_DRIVERS, '--cached'],
+  [...PREFIX, 'diff', ...NO_DRIVERS],
 ];
 const DEEP_COMMANDS = [
   ...GIT_AWARE_COMMANDS,

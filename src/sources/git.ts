@@ -1,18 +1,21 @@
-// The git source: branch, status, diff stat, recent commits and (when the plan
-// wants them) the staged and unstaged diffs. All commands run in parallel; the
+// The git source: branch, status, diff stat, the commits of the branch (at
+// least the last ten), and (when the plan wants them) the staged and unstaged
+// changed lines and the untracked files with their heads. All commands run in parallel; the
 // whole answer is memoized on a stat-only fingerprint, so a warm request with
 // nothing changed spawns no git process at all.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
+import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../shared/types.ts';
 import { type Capped, capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
+import { renderDiff } from './diffText.ts';
 import type { RepoLocation } from './fingerprint.ts';
 import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import type { BranchHeader } from './statusParse.ts';
 import { readTextIfFile } from './syncRead.ts';
+import { expandArgs, untrackedEntries, untrackedFiles, untrackedItems } from './untracked.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface GitSourceOptions {
@@ -20,7 +23,10 @@ export interface GitSourceOptions {
   diffstatChars: number;
   logChars: number;
   diffChars: number;
+  /** Commits always shown; more when the branch has more since it left the default branch. */
   logCount: number;
+  /** Commits of the branch shown at most. */
+  branchLogMax: number;
   timeoutMs: number;
 }
 
@@ -28,15 +34,30 @@ export const defaultGitOptions: GitSourceOptions = {
   statusChars: 2_000,
   diffstatChars: 2_000,
   logChars: 2_000,
-  diffChars: 20_000,
-  logCount: 5,
+  diffChars: 12_000,
+  logCount: 10,
+  branchLogMax: 50,
   timeoutMs: 5_000,
 };
 
 /** Repository metadata files are read up to these sizes (regular files only). */
 const PACKED_REFS_BYTES = 64 * 1024 * 1024;
 
-const PARTS = ['git.branch', 'git.status', 'git.diffstat', 'git.log', 'git.diff.staged', 'git.diff.unstaged'] as const;
+const PARTS = [
+  'git.branch',
+  'git.status',
+  'git.diffstat',
+  'git.log',
+  'git.diff.staged',
+  'git.diff.unstaged',
+  'git.untracked',
+] as const;
+
+/** Untracked folders looked inside, at most. */
+const MAX_UNTRACKED_DIRS = 200;
+
+/** A ref name read from the repository's files, safe to pass to git as a revision. */
+const SAFE_REF = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
 function refExists(repo: RepoLocation, ref: string): boolean {
   if (fs.existsSync(path.join(repo.commonDir, ref))) return true;
@@ -111,28 +132,44 @@ export function createGitSource(
           git ??= deps.git(ws.root, signal);
           return git.raw(ws.gitArgs(args));
         };
-        const status = want('git.branch') || want('git.status') ? ws.status() : Promise.resolve(undefined);
+        const needStatus = want('git.branch') || want('git.status') || want('git.untracked');
+        const status = needStatus ? ws.status() : Promise.resolve(undefined);
         const headRef = readHeadRef(repo);
         const unborn = headRef !== undefined && !refExists(repo, headRef);
-        const [snapshot, diffstat, log, staged, unstaged] = await Promise.all([
+        const base = branchBase(repo, headRef, unborn);
+        const logArgs = (count: number, range: string[]) => [
+          'log',
+          ...NO_DRIVERS,
+          '--no-show-signature',
+          `-${count}`,
+          '--date=short',
+          '--format=%h %ad %an: %s',
+          ...range,
+        ];
+        // Files inside untracked folders: asked only when the status shows such a folder.
+        const untracked = want('git.untracked')
+          ? status.then(async (snapshot) => {
+              const entries = snapshot ? untrackedEntries(snapshot) : [];
+              // Bounded: the command line stays short; files in folders past the limit are not listed.
+              const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
+              const expanded = dirs.length > 0 ? await run(expandArgs(dirs)) : '';
+              return untrackedFiles(entries, expanded, repo.topLevel, ws.root);
+            })
+          : Promise.resolve([]);
+        const [snapshot, diffstat, log, branchLog, staged, unstaged, newFiles] = await Promise.all([
           status,
           want('git.diffstat')
             ? run(unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'])
             : '',
-          want('git.log') && !unborn
-            ? run([
-                'log',
-                ...NO_DRIVERS,
-                '--no-show-signature',
-                `-${opts.logCount}`,
-                '--date=short',
-                '--format=%h %ad %an: %s',
-              ])
-            : '',
+          want('git.log') && !unborn ? run(logArgs(opts.logCount, [])) : '',
+          // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
+          want('git.log') && base ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--'])).catch(() => '') : '',
           want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, '--cached']) : '',
           want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS]) : '',
+          untracked,
         ]);
         const items: ContextItem[] = [];
+        const skipped: SkippedPath[] = [];
         if (snapshot && want('git.branch')) {
           items.push(
             item('git.branch', 'branch', { text: branchText(snapshot.header, repo), truncated: false }, 'text', 80),
@@ -157,28 +194,24 @@ export function createGitSource(
           );
         }
         if (want('git.log')) {
-          const text = log.trimEnd() || '(no commits yet)';
-          items.push(
-            item('git.log', `last ${opts.logCount} commits`, capHead(text, opts.logChars, 'git log'), 'text', 55),
-          );
+          const { title, text } = logText(log, branchLog, base, headRef, opts.logCount);
+          items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
         }
-        if (want('git.diff.staged')) {
-          const text = staged.trimEnd() || '(nothing staged)';
-          items.push(
-            item(
-              'git.diff.staged',
-              'git diff --cached',
-              capHead(text, opts.diffChars, 'git diff --cached'),
-              'diff',
-              65,
-            ),
-          );
+        const diffItem = (key: string, raw: string, command: string, empty: string) => {
+          const rendered =
+            raw.trim() === ''
+              ? { text: empty, truncated: false }
+              : renderDiff(raw, opts.diffChars, command, deps.isNeverRead);
+          items.push(item(key, command, rendered, 'diff', 65));
+        };
+        if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
+        if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');
+        if (want('git.untracked')) {
+          const found = untrackedItems(ws.root, newFiles, deps);
+          items.push(...found.items);
+          skipped.push(...found.skipped);
         }
-        if (want('git.diff.unstaged')) {
-          const text = unstaged.trimEnd() || '(no unstaged changes)';
-          items.push(item('git.diff.unstaged', 'git diff', capHead(text, opts.diffChars, 'git diff'), 'diff', 65));
-        }
-        return { items };
+        return skipped.length > 0 ? { items, skipped } : { items };
       });
       void ws.armWatcherSoon();
       return result;
@@ -189,4 +222,32 @@ export function createGitSource(
 function readHeadRef(repo: RepoLocation): string | undefined {
   const head = readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 })?.trim();
   return head?.startsWith('ref: ') ? head.slice(5) : undefined;
+}
+
+/** The default branch to count the current branch's commits from; undefined on it, or without one. */
+function branchBase(repo: RepoLocation, headRef: string | undefined, unborn: boolean): string | undefined {
+  if (unborn || headRef === undefined) return undefined;
+  const base = defaultBranch(repo);
+  if (base === undefined || !SAFE_REF.test(base) || base.includes('..')) return undefined;
+  return headRef === `refs/heads/${base}` ? undefined : base;
+}
+
+/** The branch's own commits (all, up to the cap) when they are more than the last `count`; else the last `count`. */
+export function logText(
+  log: string,
+  branchLog: string,
+  base: string | undefined,
+  headRef: string | undefined,
+  count: number,
+): { title: string; text: string } {
+  const recent = log.trimEnd().split('\n').filter(Boolean);
+  const own = branchLog.trimEnd().split('\n').filter(Boolean);
+  if (recent.length === 0) return { title: `last ${count} commits`, text: '(no commits yet)' };
+  if (base === undefined) return { title: `last ${count} commits`, text: recent.join('\n') };
+  const branch = headRef?.replace(/^refs\/heads\//, '') ?? 'HEAD';
+  const lines = [`${own.length} commit(s) on ${branch} since it left ${base}:`, ...own];
+  const earlier = recent.filter((line) => !own.includes(line));
+  if (own.length < count && earlier.length > 0)
+    lines.push(`earlier (on ${base}):`, ...earlier.slice(0, count - own.length));
+  return { title: `commits of ${branch} since ${base}`, text: lines.join('\n') };
 }

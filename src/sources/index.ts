@@ -7,6 +7,7 @@ import { createEnvSource } from './env.ts';
 import { createFilesSource, type FilesSourceOptions } from './files.ts';
 import { createGitSource, type GitSourceOptions } from './git.ts';
 import { createInstructionsSource } from './instructions.ts';
+import { createManifestsSource } from './manifests.ts';
 import { createStackTraceSource, type StackTraceOptions } from './stackTrace.ts';
 import { createStatsSource, type StatsOptions } from './stats.ts';
 import { createTreeSource, type TreeOptions } from './tree.ts';
@@ -43,6 +44,7 @@ export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): 
       createStatsSource(deps, workspaces, options.stats),
       createInstructionsSource(deps, workspaces),
       createFilesSource(deps, workspaces, options.files),
+      createManifestsSource(deps, workspaces),
       createEnvSource(deps),
       createStackTraceSource(deps, workspaces, options.stacktrace),
     ],

@@ -1,12 +1,15 @@
 // The instructions source: the files agents read for project conventions
 // (CLAUDE.md family, .claude/rules, AGENTS.md, Copilot and Cursor rules), one
-// item per file, labelled with its path, in the order the tools apply them.
+// item per file, labelled with its path, in the order the tools apply them:
+// the root's first, then those of the folders in play (the folders of the
+// files named or changed), nearest last, each with its `@imports`.
 
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { type SourceDeps, wants } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
+import { ignoreChecker } from './gitignored.ts';
 import { matchesAny } from './globs.ts';
 import { FileGuard, makeZone, type Zone } from './guard.ts';
 import { resolveImports } from './instructionImports.ts';
@@ -17,6 +20,8 @@ import type { Workspaces } from './workspace.ts';
 
 export const MAX_INSTRUCTION_CHARS = 40_000;
 const STATUS_WAIT_MS = 1_500;
+/** Nested folders whose instruction files are looked for, at most (shallowest first). */
+const MAX_NESTED_DIRS = 24;
 
 interface Candidate {
   abs: string;
@@ -27,6 +32,8 @@ interface Candidate {
   /** For scoped rule files: the globs that must match a file in play. */
   globs?: string[] | undefined;
   alwaysApply?: boolean | undefined;
+  /** For rule files inside a nested folder: the folder their globs are relative to. */
+  scope?: string | undefined;
 }
 
 /** Directories from just below `/` down to `dir`, root first. */
@@ -63,7 +70,7 @@ interface Zones {
   user: Zone;
 }
 
-function candidatesFor(workspace: string, home: string, inPlay: readonly string[], zones: Zones): Candidate[] {
+function candidatesFor(workspace: string, home: string, zones: Zones): Candidate[] {
   const list: Candidate[] = [
     { abs: path.join(home, '.claude', 'CLAUDE.md'), zone: zones.user, group: 'user', priority: 90 },
   ];
@@ -74,15 +81,7 @@ function candidatesFor(workspace: string, home: string, inPlay: readonly string[
       list.push({ abs: path.join(dir, name), zone, group: 'project', priority: 95 });
     }
   }
-  const agentDirs = new Set<string>(['']);
-  for (const file of inPlay) {
-    const parts = file.split('/').slice(0, -1);
-    for (let i = 1; i <= parts.length; i++) agentDirs.add(parts.slice(0, i).join('/'));
-  }
-  const ordered = [...agentDirs].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
-  for (const dir of ordered) {
-    list.push({ abs: path.join(workspace, dir, 'AGENTS.md'), zone: zones.workspace, group: 'project', priority: 92 });
-  }
+  list.push({ abs: path.join(workspace, 'AGENTS.md'), zone: zones.workspace, group: 'project', priority: 92 });
   list.push({
     abs: path.join(workspace, '.github', 'copilot-instructions.md'),
     zone: zones.workspace,
@@ -93,6 +92,58 @@ function candidatesFor(workspace: string, home: string, inPlay: readonly string[
 }
 
 const depth = (rel: string) => (rel === '' ? 0 : rel.split('/').length);
+
+/** The folders of the files in play and their parents inside the workspace (not the root), shallowest first. */
+export function nestedFolders(workspace: string, inPlay: readonly string[]): string[] {
+  const dirs = new Set<string>();
+  for (const file of inPlay) {
+    const parts = file.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  const ignored = ignoreChecker(workspace);
+  return [...dirs]
+    .filter((dir) => !dir.startsWith('..') && !ignored(`${dir}/`))
+    .sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
+    .slice(0, MAX_NESTED_DIRS);
+}
+
+/**
+ * The instruction files of the folders in play, after everything at the root:
+ * Claude Code reads a folder's CLAUDE.md when it works on files under it, and
+ * applies root first, nearest last; AGENTS.md and the folder's own rule
+ * directories follow the same order.
+ */
+function nestedCandidates(workspace: string, inPlay: readonly string[], tracker: StatTracker, zone: Zone): Candidate[] {
+  const out: Candidate[] = [];
+  for (const dir of nestedFolders(workspace, inPlay)) {
+    const base = path.join(workspace, dir);
+    // One listing per folder (tracked: a file added there invalidates) instead of a guard check
+    // per name that is not there; most folders in play hold no instruction file at all.
+    tracker.track(base);
+    const present = new Set(listDir(base).map((entry) => entry.name));
+    for (const name of ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md']) {
+      if (!present.has(name.split('/')[0] ?? name)) continue;
+      out.push({ abs: path.join(base, name), zone, group: 'project', priority: name === 'AGENTS.md' ? 92 : 95 });
+    }
+    if (present.has('.claude')) {
+      for (const abs of listMarkdown(path.join(base, '.claude', 'rules'), tracker, '.md', true)) {
+        out.push({ abs, zone, group: 'rules', priority: 85, scope: dir });
+      }
+    }
+    if (present.has('.cursor')) {
+      for (const abs of listMarkdown(path.join(base, '.cursor', 'rules'), tracker, '.mdc', false)) {
+        out.push({ abs, zone, group: 'rules', priority: 80, scope: dir });
+      }
+    }
+  }
+  return out;
+}
+
+/** The files in play as seen from `scope` (relative to it), or all of them when there is no scope. */
+function inScope(inPlay: readonly string[], scope: string | undefined): string[] {
+  if (scope === undefined) return [...inPlay];
+  return inPlay.filter((file) => file.startsWith(`${scope}/`)).map((file) => file.slice(scope.length + 1));
+}
 
 function ruleCandidates(workspace: string, home: string, tracker: StatTracker, zones: Zones): Candidate[] {
   const out: Candidate[] = [];
@@ -179,8 +230,9 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
           user: makeZone('~/.claude', [path.parse(home).root]),
         };
         const all = [
-          ...candidatesFor(workspace, home, inPlay, zones),
+          ...candidatesFor(workspace, home, zones),
           ...ruleCandidates(workspace, home, tracker, zones),
+          ...nestedCandidates(workspace, inPlay, tracker, zones.workspace),
         ];
         for (const candidate of all) {
           tracker.track(candidate.abs);
@@ -191,7 +243,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
           if (text === undefined || real === undefined) continue;
           if (emitted.has(real)) continue;
           if (candidate.group === 'rules' || candidate.abs.endsWith('.instructions.md')) {
-            if (!applies(candidate.abs, parseFrontmatter(text).data, inPlay)) continue;
+            if (!applies(candidate.abs, parseFrontmatter(text).data, inScope(inPlay, candidate.scope))) continue;
           }
           emitted.add(real);
           emit(candidate.abs, text, candidate.group, candidate.priority);

@@ -31,7 +31,7 @@ describe('git source', () => {
     return made;
   };
 
-  test('branch, status with both columns, diff stat and the last five commits', async () => {
+  test('branch, status with both columns, diff stat and the commits (at least the last ten)', async () => {
     const r = repo({
       files: { 'README.md': 'hello\n', 'src/app.ts': 'export const a = 1;\n' },
       commits: Array.from({ length: 6 }, (_, i) => ({ message: `change ${i + 1}`, files: { 'log.txt': `${i}\n` } })),
@@ -47,8 +47,11 @@ describe('git source', () => {
     assert.match(items['git.diffstat']?.text ?? '', /README\.md +\| 2 \+-/);
     assert.match(items['git.diffstat']?.text ?? '', /2 files changed/);
     const log = (items['git.log']?.text ?? '').split('\n');
-    assert.equal(log.length, 5);
-    assert.match(log[0] ?? '', /^[0-9a-f]{7,} \d{4}-\d\d-\d\d Test Author: change 6$/);
+    // A branch without commits of its own: the last ten (here all seven) of the default branch.
+    assert.equal(log[0], '0 commit(s) on feature/login since it left main:');
+    assert.equal(log[1], 'earlier (on main):');
+    assert.equal(log.length, 2 + 7);
+    assert.match(log[2] ?? '', /^[0-9a-f]{7,} \d{4}-\d\d-\d\d Test Author: change 6$/);
     assert.equal(items['git.status']?.source, 'git');
   });
 

@@ -8,11 +8,15 @@ import { Memo } from '../../src/sources/memo.ts';
 import { makeRepo } from '../support/gitRepo.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
 
-const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.'];
+const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.'];
 
 describe('createSources', () => {
   const repo = makeRepo({
-    files: { 'CLAUDE.md': 'Run tests with npm test.\n', 'src/app.ts': 'export const a = 1;\n' },
+    files: {
+      'CLAUDE.md': 'Run tests with npm test.\n',
+      'src/app.ts': 'export const a = 1;\n',
+      'package.json': '{"name":"app","scripts":{"test":"node --test"}}\n',
+    },
     unstaged: { 'src/app.ts': 'export const a = 2;\n' },
   });
   after(() => repo.cleanup());
@@ -21,7 +25,7 @@ describe('createSources', () => {
     const sources = createSources(testDeps());
     assert.deepEqual(
       sources.map((s) => s.name),
-      ['tree', 'git', 'stats', 'instructions', 'files', 'env', 'stacktrace'],
+      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace'],
     );
     const git = sources.find((s) => s.name === 'git');
     assert.equal(git?.timeoutMs, 5_000);

@@ -92,7 +92,6 @@ describe('instructions source', () => {
         'instructions.project..claude/CLAUDE.md',
         'instructions.project.CLAUDE.local.md',
         'instructions.project.AGENTS.md',
-        'instructions.project.pkg/AGENTS.md',
         'instructions.project..github/copilot-instructions.md',
         'instructions.rules..claude/rules/always.md',
         'instructions.rules..claude/rules/api/ts-only.md',
@@ -100,6 +99,8 @@ describe('instructions source', () => {
         'instructions.rules..cursor/rules/always.mdc',
         'instructions.rules..cursor/rules/everything.mdc',
         'instructions.rules..cursor/rules/ts-list.mdc',
+        // A folder in play comes after everything at the root: nearest last.
+        'instructions.project.pkg/AGENTS.md',
       ],
     );
     const first = items[0];

@@ -1,0 +1,202 @@
+// The changed lines the model gets: a unified diff cut into files and hunks,
+// with the files that carry no readable change left out by name (binary,
+// lockfiles and generated or minified output, files that are secrets by
+// nature), the smaller files first and the largest last, and, past the cap,
+// whole hunks left out largest first, each file saying what it lost and how
+// to see it. A half hunk misleads more than a missing one, so hunks are kept
+// or left out whole; only a single hunk too large for any budget is cut, with a
+// marker (MAX_HUNK_CHARS).
+
+import path from 'node:path';
+
+/** Lockfiles: long, machine-written, and their diff answers no question a model is asked. */
+const LOCKFILES = new Set([
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lockb',
+  'bun.lock',
+  'deno.lock',
+  'Cargo.lock',
+  'go.sum',
+  'poetry.lock',
+  'Pipfile.lock',
+  'uv.lock',
+  'pdm.lock',
+  'composer.lock',
+  'Gemfile.lock',
+  'flake.lock',
+  'packages.lock.json',
+  'gradle.lockfile',
+  'mix.lock',
+  'pubspec.lock',
+]);
+
+/** A line this long is minified or generated output, not something a person wrote. */
+const LONG_LINE = 1_000;
+
+export interface DiffHunk {
+  text: string;
+  added: number;
+  removed: number;
+}
+
+export interface DiffFile {
+  path: string;
+  header: string;
+  hunks: DiffHunk[];
+  /** Set when the file's hunks are left out whole, with the reason. */
+  skip?: string | undefined;
+}
+
+function pathOf(header: string[]): string {
+  const plus = header.find((line) => line.startsWith('+++ '));
+  const minus = header.find((line) => line.startsWith('--- '));
+  for (const line of [plus, minus]) {
+    const name = line?.slice(4).replace(/^"|"$/g, '');
+    if (name && name !== '/dev/null') return name.replace(/^[ab]\//, '');
+  }
+  // A pure mode change or a binary file has no ---/+++ lines: `diff --git a/x b/x`.
+  const first = header[0] ?? '';
+  const match = / b\/(.+)$/.exec(first);
+  return match?.[1] ?? first.replace(/^diff --git /, '');
+}
+
+/** Lockfiles and minified output by name: never worth their lines in a prompt. */
+export function machineWrittenName(rel: string): string | undefined {
+  const name = path.posix.basename(rel);
+  if (LOCKFILES.has(name)) return 'lockfile';
+  if (/\.min\.(js|css|mjs)$|\.map$/.test(name)) return 'minified or generated';
+  return undefined;
+}
+
+/** Text that says it was generated, or has lines no person wrote. */
+export function machineWrittenText(text: string): string | undefined {
+  if (text.includes('@generated')) return 'generated (@generated)';
+  if (text.split('\n').some((line) => line.length > LONG_LINE)) return 'minified (very long lines)';
+  return undefined;
+}
+
+/** Why a file's changed lines are not worth (or not allowed) showing; undefined when they are. */
+export function skipReason(file: DiffFile, isNeverRead: (rel: string) => boolean): string | undefined {
+  if (isNeverRead(file.path)) return 'never read (a secret by nature)';
+  if (/^(Binary files |GIT binary patch)/m.test(file.header)) return 'binary';
+  const byName = machineWrittenName(file.path);
+  if (byName) return byName;
+  for (const hunk of file.hunks) {
+    const byText = machineWrittenText(hunk.text);
+    if (byText) return byText;
+  }
+  return undefined;
+}
+
+/** Splits `git diff` output into files (at `diff --git`) and hunks (at `@@`). */
+export function parseDiffFiles(raw: string): DiffFile[] {
+  const files: DiffFile[] = [];
+  let header: string[] = [];
+  let hunks: string[][] = [];
+  const flush = () => {
+    if (header.length === 0) return;
+    files.push({
+      path: pathOf(header),
+      header: header.join('\n'),
+      hunks: hunks.map((lines) => ({
+        text: lines.join('\n'),
+        added: lines.filter((l) => l.startsWith('+')).length,
+        removed: lines.filter((l) => l.startsWith('-')).length,
+      })),
+    });
+  };
+  for (const line of raw.replace(/\n$/, '').split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      flush();
+      header = [line];
+      hunks = [];
+    } else if (line.startsWith('@@') && header.length > 0) hunks.push([line]);
+    else if (hunks.length > 0) hunks[hunks.length - 1]?.push(line);
+    else if (header.length > 0) header.push(line);
+  }
+  flush();
+  return files;
+}
+
+/**
+ * One hunk longer than this is cut at a line with a marker: a whole-hunk trim
+ * would otherwise drop a large new file or rewrite entirely, and the model
+ * would see the file named but none of its lines.
+ */
+export const MAX_HUNK_CHARS = 4_000;
+
+function capHunk(hunk: DiffHunk, command: string, file: string): { hunk: DiffHunk; cut: boolean } {
+  if (hunk.text.length <= MAX_HUNK_CHARS) return { hunk, cut: false };
+  const lines = hunk.text.split('\n');
+  const kept: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > MAX_HUNK_CHARS && kept.length > 1) break;
+    kept.push(line);
+    size += line.length + 1;
+  }
+  const more = lines.length - kept.length;
+  kept.push(`… ${more} more lines of this hunk; run \`${command} -- ${file}\``);
+  return { hunk: { ...hunk, text: kept.join('\n') }, cut: true };
+}
+
+const sizeOf = (file: DiffFile) => file.header.length + file.hunks.reduce((n, h) => n + h.text.length + 1, 0);
+const counts = (hunks: DiffHunk[]) =>
+  `+${hunks.reduce((n, h) => n + h.added, 0)}/-${hunks.reduce((n, h) => n + h.removed, 0)}`;
+
+export interface DiffRender {
+  text: string;
+  truncated: boolean;
+}
+
+/**
+ * The diff as the model reads it, at most `maxChars` (a few notes may pass it).
+ * `command` is how the user sees the whole diff (`git diff --cached`).
+ */
+export function renderDiff(
+  raw: string,
+  maxChars: number,
+  command: string,
+  isNeverRead: (rel: string) => boolean,
+): DiffRender {
+  const all = parseDiffFiles(raw);
+  let truncated = false;
+  for (const file of all) {
+    file.skip = skipReason(file, isNeverRead);
+    file.hunks = file.hunks.map((hunk) => {
+      const capped = capHunk(hunk, command, file.path);
+      truncated ||= capped.cut;
+      return capped.hunk;
+    });
+  }
+  const shown = all.filter((file) => file.skip === undefined).sort((a, b) => sizeOf(a) - sizeOf(b));
+  // Headers first (every changed file stays named), then hunks smallest first while they fit.
+  let used = shown.reduce((n, file) => n + file.header.length + 1, 0);
+  const kept = new Set<DiffHunk>();
+  const bySize = shown.flatMap((file) => file.hunks).sort((a, b) => a.text.length - b.text.length);
+  for (const hunk of bySize) {
+    if (used + hunk.text.length + 1 > maxChars) break;
+    kept.add(hunk);
+    used += hunk.text.length + 1;
+  }
+  const out: string[] = [];
+  for (const file of shown) {
+    out.push(file.header);
+    const left = file.hunks.filter((hunk) => !kept.has(hunk));
+    for (const hunk of file.hunks) if (kept.has(hunk)) out.push(hunk.text);
+    if (left.length > 0) {
+      truncated = true;
+      out.push(`… ${left.length} hunk(s) left out (${counts(left)} lines); run \`${command} -- ${file.path}\``);
+    }
+  }
+  const skipped = all.filter((file) => file.skip !== undefined);
+  if (skipped.length > 0) {
+    out.push(
+      `(changed lines not shown: ${skipped.map((f) => `${f.path} [${f.skip}, ${counts(f.hunks)}]`).join('; ')})`,
+    );
+  }
+  return { text: out.join('\n'), truncated };
+}

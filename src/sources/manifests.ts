@@ -1,0 +1,136 @@
+// The manifests source (`manifests.<path>`): what the project's manifests say
+// about its runtimes and how to build, test and lint it (manifestFacts.ts),
+// from the workspace root and the folders in play (those of the files named in
+// the conversation or changed in the work tree, up to the root). Every file
+// goes through the guard; ignored and never-read manifests are never read.
+
+import path from 'node:path';
+import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
+import { capHead } from './cap.ts';
+import { type SourceDeps, wants } from './deps.ts';
+import { ignoreChecker } from './gitignored.ts';
+import { FileGuard, workspaceZone } from './guard.ts';
+import * as facts from './manifestFacts.ts';
+import { userText } from './mentions.ts';
+import { parseMiniToml, tomlGet } from './miniToml.ts';
+import { listDir } from './syncRead.ts';
+import { TrackedMemo } from './trackedMemo.ts';
+import type { Workspaces } from './workspace.ts';
+
+/** Manifests larger than this are not what their name says; skipped with a note. */
+const MAX_BYTES = 256 * 1024;
+/** Folders besides the root looked at, at most (nearest to the files in play first). */
+const MAX_DIRS = 8;
+const MAX_CHARS = 2_500;
+
+type Reader = (text: string) => string[];
+
+const READERS: Record<string, Reader> = {
+  'package.json': facts.packageJsonFacts,
+  'pyproject.toml': facts.pyprojectFacts,
+  'setup.cfg': facts.setupCfgFacts,
+  'go.mod': facts.goModFacts,
+  'Cargo.toml': facts.cargoFacts,
+  'pom.xml': facts.pomFacts,
+  'build.gradle': facts.gradleFacts,
+  'build.gradle.kts': facts.gradleFacts,
+  Makefile: facts.makeTargets,
+  GNUmakefile: facts.makeTargets,
+  makefile: facts.makeTargets,
+  justfile: facts.justRecipes,
+  Justfile: facts.justRecipes,
+  '.justfile': facts.justRecipes,
+  'rust-toolchain.toml': (text) => {
+    const channel = tomlGet(parseMiniToml(text), 'toolchain', 'channel');
+    return typeof channel === 'string' ? [`rust: ${channel}`] : [];
+  },
+};
+for (const name of [
+  '.nvmrc',
+  '.node-version',
+  '.python-version',
+  '.ruby-version',
+  '.go-version',
+  '.java-version',
+  '.tool-versions',
+  'rust-toolchain',
+]) {
+  READERS[name] = (text) => facts.versionFileFacts(name, text);
+}
+
+function readerFor(name: string): Reader | undefined {
+  const own = Object.hasOwn(READERS, name) ? READERS[name] : undefined;
+  if (own) return own;
+  return /^requirements[\w.-]*\.txt$/.test(name) ? facts.requirementsFacts : undefined;
+}
+
+/** The root, then the folders of the files in play and their parents (nearest first), inside the workspace. */
+export function foldersInPlay(files: readonly string[], max = MAX_DIRS): string[] {
+  const dirs: string[] = [];
+  for (const rel of files) {
+    for (let dir = path.posix.dirname(rel); dir !== '.' && dir !== '' && !dir.startsWith('..'); ) {
+      if (!dirs.includes(dir)) dirs.push(dir);
+      const up = path.posix.dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+    if (dirs.length >= max) break;
+  }
+  return ['', ...dirs.slice(0, max)];
+}
+
+export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  return {
+    name: 'manifests',
+    timeoutMs: 2_000,
+    async collect(input) {
+      if (!wants(input.wanted, 'manifests.')) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const root = ws.root;
+      const named = ws.named(deps.homeDir, userText(input.messages)).inside.map((m) => m.rel);
+      const status = await ws.status().catch(() => undefined);
+      const dirs = foldersInPlay([...named, ...(status?.changedFiles ?? [])]);
+      return memo.get(`${root}|${dirs.join('\0')}`, async (tracker) => {
+        const guard = new FileGuard(deps.isNeverRead);
+        const zone = workspaceZone(root, deps.allowedRoots);
+        const items: ContextItem[] = [];
+        const skipped: SkippedPath[] = [];
+        const isGitIgnored = ignoreChecker(root);
+        for (const dir of dirs) {
+          const abs = path.join(root, dir);
+          if (dir !== '' && isGitIgnored(`${dir}/`)) continue;
+          tracker.track(abs);
+          for (const entry of listDir(abs)) {
+            const reader = entry.isFile() || entry.isSymbolicLink() ? readerFor(entry.name) : undefined;
+            if (!reader) continue;
+            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+            if (isGitIgnored(rel)) continue;
+            tracker.track(path.join(root, rel));
+            const read = guard.read(path.join(root, rel), zone, [rel], { maxBytes: MAX_BYTES, skipLarger: true });
+            if (read.refused) {
+              skipped.push({ path: rel, reason: read.refused });
+              continue;
+            }
+            if (read.text === undefined) continue;
+            const lines = reader(read.text);
+            if (lines.length === 0) continue;
+            const capped = capHead(lines.join('\n'), MAX_CHARS, `cat ${rel}`);
+            items.push({
+              key: `manifests.${rel}`,
+              source: 'manifests',
+              title: rel,
+              text: capped.text,
+              // The root's manifests first: they say how the whole project runs.
+              priority: dir === '' ? 75 : 70,
+              kind: 'text',
+              path: rel,
+              ...(capped.truncated ? { truncated: true } : {}),
+            });
+          }
+        }
+        return { items, skipped };
+      });
+    },
+  };
+}
