@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { embed, embedMany, generateText, type ModelMessage, stepCountIs, streamText, tool } from 'ai';
+import { embed, embedMany, generateText, type ModelMessage, Output, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { DEFAULT_FAKE_CONTENT, type FakeOllama, fakeEmbedding, startFakeOllama } from '../support/fakeOllama.ts';
@@ -102,13 +102,14 @@ const weatherTool = () =>
  */
 async function assertToolRoundTrip(
   model: Parameters<typeof generateText>[0]['model'],
-  expect: (sent: Sent[]) => void = assertContext,
+  options: { expect?: (sent: Sent[]) => void; stream?: boolean } = {},
 ): Promise<void> {
+  const expect = options.expect ?? assertContext;
   const before = fake.chats.length;
   // First answer a tool call, then (once the tool output is in) plain text.
   fake.reply(MODEL, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
   let calls = 0;
-  const result = await generateText({
+  const settings = {
     model,
     prompt: 'Weather in Paris?',
     tools: { get_weather: weatherTool() },
@@ -118,7 +119,12 @@ async function assertToolRoundTrip(
       if (calls === 2) fake.reply(MODEL, { content: 'It is 21 degrees in Paris.' });
       return undefined;
     },
-  }).finally(() => fake.reply(MODEL, {}));
+  };
+  const result = await (async () => {
+    if (!options.stream) return generateText(settings);
+    const streamed = streamText(settings);
+    return { text: await streamed.text, steps: await streamed.steps };
+  })().finally(() => fake.reply(MODEL, {}));
   assert.equal(result.text, 'It is 21 degrees in Paris.');
   assert.equal(result.steps.length, 2);
   assert.deepEqual(
@@ -170,6 +176,10 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
     await assertToolRoundTrip(provider()(MODEL));
   });
 
+  test('a tool call round trip with streamText', async () => {
+    await assertToolRoundTrip(provider()(MODEL), { stream: true });
+  });
+
   test('multi-turn with store on: the SDK sends the earlier reply as an item_reference, the model gets its text', async () => {
     const bodies: { input?: { type?: string; role?: string }[] }[] = [];
     const recording: typeof fetch = async (url, init) => {
@@ -194,6 +204,41 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
       bodies.at(-1)?.input?.map((item) => item.type ?? item.role),
       ['user', 'item_reference', 'user'],
       'the SDK referred to its earlier reply by id',
+    );
+  });
+
+  test('structured output (Output.object): the schema reaches Ollama as format, the object comes back', async () => {
+    const result = await scripted({ content: '{"city":"Paris","celsius":21}' }, () =>
+      generateText({
+        model: provider()(MODEL),
+        prompt: 'Weather in Paris as JSON',
+        output: Output.object({ schema: z.object({ city: z.string(), celsius: z.number() }) }),
+      }),
+    );
+    assert.deepEqual(result.output, { city: 'Paris', celsius: 21 });
+    const format = fake.chats.at(-1)?.body.format as { type?: string; properties?: Record<string, unknown> };
+    assert.equal(format?.type, 'object');
+    assert.deepEqual(Object.keys(format?.properties ?? {}).sort(), ['celsius', 'city']);
+  });
+
+  test('providerOptions.openai.previousResponseId continues the conversation', async () => {
+    const model = provider()(MODEL);
+    const first = await scripted({ content: 'Noted, Grace.' }, () => generateText({ model, prompt: 'I am Grace.' }));
+    const responseId = first.providerMetadata?.openai?.responseId;
+    assert.equal(typeof responseId, 'string');
+    await generateText({
+      model,
+      prompt: 'Who am I?',
+      providerOptions: { openai: { previousResponseId: responseId as string } },
+    });
+    const sent = lastSent().filter((m) => m.role !== 'system');
+    assert.deepEqual(
+      sent.map((m) => [m.role, m.content.replace(/\s*<context[\s\S]*$/, '')]),
+      [
+        ['user', 'I am Grace.'],
+        ['assistant', 'Noted, Grace.'],
+        ['user', 'Who am I?'],
+      ],
     );
   });
 
@@ -230,7 +275,7 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
     await streamed.consumeStream();
     assert.equal(fake.chats.length, before + 3);
     for (let i = before; i < fake.chats.length; i++) assertNoContext(sentAt(i));
-    await assertToolRoundTrip(off(MODEL), assertNoContext);
+    await assertToolRoundTrip(off(MODEL), { expect: assertNoContext });
   });
 });
 
@@ -260,6 +305,25 @@ describe('AI SDK @ai-sdk/openai-compatible (chat completions)', () => {
     await assertToolRoundTrip(provider()(MODEL));
   });
 
+  test('a tool call round trip with streamText', async () => {
+    await assertToolRoundTrip(provider()(MODEL), { stream: true });
+  });
+
+  test('structured output (Output.object) over chat completions', async () => {
+    const result = await scripted({ content: '{"city":"Oslo","celsius":18}' }, () =>
+      generateText({
+        model: createOpenAICompatible({ name: 'ctxproxy', baseURL: proxy.baseURL, supportsStructuredOutputs: true })(
+          MODEL,
+        ),
+        prompt: 'Weather in Oslo as JSON',
+        output: Output.object({ schema: z.object({ city: z.string(), celsius: z.number() }) }),
+      }),
+    );
+    assert.deepEqual(result.output, { city: 'Oslo', celsius: 18 });
+    const format = fake.chats.at(-1)?.body.format as { type?: string };
+    assert.equal(format?.type, 'object');
+  });
+
   test('embed through the compatible provider', async () => {
     const compatible = createOpenAICompatible({ name: 'ctxproxy', baseURL: embedProxy.baseURL });
     const one = await embed({ model: compatible.embeddingModel(MODEL), value: 'compatible' });
@@ -275,7 +339,7 @@ describe('AI SDK @ai-sdk/openai-compatible (chat completions)', () => {
     await streamed.consumeStream();
     assert.equal(fake.chats.length, before + 2);
     for (let i = before; i < fake.chats.length; i++) assertNoContext(sentAt(i));
-    await assertToolRoundTrip(provider({ 'X-Ctx-Mode': 'off' })(MODEL), assertNoContext);
+    await assertToolRoundTrip(provider({ 'X-Ctx-Mode': 'off' })(MODEL), { expect: assertNoContext });
   });
 });
 
