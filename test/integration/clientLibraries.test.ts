@@ -2,7 +2,7 @@
 // `openai` provider (Responses API), its `.chat` and `.embedding` models, and
 // `@ai-sdk/openai-compatible` (chat completions). The fake Ollama plays the
 // model; a real git repository supplies the context. LangChain is in
-// clientLibrariesLangChain.test.ts. Node only: these libraries are not run under Deno.
+// clientLibrariesLangChain.test.ts. Runs under Node and in the Deno suite.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

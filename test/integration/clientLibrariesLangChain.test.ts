@@ -2,7 +2,7 @@
 // `ChatOpenAI` with `configuration.baseURL` (chat completions, and the
 // Responses API when `useResponsesApi` is on) and `OpenAIEmbeddings`. The fake
 // Ollama plays the model; a real git repository supplies the context.
-// Node only: LangChain is not run under Deno.
+// Runs under Node and in the Deno suite.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
