@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { z } from 'zod';
@@ -77,6 +77,15 @@ async function assertLatestAudited(): Promise<void> {
 function assertNear(actual: number[], expected: number[]): void {
   assert.equal(actual.length, expected.length);
   for (const [i, value] of actual.entries()) assert.ok(Math.abs(value - (expected[i] as number)) < 1e-6);
+}
+
+async function scripted<T>(content: string, body: () => Promise<T>): Promise<T> {
+  fake.reply(MODEL, { content });
+  try {
+    return await body();
+  } finally {
+    fake.reply(MODEL, {});
+  }
 }
 
 const chat = (fields: { headers?: Record<string, string>; useResponsesApi?: boolean } = {}) =>
@@ -151,6 +160,24 @@ describe('LangChain ChatOpenAI (chat completions)', () => {
     await assertToolRoundTrip(chat());
   });
 
+  test('stream with bound tools: the tool call arrives in chunks that concat to the call', async () => {
+    fake.reply(MODEL, { toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }] });
+    let whole: AIMessageChunk | undefined;
+    try {
+      for await (const chunk of await chat().bindTools([weather]).stream('Weather in Lima?')) {
+        whole = whole ? whole.concat(chunk) : chunk;
+      }
+    } finally {
+      fake.reply(MODEL, {});
+    }
+    assert.deepEqual(
+      whole?.tool_calls?.map((c) => [c.name, c.args]),
+      [['get_weather', { city: 'Lima' }]],
+    );
+    const usage = (whole as unknown as { usage_metadata?: { output_tokens: number } }).usage_metadata;
+    assert.ok(usage && usage.output_tokens > 0, 'stream usage arrives (stream_options.include_usage)');
+  });
+
   test('a second turn carries the first reply', async () => {
     const model = chat();
     const first = await model.invoke([new HumanMessage('My name is Ada.')]);
@@ -200,6 +227,22 @@ describe('LangChain ChatOpenAI with useResponsesApi (POST /v1/responses)', () =>
 
   test('bindTools: a tool call round trip', async () => {
     await assertToolRoundTrip(chat({ useResponsesApi: true }));
+  });
+
+  test('a second turn sends back the AIMessage the first turn returned', async () => {
+    const model = chat({ useResponsesApi: true });
+    const question = new HumanMessage('My name is Ada.');
+    const first = await scripted('Hello Ada.', () => model.invoke([question]));
+    await model.invoke([question, first, new HumanMessage('Who am I?')]);
+    const sent = lastSent().filter((m) => m.role !== 'system');
+    assert.deepEqual(
+      sent.map((m) => [m.role, m.content.replace(/\s*<context[\s\S]*$/, '')]),
+      [
+        ['user', 'My name is Ada.'],
+        ['assistant', 'Hello Ada.'],
+        ['user', 'Who am I?'],
+      ],
+    );
   });
 
   test('X-Ctx-Mode: off sends nothing collected', async () => {
