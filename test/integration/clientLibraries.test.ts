@@ -166,6 +166,7 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
       let collected = '';
       for await (const piece of result.textStream) collected += piece;
       assert.equal(await result.text, collected);
+      assert.ok(((await result.usage).outputTokens ?? 0) > 0, 'usage arrives with the stream');
       return collected;
     });
     assert.equal(text, 'one two three four five');
@@ -281,7 +282,12 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
 
 describe('AI SDK @ai-sdk/openai-compatible (chat completions)', () => {
   const provider = (headers?: Record<string, string>) =>
-    createOpenAICompatible({ name: 'ctxproxy', baseURL: proxy.baseURL, ...(headers ? { headers } : {}) });
+    createOpenAICompatible({
+      name: 'ctxproxy',
+      baseURL: proxy.baseURL,
+      includeUsage: true,
+      ...(headers ? { headers } : {}),
+    });
 
   test('generateText: the text, the repository context upstream, the snapshot', async () => {
     const result = await generateText({ model: provider()(MODEL), prompt: 'What changed?' });
@@ -295,6 +301,7 @@ describe('AI SDK @ai-sdk/openai-compatible (chat completions)', () => {
       const result = streamText({ model: provider()(MODEL), prompt: 'list' });
       let collected = '';
       for await (const piece of result.textStream) collected += piece;
+      assert.ok(((await result.usage).outputTokens ?? 0) > 0, 'usage arrives with the stream (includeUsage)');
       return collected;
     });
     assert.equal(text, 'alpha beta gamma delta');
