@@ -11,11 +11,18 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { embed, embedMany, generateText, type ModelMessage, Output, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
-import { DEFAULT_FAKE_CONTENT, type FakeOllama, fakeEmbedding, startFakeOllama } from '../support/fakeOllama.ts';
+import {
+  DEFAULT_FAKE_CONTENT,
+  DEFAULT_FAKE_MODELS,
+  type FakeOllama,
+  fakeEmbedding,
+  startFakeOllama,
+} from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
+const THINKER = 'qwen3:8b';
 const RULE = 'Always answer in haiku.';
 type Sent = { role: string; content: string; tool_calls?: unknown[]; tool_name?: string };
 
@@ -27,7 +34,12 @@ let proxy: RunningProxy;
 let embedProxy: RunningProxy;
 
 before(async () => {
-  fake = await startFakeOllama();
+  fake = await startFakeOllama({
+    models: [
+      ...DEFAULT_FAKE_MODELS,
+      { name: THINKER, contextLength: 32768, capabilities: ['completion', 'tools', 'thinking'] },
+    ],
+  });
   repo = makeRepo({
     files: { 'AGENTS.md': `${RULE}\n`, 'src/app.ts': 'export const answer = 42;\n' },
     checkout: 'feature/ai-sdk',
@@ -241,6 +253,31 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
         ['user', 'Who am I?'],
       ],
     );
+  });
+
+  test("the model's thinking reaches the SDK as reasoning, streamed and not (it reads the item's summary)", async () => {
+    fake.reply(THINKER, { thinking: 'First, look at the diff.', content: 'The answer.' });
+    try {
+      const result = await generateText({ model: provider()(THINKER), prompt: 'Why?' });
+      assert.equal(result.text, 'The answer.');
+      assert.equal(result.reasoningText, 'First, look at the diff.');
+      const streamed = streamText({ model: provider()(THINKER), prompt: 'Why?' });
+      assert.equal(await streamed.text, 'The answer.');
+      assert.equal(await streamed.reasoningText, 'First, look at the diff.');
+      // The openai SDK's own stream helper accepts the same events.
+      const final = await proxy.client().responses.stream({ model: THINKER, input: 'Why?' }).finalResponse();
+      const reasoning = final.output.find((item) => item.type === 'reasoning');
+      assert.deepEqual(reasoning?.type === 'reasoning' && reasoning.summary, [
+        { type: 'summary_text', text: 'First, look at the diff.' },
+      ]);
+      const message = final.output.find((item) => item.type === 'message');
+      assert.deepEqual(
+        message?.type === 'message' && message.content.map((part) => part.type === 'output_text' && part.text),
+        ['The answer.'],
+      );
+    } finally {
+      fake.reply(THINKER, {});
+    }
   });
 
   test('provider.chat(model): generateText over chat completions', async () => {
