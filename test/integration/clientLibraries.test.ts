@@ -368,6 +368,18 @@ describe('AI SDK @ai-sdk/openai-compatible (chat completions)', () => {
     assert.equal(format?.type, 'object');
   });
 
+  test("the model's thinking reaches the SDK as reasoning (reasoning_content)", async () => {
+    fake.reply(THINKER, { thinking: 'Check the branch.', content: 'Done.' });
+    try {
+      const result = await generateText({ model: provider()(THINKER), prompt: 'Why?' });
+      assert.deepEqual([result.text, result.reasoningText], ['Done.', 'Check the branch.']);
+      const streamed = streamText({ model: provider()(THINKER), prompt: 'Why?' });
+      assert.deepEqual([await streamed.text, await streamed.reasoningText], ['Done.', 'Check the branch.']);
+    } finally {
+      fake.reply(THINKER, {});
+    }
+  });
+
   test('embed through the compatible provider', async () => {
     const compatible = createOpenAICompatible({ name: 'ctxproxy', baseURL: embedProxy.baseURL });
     const one = await embed({ model: compatible.embeddingModel(MODEL), value: 'compatible' });

@@ -11,11 +11,18 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { z } from 'zod';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
-import { DEFAULT_FAKE_CONTENT, type FakeOllama, fakeEmbedding, startFakeOllama } from '../support/fakeOllama.ts';
+import {
+  DEFAULT_FAKE_CONTENT,
+  DEFAULT_FAKE_MODELS,
+  type FakeOllama,
+  fakeEmbedding,
+  startFakeOllama,
+} from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
+const THINKER = 'qwen3:8b';
 const RULE = 'Prefer small pure functions.';
 const BRANCH = 'feature/langchain';
 type Sent = { role: string; content: string; tool_calls?: unknown[]; tool_name?: string };
@@ -27,7 +34,12 @@ let proxy: RunningProxy;
 let embedProxy: RunningProxy;
 
 before(async () => {
-  fake = await startFakeOllama();
+  fake = await startFakeOllama({
+    models: [
+      ...DEFAULT_FAKE_MODELS,
+      { name: THINKER, contextLength: 32768, capabilities: ['completion', 'tools', 'thinking'] },
+    ],
+  });
   repo = makeRepo({
     files: { 'AGENTS.md': `${RULE}\n`, 'lib/sum.py': 'def add(a, b):\n    return a + b\n' },
     checkout: BRANCH,
@@ -251,6 +263,22 @@ describe('LangChain ChatOpenAI with useResponsesApi (POST /v1/responses)', () =>
     assert.equal(fake.chats.length, before + 1);
     assertNoContext(lastSent());
   });
+});
+
+test("the model's thinking reaches LangChain, over chat completions and the Responses API", async () => {
+  fake.reply(THINKER, { thinking: 'Read the diff first.', content: 'Done.' });
+  try {
+    const base = { model: THINKER, apiKey: 'local', maxRetries: 0, configuration: { baseURL: proxy.baseURL } };
+    const viaChat = await new ChatOpenAI(base).invoke('Why?');
+    assert.equal(viaChat.text, 'Done.');
+    assert.equal(viaChat.additional_kwargs.reasoning_content, 'Read the diff first.');
+    const viaResponses = await new ChatOpenAI({ ...base, useResponsesApi: true }).invoke('Why?');
+    assert.equal(viaResponses.text, 'Done.');
+    const reasoning = viaResponses.contentBlocks.find((block) => block.type === 'reasoning');
+    assert.equal(reasoning?.reasoning, 'Read the diff first.');
+  } finally {
+    fake.reply(THINKER, {});
+  }
 });
 
 test('OpenAIEmbeddings: embedQuery and embedDocuments', async () => {
