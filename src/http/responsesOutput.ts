@@ -83,7 +83,7 @@ class OutputBuilder {
     const events = this.openItem('reasoning');
     const open = this.open as NonNullable<typeof this.open>;
     open.text += delta;
-    events.push({ type: 'response.reasoning_text.delta', ...this.at(open), content_index: 0, delta });
+    events.push({ type: 'response.reasoning_summary_text.delta', ...this.at(open), summary_index: 0, delta });
     return events;
   }
 
@@ -125,12 +125,12 @@ class OutputBuilder {
     this.open = undefined;
     const at = this.at(open);
     if (open.kind === 'reasoning') {
-      const part = { type: 'reasoning_text', text: open.text };
-      const item = { id: open.id, type: 'reasoning', summary: [], content: [part] };
+      const part = { type: 'summary_text', text: open.text };
+      const item = { id: open.id, type: 'reasoning', summary: [part] };
       this.items[open.index] = item;
       return [
-        { type: 'response.reasoning_text.done', ...at, content_index: 0, text: open.text },
-        { type: 'response.content_part.done', ...at, content_index: 0, part },
+        { type: 'response.reasoning_summary_text.done', ...at, summary_index: 0, text: open.text },
+        { type: 'response.reasoning_summary_part.done', ...at, summary_index: 0, part },
         { type: 'response.output_item.done', output_index: open.index, item },
       ];
     }
@@ -149,19 +149,31 @@ class OutputBuilder {
     const events = this.close();
     const id = `${kind === 'reasoning' ? 'rs' : 'msg'}_${hex()}`;
     const index = this.items.length;
+    // The model's thinking goes out as the reasoning item's summary, as Ollama's
+    // own /v1/responses sends it: the AI SDK and Codex read only the summary, so
+    // as raw `reasoning_text` content they showed an empty reasoning.
     const item =
       kind === 'reasoning'
-        ? { id, type: 'reasoning', summary: [], content: [] }
+        ? { id, type: 'reasoning', summary: [] }
         : { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
     this.items.push(item);
     this.open = { kind, index, id, text: '' };
-    const part =
-      kind === 'reasoning'
-        ? { type: 'reasoning_text', text: '' }
-        : { type: 'output_text', text: '', annotations: [], logprobs: [] };
+    const added = { item_id: id, output_index: index };
     events.push(
       { type: 'response.output_item.added', output_index: index, item },
-      { type: 'response.content_part.added', item_id: id, output_index: index, content_index: 0, part },
+      kind === 'reasoning'
+        ? {
+            type: 'response.reasoning_summary_part.added',
+            ...added,
+            summary_index: 0,
+            part: { type: 'summary_text', text: '' },
+          }
+        : {
+            type: 'response.content_part.added',
+            ...added,
+            content_index: 0,
+            part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+          },
     );
     return events;
   }
