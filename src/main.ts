@@ -3,25 +3,16 @@
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
-import { runAuditCommand } from './cli/auditCommand.ts';
+import type { AuditStoreFull } from './audit/store.ts';
 import { type CommandLine, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
-import { runPreviewCommand } from './cli/previewCommand.ts';
-import { runRedactCommand } from './cli/redactCommand.ts';
-import { loadSettings, SettingsError } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
-import { createApp } from './http/app.ts';
-import { auditRoutes } from './http/auditRoutes.ts';
-import { createInFlight, type InFlight } from './http/inFlight.ts';
-import { drainAndStop, endAll } from './http/shutdown.ts';
-import { createPipelineDeps } from './pipeline/defaultDeps.ts';
+import type { InFlight } from './http/inFlight.ts';
 import type { PipelineDeps } from './pipeline/runPipeline.ts';
-import { createRedactor } from './redact/createRedactor.ts';
-import { createLogger } from './shared/logger.ts';
 import type { Logger, Upstream } from './shared/ports.ts';
-import { createOllamaUpstream } from './upstream/ollamaUpstream.ts';
-import { createOpenAIUpstream } from './upstream/openaiUpstream.ts';
+
+// Everything else is imported by the command that needs it: `--help` must not pay for
+// zod, SQLite, secretlint, the tokenizer or Hono, nor `audit list` for the redactor.
+// commandLine.ts stays light for the same reason (see config/optionSpecs.ts).
 
 const out = (text: string) => process.stdout.write(text);
 const err = (text: string) => process.stderr.write(text);
@@ -39,10 +30,12 @@ export async function main(argv: string[]): Promise<number> {
       out('ctxproxy 0.1.0\n');
       return 0;
     }
+    const { loadSettings } = await import('./config/loadSettings.ts');
     settings = loadSettings({ flags: line.flags, configFlag: line.configFlag, env: process.env, cwd: process.cwd() });
-    if (line.command === 'serve') checkUpstreamIsLocal(settings);
+    if (line.command === 'serve') await checkUpstreamIsLocal(settings);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SettingsError) {
+    // The import is a no-op by now unless the error came before the settings were needed.
+    if (error instanceof UsageError || error instanceof (await import('./config/loadSettings.ts')).SettingsError) {
       err(`ctxproxy: ${error.message}\nRun "ctxproxy --help" for the options.\n`);
       return 2;
     }
@@ -53,11 +46,22 @@ export async function main(argv: string[]): Promise<number> {
     switch (line.command) {
       case 'serve':
         return await serveCommand(settings);
-      case 'redact':
+      case 'redact': {
+        const [{ runRedactCommand }, { createRedactor }] = await Promise.all([
+          import('./cli/redactCommand.ts'),
+          import('./redact/createRedactor.ts'),
+        ]);
         return await runRedactCommand(line.rest, { redactor: await createRedactor(), stdin: process.stdin, out, err });
-      case 'audit':
+      }
+      case 'audit': {
+        const { runAuditCommand } = await import('./cli/auditCommand.ts');
         return await withStore(settings, (store) => runAuditCommand(line.rest, { store, out, err }));
-      case 'preview':
+      }
+      case 'preview': {
+        const [{ runPreviewCommand }, { createLogger }] = await Promise.all([
+          import('./cli/previewCommand.ts'),
+          import('./shared/logger.ts'),
+        ]);
         return await withStore(settings, async (store) => {
           const deps = await buildPipelineDeps(
             settings,
@@ -66,6 +70,7 @@ export async function main(argv: string[]): Promise<number> {
           );
           return runPreviewCommand(line.rest, { pipeline: deps, out, err });
         });
+      }
     }
   } catch (error) {
     err(`ctxproxy: ${(error as Error).message}\n`);
@@ -79,7 +84,8 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /** A remote upstream would send the user's code off the machine: refuse unless asked for. */
-function checkUpstreamIsLocal(settings: Settings): void {
+async function checkUpstreamIsLocal(settings: Settings): Promise<void> {
+  const { SettingsError } = await import('./config/loadSettings.ts');
   if (!isLoopbackHost(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
     throw new SettingsError(
       `--upstream ${settings.upstream} is not on this machine; context would leave it. Pass --allow-remote-upstream if that is what you want.`,
@@ -88,6 +94,7 @@ function checkUpstreamIsLocal(settings: Settings): void {
 }
 
 async function withStore(settings: Settings, run: (store: AuditStoreFull) => Promise<number>): Promise<number> {
+  const { openAuditStore } = await import('./audit/store.ts');
   const store = openAuditStore({ path: settings.db });
   try {
     return await run(store);
@@ -96,7 +103,11 @@ async function withStore(settings: Settings, run: (store: AuditStoreFull) => Pro
   }
 }
 
-function buildUpstream(settings: Settings): Upstream {
+async function buildUpstream(settings: Settings): Promise<Upstream> {
+  const [{ createOllamaUpstream }, { createOpenAIUpstream }] = await Promise.all([
+    import('./upstream/ollamaUpstream.ts'),
+    import('./upstream/openaiUpstream.ts'),
+  ]);
   const timeouts = { firstByteTimeoutMs: settings.upstreamTimeoutMs, idleTimeoutMs: settings.upstreamIdleTimeoutMs };
   return settings.upstreamKind === 'ollama'
     ? createOllamaUpstream({ baseUrl: settings.upstream, ...timeouts })
@@ -107,11 +118,29 @@ function buildUpstream(settings: Settings): Upstream {
       });
 }
 
-function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
-  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger });
+async function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
+  const { createPipelineDeps } = await import('./pipeline/defaultDeps.ts');
+  return createPipelineDeps({ settings, upstream: await buildUpstream(settings), store, logger });
 }
 
 async function serveCommand(settings: Settings): Promise<number> {
+  const [
+    { serve },
+    { openAuditStore },
+    { createApp },
+    { auditRoutes },
+    { createInFlight },
+    { drainAndStop },
+    { createLogger },
+  ] = await Promise.all([
+    import('@hono/node-server'),
+    import('./audit/store.ts'),
+    import('./http/app.ts'),
+    import('./http/auditRoutes.ts'),
+    import('./http/inFlight.ts'),
+    import('./http/shutdown.ts'),
+    import('./shared/logger.ts'),
+  ]);
   const logger = createLogger();
   const store = openAuditStore({ path: settings.db, logger });
   const pipeline = await buildPipelineDeps(settings, store, logger);
@@ -183,6 +212,7 @@ async function serveCommand(settings: Settings): Promise<number> {
 const FORCED_STOP_MS = 1000;
 
 async function forcedStop(signal: string, inFlight: InFlight, store: AuditStoreFull, logger: Logger): Promise<never> {
+  const { endAll } = await import('./http/shutdown.ts');
   logger.warn('server.forced_stop', { signal, inFlight: inFlight.size });
   endAll(inFlight);
   const deadline = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
