@@ -171,22 +171,11 @@ async function serveCommand(settings: Settings): Promise<number> {
         : `cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
     );
   });
-  const { port } = server.address() as AddressInfo;
-  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  out(
-    `ctxproxy listening on http://${host}:${port}/v1\n` +
-      `  upstream  ${settings.upstream} (${settings.upstreamKind})\n` +
-      `  workspace ${settings.workspace}\n` +
-      `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
-  );
-  if (!isLoopbackHost(settings.host) && !settings.authToken) {
-    out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
-  }
-
   // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
-  // tries one last write of the audit queue, and exits at once.
+  // tries one last write of the audit queue, and exits at once. Listened for before the
+  // ready line: a supervisor may stop the server as soon as it has read it.
   const hurry = new AbortController();
-  const signal = await new Promise<string>((resolve) => {
+  const stopSignal = new Promise<string>((resolve) => {
     let count = 0;
     const onSignal = (name: string) => {
       count += 1;
@@ -199,6 +188,19 @@ async function serveCommand(settings: Settings): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  out(
+    `ctxproxy listening on http://${host}:${port}/v1\n` +
+      `  upstream  ${settings.upstream} (${settings.upstreamKind})\n` +
+      `  workspace ${settings.workspace}\n` +
+      `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
+  );
+  if (!isLoopbackHost(settings.host) && !settings.authToken) {
+    out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
+  }
+
+  const signal = await stopSignal;
   logger.info('server.stopping', { signal, inFlight: inFlight.size, graceMs: settings.shutdownGraceMs });
   clearInterval(retention);
   await drainAndStop({ server, inFlight, graceMs: settings.shutdownGraceMs, logger, hurry: hurry.signal });
