@@ -3,8 +3,9 @@
 // Run: npm run bench -- chunks [--requests 20] [--blocks 4] [--mixed 1000]
 // Linux only: CPU time and RSS are read from /proc/PID.
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCtxproxy, startScript } from '../support/processes.ts';
@@ -76,6 +77,8 @@ async function cpuOf(pid: number, url: string): Promise<number> {
 const fakeLong = await startScript('bench/soak/fakeTokens.ts', [String(LONG), '1000']);
 const fakeShort = await startScript('bench/soak/fakeTokens.ts', [String(SHORT), '1000']);
 const root = path.join(import.meta.dirname, '../..');
+// The repository is the workspace of the mixed requests; its audit log goes elsewhere.
+const scratch = mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-chunks-'));
 const proxies = [
   {
     name: 'bare node:http',
@@ -84,7 +87,7 @@ const proxies = [
   },
   {
     name: 'ctxproxy',
-    long: await startCtxproxy(fakeLong.url, ['--workspace', root]),
+    long: await startCtxproxy(fakeLong.url, ['--workspace', root, '--db', path.join(scratch, 'audit.db')]),
     short: await startCtxproxy(fakeShort.url),
   },
 ];
@@ -142,4 +145,5 @@ try {
   await fakeLong.stop();
   await fakeShort.stop();
   agent.destroy();
+  rmSync(scratch, { recursive: true, force: true });
 }
