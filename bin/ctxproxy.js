@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: tsx compiles them on load, so there is
-// no build step between `npm ci` and `npm start`.
-import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
+// Runs the compiled package: dist/, which `npm ci` builds through the `prepare`
+// script (`npm run build`). A checkout without dist/ (installed with
+// --ignore-scripts, or dist/ deleted) runs the TypeScript sources through tsx
+// instead, as bin/ctxproxy.sources.js always does (`npm run dev`).
+import { existsSync } from 'node:fs';
 
-// tsx reads tsconfig.json from the current folder by default; started inside a
-// user's repository it would miss ours (the JSX runtime of the audit pages) or
-// pick up theirs. Name the package's own file.
-register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
-const { main } = await import('../src/main.ts');
+const compiled = new URL('../dist/main.js', import.meta.url);
+const { main } = existsSync(compiled)
+  ? await import(compiled.href)
+  : await import(new URL('./ctxproxy.sources.js', import.meta.url).href);
 process.exitCode = await main(process.argv.slice(2));

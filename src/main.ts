@@ -3,26 +3,17 @@
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { type AuditStoreFull, openAuditStore } from './audit/store.ts';
-import { runAuditCommand } from './cli/auditCommand.ts';
+import type { AuditStoreFull } from './audit/store.ts';
+import { endQuietlyOnClosedPipe } from './cli/closedPipe.ts';
 import { type CommandLine, checkServeArguments, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
-import { runPreviewCommand } from './cli/previewCommand.ts';
-import { runRedactCommand } from './cli/redactCommand.ts';
-import { checkWorkspace, endQuietlyOnClosedPipe, warnIfUpstreamDown } from './cli/startupChecks.ts';
-import { loadSettings, SettingsError } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
-import { createApp } from './http/app.ts';
-import { auditRoutes } from './http/auditRoutes.ts';
-import { createInFlight, type InFlight } from './http/inFlight.ts';
-import { drainAndStop, endAll } from './http/shutdown.ts';
-import { createPipelineDeps } from './pipeline/defaultDeps.ts';
+import type { InFlight } from './http/inFlight.ts';
 import type { PipelineDeps } from './pipeline/runPipeline.ts';
-import { createRedactor } from './redact/createRedactor.ts';
-import { createLogger } from './shared/logger.ts';
 import type { Logger, Upstream } from './shared/ports.ts';
-import { createOllamaUpstream } from './upstream/ollamaUpstream.ts';
-import { createOpenAIUpstream } from './upstream/openaiUpstream.ts';
+
+// Everything else is imported by the command that needs it: `--help` must not pay for
+// zod, SQLite, secretlint, the tokenizer or Hono, nor `audit list` for the redactor.
+// commandLine.ts stays light for the same reason (see config/optionSpecs.ts).
 
 const out = (text: string) => process.stdout.write(text);
 const err = (text: string) => process.stderr.write(text);
@@ -42,11 +33,16 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (line.command === 'serve') checkServeArguments(line.rest);
+    const { loadSettings } = await import('./config/loadSettings.ts');
     settings = loadSettings({ flags: line.flags, configFlag: line.configFlag, env: process.env, cwd: process.cwd() });
-    if (line.command === 'serve' || line.command === 'preview') checkWorkspace(settings.workspace);
-    if (line.command === 'serve') checkUpstreamIsLocal(settings);
+    if (line.command === 'serve' || line.command === 'preview') {
+      const { checkWorkspace } = await import('./cli/startupChecks.ts');
+      checkWorkspace(settings.workspace);
+    }
+    if (line.command === 'serve') await checkUpstreamIsLocal(settings);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SettingsError) {
+    // The import is a no-op by now unless the error came before the settings were needed.
+    if (error instanceof UsageError || error instanceof (await import('./config/loadSettings.ts')).SettingsError) {
       err(`ctxproxy: ${error.message} (see ctxproxy --help)\n`);
       return 2;
     }
@@ -57,13 +53,24 @@ export async function main(argv: string[]): Promise<number> {
     switch (line.command) {
       case 'serve':
         return await serveCommand(settings);
-      case 'redact':
+      case 'redact': {
+        const [{ runRedactCommand }, { createRedactor }] = await Promise.all([
+          import('./cli/redactCommand.ts'),
+          import('./redact/createRedactor.ts'),
+        ]);
         return await runRedactCommand(line.rest, { redactor: await createRedactor(), stdin: process.stdin, out, err });
-      case 'audit':
+      }
+      case 'audit': {
+        const { runAuditCommand } = await import('./cli/auditCommand.ts');
         return await withStore(settings, (store) =>
           runAuditCommand(line.rest, { store, out, err, confirm: terminalConfirm() }),
         );
-      case 'preview':
+      }
+      case 'preview': {
+        const [{ runPreviewCommand }, { createLogger }] = await Promise.all([
+          import('./cli/previewCommand.ts'),
+          import('./shared/logger.ts'),
+        ]);
         return await withStore(settings, async (store) => {
           const deps = await buildPipelineDeps(
             settings,
@@ -72,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
           );
           return runPreviewCommand(line.rest, { pipeline: deps, out, err });
         });
+      }
     }
   } catch (error) {
     err(`ctxproxy: ${(error as Error).message}\n`);
@@ -99,7 +107,8 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /** A remote upstream would send the user's code off the machine: refuse unless asked for. */
-function checkUpstreamIsLocal(settings: Settings): void {
+async function checkUpstreamIsLocal(settings: Settings): Promise<void> {
+  const { SettingsError } = await import('./config/loadSettings.ts');
   if (!isLoopbackHost(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
     throw new SettingsError(
       `--upstream ${settings.upstream} is not on this machine; context would leave it. Pass --allow-remote-upstream if that is what you want.`,
@@ -108,6 +117,7 @@ function checkUpstreamIsLocal(settings: Settings): void {
 }
 
 async function withStore(settings: Settings, run: (store: AuditStoreFull) => Promise<number>): Promise<number> {
+  const { openAuditStore } = await import('./audit/store.ts');
   const store = openAuditStore({ path: settings.db });
   try {
     return await run(store);
@@ -116,7 +126,11 @@ async function withStore(settings: Settings, run: (store: AuditStoreFull) => Pro
   }
 }
 
-function buildUpstream(settings: Settings): Upstream {
+async function buildUpstream(settings: Settings): Promise<Upstream> {
+  const [{ createOllamaUpstream }, { createOpenAIUpstream }] = await Promise.all([
+    import('./upstream/ollamaUpstream.ts'),
+    import('./upstream/openaiUpstream.ts'),
+  ]);
   const timeouts = { firstByteTimeoutMs: settings.upstreamTimeoutMs, idleTimeoutMs: settings.upstreamIdleTimeoutMs };
   return settings.upstreamKind === 'ollama'
     ? createOllamaUpstream({ baseUrl: settings.upstream, ...timeouts })
@@ -127,11 +141,31 @@ function buildUpstream(settings: Settings): Upstream {
       });
 }
 
-function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
-  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger });
+async function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
+  const { createPipelineDeps } = await import('./pipeline/defaultDeps.ts');
+  return createPipelineDeps({ settings, upstream: await buildUpstream(settings), store, logger });
 }
 
 async function serveCommand(settings: Settings): Promise<number> {
+  const [
+    { serve },
+    { openAuditStore },
+    { createApp },
+    { auditRoutes },
+    { createInFlight },
+    { drainAndStop },
+    { createLogger },
+    { warnIfUpstreamDown },
+  ] = await Promise.all([
+    import('@hono/node-server'),
+    import('./audit/store.ts'),
+    import('./http/app.ts'),
+    import('./http/auditRoutes.ts'),
+    import('./http/inFlight.ts'),
+    import('./http/shutdown.ts'),
+    import('./shared/logger.ts'),
+    import('./cli/startupChecks.ts'),
+  ]);
   const logger = createLogger();
   const store = openAuditStore({ path: settings.db, logger });
   const pipeline = await buildPipelineDeps(settings, store, logger);
@@ -162,6 +196,23 @@ async function serveCommand(settings: Settings): Promise<number> {
         : `cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
     );
   });
+  // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
+  // tries one last write of the audit queue, and exits at once. Listened for before the
+  // ready line: a supervisor may stop the server as soon as it has read it.
+  const hurry = new AbortController();
+  const stopSignal = new Promise<string>((resolve) => {
+    let count = 0;
+    const onSignal = (name: string) => {
+      count += 1;
+      if (count === 1) resolve(name);
+      else if (count === 2) {
+        hurry.abort();
+        void forcedStop(name, inFlight, store, logger);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
   const { port } = server.address() as AddressInfo;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   out(
@@ -175,22 +226,7 @@ async function serveCommand(settings: Settings): Promise<number> {
   }
   void warnIfUpstreamDown(pipeline.upstream, err);
 
-  // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
-  // tries one last write of the audit queue, and exits at once.
-  const hurry = new AbortController();
-  const signal = await new Promise<string>((resolve) => {
-    let count = 0;
-    const onSignal = (name: string) => {
-      count += 1;
-      if (count === 1) resolve(name);
-      else if (count === 2) {
-        hurry.abort();
-        void forcedStop(name, inFlight, store, logger);
-      }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  const signal = await stopSignal;
   logger.info('server.stopping', { signal, inFlight: inFlight.size, graceMs: settings.shutdownGraceMs });
   clearInterval(retention);
   await drainAndStop({ server, inFlight, graceMs: settings.shutdownGraceMs, logger, hurry: hurry.signal });
@@ -204,6 +240,7 @@ async function serveCommand(settings: Settings): Promise<number> {
 const FORCED_STOP_MS = 1000;
 
 async function forcedStop(signal: string, inFlight: InFlight, store: AuditStoreFull, logger: Logger): Promise<never> {
+  const { endAll } = await import('./http/shutdown.ts');
   logger.warn('server.forced_stop', { signal, inFlight: inFlight.size });
   endAll(inFlight);
   const deadline = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,8 +1,8 @@
 // Splits argv into the command, the common options (the settings table) and
 // the command's own arguments, which each command parses itself.
 
+import { OPTION_SPECS } from '../config/optionSpecs.ts';
 import type { SettingKey } from '../config/options.ts';
-import { OPTION_SPECS } from '../config/options.ts';
 
 export const COMMANDS = ['serve', 'preview', 'redact', 'audit'] as const;
 export type CommandName = (typeof COMMANDS)[number];

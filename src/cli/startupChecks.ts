@@ -1,7 +1,7 @@
 // Checks that turn a confusing start into one clear line: a workspace that is
 // not a folder stops `serve` and `preview`; an upstream that does not answer
 // is a warning after the ready line (the server still starts: Ollama may come
-// up later); a closed output pipe (`ctxproxy audit export | head`) ends quietly.
+// up later).
 
 import { statSync } from 'node:fs';
 import { SettingsError } from '../config/loadSettings.ts';
@@ -40,12 +40,4 @@ export async function warnIfUpstreamDown(
     err(`ctxproxy: warning: ${message} Requests will fail until it answers.\n`);
     return false;
   }
-}
-
-/** A reader that went away (`| head`) ends the command quietly instead of crashing on EPIPE. */
-export function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void): void {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') exit(0);
-    else throw error;
-  });
 }

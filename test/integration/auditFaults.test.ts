@@ -13,17 +13,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type OpenAI from 'openai';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { loadSettings } from '../../src/config/loadSettings.ts';
 import { queryRaw } from '../audit/rawDatabase.ts';
+import { BIN } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeFullDisk, mountTmpfs, unmount } from '../support/fullDisk.ts';
 import { holdWriteLock } from '../support/lockHolder.ts';
 import { startProxy } from '../support/proxy.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/ctxproxy.js', import.meta.url));
 const MODEL = 'qwen2.5-coder:7b';
 
 let fake: FakeOllama;

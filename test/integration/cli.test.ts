@@ -6,12 +6,11 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
+import { BIN } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/ctxproxy.js', import.meta.url));
 const MODEL = 'qwen2.5-coder:7b';
 
 /** Environment without the developer's own ctxproxy or Ollama settings. */

@@ -3,10 +3,25 @@
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/ctxproxy.js', import.meta.url));
+/**
+ * The command under test: the sources through tsx, or with CTXPROXY_TEST_BUILD=dist
+ * (`npm run test:compiled`) the compiled package that `npm start` runs. The sources by
+ * default: a dist/ left from an older build would otherwise be what the tests check.
+ */
+export const BIN = chooseBin(process.env.CTXPROXY_TEST_BUILD);
+
+function chooseBin(build: string | undefined): string {
+  if (build !== 'dist') return fileURLToPath(new URL('../../bin/ctxproxy.sources.js', import.meta.url));
+  assert.ok(
+    existsSync(new URL('../../dist/main.js', import.meta.url)),
+    'CTXPROXY_TEST_BUILD=dist: run `npm run build` first',
+  );
+  return fileURLToPath(new URL('../../bin/ctxproxy.js', import.meta.url));
+}
 
 /** Environment without the developer's own ctxproxy or Ollama settings. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
