@@ -127,14 +127,20 @@ function buildUpstream(settings: Settings): Upstream {
       });
 }
 
-function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
-  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger });
+function buildPipelineDeps(
+  settings: Settings,
+  store: AuditStoreFull,
+  logger: Logger,
+  warmRedactor = false,
+): Promise<PipelineDeps> {
+  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger, warmRedactor });
 }
 
 async function serveCommand(settings: Settings): Promise<number> {
   const logger = createLogger();
   const store = openAuditStore({ path: settings.db, logger });
-  const pipeline = await buildPipelineDeps(settings, store, logger);
+  // A long-running server compiles the redaction rules after start, not in its first requests.
+  const pipeline = await buildPipelineDeps(settings, store, logger, true);
   const inFlight = createInFlight();
   const app = createApp({
     pipeline,

@@ -22,6 +22,8 @@ export interface PipelineDepsInput {
   upstream: Upstream;
   store: CalibratingStore;
   logger?: Logger | undefined;
+  /** Compile the redaction rules in the background after start (the server; see redact/warmRegexes.ts). */
+  warmRedactor?: boolean | undefined;
   /** Replaces any default part. */
   overrides?: Partial<PipelineDeps> | undefined;
 }
@@ -29,7 +31,7 @@ export interface PipelineDepsInput {
 export async function createPipelineDeps(input: PipelineDepsInput): Promise<PipelineDeps> {
   const { store, overrides = {} } = input;
   const logger = input.logger ?? silentLogger;
-  const redactor = overrides.redactor ?? (await createRedactor());
+  const redactor = overrides.redactor ?? (await createRedactor({ warm: input.warmRedactor }));
   return {
     upstream: input.upstream,
     store,
