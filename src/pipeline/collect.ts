@@ -1,6 +1,7 @@
 // Step 2: run the plan's sources in parallel, each under its own timeout. A
 // source that fails or times out is reported and skipped; the request goes on.
 
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from '../shared/ports.ts';
 import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
 
@@ -26,7 +27,7 @@ export async function collectContext(
   const wanted = plan.entries.map((entry) => entry.items);
   const chosen = sources.filter((source) => needed.has(source.name));
   const outcomes = await Promise.all(
-    chosen.map((source) => runOne(source, { ...input, wanted, mode: plan.mode }, options)),
+    chosen.map((source, index) => runOne(source, { ...input, wanted, mode: plan.mode }, options, index)),
   );
   const items = dedupeKeys(
     outcomes.flatMap((outcome) => outcome.items),
@@ -39,7 +40,11 @@ async function runOne(
   source: ContextSource,
   input: CollectInput,
   options: { now: () => number; signal: AbortSignal; logger: Logger },
+  index: number,
 ): Promise<{ items: ContextItem[]; report: SourceReport }> {
+  // Each source starts on its own turn of the event loop (the i-th after i + 1 turns): their synchronous
+  // parts (parsing mentions and traces of a large paste) would otherwise run back to back, one block.
+  for (let turn = 0; turn <= index; turn++) await setImmediate();
   const started = options.now();
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal.reason);
