@@ -131,9 +131,9 @@ function buildPipelineDeps(
   settings: Settings,
   store: AuditStoreFull,
   logger: Logger,
-  warmRedactor = false,
+  warm = false,
 ): Promise<PipelineDeps> {
-  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger, warmRedactor });
+  return createPipelineDeps({ settings, upstream: buildUpstream(settings), store, logger, warm });
 }
 
 async function serveCommand(settings: Settings): Promise<number> {

@@ -157,7 +157,7 @@ try {
     upstreamUrl: fake.url,
     workspace,
     settings: { mode: 'auto' },
-    warmRedactor: true,
+    warm: true,
   });
   await (inProcess.deps.redactor as { warmedUp?: Promise<void> }).warmedUp;
   try {

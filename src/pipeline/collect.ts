@@ -22,12 +22,16 @@ export async function collectContext(
   input: Omit<CollectInput, 'wanted' | 'mode'>,
   options: { logger: Logger; now: () => number; signal: AbortSignal },
 ): Promise<CollectResult> {
+  // The sources start on a turn of the event loop of their own, not in the one that chose the mode
+  // (which parsed the message too). They start together: they share one parse of its mentions
+  // (Workspace.named keeps it until the current task ends).
+  await setImmediate();
   const started = options.now();
   const needed = sourcesForPlan(plan);
   const wanted = plan.entries.map((entry) => entry.items);
   const chosen = sources.filter((source) => needed.has(source.name));
   const outcomes = await Promise.all(
-    chosen.map((source, index) => runOne(source, { ...input, wanted, mode: plan.mode }, options, index)),
+    chosen.map((source) => runOne(source, { ...input, wanted, mode: plan.mode }, options)),
   );
   const items = dedupeKeys(
     outcomes.flatMap((outcome) => outcome.items),
@@ -40,11 +44,7 @@ async function runOne(
   source: ContextSource,
   input: CollectInput,
   options: { now: () => number; signal: AbortSignal; logger: Logger },
-  index: number,
 ): Promise<{ items: ContextItem[]; report: SourceReport }> {
-  // Each source starts on its own turn of the event loop (the i-th after i + 1 turns): their synchronous
-  // parts (parsing mentions and traces of a large paste) would otherwise run back to back, one block.
-  for (let turn = 0; turn <= index; turn++) await setImmediate();
   const started = options.now();
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal.reason);
