@@ -141,9 +141,14 @@ async function buildUpstream(settings: Settings): Promise<Upstream> {
       });
 }
 
-async function buildPipelineDeps(settings: Settings, store: AuditStoreFull, logger: Logger): Promise<PipelineDeps> {
+async function buildPipelineDeps(
+  settings: Settings,
+  store: AuditStoreFull,
+  logger: Logger,
+  warm = false,
+): Promise<PipelineDeps> {
   const { createPipelineDeps } = await import('./pipeline/defaultDeps.ts');
-  return createPipelineDeps({ settings, upstream: await buildUpstream(settings), store, logger });
+  return createPipelineDeps({ settings, upstream: await buildUpstream(settings), store, logger, warm });
 }
 
 async function serveCommand(settings: Settings): Promise<number> {
@@ -168,7 +173,8 @@ async function serveCommand(settings: Settings): Promise<number> {
   ]);
   const logger = createLogger();
   const store = openAuditStore({ path: settings.db, logger });
-  const pipeline = await buildPipelineDeps(settings, store, logger);
+  // A long-running server compiles the redaction rules after start, not in its first requests.
+  const pipeline = await buildPipelineDeps(settings, store, logger, true);
   const inFlight = createInFlight();
   const app = createApp({
     pipeline,

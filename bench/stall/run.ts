@@ -24,7 +24,7 @@ interface Answer {
   ms: number;
 }
 
-function request(url: string, body?: string, headers: Record<string, string> = {}, timeoutMs = GIVE_UP_MS) {
+function request(url: string, body?: string | Buffer, headers: Record<string, string> = {}, timeoutMs = GIVE_UP_MS) {
   return new Promise<Answer>((resolve) => {
     const started = performance.now();
     const done = (status: number) => resolve({ status, ms: performance.now() - started });
@@ -107,6 +107,9 @@ function buildWorkspace(): string {
 const workspace = buildWorkspace();
 const fake = await startFakeUpstream();
 const proxy = await startCtxproxy(fake.url, ['--workspace', workspace, '--mode', 'auto']);
+// The server compiles its redaction rules in the background after start (about a second here); the
+// baseline below is not measured while it does.
+await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_SETTLE_MS ?? 3000)));
 
 try {
   // Warm-up: load the redactor, the tokenizer and the git memo.
@@ -149,10 +152,18 @@ try {
   process.stdout.write(
     '\nin-process app, longest event-loop block while the hostile request ran (monitorEventLoopDelay):\n',
   );
-  const inProcess = await startProxy({ upstreamUrl: fake.url, workspace, settings: { mode: 'auto' } });
+  // Warmed like the server (its regexes compiled after start), and measured only once that is done.
+  const inProcess = await startProxy({
+    upstreamUrl: fake.url,
+    workspace,
+    settings: { mode: 'auto' },
+    warm: true,
+  });
+  await (inProcess.deps.redactor as { warmedUp?: Promise<void> }).warmedUp;
   try {
     for (const shape of shapes) {
-      const body = shape.body();
+      // Encoded before the measurement: turning a 10 MB string into bytes is the client's work, not the proxy's.
+      const body = Buffer.from(shape.body());
       const histogram = monitorEventLoopDelay({ resolution: 5 });
       histogram.enable();
       const answer = await request(`${inProcess.url}/v1/chat/completions`, body, shape.headers ?? {});

@@ -43,5 +43,6 @@ export {
   type TokenCounter,
   type TokenCounterOptions,
   type TokenCounterStats,
+  warmTokenizer,
 } from './tokenCounter.ts';
 export { isErrorLine, isFailingFrameLine, type TrimResult, trimItem } from './trim.ts';

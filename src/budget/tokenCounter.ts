@@ -90,6 +90,18 @@ export function estimateCl100k(text: string): number {
   return boundedCount(text, exactCl100k);
 }
 
+/**
+ * Counts a few texts so that V8 compiles the tokenizer's Unicode regexes now:
+ * the first count of a text with a character above U+00FF (a `…` in a capped
+ * diff, any accent beyond Latin-1) compiles their two-byte code, ~190 ms on
+ * this machine, inside whichever request has it first. One-byte, two-byte and
+ * a long run (the chunking regex).
+ */
+export function warmTokenizer(): void {
+  for (const text of ['warm up', 'warm … up', `${'w'.repeat(LONG_RUN_WARM)} …`]) estimateCl100k(text);
+}
+const LONG_RUN_WARM = 200;
+
 interface SharedState {
   estimate: (text: string) => number;
   /** Whether `estimate` gives an estimate (not the exact count) for a text. */

@@ -1,6 +1,7 @@
 // Step 2: run the plan's sources in parallel, each under its own timeout. A
 // source that fails or times out is reported and skipped; the request goes on.
 
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from '../shared/ports.ts';
 import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
 
@@ -21,6 +22,10 @@ export async function collectContext(
   input: Omit<CollectInput, 'wanted' | 'mode'>,
   options: { logger: Logger; now: () => number; signal: AbortSignal },
 ): Promise<CollectResult> {
+  // The sources start on a turn of the event loop of their own, not in the one that chose the mode
+  // (which parsed the message too). They start together: they share one parse of its mentions
+  // (Workspace.named keeps it until the current task ends).
+  await setImmediate();
   const started = options.now();
   const needed = sourcesForPlan(plan);
   const wanted = plan.entries.map((entry) => entry.items);

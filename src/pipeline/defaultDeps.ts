@@ -2,7 +2,7 @@
 // depends on the settings (upstream, store), tests pass their fixtures.
 
 import { randomUUID } from 'node:crypto';
-import { type Calibration, createTokenCounter } from '../budget/index.ts';
+import { type Calibration, createTokenCounter, warmTokenizer } from '../budget/index.ts';
 import { loadPlans } from '../config/plans.ts';
 import { createRedactor } from '../redact/createRedactor.ts';
 import { silentLogger } from '../shared/logger.ts';
@@ -22,6 +22,11 @@ export interface PipelineDepsInput {
   upstream: Upstream;
   store: CalibratingStore;
   logger?: Logger | undefined;
+  /**
+   * Compile the redaction rules and the tokenizer's regexes in the background after start (the server),
+   * so that no request pays for their first use (redact/warmRegexes.ts, budget warmTokenizer).
+   */
+  warm?: boolean | undefined;
   /** Replaces any default part. */
   overrides?: Partial<PipelineDeps> | undefined;
 }
@@ -29,7 +34,8 @@ export interface PipelineDepsInput {
 export async function createPipelineDeps(input: PipelineDepsInput): Promise<PipelineDeps> {
   const { store, overrides = {} } = input;
   const logger = input.logger ?? silentLogger;
-  const redactor = overrides.redactor ?? (await createRedactor());
+  const redactor = overrides.redactor ?? (await createRedactor({ warm: input.warm }));
+  if (input.warm) setTimeout(warmTokenizer, 0);
   return {
     upstream: input.upstream,
     store,

@@ -18,7 +18,7 @@ import type {
 } from '../shared/types.ts';
 import { collectContext } from './collect.ts';
 import { locateParts } from './contextParts.ts';
-import { findState, historyKeys, keysAfterReply, newConversationId } from './conversations.ts';
+import { findState, historyKeysInSlices, keysAfterReply, newConversationId } from './conversations.ts';
 import { planTurn } from './planTurn.ts';
 import { redactItems, redactMessages } from './redactStage.ts';
 import type { PipelineDeps, PipelineInput } from './runPipeline.ts';
@@ -75,7 +75,7 @@ export async function prepareContext(
   for (const [rule, n] of Object.entries(redacted.counts)) counts[rule] = (counts[rule] ?? 0) + n;
 
   // The conversation is found by the client's history as sent (see conversations.ts).
-  const keys = historyKeys(workspace, input.request.messages as ChatMessage[]);
+  const keys = await historyKeysInSlices(workspace, input.request.messages as ChatMessage[]);
   const ratio = deps.calibration?.get(selection.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter

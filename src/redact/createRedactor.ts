@@ -14,6 +14,7 @@ import { exampleFailures } from './ruleExamples.ts';
 import { scanPlan } from './scanPlan.ts';
 import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
 import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
+import { warmRegexes } from './warmRegexes.ts';
 
 export interface RedactorOptions {
   /** Directory of redaction rule files; default `rules/redaction/` of this package. */
@@ -32,6 +33,12 @@ export interface RedactorOptions {
    * start-up the examples are only shape-checked (ruleExamples.ts, README).
    */
   checkExamples?: boolean | undefined;
+  /**
+   * Compile every rule's regexes in the background after creation, one per
+   * turn of the event loop (warmRegexes.ts), so that no request pays for a
+   * first use. Default false (tests and one-shot commands); the server sets it.
+   */
+  warm?: boolean | undefined;
   deps?:
     | {
         /** Milliseconds clock used for the deadline. */
@@ -49,7 +56,10 @@ export { RuleLoadError } from './loadRules.ts';
 export { RedactionTimeoutError } from './scanRules.ts';
 
 /** Async so that callers need not change if loading ever does real async I/O; rules are read at boot. */
-export async function createRedactor(options: RedactorOptions = {}): Promise<Redactor> {
+/** A redactor; `warmedUp` settles when its regexes are compiled (at once when not warming). */
+export type WarmRedactor = Redactor & { warmedUp: Promise<void> };
+
+export async function createRedactor(options: RedactorOptions = {}): Promise<WarmRedactor> {
   const fs = options.deps?.fs ?? realRuleFs;
   const now = options.deps?.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -124,7 +134,12 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<Red
     return { text: applyMasks(text, findings, placeholderFor), findings };
   }
 
+  const warmedUp = options.warm
+    ? warmRegexes(rules.flatMap((rule) => [rule.regex, rule.sticky, rule.indices]))
+    : Promise.resolve();
+
   return {
+    warmedUp,
     async redact(text, redactOptions) {
       const path = redactOptions?.path;
       const key = text.length > WHOLE_SCAN_MAX ? await cache.keyInSlices(text, path) : cache.key(text, path);

@@ -8,16 +8,24 @@ export interface Capped {
 /** Keeps whole lines from the top while they fit in `maxChars`, then a tail line naming the command for the rest. */
 export function capHead(text: string, maxChars: number, command: string): Capped {
   if (text.length <= maxChars) return { text, truncated: false };
-  const lines = text.split('\n');
-  const kept: string[] = [];
+  // Walked with indexOf rather than split: a diff of a million short lines would be a million strings.
+  let keptEnd = 0;
   let size = 0;
-  for (const line of lines) {
-    if (size + line.length + 1 > maxChars) break;
-    kept.push(line);
-    size += line.length + 1;
+  let from = 0;
+  for (;;) {
+    const newline = text.indexOf('\n', from);
+    const lineEnd = newline === -1 ? text.length : newline;
+    if (size + (lineEnd - from) + 1 > maxChars) break;
+    size += lineEnd - from + 1;
+    keptEnd = lineEnd;
+    if (newline === -1) break; // not reached: the whole text is longer than maxChars
+    from = newline + 1;
   }
-  const more = lines.length - kept.length;
-  return { text: `${kept.join('\n')}\n… ${more} more lines; run \`${command}\` to see all`, truncated: true };
+  // The loop ends at the first line that does not fit (the whole text does not): the lines not kept are
+  // that one, starting at `from`, and one more after each line break past it (as split would count them).
+  let more = 1;
+  for (let at = text.indexOf('\n', from); at !== -1; at = text.indexOf('\n', at + 1)) more++;
+  return { text: `${text.slice(0, keptEnd)}\n… ${more} more lines; run \`${command}\` to see all`, truncated: true };
 }
 
 /** Keeps the first `maxLines` lines (code: the head matters). */

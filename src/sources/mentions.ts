@@ -11,6 +11,8 @@ const MAX_CANDIDATES = 200;
 /** Well-known files without an extension that users name bare. */
 const BARE_NAMES =
   /^(Makefile|Dockerfile|Containerfile|Justfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile|LICENSE|CODEOWNERS)$/;
+/** A bare name anywhere in a raw token: the token (a part of it) can only be one if this matches. */
+const BARE_NAME_INSIDE = new RegExp(BARE_NAMES.source.slice(1, -1));
 
 export function messageText(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
@@ -31,6 +33,8 @@ export function userText(messages: readonly ChatMessage[]): string {
 
 /** Splits markdown into prose and the bodies of fenced code blocks. */
 export function splitFences(text: string): { prose: string; code: string } {
+  // No fence marker anywhere: every line is prose (the common case, and a large paste's).
+  if (!text.includes('```') && !text.includes('~~~')) return { prose: text, code: '' };
   const prose: string[] = [];
   const code: string[] = [];
   let fence: string | undefined;
@@ -49,6 +53,10 @@ export function splitFences(text: string): { prose: string; code: string } {
 export function pathCandidates(text: string): string[] {
   const seen = new Set<string>();
   for (const raw of text.split(/[\s"'`()<>[\]{},;|=]+/)) {
+    // Cheap checks first (a large paste has many tokens): a token is shorter than its raw text, and
+    // without a `/` or `.` it can only be a bare name.
+    if (raw.length < 2) continue;
+    if (!raw.includes('/') && !raw.includes('.') && !BARE_NAME_INSIDE.test(raw)) continue;
     if (raw.includes('://')) continue;
     let token = raw.replace(/^@/, '').replace(/^file:/, '');
     token = token.replace(/(?::\d+)+:?$/, '').replace(/[.:!?]+$/, '');

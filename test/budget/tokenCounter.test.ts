@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTokenCounter } from '../../src/budget/index.ts';
+import { createTokenCounter, estimateCl100k, warmTokenizer } from '../../src/budget/index.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 import { words } from './helpers.ts';
 
@@ -80,5 +80,15 @@ describe('createTokenCounter', () => {
     counter.count(texts[1]!);
     assert.equal(calls, 4, 'b was evicted');
     assert.equal(counter.stats().entries, 2);
+  });
+});
+
+describe('warmTokenizer', () => {
+  it('compiles ahead and changes no count (one-byte, two-byte, long runs)', () => {
+    const texts = ['plain words here', 'naïve café … “quoted” 𝒳', `${'z'.repeat(300)} …`];
+    const before = texts.map(estimateCl100k);
+    warmTokenizer();
+    assert.deepEqual(texts.map(estimateCl100k), before);
+    assert.ok(before.every((n) => n > 0));
   });
 });

@@ -5,6 +5,7 @@ import {
   type ConversationState,
   findState,
   historyKeys,
+  historyKeysInSlices,
   keysAfterReply,
 } from '../../src/pipeline/conversations.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
@@ -24,6 +25,22 @@ const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
 describe('conversation keys', () => {
+  test('keys hashed in slices equal the keys hashed whole, for large texts cut anywhere', async () => {
+    // A surrogate pair straddles the 1 Mi slice boundary; quotes, breaks and control characters need escaping.
+    const big = `${'a'.repeat((1 << 20) - 1)}😀"\\\n\u0001${'é'.repeat(1 << 20)}`;
+    const messages: ChatMessage[] = [
+      user(big),
+      {
+        role: 'assistant',
+        content: big,
+        tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+      },
+      { role: 'user', content: [{ type: 'text', text: big }] },
+      ...Array.from({ length: 5000 }, (_, i) => (i % 2 === 0 ? user(`q ${i}`) : assistant(`a ${i}`))),
+    ];
+    assert.deepEqual(await historyKeysInSlices('/w', messages), historyKeys('/w', messages));
+  });
+
   test('each key extends the previous one; the workspace is part of every key', () => {
     const a = historyKeys('/w', [user('hi'), assistant('yo'), user('next')]);
     const b = historyKeys('/w', [user('hi'), assistant('yo'), user('other')]);

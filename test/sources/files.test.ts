@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createFilesSource, keepsTail } from '../../src/sources/files.ts';
 import { NEVER_READ_REASON } from '../../src/sources/guard.ts';
-import { pathCandidates } from '../../src/sources/mentions.ts';
+import { pathCandidates, splitFences } from '../../src/sources/mentions.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempDir, type TempRepo } from '../support/gitRepo.ts';
 import { input, signal, testDeps } from './input.ts';
@@ -133,5 +133,19 @@ describe('pathCandidates', () => {
       './b/c.py',
       'README.md',
     ]);
+  });
+
+  test('bare names with a mention sign, a line number or punctuation around them', () => {
+    assert.deepEqual(pathCandidates('run @Makefile:12: then Dockerfile! and file:LICENSE, not Make or x'), [
+      'Makefile',
+      'Dockerfile',
+      'LICENSE',
+    ]);
+  });
+
+  test('a text without fences is all prose, as it was', () => {
+    const text = 'a\n  b ``\n~~ c\n\n';
+    assert.deepEqual(splitFences(text), { prose: text, code: '' });
+    assert.deepEqual(splitFences('see\n```ts\nx.ts\n```\nafter'), { prose: 'see\nafter', code: 'x.ts' });
   });
 });

@@ -34,6 +34,8 @@ export interface ProxyOptions {
   allowedOrigins?: string[];
   /** Where the server logs; silent when absent. */
   logger?: Logger;
+  /** Compile the redaction and tokenizer regexes in the background, as the server does (off: saves CPU in tests). */
+  warm?: boolean;
   /** More audit store options (a driver wrapper, a queue limit). */
   auditOptions?: Omit<AuditStoreOptions, 'path'>;
 }
@@ -69,6 +71,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       ...options.settings,
     },
     overrides: options.sources ? { sources: options.sources } : {},
+    warm: options.warm,
   });
   const app = createApp({
     pipeline: deps,
