@@ -8,6 +8,7 @@ import { githubToken, seededRng } from '../redact/secretGen.ts';
 import { chatTurn, withReply } from '../support/chatTurns.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { writeObserved } from '../support/observedWrite.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
@@ -45,7 +46,7 @@ describe('changed lines in git-aware', () => {
     assert.match(wire1, /seeds the rates table/, 'and its head is shown');
     assert.doesNotMatch(wire1, new RegExp(token), 'the planted token is masked');
 
-    repo.write('src/rates.js', 'export const rate = 0.15;\nexport const currency = "USD";\n');
+    await writeObserved(repo, 'src/rates.js', 'export const rate = 0.15;\nexport const currency = "USD";\n');
     const t2 = await chatTurn(proxy, client, fake, withReply(first, t1.reply, 'And now?'), {
       model: MODEL,
       mode: 'git-aware',

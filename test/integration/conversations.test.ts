@@ -11,6 +11,7 @@ import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { chatTurn, type TurnOptions, type WireMessage, withReply } from '../support/chatTurns.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { writeObserved } from '../support/observedWrite.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
@@ -41,11 +42,11 @@ after(async () => {
   repo.cleanup();
 });
 
-/** A new untracked file: git status changes, so the next turn has something new to carry. */
-function editWorkspace(): string {
+/** A new untracked file: git status changes, so the next turn has something new to carry (see observedWrite.ts). */
+async function editWorkspace(): Promise<string> {
   edits += 1;
   const name = `src/edit${edits}.js`;
-  repo.write(name, `export const edit = ${edits};\n`);
+  await writeObserved(repo, name, `export const edit = ${edits};\n`);
   return name;
 }
 
@@ -69,7 +70,7 @@ describe('mode off inside a conversation', () => {
     let history: ChatMessage[] = [{ role: 'user', content: 'What is this project?' }];
     const t1 = await turn(history);
     assert.match(JSON.stringify(t1.received), new RegExp(MARKER), 'turn 1 in auto carries the instructions');
-    editWorkspace();
+    await editWorkspace();
 
     // The header.
     history = withReply(history, t1.reply, 'And in plain words?');
@@ -93,7 +94,7 @@ describe('mode off inside a conversation', () => {
       ],
     );
     assert.equal(t3.snapshot.conversationId, t1.snapshot.conversationId);
-    editWorkspace();
+    await editWorkspace();
 
     // The model-name suffix, streamed.
     history = withReply(history, t3.reply, 'Short answer please.');
@@ -108,7 +109,7 @@ describe('mode off inside a conversation', () => {
       [...history.slice(0, -1), { role: 'user', content: 'what did I change?' }],
       '/mode off line',
     );
-    editWorkspace();
+    await editWorkspace();
     history = withReply(history, t5.reply, '/mode off\nand now?');
     const t6 = await turn(history);
     assertOnlyClientMessages(
@@ -155,7 +156,7 @@ describe('which conversation a request continues', () => {
   test('two chats that open with "hi" do not share blocks or updates', async () => {
     fake.reply(MODEL, { content: 'Hi from A' });
     const a1 = await turn([{ role: 'user', content: 'hi' }]);
-    const added = editWorkspace();
+    const added = await editWorkspace();
     fake.reply(MODEL, { content: 'Hi from B' });
     const b1 = await turn([{ role: 'user', content: 'hi' }]);
     const blockA = a1.snapshot.contextBlock ?? '';
@@ -193,7 +194,7 @@ describe('which conversation a request continues', () => {
     const first: ChatMessage[] = [{ role: 'user', content: 'Explain src/app.js' }];
     const t1 = await turn(first);
     const t2 = await turn(withReply(first, t1.reply, 'and its tests?'));
-    const added = editWorkspace();
+    const added = await editWorkspace();
 
     const edited = withReply([{ role: 'user', content: 'Explain src/app.js, briefly' }], t1.reply, 'and its tests?');
     const e = await turn(edited);
@@ -252,7 +253,7 @@ describe('a tool loop', () => {
     const turn1 = fake.chats.at(-1)?.body.messages as WireMessage[];
     const call = first.choices[0]?.message.tool_calls?.[0];
     assert.ok(call && call.type === 'function');
-    editWorkspace();
+    await editWorkspace();
 
     fake.reply(MODEL, {});
     await client.chat.completions.create({
