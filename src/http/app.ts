@@ -2,27 +2,25 @@
 // OpenAI's error body. Thin: the work happens in the pipeline.
 
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
-import { type RequestIdVariables, requestId } from 'hono/request-id';
+import { requestId } from 'hono/request-id';
 import { type PipelineDeps, recordRejectedRequest, runPipeline } from '../pipeline/runPipeline.ts';
-import { chatRequestSchema, describeIssues } from '../shared/chatRequest.ts';
+import { chatRequestSchema } from '../shared/chatRequest.ts';
 import { errorFields } from '../shared/errorFields.ts';
-import { BadRequestError, NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
+import { NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
-import { type AccessGuardVariables, createAccessGuard } from './accessGuard.ts';
-import { AUDIT_FORM_PATHS, snapshotPagePath } from './auditRoutes.ts';
+import { createAccessGuard } from './accessGuard.ts';
+import { AUDIT_FORM_PATHS } from './auditRoutes.ts';
 import { completionsRoutes } from './completionsRoute.ts';
 import { embeddingsRoutes } from './embeddingsRoute.ts';
 import { hasBearer, requireBearer } from './guards.ts';
 import { homeRoutes } from './homeRoute.tsx';
 import type { InFlight } from './inFlight.ts';
 import { modelsRoutes } from './modelsRoute.ts';
-import { nodeResponseOf, writeSse } from './nodeSse.ts';
-import { aggregateCompletion, newCompletionIdentity, sseChunks, sseStream } from './openaiResponse.ts';
-import { readJsonBody } from './readJsonBody.ts';
+import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiResponse.ts';
 import { responsesRoutes } from './responsesRoute.ts';
+import { ctxHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
 
 export interface AppDeps {
   pipeline: PipelineDeps;
@@ -43,20 +41,11 @@ export interface AppDeps {
   allowedOrigins?: readonly string[] | undefined;
 }
 
-type Env = { Variables: RequestIdVariables & AccessGuardVariables };
-
 /** Requests to these are audited even when turned away before the pipeline ran. */
 const AUDITED_POSTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions']);
 
-const SSE_HEADERS = {
-  'Content-Type': 'text/event-stream; charset=utf-8',
-  'Cache-Control': 'no-cache',
-  Connection: 'keep-alive',
-  'X-Accel-Buffering': 'no',
-};
-
-export function createApp(deps: AppDeps): Hono<Env> {
-  const app = new Hono<Env>();
+export function createApp(deps: AppDeps): Hono<RouteEnv> {
+  const app = new Hono<RouteEnv>();
   const { upstream } = deps.pipeline;
   const remoteAddress = deps.remoteAddress ?? ((c: Context) => getConnInfo(c).remote.address);
 
@@ -108,43 +97,27 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.post('/v1/chat/completions', async (c) => {
-    const userAgent = c.req.header('user-agent');
-    const json = await readJsonBody(c.req.raw, deps.maxBodyBytes, nodeRequestOf(c));
-    const parsed = chatRequestSchema.safeParse(json);
-    if (!parsed.success)
-      throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
-    const request = parsed.data;
-
+    const request = await readBody(c, deps.maxBodyBytes, chatRequestSchema);
     const result = await runPipeline(
       {
         request,
-        headers: { mode: c.req.header('x-ctx-mode'), workspace: c.req.header('x-ctx-workspace'), userAgent },
+        headers: {
+          mode: c.req.header('x-ctx-mode'),
+          workspace: c.req.header('x-ctx-workspace'),
+          userAgent: c.req.header('user-agent'),
+        },
         requestId: c.get('requestId'),
-        signal: deps.inFlight?.signalOf(c.req.raw) ?? c.req.raw.signal,
+        signal: requestSignal(c, deps.inFlight),
       },
       deps.pipeline,
     );
-    const ctxHeaders: Record<string, string> = {
-      'X-Ctx-Snapshot-Id': result.snapshotId,
-      Link: `<${snapshotPagePath(result.snapshotId)}>; rel="describedby"`,
-      'X-Ctx-Mode': result.modeUsed,
-    };
-    if (result.warnings.length > 0) ctxHeaders['X-Ctx-Warning'] = headerSafe(result.warnings.join('; '));
-
+    const headers = ctxHeaders(result.snapshotId, result.modeUsed, result.warnings);
     const identity = newCompletionIdentity(request.model, deps.pipeline.now());
-    if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity), 200, ctxHeaders);
-
+    if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity), 200, headers);
     const chunks = sseChunks(result.events, identity, {
       includeUsage: request.stream_options?.include_usage === true,
     });
-    const outgoing = nodeResponseOf(c);
-    if (!outgoing) return c.body(sseStream(chunks), 200, { ...ctxHeaders, ...SSE_HEADERS });
-    // Node's response bypasses Hono's, so the headers middleware set (the request id) are named here.
-    // Never read c.res on this path: Hono would then rebuild the returned RESPONSE_ALREADY_SENT into a
-    // new Response, and @hono/node-server (2.1.9) would write a second head for it.
-    const headers = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...ctxHeaders, ...SSE_HEADERS };
-    await writeSse(outgoing, headers, chunks);
-    return RESPONSE_ALREADY_SENT;
+    return replySse(c, headers, chunks);
   });
 
   // Issue 17's endpoints, each in its own file.
@@ -181,17 +154,4 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   return app;
-}
-
-/** Node's own request stream, when @hono/node-server runs the app (it passes it as `env.incoming`). */
-function nodeRequestOf(c: Context): AsyncIterable<Uint8Array> | undefined {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  return incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming
-    ? (incoming as AsyncIterable<Uint8Array>)
-    : undefined;
-}
-
-/** Header values must be one line of visible ASCII. */
-function headerSafe(value: string): string {
-  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
 }

@@ -61,7 +61,9 @@ export async function replySse(
 ): Promise<Response> {
   const outgoing = nodeResponseOf(c);
   if (!outgoing) return c.body(sseStream(chunks), 200, { ...headers, ...SSE_HEADERS });
-  // Never read c.res on this path (see the chat route in app.ts).
+  // Node's response bypasses Hono's, so the headers middleware set (the request id, CORS) are named here.
+  // Never read c.res on this path: Hono would then rebuild the returned RESPONSE_ALREADY_SENT into a
+  // new Response, and @hono/node-server (2.1.9) would write a second head for it.
   const all = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...headers, ...SSE_HEADERS };
   await writeSse(outgoing, all, chunks);
   return RESPONSE_ALREADY_SENT;

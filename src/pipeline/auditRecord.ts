@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { ProxyError } from '../shared/errors.ts';
 import type { Snapshot } from '../shared/types.ts';
+import { closeSnapshot } from './auditTrail.ts';
 import type { PipelineDeps } from './runPipeline.ts';
-import { storedErrorMessage, storedHeaders, storedText } from './storedText.ts';
+import { storedHeaders, storedText } from './storedText.ts';
 
 type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
 
@@ -53,29 +54,7 @@ export async function closeDirectSnapshot(
   outcome: Snapshot['outcome'],
   failure?: ProxyError,
 ): Promise<void> {
-  snapshot.outcome = outcome;
-  snapshot.timings.totalMs = deps.now() - snapshot.createdAt;
-  if (failure) {
-    // Messages can quote the request (a model name): stored redacted and capped, as for chat.
-    const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
-    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };
-    failure.snapshotId = snapshot.id;
-  }
-  try {
-    deps.store.save(snapshot);
-  } catch (error) {
-    deps.logger.error('audit.save_failed', { id: snapshot.id, error: (error as Error)?.name });
-  }
-  deps.logger.info('request.done', {
-    id: snapshot.id,
-    requestId: snapshot.requestId,
-    mode: 'off',
-    outcome,
-    status: failure?.status,
-    ms: snapshot.timings.totalMs,
-    promptTokens: snapshot.usage?.promptTokens,
-    completionTokens: snapshot.usage?.completionTokens,
-  });
+  await closeSnapshot(snapshot, deps, snapshot.createdAt, outcome, failure);
 }
 
 /** A short content hash for the audit: enough to match two requests, never the text. */

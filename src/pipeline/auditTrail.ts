@@ -5,9 +5,10 @@
 // warning, or, under --require-audit, the request is refused before anything
 // is sent.
 
-import { AuditUnavailableError } from '../shared/errors.ts';
+import { AuditUnavailableError, type ProxyError } from '../shared/errors.ts';
 import type { AuditStore, AuditWrite, Logger } from '../shared/ports.ts';
-import type { Snapshot } from '../shared/types.ts';
+import type { Redactor, Snapshot } from '../shared/types.ts';
+import { storedErrorMessage } from './storedText.ts';
 
 interface AuditTrailDeps {
   store: AuditStore;
@@ -43,4 +44,39 @@ export async function recordInFlight(snapshot: Snapshot, deps: AuditTrailDeps, s
   if (result.written) return;
   if (deps.settings.requireAudit) throw new AuditUnavailableError(result.reason);
   snapshot.warnings.push(`audit log not written (${result.reason})`);
+}
+
+/**
+ * Completes a request's snapshot (outcome, total time, the error redacted and capped: a message can
+ * quote the request) and hands it to the store, which never throws on the request's path.
+ */
+export async function closeSnapshot(
+  snapshot: Snapshot,
+  deps: AuditTrailDeps & { redactor: Redactor },
+  started: number,
+  outcome: Snapshot['outcome'],
+  failure?: ProxyError,
+): Promise<void> {
+  snapshot.outcome = outcome;
+  snapshot.timings.totalMs = deps.now() - started;
+  if (failure) {
+    const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
+    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };
+    failure.snapshotId = snapshot.id;
+  }
+  try {
+    deps.store.save(snapshot);
+  } catch (error) {
+    deps.logger.error('audit.save_failed', { id: snapshot.id, error: (error as Error)?.name });
+  }
+  deps.logger.info('request.done', {
+    id: snapshot.id,
+    requestId: snapshot.requestId,
+    mode: snapshot.modeUsed,
+    outcome,
+    status: failure?.status,
+    ms: snapshot.timings.totalMs,
+    promptTokens: snapshot.usage?.promptTokens,
+    completionTokens: snapshot.usage?.completionTokens,
+  });
 }

@@ -8,12 +8,12 @@ import type { ChatRequest } from '../shared/chatRequest.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
-import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
+import { closeSnapshot, recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { cleanRequest, fieldWarnings, upstreamParams } from './cleanRequest.ts';
 import type { ConversationCache } from './conversations.ts';
 import { storedMessages } from './images.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
-import { storedErrorMessage, storedHeaders, storedText } from './storedText.ts';
+import { storedHeaders, storedText } from './storedText.ts';
 
 export interface PipelineSettings {
   workspace: string;
@@ -120,7 +120,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     const failure = toProxyError(error);
     if (snapshot.model === '')
       snapshot.model = (await storedText(input.request.model, 200, deps.redactor, counts)) ?? '';
-    await finishSnapshot(snapshot, deps, started, input.signal.aborted ? 'aborted' : 'error', failure);
+    await closeSnapshot(snapshot, deps, started, input.signal.aborted ? 'aborted' : 'error', failure);
     throw failure;
   }
 }
@@ -176,7 +176,7 @@ async function* trackAnswer(events: AsyncIterable<UpstreamEvent>, t: Tracking): 
       deps.logger.error('pipeline.after_answer_failed', { id: snapshot.id, error: (error as Error)?.name });
     }
     if (outcome === 'ok') t.prepared.remember?.(reply);
-    await finishSnapshot(snapshot, deps, t.started, outcome, failure);
+    await closeSnapshot(snapshot, deps, t.started, outcome, failure);
   }
 }
 
@@ -196,38 +196,6 @@ function afterAnswer(t: Tracking): void {
     t.snapshot.warnings.push(warning);
     t.deps.logger.warn('upstream.suspected_truncation', { model: t.prepared.model, estimated, actual });
   }
-}
-
-async function finishSnapshot(
-  snapshot: Snapshot,
-  deps: AuditDeps,
-  started: number,
-  outcome: Snapshot['outcome'],
-  failure?: ProxyError,
-): Promise<void> {
-  snapshot.outcome = outcome;
-  snapshot.timings.totalMs = deps.now() - started;
-  if (failure) {
-    // Messages can quote the request (a bad mode, a JSON parse error): stored redacted and capped.
-    const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
-    snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };
-    failure.snapshotId = snapshot.id;
-  }
-  try {
-    deps.store.save(snapshot);
-  } catch (error) {
-    deps.logger.error('audit.save_failed', { id: snapshot.id, error: (error as Error)?.name });
-  }
-  deps.logger.info('request.done', {
-    id: snapshot.id,
-    requestId: snapshot.requestId,
-    mode: snapshot.modeUsed,
-    outcome,
-    status: failure?.status,
-    ms: snapshot.timings.totalMs,
-    promptTokens: snapshot.usage?.promptTokens,
-    completionTokens: snapshot.usage?.completionTokens,
-  });
 }
 
 type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
@@ -268,5 +236,5 @@ export async function recordRejectedRequest(
   const started = deps.now();
   const snapshot = emptySnapshot({ requestId: '', model: '', stream: false }, deps, started);
   Object.assign(snapshot, await storedHeaders(details, deps.redactor, snapshot.redactions));
-  await finishSnapshot(snapshot, deps, started, 'error', details.error);
+  await closeSnapshot(snapshot, deps, started, 'error', details.error);
 }
