@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { OPTION_SPECS, type SettingKey, type Settings, settingsSchema } from './options.ts';
+import { OPTION_SPECS } from './optionSpecs.ts';
+import { type SettingKey, type Settings, settingsSchema } from './options.ts';
 
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';

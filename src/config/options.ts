@@ -95,5 +95,4 @@ export const settingsSchema = z
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
 
-// The flag table lives in its own file without zod, so `--help` can print it cheaply.
-export { OPTION_SPECS, type OptionSpec } from './optionSpecs.ts';
+// The flag table lives in optionSpecs.ts, without zod, so `--help` can print it cheaply.

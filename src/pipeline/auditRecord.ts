@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import type { ProxyError } from '../shared/errors.ts';
 import type { Snapshot } from '../shared/types.ts';
 import { closeSnapshot } from './auditTrail.ts';
-import type { PipelineDeps } from './runPipeline.ts';
 import { storedHeaders, storedText } from './storedText.ts';
+import type { PipelineDeps } from './types.ts';
 
 type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
 

@@ -9,8 +9,8 @@ import { closeDirectSnapshot, openDirectSnapshot } from './auditRecord.ts';
 import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { notSupported } from './embeddings.ts';
 import { redactMessages } from './redactStage.ts';
-import type { PipelineDeps } from './runPipeline.ts';
 import { splitModelSuffix } from './selectMode.ts';
+import type { PipelineDeps } from './types.ts';
 
 export interface CompletionsInput {
   model: string;

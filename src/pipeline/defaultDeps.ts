@@ -9,7 +9,7 @@ import { silentLogger } from '../shared/logger.ts';
 import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
 import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
 import { ConversationCache } from './conversations.ts';
-import type { PipelineDeps, PipelineSettings } from './runPipeline.ts';
+import type { PipelineDeps, PipelineSettings } from './types.ts';
 
 /** The audit store, which also keeps each model's calibration. */
 export interface CalibratingStore extends AuditStore {

@@ -8,8 +8,8 @@ import type { ChatMessage } from '../shared/types.ts';
 import { closeDirectSnapshot, openDirectSnapshot, shortHash } from './auditRecord.ts';
 import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { redactMessages } from './redactStage.ts';
-import type { PipelineDeps } from './runPipeline.ts';
 import { splitModelSuffix } from './selectMode.ts';
+import type { PipelineDeps } from './types.ts';
 
 export interface EmbeddingsInput {
   model: string;

@@ -21,8 +21,8 @@ import { locateParts } from './contextParts.ts';
 import { findState, historyKeysInSlices, keysAfterReply, newConversationId } from './conversations.ts';
 import { planTurn } from './planTurn.ts';
 import { redactItems, redactMessages } from './redactStage.ts';
-import type { PipelineDeps, PipelineInput } from './runPipeline.ts';
 import { lastUserText, selectMode } from './selectMode.ts';
+import type { PipelineDeps, PipelineInput } from './types.ts';
 
 export interface PreparedContext {
   model: string;

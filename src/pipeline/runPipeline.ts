@@ -3,68 +3,18 @@
 // Every I/O comes in through `deps`; the HTTP server and the CLI are two front
 // doors to the same function.
 
-import { type Calibration, nextCalibration, type TokenCounter } from '../budget/index.ts';
-import type { ChatRequest } from '../shared/chatRequest.ts';
+import { nextCalibration } from '../budget/index.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
-import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
-import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, Snapshot, UpstreamEvent } from '../shared/types.ts';
+import type { UpstreamRequest } from '../shared/ports.ts';
+import type { Snapshot, UpstreamEvent } from '../shared/types.ts';
 import { closeSnapshot, recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { cleanRequest, fieldWarnings, upstreamParams } from './cleanRequest.ts';
-import type { ConversationCache } from './conversations.ts';
 import { storedMessages } from './images.ts';
 import { type PreparedContext, prepareContext } from './prepareContext.ts';
 import { storedHeaders, storedText } from './storedText.ts';
+import type { PipelineDeps, PipelineInput, PipelineResult } from './types.ts';
 
-export interface PipelineSettings {
-  workspace: string;
-  mode: ModeRequest;
-  redactMessages: boolean;
-  allowedRoots: readonly string[];
-  historyOverflow: 'drop-oldest' | 'error';
-  safetyRatio: number;
-  models: Readonly<Record<string, { window: number }>>;
-  /** Refuse (503) rather than answer a request the audit log cannot record. */
-  requireAudit?: boolean | undefined;
-}
-
-export interface PipelineDeps {
-  upstream: Upstream;
-  store: AuditStore;
-  sources: readonly ContextSource[];
-  redactor: Redactor;
-  plans: Readonly<Record<ModeName, Plan>>;
-  looksLikeStackTrace: (text: string) => boolean;
-  conversations: ConversationCache;
-  /** The largest num_ctx sent per model in this process (see stickyNumCtx); absent: none kept. */
-  loadedNumCtx?: Map<string, number> | undefined;
-  /** The estimator; the pipeline derives a per-model calibrated counter from it. */
-  tokenCounter: TokenCounter;
-  /** Where each model's calibration is kept between requests (the audit store). */
-  calibration?: {
-    get(model: string): Calibration | undefined;
-    set(model: string, value: Calibration): void;
-  };
-  settings: PipelineSettings;
-  logger: Logger;
-  now: () => number;
-  newId: () => string;
-}
-
-export interface PipelineInput {
-  request: ChatRequest;
-  headers: { mode?: string | undefined; workspace?: string | undefined; userAgent?: string | undefined };
-  requestId: string;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
-}
-
-export interface PipelineResult {
-  snapshotId: string;
-  modeUsed: ModeName;
-  warnings: string[];
-  /** The upstream's answer. Iterate it to the end; stopping early aborts the upstream. */
-  events: AsyncIterable<UpstreamEvent>;
-}
+export type { PipelineDeps, PipelineInput, PipelineResult, PipelineSettings } from './types.ts';
 
 export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
   const started = deps.now();
