@@ -20,7 +20,7 @@ import type { InFlight } from './inFlight.ts';
 import { modelsRoutes } from './modelsRoute.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiResponse.ts';
 import { responsesRoutes } from './responsesRoute.ts';
-import { ctxHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
+import { ctxHeaders, pipelineHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
 
 export interface AppDeps {
   pipeline: PipelineDeps;
@@ -101,11 +101,7 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
     const result = await runPipeline(
       {
         request,
-        headers: {
-          mode: c.req.header('x-ctx-mode'),
-          workspace: c.req.header('x-ctx-workspace'),
-          userAgent: c.req.header('user-agent'),
-        },
+        headers: pipelineHeaders(c),
         requestId: c.get('requestId'),
         signal: requestSignal(c, deps.inFlight),
       },

@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { runCompletions } from '../pipeline/completions.ts';
 import type { PipelineDeps } from '../pipeline/runPipeline.ts';
+import { samplingFields } from '../shared/chatRequest.ts';
 import { BadRequestError, toProxyError } from '../shared/errors.ts';
 import type { FinishReason, UpstreamEvent, Usage } from '../shared/types.ts';
 import type { InFlight } from './inFlight.ts';
@@ -19,17 +20,7 @@ const completionsSchema = z
     suffix: z.string().nullable().optional(),
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
-    max_tokens: z.number().int().positive().nullable().optional(),
-    temperature: z.number().nullable().optional(),
-    top_p: z.number().nullable().optional(),
-    stop: z
-      .union([z.string(), z.array(z.string())])
-      .nullable()
-      .optional(),
-    seed: z.number().int().nullable().optional(),
-    presence_penalty: z.number().nullable().optional(),
-    frequency_penalty: z.number().nullable().optional(),
-    n: z.number().int().positive().nullable().optional(),
+    ...samplingFields,
     echo: z.boolean().nullable().optional(),
     logprobs: z.number().int().nullable().optional(),
     best_of: z.number().int().nullable().optional(),

@@ -12,7 +12,7 @@ import { responsesRequestSchema } from '../shared/responsesRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
 import type { InFlight } from './inFlight.ts';
 import { aggregateResponse, newResponseShell, type ResponseDone, responseEventStream } from './responsesOutput.ts';
-import { ctxHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
+import { ctxHeaders, pipelineHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
 
 export interface ResponsesRouteDeps {
   pipeline: PipelineDeps;
@@ -31,11 +31,7 @@ export function responsesRoutes(deps: ResponsesRouteDeps): Hono<RouteEnv> {
     const run = await runResponses(
       {
         body,
-        headers: {
-          mode: c.req.header('x-ctx-mode'),
-          workspace: c.req.header('x-ctx-workspace'),
-          userAgent: c.req.header('user-agent'),
-        },
+        headers: pipelineHeaders(c),
         requestId: c.get('requestId'),
         signal: requestSignal(c, deps.inFlight),
       },

@@ -7,6 +7,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { RequestIdVariables } from 'hono/request-id';
 import type { z } from 'zod';
+import type { PipelineHeaders } from '../pipeline/runPipeline.ts';
 import { describeIssues } from '../shared/chatRequest.ts';
 import { BadRequestError } from '../shared/errors.ts';
 import type { AccessGuardVariables } from './accessGuard.ts';
@@ -40,6 +41,15 @@ export async function readBody<S extends z.ZodType>(
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new BadRequestError(`Invalid request: ${describeIssues(parsed.error)}`, 'invalid_request');
   return parsed.data;
+}
+
+/** The request headers the pipeline reads: the mode, the workspace, and the client (stored capped and redacted). */
+export function pipelineHeaders(c: Context<RouteEnv>): PipelineHeaders {
+  return {
+    mode: c.req.header('x-ctx-mode'),
+    workspace: c.req.header('x-ctx-workspace'),
+    userAgent: c.req.header('user-agent'),
+  };
 }
 
 /** X-Ctx-Snapshot-Id (and its page), the mode used, and any warnings. */

@@ -14,7 +14,7 @@ import { type PreparedContext, prepareContext } from './prepareContext.ts';
 import { storedHeaders, storedText } from './storedText.ts';
 import type { PipelineDeps, PipelineInput, PipelineResult } from './types.ts';
 
-export type { PipelineDeps, PipelineInput, PipelineResult, PipelineSettings } from './types.ts';
+export type { PipelineDeps, PipelineHeaders, PipelineInput, PipelineResult, PipelineSettings } from './types.ts';
 
 export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
   const started = deps.now();

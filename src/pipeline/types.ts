@@ -43,9 +43,16 @@ export interface PipelineDeps {
   newId: () => string;
 }
 
+/** The request headers the pipeline reads. */
+export interface PipelineHeaders {
+  mode?: string | undefined;
+  workspace?: string | undefined;
+  userAgent?: string | undefined;
+}
+
 export interface PipelineInput {
   request: ChatRequest;
-  headers: { mode?: string | undefined; workspace?: string | undefined; userAgent?: string | undefined };
+  headers: PipelineHeaders;
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSignal;

@@ -36,6 +36,21 @@ const tool = z.object({
 
 const responseFormat = z.object({ type: z.string() }).passthrough();
 
+/** Sampling fields that chat and legacy completions share, with the same meaning. */
+export const samplingFields = {
+  temperature: z.number().nullable().optional(),
+  top_p: z.number().nullable().optional(),
+  max_tokens: z.number().int().positive().nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string())])
+    .nullable()
+    .optional(),
+  seed: z.number().int().nullable().optional(),
+  presence_penalty: z.number().nullable().optional(),
+  frequency_penalty: z.number().nullable().optional(),
+  n: z.number().int().positive().nullable().optional(),
+};
+
 export const chatRequestSchema = z
   .object({
     model: z.string().min(1),
@@ -44,19 +59,9 @@ export const chatRequestSchema = z
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     tools: z.array(tool).optional(),
     tool_choice: z.unknown().optional(),
-    temperature: z.number().nullable().optional(),
-    top_p: z.number().nullable().optional(),
-    max_tokens: z.number().int().positive().nullable().optional(),
+    ...samplingFields,
     max_completion_tokens: z.number().int().positive().nullable().optional(),
-    stop: z
-      .union([z.string(), z.array(z.string())])
-      .nullable()
-      .optional(),
-    seed: z.number().int().nullable().optional(),
-    presence_penalty: z.number().nullable().optional(),
-    frequency_penalty: z.number().nullable().optional(),
     response_format: responseFormat.nullable().optional(),
-    n: z.number().int().positive().nullable().optional(),
     reasoning_effort: z.string().nullable().optional(),
   })
   .passthrough();

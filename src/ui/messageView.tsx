@@ -5,6 +5,7 @@
 import type { ChatMessage, ContextPart, ContextPartSource, SourceReport, ToolCall } from '../shared/types.ts';
 import { formatCount, plural } from './format.ts';
 import { messageText, splitContextFences, splitRedactions } from './messageText.ts';
+import { PartOrigin, partKind } from './reportSections.tsx';
 
 export function Highlighted({ text }: { text: string }) {
   return (
@@ -109,20 +110,7 @@ function PartBadges({ parts }: { parts: ContextPart[] }) {
       {parts.map((part) => (
         <span class="muted small" data-part-origin={part.carried ? 'carried' : 'new'}>
           {' '}
-          · {part.kind === 'block' ? 'context block' : 'context update'}{' '}
-          {part.carried ? (
-            <>
-              carried from turn {part.fromTurn}
-              {part.fromSnapshot ? (
-                <>
-                  {' '}
-                  (<a href={`/audit/${encodeURIComponent(part.fromSnapshot)}`}>snapshot</a>)
-                </>
-              ) : null}
-            </>
-          ) : (
-            'sent new'
-          )}
+          · {partKind(part)} <PartOrigin part={part} />
         </span>
       ))}
     </>

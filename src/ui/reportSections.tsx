@@ -147,6 +147,26 @@ export function RedactionCounts({ redactions }: { redactions: Record<string, num
   );
 }
 
+export function partKind(part: ContextPart): string {
+  return part.kind === 'block' ? 'context block' : 'context update';
+}
+
+/** "carried from turn N (snapshot)" or "sent new", with the turn when asked for. */
+export function PartOrigin({ part, newTurn = false }: { part: ContextPart; newTurn?: boolean }) {
+  if (!part.carried) return <>{newTurn ? `sent new (turn ${part.fromTurn})` : 'sent new'}</>;
+  return (
+    <>
+      carried from turn {part.fromTurn}
+      {part.fromSnapshot ? (
+        <>
+          {' '}
+          (<a href={`/audit/${encodeURIComponent(part.fromSnapshot)}`}>snapshot</a>)
+        </>
+      ) : null}
+    </>
+  );
+}
+
 /** Every block and `<context-update>` the forwarded messages hold, new or carried from an earlier turn. */
 export function ContextParts({ parts }: { parts: ContextPart[] }) {
   if (parts.length === 0) return <p class="muted">No context in the forwarded messages.</p>;
@@ -167,21 +187,9 @@ export function ContextParts({ parts }: { parts: ContextPart[] }) {
           {parts.map((part) => (
             <tr data-part={part.kind} data-carried={part.carried ? 'yes' : 'no'}>
               <td data-label="Where">message {part.message + 1}</td>
-              <td data-label="Kind">{part.kind === 'block' ? 'context block' : 'context update'}</td>
+              <td data-label="Kind">{partKind(part)}</td>
               <td data-label="Origin">
-                {part.carried ? (
-                  <>
-                    carried from turn {part.fromTurn}
-                    {part.fromSnapshot ? (
-                      <>
-                        {' '}
-                        (<a href={`/audit/${encodeURIComponent(part.fromSnapshot)}`}>snapshot</a>)
-                      </>
-                    ) : null}
-                  </>
-                ) : (
-                  `sent new (turn ${part.fromTurn})`
-                )}
+                <PartOrigin part={part} newTurn />
               </td>
               <td class="num" data-label="Chars">
                 {formatCount(part.chars)}
