@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openAuditStore, WRITE_DELAY_MS } from '../../src/audit/store.ts';
+import { openAuditStore } from '../../src/audit/store.ts';
 import { AuditStoreOpenError } from '../../src/audit/types.ts';
 import type { Logger } from '../../src/shared/ports.ts';
+import { until } from '../support/poll.ts';
 import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
 import { openRaw, queryRaw } from './rawDatabase.ts';
 
@@ -110,16 +111,14 @@ describe('opening the audit database', () => {
     const snapshot = makeSnapshot({ id: 'waited' });
     try {
       store.save(snapshot);
-      await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 20));
-      assert.ok(logger.events.includes('audit.degraded'), 'the first try met the lock');
+      await until(() => logger.events.includes('audit.degraded'), 'the first try to meet the lock');
       assert.deepEqual(store.health(), { writable: false, queued: 1, dropped: 0, reason: 'database locked' });
       assert.deepStrictEqual(store.get('waited'), snapshot, 'and still readable');
     } finally {
       holder.exec('ROLLBACK');
       holder.close();
     }
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    assert.equal(store.stats().queued, 0, 'the retry wrote it');
+    await until(() => store.stats().queued === 0, 'the retry to write it');
     assert.ok(logger.events.includes('audit.recovered'));
     assert.equal(store.health().writable, true);
     assert.ok(!logger.events.includes('audit.write_failed'));

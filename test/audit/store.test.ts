@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openAuditStore, WRITE_DELAY_MS } from '../../src/audit/store.ts';
+import { openAuditStore } from '../../src/audit/store.ts';
 import type { AuditStoreFull } from '../../src/audit/types.ts';
 import type { ChatMessage, Snapshot } from '../../src/shared/types.ts';
+import { until } from '../support/poll.ts';
 import { contextBlock, makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
 import { queryRaw } from './rawDatabase.ts';
 
@@ -104,8 +105,7 @@ describe('audit store', () => {
     const snapshot = makeSnapshot();
     store.save(snapshot);
     assert.equal(countRows(temp.path(), 'snapshots'), 0, 'save() itself did not write');
-    await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS + 20));
-    assert.equal(countRows(temp.path(), 'snapshots'), 1);
+    await until(() => countRows(temp.path(), 'snapshots') === 1, 'the queued snapshot to be written');
   });
 
   it('close() writes what is queued', async () => {

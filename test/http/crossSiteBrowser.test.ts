@@ -19,6 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import type { LogFields } from '../../src/shared/ports.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
+import { until } from '../support/poll.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 import { CHROMIUM } from '../ui/browserSupport.ts';
 
@@ -77,16 +78,6 @@ async function launch(): Promise<Browser> {
       '--disable-features=PrivateNetworkAccessSendPreflights,PrivateNetworkAccessRespectPreflightResults,BlockInsecurePrivateNetworkRequests,LocalNetworkAccessChecks',
     ],
   });
-}
-
-/** Polls until `check` holds or the time is up; returns whether it held. */
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
 }
 
 describe('a hostile web page against ctxproxy, in a real browser', () => {
@@ -162,8 +153,7 @@ describe('a hostile web page against ctxproxy, in a real browser', () => {
         };
         return health.refused;
       };
-      const arrived = await waitFor(async () => ((await refusals())?.total ?? 0) >= 5);
-      assert.ok(arrived, `refusals counted: ${JSON.stringify(await refusals())}`);
+      await until(async () => ((await refusals())?.total ?? 0) >= 5, 'five refusals to be counted');
       const counted = await refusals();
       assert.equal(counted?.host, 2);
       assert.equal(counted?.origin, 3);

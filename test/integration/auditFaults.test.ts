@@ -21,6 +21,7 @@ import { BIN } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeFullDisk, mountTmpfs, unmount } from '../support/fullDisk.ts';
 import { holdWriteLock } from '../support/lockHolder.ts';
+import { until } from '../support/poll.ts';
 import { startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
@@ -74,15 +75,6 @@ async function serveCli(args: string[]): Promise<{ child: ChildProcess; url: str
   const url = /^ctxproxy listening on (http:\/\/127\.0\.0\.1:\d+)\/v1$/.exec(first)?.[1];
   assert.ok(url, `unexpected first line: ${first}`);
   return { child, url };
-}
-
-/** Polls until `check` is true, at most `ms`. */
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 interface Answer {
@@ -185,7 +177,7 @@ describe('a request that reached the model is in the audit log', () => {
       assert.equal(cli.get(id)?.outcome, 'in_flight', 'written before the model answered, not marked interrupted');
       await cli.close();
       controller.abort();
-      await until(() => proxy.store.get(id)?.outcome === 'aborted', 5000, 'the final record');
+      await until(() => proxy.store.get(id)?.outcome === 'aborted', 'the final record', { timeoutMs: 5000 });
     } finally {
       fake.reply(MODEL, {});
       await proxy.close();
@@ -214,7 +206,9 @@ describe('the audit store never fails a chat', () => {
       assert.ok(locked.audit.queued >= answers.length, `queued ${locked.audit.queued}`);
 
       await lock.release();
-      await until(async () => (await health(proxy.url)).audit.queued === 0, 10_000, 'the queue to drain');
+      await until(async () => (await health(proxy.url)).audit.queued === 0, 'the queue to drain', {
+        timeoutMs: 10_000,
+      });
       const recovered = await health(proxy.url);
       assert.deepEqual(recovered.audit, { writable: true, queued: 0, dropped: 0, reason: null });
       assert.equal(recovered.status, 'ok');
@@ -254,7 +248,9 @@ describe('the audit store never fails a chat', () => {
       assert.ok(full.audit.queued >= answers.length);
 
       disk.free();
-      await until(async () => (await health(proxy.url)).audit.queued === 0, 10_000, 'the queue to drain');
+      await until(async () => (await health(proxy.url)).audit.queued === 0, 'the queue to drain', {
+        timeoutMs: 10_000,
+      });
       assert.equal((await health(proxy.url)).audit.writable, true);
       for (const [i, answer] of answers.entries()) {
         assert.deepEqual(rowOf(dbPath, answer.snapshotId), { question: questions[i]?.trim(), outcome: 'ok' });
@@ -303,7 +299,7 @@ describe('the audit store never fails a chat', () => {
       }
       assert.equal(fake.chats.length, chatsBefore, 'nothing was sent to the model');
       await lock.release();
-      await until(async () => (await health(proxy.url)).audit.writable, 10_000, 'the store to recover');
+      await until(async () => (await health(proxy.url)).audit.writable, 'the store to recover', { timeoutMs: 10_000 });
       assert.equal((await ask(proxy.client(), 'Now?')).status, 200);
     } finally {
       await lock.release();

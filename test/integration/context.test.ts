@@ -7,6 +7,7 @@ import type OpenAI from 'openai';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
@@ -99,8 +100,8 @@ describe('what the model sees', () => {
     repo.write('src/parse.js', 'export function parse() { return {}; }\n');
     // An edit to a file that was clean reaches the sources through the work-tree
     // watcher, asynchronously (Deno delivers it later than Node); a real edit
-    // comes seconds before the question.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // comes seconds before the question. Wait until the git source sees it.
+    await gitStatusShows(/ M src\/parse\.js/);
     const third = [
       ...second,
       { role: 'assistant' as const, content: 'ok' },
@@ -225,3 +226,21 @@ describe('a workspace without git', () => {
 test('every snapshot of this suite holds the messages the upstream received, its context accounted for', async () => {
   await assertAuditMatchesUpstream(proxy, fake);
 });
+
+/** Waits until the proxy's own git source (as a request would collect it) shows `pattern` in git.status. */
+async function gitStatusShows(pattern: RegExp): Promise<void> {
+  const git = proxy.deps.sources.find((source) => source.name === 'git');
+  assert.ok(git, 'the proxy has a git source');
+  const input = {
+    workspace: repo.dir,
+    messages: [],
+    lastUserText: '',
+    mode: 'git-aware' as const,
+    wanted: ['git.status'],
+    now: new Date(),
+  };
+  await until(async () => {
+    const result = await git.collect(input, AbortSignal.timeout(5_000));
+    return result.items.some((item) => item.key === 'git.status' && pattern.test(item.text));
+  }, `git.status to show ${pattern}`);
+}

@@ -10,6 +10,7 @@ import { openAuditStore } from '../../src/audit/store.ts';
 import { startServe } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 
 const STALLS = 'qwen2.5-coder:7b';
 const SLOW = 'llama3.2:3b';
@@ -97,7 +98,7 @@ describe('ctxproxy serve on SIGTERM', { timeout: 60_000 }, () => {
       if (text !== '' && !signalled) {
         signalled = true;
         proxy.child.kill('SIGTERM');
-        while (!proxy.log().includes('server.stopping')) await new Promise((resolve) => setTimeout(resolve, 20));
+        await until(() => proxy.log().includes('server.stopping'), 'the server to log server.stopping');
         // Draining: a new request is turned away (refused, or a 503 on a connection still open).
         const late = await fetch(`${proxy.url}/healthz`).then(
           (response) => response.status,
@@ -125,7 +126,7 @@ describe('ctxproxy serve on SIGTERM', { timeout: 60_000 }, () => {
     }
     proxy.child.kill('SIGTERM');
     // Once the first signal is being handled (it logs so), the second one.
-    while (!proxy.log().includes('server.stopping')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => proxy.log().includes('server.stopping'), 'the server to log server.stopping');
     proxy.child.kill('SIGINT');
     const failure = await iterator.next().then(
       () => undefined,

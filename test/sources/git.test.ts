@@ -7,6 +7,7 @@ import type { ContextItem } from '../../src/shared/types.ts';
 import { createGitSource } from '../../src/sources/git.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
 
 const GIT_AWARE = ['git.branch', 'git.status', 'git.diffstat', 'git.log'];
@@ -214,12 +215,12 @@ describe('git source', () => {
 
         fs.appendFileSync(path.join(r.dir, 'src/deep/clean.ts'), 'edited\n');
         let text = '';
-        for (let i = 0; i < 50 && text !== ' M src/deep/clean.ts'; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
+        await until(async () => {
           text =
             byKey((await git.collect(input(r.dir, { wanted: ['git.status'] }), signal)).items)['git.status']?.text ??
             '';
-        }
+          return text === ' M src/deep/clean.ts';
+        }, 'the watcher to report the edit');
         assert.equal(text, ' M src/deep/clean.ts');
       } finally {
         workspaces.closeAll();

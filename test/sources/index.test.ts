@@ -6,6 +6,7 @@ import { globList, parseFrontmatter } from '../../src/sources/frontmatter.ts';
 import { createSourceSet, createSources, looksLikeStackTrace } from '../../src/sources/index.ts';
 import { Memo } from '../../src/sources/memo.ts';
 import { makeRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
 
 const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.'];
@@ -68,10 +69,10 @@ describe('createSources', () => {
       assert.match(log?.text ?? '', /commit app/);
       fs.writeFileSync(path.join(repo.dir, 'src/app.ts'), 'export const a = 3;\n');
       let status = '';
-      for (let i = 0; i < 50 && status !== ' M src/app.ts'; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(async () => {
         status = (await run()).flatMap((r) => r.items).find((item) => item.key === 'git.status')?.text ?? '';
-      }
+        return status === ' M src/app.ts';
+      }, 'the edit to show in git.status');
       assert.equal(status, ' M src/app.ts');
     } finally {
       set.close();

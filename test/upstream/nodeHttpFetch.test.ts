@@ -12,6 +12,8 @@ let base: string;
 const sockets = new Set<Socket>();
 let hanging: ServerResponse | undefined;
 let lastClosed: Promise<void> = Promise.resolve();
+/** Resolved when the server has read a request to /never in full. */
+let neverArrived: () => void = () => {};
 
 before(async () => {
   server = createServer((request, response) => {
@@ -31,6 +33,7 @@ before(async () => {
         hanging = response;
       } else if (request.url === '/never') {
         // No answer at all.
+        neverArrived();
       }
     });
   });
@@ -81,8 +84,11 @@ describe('nodeHttpFetch', () => {
 
   test('an abort before the answer rejects with the reason and closes the socket', async () => {
     const controller = new AbortController();
+    const arrived = new Promise<void>((resolve) => {
+      neverArrived = resolve;
+    });
     const pending = nodeHttpFetch(`${base}/never`, { method: 'POST', body: 'x', signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await arrived;
     const closed = lastClosed;
     controller.abort(new Error('client left'));
     await assert.rejects(pending, /client left/);

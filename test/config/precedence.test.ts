@@ -1,0 +1,80 @@
+// Where each setting comes from: a flag beats its environment variable, which
+// beats the config file, which beats the default. Read through a real config
+// file in a temporary workspace, the way `ctxproxy serve` finds it.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadSettings, SettingsError } from '../../src/config/loadSettings.ts';
+
+const workspace = mkdtempSync(path.join(tmpdir(), 'ctxproxy-precedence-'));
+after(() => rmSync(workspace, { recursive: true, force: true }));
+writeFileSync(
+  path.join(workspace, 'ctxproxy.config.json'),
+  JSON.stringify({ port: 5001, mode: 'deep', upstream: 'http://127.0.0.1:7001' }),
+);
+
+const load = (flags: Parameters<typeof loadSettings>[0]['flags'], env: Record<string, string> = {}) =>
+  loadSettings({ flags, env, cwd: workspace });
+
+describe('settings precedence', () => {
+  it('takes the default when nothing names a setting', () => {
+    assert.equal(load({}).host, '127.0.0.1');
+  });
+
+  it('takes the config file over the default', () => {
+    const settings = load({});
+    assert.equal(settings.port, 5001);
+    assert.equal(settings.mode, 'deep');
+  });
+
+  it('takes the environment over the config file', () => {
+    const settings = load({}, { CTXPROXY_PORT: '5002', CTXPROXY_MODE: 'quick' });
+    assert.equal(settings.port, 5002);
+    assert.equal(settings.mode, 'quick');
+  });
+
+  it('takes a flag over the environment and the config file', () => {
+    const settings = load({ port: '5003', mode: 'off' }, { CTXPROXY_PORT: '5002', CTXPROXY_MODE: 'quick' });
+    assert.equal(settings.port, 5003);
+    assert.equal(settings.mode, 'off');
+  });
+
+  it('reads an empty variable as unset, so the config file still counts', () => {
+    assert.equal(load({}, { CTXPROXY_PORT: '' }).port, 5001);
+  });
+
+  it('lets OLLAMA_HOST override the file only while CTXPROXY_UPSTREAM is unset', () => {
+    assert.equal(load({}).upstream, 'http://127.0.0.1:7001');
+    assert.equal(load({}, { OLLAMA_HOST: 'localhost:9000' }).upstream, 'http://localhost:9000');
+    assert.equal(
+      load({}, { OLLAMA_HOST: 'localhost:9000', CTXPROXY_UPSTREAM: 'http://127.0.0.1:7002' }).upstream,
+      'http://127.0.0.1:7002',
+    );
+    assert.equal(
+      load({ upstream: 'http://127.0.0.1:7003' }, { OLLAMA_HOST: 'localhost:9000' }).upstream,
+      'http://127.0.0.1:7003',
+    );
+  });
+
+  it('names where a bad value came from', () => {
+    assert.throws(
+      () => load({}, { CTXPROXY_PORT: 'eighty' }),
+      (error: unknown) =>
+        error instanceof SettingsError && /--port/.test(error.message) && /CTXPROXY_PORT/.test(error.message),
+    );
+    assert.throws(
+      () => load({ port: '70000' }, { CTXPROXY_PORT: '5002' }),
+      (error: unknown) => error instanceof SettingsError && /from --port/.test(error.message),
+    );
+  });
+
+  it('finds the config file through --config before the workspace default', () => {
+    const other = path.join(workspace, 'other.json');
+    writeFileSync(other, JSON.stringify({ port: 5004 }));
+    assert.equal(loadSettings({ flags: {}, configFlag: 'other.json', env: {}, cwd: workspace }).port, 5004);
+    assert.equal(loadSettings({ flags: {}, env: { CTXPROXY_CONFIG: other }, cwd: workspace }).port, 5004);
+  });
+});
