@@ -37,8 +37,8 @@ const CLOSE_WAIT_MS = 2000;
 /**
  * How long saved snapshots gather before one transaction writes them. A commit
  * costs far more than a row (every page it touches, the search index's among
- * them, goes to the WAL): one snapshot per transaction cost 0.35 ms of the
- * event loop per request, batches of 50 ms 0.07 ms (bench/overhead's profile).
+ * them, goes to the WAL), so one transaction per batch costs the event loop a
+ * fraction of one per snapshot (bench/overhead's profile).
  * A request's in-flight record is written at once (saveInFlight), so a crash
  * loses at most the end of a reply; SIGINT/SIGTERM flush first.
  */

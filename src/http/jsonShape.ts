@@ -2,10 +2,10 @@
 // length of the messages array are refused with a 400 naming the field, before
 // any work scales with them. JSON.parse itself recurses (100,000 levels can
 // throw RangeError or, worse, succeed and make every later recursive step
-// throw), and a 4 MB body of 100,000 tiny messages costs ~150 ms to parse and
-// seconds to validate, redact and count. The scan skips string bodies with
-// indexOf, so a 10 MB string costs a few milliseconds; it does not validate
-// (JSON.parse does that after).
+// throw), and a body of a hundred thousand tiny messages is slow to parse and
+// far slower to validate, redact and count. The scan skips string bodies with
+// indexOf, so a long string costs little; it does not validate (JSON.parse
+// does that after).
 
 import { BadRequestError } from '../shared/errors.ts';
 

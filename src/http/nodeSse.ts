@@ -1,8 +1,7 @@
 // Streams SSE chunks straight into Node's response when @hono/node-server runs
 // the app (always, in ctxproxy). Why not Hono's `c.body(ReadableStream)`: that
-// path adds a web stream and a reader loop per response, and measured with
-// bench/overhead it cost about 0.1 ms per streamed chat and a fifth of the
-// throughput at 50 in flight. The handler then returns RESPONSE_ALREADY_SENT.
+// path adds a web stream and a reader loop per response, a cost bench/overhead
+// measures on every streamed chat. The handler then returns RESPONSE_ALREADY_SENT.
 
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';

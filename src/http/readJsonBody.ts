@@ -29,7 +29,7 @@ export async function readJsonBody(
   }
   const text = await readLimited(request, limitBytes, nodeBody);
   if (text.trim() === '') throw new BadRequestError('The request body is empty; send a JSON object.', 'invalid_json');
-  // Each step below is synchronous and ~10-60 ms on a 10 MB body: other requests get a turn between them.
+  // Each step below is synchronous and grows with the body: other requests get a turn between them.
   const large = text.length > YIELD_ABOVE_CHARS;
   if (large) await setImmediate();
   checkJsonShape(text);
@@ -51,7 +51,7 @@ async function readLimited(
 ): Promise<string> {
   const body = nodeBody ?? request.body;
   if (!body) return '';
-  // Decoded chunk by chunk as it arrives: one decode of a 10 MB body at the end blocks for ~50-100 ms.
+  // Decoded chunk by chunk as it arrives: one decode of a large body at the end would block the event loop.
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let total = 0;

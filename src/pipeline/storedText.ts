@@ -1,6 +1,6 @@
 // Text the audit log keeps that the client chose outside the message list:
 // headers (STORED_HEADERS in fieldPolicy.ts) and error messages that can quote
-// the request. Cut to a byte cap first, so a 14 KB header neither grows the
+// the request. Cut to a byte cap first, so an oversized header neither grows the
 // log nor slows the scan, then redacted; text that cannot be scanned is not kept.
 
 import type { Redactor } from '../shared/types.ts';

@@ -1,6 +1,6 @@
 // The part of a message that the parsers read (stack traces, path mentions,
-// the auto mode's error check). They are linear, but at 0.1–0.4 µs per
-// character a 10 MB paste would hold the event loop for seconds; a question's
+// the auto mode's error check). They are linear, but a multi-megabyte paste
+// would still hold the event loop for seconds; a question's
 // trace and the files it names sit at its start or its end, so the head and
 // the tail are enough. The message itself is forwarded whole; only what is
 // parsed for context is bounded.

@@ -1,10 +1,9 @@
 // A `fetch` for the upstream calls, on node:http with one keep-alive agent.
 //
 // Why not the global fetch: on the proxy's hot path it was the largest single
-// cost we could remove. Measured with bench/overhead on the 2-core dev machine,
-// undici's fetch (Request/Response cloning, a tee of the body, web-stream
-// plumbing per chunk) cost about 0.2 ms per streamed chat and cut throughput
-// at 50 in flight by about 40 % against this. The `ollama` client and the
+// cost we could remove (bench/overhead has the figures): undici's fetch clones
+// Request/Response, tees the body and runs web-stream plumbing per chunk. The
+// `ollama` client and the
 // OpenAI-compatible adapter take a `fetch` option, so they keep their own code
 // and only the transport changes. Only what those two callers use is supported:
 // http(s) URLs, a string or byte body, plain headers, a signal; no redirects,
