@@ -21,7 +21,10 @@ function packFiles(dir: string, files: string[]): string {
   return parts.join('\n');
 }
 
-const list = (dir: string, ...args: string[]) => gitText(dir, 'ls-files', '-z', ...args).split('\0').filter(Boolean);
+const list = (dir: string, ...args: string[]) =>
+  gitText(dir, 'ls-files', '-z', ...args)
+    .split('\0')
+    .filter(Boolean);
 
 export function trackedText(dir: string): string {
   return packFiles(dir, list(dir));

@@ -103,9 +103,7 @@ export const PYTHON: Kit = {
   header: () => [],
   comment: (text) => `# ${text}`,
   test: ({ importPath, fn, testName }) => ({
-    text: [`from ${importPath} import ${fn}`, '', '', `def ${testName}():`, `    assert ${fn}(3) == 4`, ''].join(
-      '\n',
-    ),
+    text: [`from ${importPath} import ${fn}`, '', '', `def ${testName}():`, `    assert ${fn}(3) == 4`, ''].join('\n'),
     callLine: 5,
   }),
   trace: (t) =>

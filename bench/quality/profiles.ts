@@ -26,7 +26,7 @@ export interface Profile {
   /** The name a trace prints for the package of area A. */
   traceModule(areaA: string): string;
   /** Package boilerplate for the areas (`__init__.py`, `mod.rs`, a workspace's package.json). */
-  scaffolding(areas: string[]): Files;
+  scaffolding(areasA: string[], areasB: string[]): Files;
   manifests: Files;
   /** What "how do I build and test this, on which runtime?" needs, verbatim. */
   buildFacts: string[];
@@ -91,8 +91,10 @@ export function pythonProfile(r: Random, project: string): Profile {
     importPath: (a, m) => `${project}.${a}.${m}`,
     testName: (fn) => `test_${fn}`,
     traceModule: (a) => a,
-    scaffolding: (areas) =>
-      Object.fromEntries([`${project}/__init__.py`, ...areas.map((a) => `${project}/${a}/__init__.py`)].map((f) => [f, ''])),
+    scaffolding: (areasA, areasB) =>
+      Object.fromEntries(
+        [`${project}/__init__.py`, ...[...areasA, ...areasB].map((a) => `${project}/${a}/__init__.py`)].map((f) => [f, '']),
+      ),
     manifests: {
       'pyproject.toml': [
         '[project]',
@@ -161,7 +163,7 @@ export function monorepoProfile(r: Random, project: string): Profile {
     importPath: (a, m) => `../src/${a}/${m}.js`,
     testName: (fn) => `${fn} keeps the total`,
     traceModule: (a) => a,
-    scaffolding: (areas) => ({
+    scaffolding: (_areasA, areas) => ({
       [`packages/${web}/package.json`]: `${JSON.stringify({ name: `@${project}/${web}`, type: 'module', scripts: { test: 'vitest run' } }, null, 2)}\n`,
       [`crates/${engine}/src/lib.rs`]: `${areas.map((a) => `pub mod ${a};`).join('\n')}\n`,
       ...Object.fromEntries(

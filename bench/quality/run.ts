@@ -6,7 +6,7 @@
 // against `off` and two whole-repository baselines measured in the same run.
 // See README.md. `--seed N` reproduces a run; `--misses` lists what was missed.
 
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,6 +33,8 @@ const flag = (name: string) => {
 const seed = Number(flag('--seed') ?? Math.floor(Math.random() * 2 ** 31));
 if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
 const showMisses = args.includes('--misses');
+/** `--dump DIR`: every forwarded request as a text file, `MODE/ID.txt`, to see why a fact was missed. */
+const dumpDir = flag('--dump');
 console.log(`seed ${seed} (reproduce: node --import tsx bench/quality/run.ts --seed ${seed})`);
 
 const started = performance.now();
@@ -102,6 +104,11 @@ for (const scenario of scenarios) {
           history = [...history, { role: 'assistant', content: result.reply }];
         }
         const text = textOf(received);
+        if (dumpDir) {
+          const file = path.join(dumpDir, mode, `${question.id.replace(/[/#]/g, '_')}.txt`);
+          mkdirSync(path.dirname(file), { recursive: true });
+          writeFileSync(file, received.map((m) => `=== ${m.role}\n${m.content}`).join('\n'));
+        }
         const tokens = counter.countMessages(received as ChatMessage[]);
         if (mode === 'off') {
           offTokens.set(question.id, tokens);
@@ -185,6 +192,8 @@ if (violations.length > 0) {
 if (showMisses) {
   console.log('\nMissed facts (in scope):');
   for (const o of outcomes.filter((x) => x.inScope && x.missed.length > 0)) {
-    console.log(`  ${o.mode.padEnd(9)} ${o.id} (used ${o.modeUsed}): ${o.missed.map((m) => JSON.stringify(m)).join(' | ')}`);
+    console.log(
+      `  ${o.mode.padEnd(9)} ${o.id} (used ${o.modeUsed}): ${o.missed.map((m) => JSON.stringify(m)).join(' | ')}`,
+    );
   }
 }

@@ -64,7 +64,14 @@ const fmtTokens = (x: number) => (Number.isNaN(x) ? '-' : Math.round(x).toLocale
 
 export function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function modeRows(outcomes: readonly Outcome[]): string[][] {
@@ -73,7 +80,14 @@ export function modeRows(outcomes: readonly Outcome[]): string[][] {
     const mine = outcomes.filter((o) => o.mode === mode);
     const scoped = totals(mine.filter((o) => o.inScope));
     const all = totals(mine);
-    rows.push([mode, fmtRecall(scoped), fmtRecall(all), String(all.violations), fmtTokens(all.medianTokens), String(all.n)]);
+    rows.push([
+      mode,
+      fmtRecall(scoped),
+      fmtRecall(all),
+      String(all.violations),
+      fmtTokens(all.medianTokens),
+      String(all.n),
+    ]);
   }
   return rows;
 }
@@ -81,7 +95,7 @@ export function modeRows(outcomes: readonly Outcome[]): string[][] {
 export function kindRows(outcomes: readonly Outcome[], kinds: readonly Kind[]): string[][] {
   const rows = [['kind', ...MODES.map((m) => `${m} recall / tokens`)]];
   for (const kind of kinds) {
-    const row = [kind];
+    const row: string[] = [kind];
     for (const mode of MODES) {
       const mine = outcomes.filter((o) => o.kind === kind && o.mode === mode);
       const t = totals(mine);
