@@ -92,9 +92,7 @@ export function pythonProfile(r: Random, project: string): Profile {
     testName: (fn) => `test_${fn}`,
     traceModule: (a) => a,
     scaffolding: (areasA, areasB) =>
-      Object.fromEntries(
-        [`${project}/__init__.py`, ...[...areasA, ...areasB].map((a) => `${project}/${a}/__init__.py`)].map((f) => [f, '']),
-      ),
+      Object.fromEntries(['', ...areasA, ...areasB].map((a) => [`${project}/${a}${a ? '/' : ''}__init__.py`, ''])),
     manifests: {
       'pyproject.toml': [
         '[project]',
