@@ -21,7 +21,8 @@ import { seededRandom } from './random.ts';
 import { KINDS, makeScenario, type Question, type Scenario } from './scenario.ts';
 import { inScope, kindRows, MODES, median, modeRows, type Outcome, table, totals, verdict } from './score.ts';
 
-const MODEL = 'qwen2.5-coder:7b';
+/** `--model llama3.2:3b` asks the fake's 8,192-token model instead of the 32,768-token one: trimming and downgrades. */
+const MODELS: Record<string, number> = { 'qwen2.5-coder:7b': 32_768, 'llama3.2:3b': 8_192 };
 /** Time between an edit and the next turn: a person reads the reply and types; the work-tree watcher sees the edit. */
 const EDIT_SETTLE_MS = 300;
 
@@ -33,6 +34,9 @@ const flag = (name: string) => {
 const seed = Number(flag('--seed') ?? Math.floor(Math.random() * 2 ** 31));
 if (!Number.isInteger(seed)) throw new Error('--seed takes an integer');
 const showMisses = args.includes('--misses');
+const MODEL = flag('--model') ?? 'qwen2.5-coder:7b';
+const window = MODELS[MODEL];
+if (window === undefined) throw new Error(`--model takes one of ${Object.keys(MODELS).join(', ')}`);
 /** `--dump DIR`: every forwarded request as a text file, `MODE/ID.txt`, to see why a fact was missed. */
 const dumpDir = flag('--dump');
 console.log(`seed ${seed} (reproduce: node --import tsx bench/quality/run.ts --seed ${seed})`);
@@ -86,6 +90,7 @@ for (const scenario of scenarios) {
         let history: ChatMessage[] = [];
         let received: WireMessage[] = [];
         let modeUsed = '';
+        let note = '';
         for (const [i, turn] of question.turns.entries()) {
           const last = i === question.turns.length - 1;
           if (last && question.beforeLast) {
@@ -101,13 +106,15 @@ for (const scenario of scenarios) {
           requestMs.set(mode, [...(requestMs.get(mode) ?? []), performance.now() - t0]);
           received = result.received;
           modeUsed = result.headers.get('x-ctx-mode') ?? '?';
+          const b = result.snapshot.budget;
+          note = `mode ${modeUsed}; warning ${result.headers.get('x-ctx-warning') ?? '-'}; window ${b?.window} usable ${b?.usable} context ${b?.contextTokens} num_ctx ${b?.numCtx}\nper entry (used/budget): ${(b?.perEntry ?? []).map((e) => `${e.items} ${e.used}/${e.budget}`).join(', ')}`;
           history = [...history, { role: 'assistant', content: result.reply }];
         }
         const text = textOf(received);
         if (dumpDir) {
           const file = path.join(dumpDir, mode, `${question.id.replace(/[/#]/g, '_')}.txt`);
           mkdirSync(path.dirname(file), { recursive: true });
-          writeFileSync(file, received.map((m) => `=== ${m.role}\n${m.content}`).join('\n'));
+          writeFileSync(file, `${note}\n${received.map((m) => `=== ${m.role}\n${m.content}`).join('\n')}`);
         }
         const tokens = counter.countMessages(received as ChatMessage[]);
         if (mode === 'off') {
@@ -149,7 +156,7 @@ const questionCount = scenarios.reduce((n, s) => n + s.questions.length, 0);
 const factCount = scenarios.reduce((n, s) => n + s.questions.reduce((m, q) => m + q.facts.length, 0), 0);
 console.log(
   `${scenarios.length} repositories (${scenarios.map((s) => s.name).join(', ')}), ${questionCount} questions, ${factCount} needed facts, ` +
-    `${outcomes.length} scored requests; ${((performance.now() - started) / 1000).toFixed(1)} s in all (repositories ${(generatedMs / 1000).toFixed(1)} s, baselines ${(baselineMs / 1000).toFixed(1)} s); model window 32,768`,
+    `${outcomes.length} scored requests; ${((performance.now() - started) / 1000).toFixed(1)} s in all (repositories ${(generatedMs / 1000).toFixed(1)} s, baselines ${(baselineMs / 1000).toFixed(1)} s); model ${MODEL}, window ${window.toLocaleString('en-US')}`,
 );
 console.log(
   `request time, median per mode: ${['off', ...MODES].map((m) => `${m} ${median(requestMs.get(m) ?? []).toFixed(0)} ms`).join(', ')}`,

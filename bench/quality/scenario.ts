@@ -13,6 +13,7 @@ import { buildRepo, type Files, type RepoPlan } from './repo.ts';
 
 export const KINDS = [
   'status',
+  'diff',
   'build',
   'conventions',
   'trace',
@@ -51,6 +52,7 @@ export interface Scenario {
 
 const MIN_MODE: Record<Kind, MinMode> = {
   status: 'git-aware',
+  diff: 'git-aware',
   build: 'quick',
   conventions: 'quick',
   trace: 'debug',
@@ -64,20 +66,32 @@ const MIN_MODE: Record<Kind, MinMode> = {
 };
 
 /** Ordinary modules that make the repository the size of a real one (and give a search something to search). */
-function filler(r: Random, kit: Kit, src: string, area: string, files: number): Files {
+interface FillerFunction {
+  file: string;
+  name: string;
+  /** The local's line and its variable's name. */
+  local: string;
+  variable: string;
+}
+
+function filler(r: Random, kit: Kit, src: string, area: string, files: number, fns: FillerFunction[] = []): Files {
   const out: Files = {};
   for (let f = 0; f < files; f++) {
     const lines = [...kit.header(area), kit.comment(`${r.title()} ${r.word()} helpers for the ${area} flow.`), ''];
     let previous = '';
     for (let i = 0, n = r.int(4, 9); i < n; i++) {
       const name = kit.fnName(r.ident());
-      const value = kit.local(r.word(), String(r.int(2, 999)));
+      const variable = r.word();
+      const value = kit.local(variable, String(r.int(2, 999)));
       const use = previous ? `${previous}(value) + ${r.int(1, 9)}` : `value * ${r.int(2, 9)}`;
       lines.push(kit.comment(`${r.title()} the ${r.word()} ${r.word()} before ${r.word()}.`));
       lines.push(...kit.fn(name, 'value', [value, kit.returnLine(use)]), '');
       previous = name;
+      fns.push({ file: `${src}/${area}/`, name, local: value, variable });
     }
-    out[`${src}/${area}/${r.word()}.${kit.ext}`] = `${lines.join('\n')}\n`;
+    const file = `${src}/${area}/${r.word()}.${kit.ext}`;
+    for (const fn of fns) if (fn.file.endsWith('/')) fn.file = file;
+    out[file] = `${lines.join('\n')}\n`;
   }
   return out;
 }
@@ -176,13 +190,37 @@ export function makeScenario(r: Random, profile: Profile, root: string): Scenari
   const stripeKey = `sk_live_${r.chars(24, ALNUM)}`;
 
   const [extraA, extraB] = [r.word(), r.word()];
+  const fnsA: FillerFunction[] = [];
+  const fnsB: FillerFunction[] = [];
   const bulk: Files = {
     ...filler(r, A, p.srcA, a1, 8),
-    ...filler(r, A, p.srcA, extraA, 10),
+    ...filler(r, A, p.srcA, extraA, 10, fnsA),
     ...filler(r, B, p.srcB, a2, 8),
     ...filler(r, B, p.srcB, a3, 10),
-    ...filler(r, B, p.srcB, extraB, 10),
+    ...filler(r, B, p.srcB, extraB, 10, fnsB),
   };
+  // Work in progress across many files (a value changed in two functions of each of eight files), so the
+  // diff is larger than one question needs; one changed function is then asked about by name.
+  const wip: Files = {};
+  const wipChanges: { name: string; line: string }[] = [];
+  for (const [kit, fns] of [
+    [A, fnsA],
+    [B, fnsB],
+  ] as const) {
+    const files = [...new Set(fns.map((f) => f.file))].slice(0, 4);
+    for (const file of files) {
+      const mine = fns.filter((f) => f.file === file);
+      let text = bulk[file] as string;
+      for (const fn of [mine[0], mine.at(-1)]) {
+        if (!fn) continue;
+        const line = kit.local(fn.variable, num());
+        text = text.replace(fn.local, line);
+        wipChanges.push({ name: fn.name, line });
+      }
+      wip[file] = text;
+    }
+  }
+  const asked = wipChanges[r.int(0, wipChanges.length - 1)] as { name: string; line: string };
   const plan: RepoPlan = {
     dir,
     base: {
@@ -214,7 +252,7 @@ export function makeScenario(r: Random, profile: Profile, root: string): Scenari
         ...B.fn(funcD, 'weight', [stagedLine, B.returnLine('weight * 3')]),
       ]),
     },
-    unstaged: { [fileA(a1, m1)]: m1Text([unstagedLine]) },
+    unstaged: { ...wip, [fileA(a1, m1)]: m1Text([unstagedLine]) },
     untracked: {
       [fileA(a1, m6)]: join([...A.header(a1), freshHead, ...A.fn(A.fnName(r.ident()), 'x', [A.returnLine('x')])]),
       [fileA(fresh, m7)]: join([
@@ -260,6 +298,7 @@ export function makeScenario(r: Random, profile: Profile, root: string): Scenari
       [unstagedLine, stagedLine, fileA(a1, m6)],
     ),
     q('status', ['Which changes are staged for the next commit?'], [fileB(a2, m4), stagedLine]),
+    q('diff', [`What did I change in \`${asked.name}\`?`], [asked.line]),
     q(
       'status',
       ['What new files have I started that git does not track yet?'],
