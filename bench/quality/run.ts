@@ -186,7 +186,7 @@ for (const [name, label] of [
     String(b.violations),
     Math.round(tokens).toLocaleString('en-US'),
     name === 'off' ? '-' : `${(tokens / headline.medianTokens).toFixed(1)}x`,
-    `${(headline.recall / recall).toFixed(2)}x`,
+    recall === 0 ? '-' : `${(headline.recall / recall).toFixed(2)}x`,
   ]);
 }
 console.log(table(baseRows));
