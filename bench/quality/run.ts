@@ -81,7 +81,17 @@ function scoreBaseline(
   b.tokens.push(tokens);
 }
 
+type Pack = { text: string; tokens: number };
+const packNow = (dir: string) => {
+  const [tracked, packer] = [trackedText(dir), packerText(dir)];
+  return {
+    tracked: { text: tracked, tokens: counter.count(tracked) } as Pack,
+    packer: { text: packer, tokens: counter.count(packer) } as Pack,
+  };
+};
+
 for (const scenario of scenarios) {
+  let packs: ReturnType<typeof packNow> | undefined;
   const proxy = await startProxy({ upstreamUrl: fake.url, workspace: scenario.dir, settings: { mode: 'auto' } });
   const client = proxy.client();
   try {
@@ -121,10 +131,11 @@ for (const scenario of scenarios) {
           offTokens.set(question.id, tokens);
           scoreBaseline('off', text, question, scenario, 0);
           const b0 = performance.now();
-          const tracked = trackedText(scenario.dir);
-          scoreBaseline('tracked', tracked, question, scenario, counter.count(tracked));
-          const packed = packerText(scenario.dir);
-          scoreBaseline('packer', packed, question, scenario, counter.count(packed));
+          // The work tree changes only inside an edited question, so its baselines are packed anew.
+          if (!packs || question.beforeLast) packs = packNow(scenario.dir);
+          scoreBaseline('tracked', packs.tracked.text, question, scenario, packs.tracked.tokens);
+          scoreBaseline('packer', packs.packer.text, question, scenario, packs.packer.tokens);
+          if (question.beforeLast) packs = undefined;
           baselineMs += performance.now() - b0;
         } else {
           outcomes.push({
