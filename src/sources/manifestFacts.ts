@@ -184,27 +184,74 @@ export function gradleFacts(text: string): string[] {
   return out;
 }
 
+/** A recipe shown as one line: its first command (make's `@`/`-` prefixes dropped), `…` when more follow. */
+function recipeLine(commands: string[]): string | undefined {
+  const first = commands[0]?.replace(/^[@-]+/, '').trim();
+  if (!first) return undefined;
+  return clip(commands.length > 1 ? `${first} …` : first);
+}
+
+/**
+ * The recipes of the well-known targets (build, test, lint…), so "how do I run
+ * the tests?" has the command itself, not only a target name.
+ */
+function recipeLines(names: string[], recipes: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const name of FIRST.filter((n) => names.includes(n))) {
+    const line = recipeLine(recipes.get(name) ?? []);
+    if (line) out.push(`  ${name}: ${line}`);
+  }
+  return out;
+}
+
 /** Make targets: `name:` at the start of a line, not a variable (`:=`), not special (`.PHONY`). */
 export function makeTargets(text: string): string[] {
   const names: string[] = [];
+  const recipes = new Map<string, string[]>();
+  let current: string[] = [];
   for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith('\t')) {
+      for (const n of current) recipes.get(n)?.push(line.trim());
+      continue;
+    }
     const m = /^([A-Za-z0-9][\w./-]*(?:\s+[A-Za-z0-9][\w./-]*)*)\s*::?(?!=)/.exec(line);
-    if (!m || line.startsWith('\t')) continue;
-    for (const n of (m[1] ?? '').split(/\s+/)) if (!names.includes(n) && !n.includes('%')) names.push(n);
+    if (!m) {
+      if (line.trim() !== '' && !line.trimStart().startsWith('#')) current = [];
+      continue;
+    }
+    current = [];
+    for (const n of (m[1] ?? '').split(/\s+/)) {
+      if (n.includes('%')) continue;
+      if (!names.includes(n)) names.push(n);
+      // A target listed twice keeps its first recipe (make warns and uses the last; the first is rarely overridden).
+      if (!recipes.has(n)) {
+        recipes.set(n, []);
+        current.push(n);
+      }
+    }
   }
-  return names.length > 0 ? [`targets (make NAME): ${list(ordered(names), 30)}`] : [];
+  return names.length > 0 ? [`targets (make NAME): ${list(ordered(names), 30)}`, ...recipeLines(names, recipes)] : [];
 }
 
 /** just recipes: `name args:` at column 0, not an assignment (`:=`), attributes and comments skipped. */
 export function justRecipes(text: string): string[] {
   const names: string[] = [];
+  const recipes = new Map<string, string[]>();
+  let current: string | undefined;
   for (const line of text.split(/\r?\n/)) {
+    if (/^\s+\S/.test(line)) {
+      if (current) recipes.get(current)?.push(line.trim());
+      continue;
+    }
     const m = /^@?([A-Za-z_][\w-]*)(?:\s+[^:=]*)?:(?!=)/.exec(line);
+    current = undefined;
     if (m?.[1] && !['set', 'alias', 'export', 'import', 'mod'].includes(m[1]) && !names.includes(m[1])) {
       names.push(m[1]);
+      recipes.set(m[1], []);
+      current = m[1];
     }
   }
-  return names.length > 0 ? [`recipes (just NAME): ${list(ordered(names), 30)}`] : [];
+  return names.length > 0 ? [`recipes (just NAME): ${list(ordered(names), 30)}`, ...recipeLines(names, recipes)] : [];
 }
 
 /** `.nvmrc`, `.python-version` and the like: one version per file (`.tool-versions`: one tool per line). */

@@ -118,13 +118,34 @@ describe('manifest facts (golden)', () => {
     ]);
   });
 
+  test('the command behind a well-known make target: the first line, prefixes dropped, more marked', () => {
+    const make =
+      '.PHONY: test check\n# Run the suite\ntest:\n\t@pytest -q --maxfail=3 tests\n\ncheck: test\n\t-go vet ./...\n\tgo test ./...\nrelease:\n\t./ship\n';
+    assert.deepEqual(facts.makeTargets(make), [
+      'targets (make NAME): test, check, release',
+      '  test: pytest -q --maxfail=3 tests',
+      '  check: go vet ./... …',
+    ]);
+    const just = 'build:\n    cargo build --release\n\nlint:\n    cargo clippy\n';
+    assert.deepEqual(facts.justRecipes(just), [
+      'recipes (just NAME): build, lint',
+      '  build: cargo build --release',
+      '  lint: cargo clippy',
+    ]);
+  });
+
   test('Makefile targets, just recipes, version files', () => {
     const make =
       'CC := gcc\n.PHONY: all test\nall: build\nbuild: src/main.c\n\t$(CC) -o app $<\ntest lint:\n\t./run\n%.o: %.c\n';
-    assert.deepEqual(facts.makeTargets(make), ['targets (make NAME): build, test, lint, all']);
+    assert.deepEqual(facts.makeTargets(make), [
+      'targets (make NAME): build, test, lint, all',
+      '  build: $(CC) -o app $<',
+      '  test: ./run',
+      '  lint: ./run',
+    ]);
     const just =
       'set shell := ["bash", "-c"]\nversion := "1"\n# runs the tests\ntest *args:\n  cargo test {{args}}\n@fmt:\n  cargo fmt\n';
-    assert.deepEqual(facts.justRecipes(just), ['recipes (just NAME): test, fmt']);
+    assert.deepEqual(facts.justRecipes(just), ['recipes (just NAME): test, fmt', '  test: cargo test {{args}}']);
     assert.deepEqual(facts.versionFileFacts('.nvmrc', 'v20.11.1\n'), ['node: v20.11.1']);
     assert.deepEqual(facts.versionFileFacts('.python-version', '3.12.2\n'), ['python: 3.12.2']);
     assert.deepEqual(facts.versionFileFacts('.tool-versions', 'nodejs 20.11.1\n# x\npython 3.12.2\n'), [
