@@ -51,7 +51,7 @@ test('an example its rule gets wrong fails the load, one line naming the file, t
   const dir = rulesDir('wrong', [
     {
       ...demo,
-      examples: { secret: ['token demo_0123abcd4567efgh', 'token demo_short'], keep: ['demo_xxxxxxxxxxxxxxxx'] },
+      examples: { secret: ['token demo_7f3kq9x2m4vz8w1p', 'token demo_short'], keep: ['demo_xxxxxxxxxxxxxxxx'] },
     },
   ]);
   await assert.rejects(createRedactor({ rulesDir: dir, checkExamples: true, secretlint: false }), (error: Error) => {
@@ -65,7 +65,7 @@ test('an example its rule gets wrong fails the load, one line naming the file, t
     return true;
   });
   // A keep example the rule masks fails the same way.
-  const leaky = rulesDir('leaky', [{ ...demo, examples: { keep: ['demo_0123abcd4567efgh'] } }]);
+  const leaky = rulesDir('leaky', [{ ...demo, examples: { keep: ['demo_7f3kq9x2m4vz8w1p'] } }]);
   await assert.rejects(
     createRedactor({ rulesDir: leaky, checkExamples: true, secretlint: false }),
     /a\.json: rules\[0\] \(demo-token\)\.examples\.keep\[0\]: masked as \[REDACTED:demo-token\], must stay/,
@@ -84,12 +84,12 @@ test('an example with a path is scanned as that item, for rules limited to some 
     {
       ...scoped,
       examples: {
-        secret: [{ text: 'demo_0123abcd4567efgh', path: 'prod.env' }],
-        keep: [{ text: 'demo_0123abcd4567efgh', path: 'app.ts' }],
+        secret: [{ text: 'demo_7f3kq9x2m4vz8w1p', path: 'prod.env' }],
+        keep: [{ text: 'demo_7f3kq9x2m4vz8w1p', path: 'app.ts' }],
       },
     },
   ]);
   await createRedactor({ rulesDir: good, checkExamples: true, secretlint: false });
-  const bad = rulesDir('scoped-bad', [{ ...scoped, examples: { secret: ['demo_0123abcd4567efgh'] } }]);
+  const bad = rulesDir('scoped-bad', [{ ...scoped, examples: { secret: ['demo_7f3kq9x2m4vz8w1p'] } }]);
   await assert.rejects(createRedactor({ rulesDir: bad, checkExamples: true, secretlint: false }), /secret\[0\]/);
 });
