@@ -33,15 +33,16 @@ const DEFAULT_CREDENTIALS = new Set(
     'kibana grafana zabbix zalando calvin msandbox sandbox vagrant infoblox netapp cisco vmware dell force10 ' +
     'cyberark storagegrid openstack stack devstack oracle sa sonar sonarqube jenkins nexus artifactory ' +
     'couchdb neo4j cassandra influxdb airflow superset odoo wordpress drupal magento gitlab gitea ' +
-    'docker kafka zookeeper vault consul nomad app demo dev local localhost pass passw monitor stats operator ' +
-    'maglev cloudadmin'
+    'pass passw monitor stats operator maglev cloudadmin'
   ).split(' '),
 );
 
 /** A default credential, maybe in leetspeak or capitals, with digits or punctuation after it. */
 function isDefaultCredential(value: string): boolean {
   if (DEFAULT_CREDENTIALS.has(value.toLowerCase())) return true;
-  const base = value.replace(/[\d!?.#%_-]+$/, '');
+  // Only a short or counting tail (`netapp123`, `C1sco12345`, `Cyberark1!`): `Jenkins2024!` may be someone's real password.
+  const tail = /(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$/.exec(value)![0];
+  const base = value.slice(0, value.length - tail.length);
   if (base.length < 2 || base.length > 16) return false;
   return DEFAULT_CREDENTIALS.has(base.toLowerCase()) || DEFAULT_CREDENTIALS.has(unleet(base));
 }
