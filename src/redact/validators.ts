@@ -375,7 +375,9 @@ function validatorCost(validator: ValidatorSpec): number {
     if ('entropy' in validator) return 2;
     return 6;
   }
-  return { 'not-reference': 3, 'not-code-or-word': 4, 'not-placeholder': 5 }[validator as string] ?? 6;
+  return (
+    { 'not-reference': 3, 'not-code-or-word': 4, 'not-placeholder': 5, 'not-base64-text': 5 }[validator as string] ?? 6
+  );
 }
 
 /**
@@ -402,6 +404,11 @@ export function acceptsValue(value: string, validators: ValidatorSpec[], context
           if (context.bare && isCodeOrWord(value)) return false;
           if (context.envStyle && isPathOrUrl(value)) return false;
           break;
+        case 'not-base64-text': {
+          const decoded = decodeBase64(value, true);
+          if (decoded !== undefined && /^[\x20-\x7e\t\r\n]+$/.test(decoded)) return false;
+          break;
+        }
         case 'base64-decoded-not-placeholder': {
           const decoded = decodeBase64(value, true);
           if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {

@@ -57,6 +57,8 @@ test('the same places with a real-looking value are still masked', async () => {
     ['.env.example', 'DATABASE_URL=postgres://app:q7Vz2mKp9xLw@localhost:5432/app\n', 'q7Vz2mKp9xLw'],
     // A reference keeps only what is a reference: a literal fallback behind it goes.
     ['config/app.ts', "+  githubToken: process.env.GITHUB_TOKEN ?? 'Zq8vN3kX7pL2mW9rT4yB',", 'Zq8vN3kX7pL2mW9rT4yB'],
+    // A product's name with a year is a chosen password, not its default.
+    ['ci/jenkins.yml', 'jenkins_admin_password: Jenkins2024!\n', 'Jenkins2024!'],
     // A product's name with a random tail is not its default.
     ['compose.yaml', 'POSTGRES_PASSWORD: postgres-Zq8vN3kX7pL2\n', 'postgres-Zq8vN3kX7pL2'],
     // A made-up word with a typo is allowed only next to the word itself, not any passphrase.
