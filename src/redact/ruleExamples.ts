@@ -5,6 +5,7 @@
 
 import type { RedactionFinding } from '../shared/types.ts';
 import type { CompiledRule, RuleExample } from './loadRules.ts';
+import { acceptsValue } from './validators.ts';
 
 export type ExampleScan = (text: string, path: string | undefined) => readonly RedactionFinding[];
 
@@ -33,4 +34,38 @@ export function exampleFailures(rules: readonly CompiledRule[], scan: ExampleSca
     });
   }
   return failures;
+}
+
+/**
+ * The part of the examples check that start-up can afford: each `secret` example holds one of its
+ * rule's keywords, applies to the rule's paths, and the rule's own pattern finds a value there that its
+ * validators accept. Without the other rules, so a `keep` example (which may be left alone only because
+ * a more specific rule takes the spot) is judged by the tests alone. One line per failing example.
+ */
+export function ownPatternFailures(rules: readonly CompiledRule[]): string[] {
+  const failures: string[] = [];
+  for (const rule of rules) {
+    rule.examples.secret.forEach((example, i) => {
+      const problem = ownPatternProblem(rule, example);
+      if (problem) failures.push(`${rule.where}.examples.secret[${i}]: ${problem}: ${clip(example)}`);
+    });
+  }
+  return failures;
+}
+
+function ownPatternProblem(rule: CompiledRule, example: RuleExample): string | undefined {
+  if (rule.appliesToPath && !rule.appliesToPath(example.path)) return "its path is not among the rule's paths";
+  const lower = example.text.toLowerCase();
+  if (!rule.keywords.some((keyword) => lower.includes(keyword))) return "holds none of the rule's keywords";
+  const regex = new RegExp(rule.regex.source, rule.regex.flags);
+  for (const match of example.text.matchAll(regex)) {
+    for (const group of rule.valueGroups) {
+      const value = typeof group === 'number' ? match[group] : match.groups?.[group];
+      if (value === undefined) continue;
+      const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
+      if (value.length > 0 && acceptsValue(value, rule.validators, context)) return undefined;
+      break;
+    }
+  }
+  return "the rule's own pattern finds no value its validators accept";
 }

@@ -12,6 +12,8 @@ export const VALIDATOR_NAMES = [
   'not-code-or-word',
   /** The value decodes from base64 to something that is not empty and not a placeholder. */
   'base64-decoded-not-placeholder',
+  /** The value is not base64 of printable text (a key of random bytes never decodes to a sentence). */
+  'not-base64-text',
 ] as const;
 
 const validatorSchema = z.union([

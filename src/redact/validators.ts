@@ -16,9 +16,36 @@ const PLACEHOLDER_WORDS = new Set(
     '%s %d %v {} ? secret123 s3cr3t passw0rd p@ssw0rd token123 apikey123 none_set unset not_set notset ' +
     '123 1234 0000 your_token your_key asdf asdfgh asdfghjkl qwer qwerty zxcv zxcvbn hunter2 secret1 password1 pass123 changeme123 letmein123 ' +
     'md5 sha1 sha256 sha512 bcrypt scrypt argon2 argon2id pbkdf2 plain plaintext scram scram-sha-256 prompt vault file ' +
-    'generated trust peer ident'
+    'generated trust peer ident always never enable enabled disable disabled on_create none:none ' +
+    // "password" in other languages: a translation file's label, not a value.
+    'passwort contraseña mot_de_passe senha wachtwoord lösenord hasło пароль パスワード 密码 密碼 비밀번호'
   ).split(' '),
 );
+
+/**
+ * Documented default credentials of images and appliances (`postgres:postgres`, Zabbix's `zabbix`,
+ * Dell iDRAC's `calvin`, MinIO's `minioadmin`), also with digits after them (`netapp123`, `C1sco12345`):
+ * everyone who runs the product knows them, so showing one leaks nothing (src/redact/README.md, policy).
+ */
+const DEFAULT_CREDENTIALS = new Set(
+  (
+    'postgres postgresql mysql mariadb redis mongo mongodb rabbitmq guest minioadmin minio keycloak elastic ' +
+    'kibana grafana zabbix zalando calvin msandbox sandbox vagrant infoblox netapp cisco vmware dell force10 ' +
+    'cyberark storagegrid openstack stack devstack oracle sa sonar sonarqube jenkins nexus artifactory ' +
+    'couchdb neo4j cassandra influxdb airflow superset odoo wordpress drupal magento gitlab gitea ' +
+    'pass passw monitor stats operator maglev cloudadmin'
+  ).split(' '),
+);
+
+/** A default credential, maybe in leetspeak or capitals, with digits or punctuation after it. */
+function isDefaultCredential(value: string): boolean {
+  if (DEFAULT_CREDENTIALS.has(value.toLowerCase())) return true;
+  // Only a short or counting tail (`netapp123`, `C1sco12345`, `Cyberark1!`): `Jenkins2024!` may be someone's real password.
+  const tail = /(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$/.exec(value)![0];
+  const base = value.slice(0, value.length - tail.length);
+  if (base.length < 2 || base.length > 16) return false;
+  return DEFAULT_CREDENTIALS.has(base.toLowerCase()) || DEFAULT_CREDENTIALS.has(unleet(base));
+}
 
 /** Words that mark a value as documentation rather than a secret (`YOUR_API_KEY`, `token-here`, `xxxx`). */
 const PLACEHOLDER_WORD_PARTS =
@@ -48,10 +75,10 @@ function hasPlaceholderWord(value: string): boolean {
 
 /** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
 const PLACEHOLDER_COMPOUND =
-  /^(?:(?:test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty)\d{0,4}(?:[_.-]|$))+$/i;
+  /^(?=[^a-z]*[a-z]{2})(?:(?:\d{1,6}|[a-z]|wrong|bad|incorrect|correct|right|good|other|another|fallback|for|top|horse|battery|staple|rep|repl|replication|share|proxy|django|unit|e2e|integration|spec|fixture|mock|stub|fixed|static|known|server|master|slave|root|guest|user\d|sekrit|secure|pwd|passwd|login|word|correct|cookie|csrf|salt|hash|sig|signature|id|name|qa|uat|sandbox|noop|nope|nothing|whatever|blah|lorem|ipsum|test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty)\d{0,4}(?:[_. -]|$))+$/i;
 
 /** Letters-only values that spell the key itself (`dbpassword`, `mysecrettoken`): docs, not secrets. */
-const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey)[a-z]*\d{0,3}$/i;
+const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey|encryptionkey|signingkey|privatekey)[a-z]*\d{0,3}$/i;
 
 /** Public material that looks like a key: publishable keys, SSH public keys, certificates. */
 const PUBLIC_MATERIAL =
@@ -60,6 +87,15 @@ const PUBLIC_MATERIAL =
 /** Forms that point at a secret held elsewhere. */
 const REFERENCE =
   /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+
+/** A template's own placeholder for a value filled in later (`@SECRET_KEY` in ansible-test's `*.template`). */
+const TEMPLATE_MARKER = /^@[A-Z][A-Z0-9_]{2,}$/;
+
+/** A call whose result is the value, at run time: `mysql.authPlugins.caching_sha2_password({`. */
+const CALL = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(\{?$/;
+
+/** Ansible's `lookup('password', '/dev/null chars=ascii_letters length=16')`: the file a generated password lives in. */
+const LOOKUP_FILE = /^(?:\.{0,2}\/)[\w./-]*(?:\s+[a-z_]+=[\w,]+)+$/;
 
 /**
  * Unquoted values that are paths, file names or URLs, not secrets
@@ -103,17 +139,146 @@ export function isPlaceholder(value: string): boolean {
     if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
       return true;
   }
-  return (
+  if (
     PLACEHOLDER_SHAPES.test(v) ||
     hasPlaceholderWord(v) ||
     PLACEHOLDER_COMPOUND.test(v) ||
     NAMES_ITSELF.test(v) ||
-    PUBLIC_MATERIAL.test(v)
-  );
+    PUBLIC_MATERIAL.test(v) ||
+    ENCRYPTED.test(v)
+  ) {
+    return true;
+  }
+  return isObviouslyFake(v);
 }
 
+/**
+ * Values that say what they are: `wrong-password`, `correct horse battery staple`, `S0meP@ss`,
+ * `mySuperSecretPassw0rd!`, `p@ss(word)`, `testing123!`, `top%20secret`, a default credential, or a
+ * URL whose password is one of these (`postgres://postgres:postgres@localhost`).
+ */
+function isObviouslyFake(v: string): boolean {
+  const url = v.length <= 300 ? URL_CREDENTIALS.exec(v) : null;
+  if (url) {
+    const [, user, password] = url;
+    return password === user || isPlaceholder(password!) || isReference(password!);
+  }
+  if (NOT_A_VALUE.test(v)) return true;
+  if (v.length > 40) return false;
+  if (/%[0-9A-Fa-f]{2}/.test(v)) {
+    try {
+      const decoded = decodeURIComponent(v);
+      if (decoded !== v) return isPlaceholder(decoded);
+    } catch {
+      // not %-encoded after all
+    }
+  }
+  const trimmed = v.replace(/[!?.#%]+$/, '');
+  if (
+    trimmed !== v &&
+    trimmed.length > 0 &&
+    (PLACEHOLDER_WORDS.has(trimmed.toLowerCase()) || PLACEHOLDER_COMPOUND.test(trimmed))
+  )
+    return true;
+  if (isDefaultCredential(v) || PORT_MAPPING.test(v) || isCounting(v) || isWordCompound(v)) return true;
+  // Words run together that name the key (`spectacular-password`, `My3ncryptionkey` below).
+  const joined = v.replace(/[-_ .]/g, '');
+  if (joined !== v && NAMES_ITSELF.test(joined)) return true;
+  // Leetspeak and punctuation around a word that names the key itself (`$ecur3p4$$w0rd`, `p@ss(word)`).
+  if (v.length <= 32 && LEET_OR_TRAILING_I.test(v)) {
+    const plain = unleet(v.replace(/[()[\]{}/\\'"^&*+=~-]/g, '')).replace(/i$/, '');
+    if (NAMES_ITSELF.test(plain) || PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_COMPOUND.test(plain)) return true;
+    // One typo or digit away from the word itself: `pas4word`, `passw0rdd`.
+    if (oneEditFrom(v.toLowerCase(), 'password') || oneEditFrom(plain, 'password')) return true;
+  }
+  return false;
+}
+
+/**
+ * What a loose pattern can take for a value when the real one is elsewhere: a flag (`--extra-vars`), a key
+ * with its `=` (`token=`), a lone backslash or quote,
+ * a template variable through a filter (`item.pass_key|string+`), a protocol-relative URL, a module path
+ * (`django.core.signing`).
+ */
+const NOT_A_VALUE =
+  /^--[a-z][a-z0-9-]+$|^[A-Za-z_]+=$|^[^A-Za-z0-9]{1,2}$|^[A-Za-z_]\w*(?:\.\w+)*\|\w+|^\/\/[\w-]+(?:\.[\w-]+)+\/|^[a-z_]+(?:\.[a-z_]+){2,}$/;
+
+/** `docker run -p 8080:80/tcp`, `-p 127.0.0.1:5432:5432`: a port mapping after `-p`, not a password. */
+const PORT_MAPPING = /^(?:\d{1,3}(?:\.\d{1,3}){3}:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/;
+
+const WALKS = ['0123456789', 'abcdefghijklmnopqrstuvwxyz'];
+
+/** `1234568`, `123456abcdefg`: mostly counting, typed by a person writing docs. */
+function isCounting(v: string): boolean {
+  const s = v.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (s.length < 6 || s.length > 24) return false;
+  if (walkShare(s) >= 0.6) return true;
+  // Counting interleaved with one repeated letter: `a1a2a3a4`.
+  const digits = s.replace(/[a-z]/g, '');
+  const letters = s.replace(/\d/g, '');
+  return digits.length >= 3 && walkShare(digits) >= 0.99 && /^([a-z])\1*$/.test(letters);
+}
+
+function walkShare(s: string): number {
+  let covered = 0;
+  let run = 1;
+  for (let i = 1; i <= s.length; i++) {
+    const pair = i < s.length ? s[i - 1]! + s[i]! : '';
+    if (pair && WALKS.some((walk) => walk.includes(pair))) run++;
+    else {
+      if (run >= 3) covered += run;
+      run = 1;
+    }
+  }
+  return covered / s.length;
+}
+
+/** Extra words of an obviously made-up value, beside the placeholder and default-credential words. */
+const COMPOUND_WORDS = new Set(
+  (
+    'wrong bad incorrect correct right good other another fallback for top secret password pass pwd key token test ' +
+    'testing server client admin user my super some new old dev local demo prod staging the a an of'
+  ).split(' '),
+);
+
+/** `zabbix-server`, `dell@force10`: every part a placeholder, a default credential or a made-up value's word. */
+function isWordCompound(v: string): boolean {
+  const parts = v.toLowerCase().split(/[-_. @]+/);
+  if (parts.length < 2 || !/[a-z]{2}/.test(v.toLowerCase())) return false;
+  return parts.every((part) => {
+    const word = part.replace(/\d{1,4}$/, '');
+    return (
+      /^\d{0,6}$/.test(part) ||
+      DEFAULT_CREDENTIALS.has(part) ||
+      COMPOUND_WORDS.has(word) ||
+      DEFAULT_CREDENTIALS.has(word) ||
+      PLACEHOLDER_WORDS.has(word)
+    );
+  });
+}
+
+/** `a` and `b` differ by one substitution, insertion or deletion. */
+function oneEditFrom(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return a === b;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
+}
+
+/** `scheme://user:password@host`: judged by its password. */
+const URL_CREDENTIALS = /^[a-z][a-z0-9+.-]{1,20}:\/\/([^:@/\s]*):([^@/\s]+)@[^\s]*$/i;
+
+/**
+ * Values that are already encrypted, safe to show: SOPS `ENC[AES256_GCM,…]`, an Ansible vault,
+ * an age file, a Bitnami sealed secret (`AgB…`, hundreds of base64 characters: the RSA-wrapped session key
+ * comes first, so every one starts alike).
+ */
+const ENCRYPTED =
+  /^ENC\[(?:AES256_GCM|PGP),|^\$ANSIBLE_VAULT;\d\.\d;|^-----BEGIN AGE ENCRYPTED FILE-----|^Ag[A-D][A-Za-z0-9+/]{300,}={0,2}$/;
+
 export function isReference(value: string): boolean {
-  return REFERENCE.test(value.trim());
+  const v = value.trim();
+  return REFERENCE.test(v) || ENCRYPTED.test(v) || TEMPLATE_MARKER.test(v) || LOOKUP_FILE.test(v) || CALL.test(v);
 }
 
 export function isCodeOrWord(value: string): boolean {
@@ -210,7 +375,9 @@ function validatorCost(validator: ValidatorSpec): number {
     if ('entropy' in validator) return 2;
     return 6;
   }
-  return { 'not-reference': 3, 'not-code-or-word': 4, 'not-placeholder': 5 }[validator as string] ?? 6;
+  return (
+    { 'not-reference': 3, 'not-code-or-word': 4, 'not-placeholder': 5, 'not-base64-text': 5 }[validator as string] ?? 6
+  );
 }
 
 /**
@@ -237,6 +404,11 @@ export function acceptsValue(value: string, validators: ValidatorSpec[], context
           if (context.bare && isCodeOrWord(value)) return false;
           if (context.envStyle && isPathOrUrl(value)) return false;
           break;
+        case 'not-base64-text': {
+          const decoded = decodeBase64(value, true);
+          if (decoded !== undefined && /^[\x20-\x7e\t\r\n]+$/.test(decoded)) return false;
+          break;
+        }
         case 'base64-decoded-not-placeholder': {
           const decoded = decodeBase64(value, true);
           if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {

@@ -100,7 +100,7 @@ test('rules from another directory are used, with fragments and placeholders', a
     },
   });
   const redactor = await createRedactor({ rulesDir: dir, neverReadFile: DEFAULT_NEVER_READ_FILE, secretlint: false });
-  const out = await redactor.redact('use demo_0123abcd4567efgh now');
+  const out = await redactor.redact('use demo_7f3kq9x2m4vz8w1p now');
   assert.equal(out.text, 'use <demo token> now');
 });
 
@@ -126,7 +126,8 @@ const LAID_OUT = {
   'user-slash-password': 'f8c6ad3b3019f4e0',
   'cli-password-more': '2e27fd9e863d07c7',
   'echo-into-secret-store': '03835fc9b0c82de2',
-  'query-secret': 'bdbdd4e8893cac86',
+  // Re-pinned after its fix: a Codecov badge's public graph token stays (issue 14, bench/precision).
+  'query-secret': 'ca7a4ff571d4f2ed',
   'comment-password-word': 'f7ddf07dbd7686f3',
   'secret-in-prose': 'd50b40e5b86db59f',
 };

@@ -51,27 +51,40 @@ test('an example its rule gets wrong fails the load, one line naming the file, t
   const dir = rulesDir('wrong', [
     {
       ...demo,
-      examples: { secret: ['token demo_0123abcd4567efgh', 'token demo_short'], keep: ['demo_xxxxxxxxxxxxxxxx'] },
+      examples: { secret: ['token demo_7f3kq9x2m4vz8w1p', 'token demo_short'], keep: ['demo_xxxxxxxxxxxxxxxx'] },
     },
   ]);
-  await assert.rejects(createRedactor({ rulesDir: dir, checkExamples: true, secretlint: false }), (error: Error) => {
-    assert.ok(error instanceof RuleLoadError);
-    const lines = error.message.split('\n');
-    assert.equal(lines.length, 1, error.message);
-    assert.match(
-      lines[0]!,
-      /a\.json: rules\[0\] \(demo-token\)\.examples\.secret\[1\]: not masked as \[REDACTED:demo-token\]: "token demo_short"/,
-    );
-    return true;
-  });
-  // A keep example the rule masks fails the same way.
-  const leaky = rulesDir('leaky', [{ ...demo, examples: { keep: ['demo_0123abcd4567efgh'] } }]);
+  // At start-up (no checkExamples) and in the tests alike: the rule's own pattern cannot catch it.
+  for (const checkExamples of [false, true]) {
+    await assert.rejects(createRedactor({ rulesDir: dir, checkExamples, secretlint: false }), (error: Error) => {
+      assert.ok(error instanceof RuleLoadError);
+      const lines = error.message.split('\n');
+      assert.equal(lines.length, 1, error.message);
+      assert.match(
+        lines[0]!,
+        /a\.json: rules\[0\] \(demo-token\)\.examples\.secret\[1\]: the rule's own pattern finds no value its validators accept: "token demo_short"/,
+      );
+      return true;
+    });
+  }
+  // A secret example without any of the rule's keywords would never be scanned by it.
+  const unkeyed = rulesDir('unkeyed', [
+    { ...demo, keywords: ['demo-'], examples: { secret: ['demo_7f3kq9x2m4vz8w1p'] } },
+  ]);
+  await assert.rejects(
+    createRedactor({ rulesDir: unkeyed, secretlint: false }),
+    /a\.json: rules\[0\] \(demo-token\)\.examples\.secret\[0\]: holds none of the rule's keywords/,
+  );
+  // A keep example the rule masks fails the full check, which needs every rule (the tests run it).
+  const leaky = rulesDir('leaky', [{ ...demo, examples: { keep: ['demo_7f3kq9x2m4vz8w1p'] } }]);
+  await createRedactor({ rulesDir: leaky, secretlint: false });
   await assert.rejects(
     createRedactor({ rulesDir: leaky, checkExamples: true, secretlint: false }),
     /a\.json: rules\[0\] \(demo-token\)\.examples\.keep\[0\]: masked as \[REDACTED:demo-token\], must stay/,
   );
-  // Without checkExamples (start-up), the examples are only shape-checked.
-  await createRedactor({ rulesDir: dir, secretlint: false });
+  // A rule whose examples are right loads with both checks.
+  const good = rulesDir('good', [{ ...demo, examples: { secret: ['token demo_7f3kq9x2m4vz8w1p'] } }]);
+  await createRedactor({ rulesDir: good, checkExamples: true, secretlint: false });
   await assert.rejects(
     createRedactor({ rulesDir: rulesDir('shape', [{ ...demo, examples: { secret: [42] } }]), secretlint: false }),
     /a\.json: \[rules\.0\.examples\.secret\.0\]/,
@@ -84,12 +97,12 @@ test('an example with a path is scanned as that item, for rules limited to some 
     {
       ...scoped,
       examples: {
-        secret: [{ text: 'demo_0123abcd4567efgh', path: 'prod.env' }],
-        keep: [{ text: 'demo_0123abcd4567efgh', path: 'app.ts' }],
+        secret: [{ text: 'demo_7f3kq9x2m4vz8w1p', path: 'prod.env' }],
+        keep: [{ text: 'demo_7f3kq9x2m4vz8w1p', path: 'app.ts' }],
       },
     },
   ]);
   await createRedactor({ rulesDir: good, checkExamples: true, secretlint: false });
-  const bad = rulesDir('scoped-bad', [{ ...scoped, examples: { secret: ['demo_0123abcd4567efgh'] } }]);
+  const bad = rulesDir('scoped-bad', [{ ...scoped, examples: { secret: ['demo_7f3kq9x2m4vz8w1p'] } }]);
   await assert.rejects(createRedactor({ rulesDir: bad, checkExamples: true, secretlint: false }), /secret\[0\]/);
 });

@@ -45,7 +45,7 @@ test('more places secrets hide are masked', async () => {
         [`helm install app ./chart --set postgresql.auth.password=${p}`, p],
         [`mysql -h db -u root -p${p} app`, p],
         [`{"username":"bob","password":"${p}"}`, p],
-        [`password: "correct horse battery staple"`, 'correct horse battery staple'],
+        [`password: "velvet orbit tundra marble"`, 'velvet orbit tundra marble'],
       ];
     })(),
     ...((): [string, string][] => {
