@@ -69,9 +69,12 @@ export async function createServer(input: ServerInput): Promise<RunningServer> {
       allowedOrigins: settings.allowedOrigins,
       audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: settings.authToken }),
     });
-    applyRetention(store, settings, logger);
-    retention = setInterval(() => applyRetention(store, settings, logger), 24 * 3600_000);
-    retention.unref();
+    if (settings.retentionDays || settings.maxDbMb) {
+      applyRetention(store, settings, logger);
+      retention = setInterval(() => applyRetention(store, settings, logger), 24 * 3600_000);
+      // Deno's global timers are numbers, without unref.
+      (retention as { unref?: () => void }).unref?.();
+    }
 
     server = serve({ fetch: app.fetch, hostname: settings.host, port: settings.port }) as Server;
     await listening(server, settings);
@@ -184,7 +187,6 @@ async function forcedStop(signal: string, running: RunningServer, logger: Logger
 }
 
 function applyRetention(store: AuditStoreFull, settings: Settings, logger: Logger): void {
-  if (!settings.retentionDays && !settings.maxDbMb) return;
   try {
     const result = store.prune({
       olderThanMs: settings.retentionDays ? settings.retentionDays * 86_400_000 : undefined,
