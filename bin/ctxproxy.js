@@ -1,4 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2 --v8-pool-size=1
+// Memory for the model beside it (bench/chunks/README.md): --max-semi-space-size, because V8 grows
+// its young generation to 2 × 16 MB under a stream of short-lived chunks and keeps it;
+// --v8-pool-size=1, one V8 background thread (GC, compilation) instead of four, each with its own
+// allocator arenas, on a laptop whose cores belong to the model. `npm start` passes the same flags;
+// `node bin/ctxproxy.js` runs without them.
 // Runs the compiled package: dist/, which `npm ci` builds through the `prepare`
 // script (`npm run build`). A checkout without dist/ (installed with
 // --ignore-scripts, or dist/ deleted) runs the TypeScript sources through tsx

@@ -56,6 +56,8 @@ function call(url: string, body: string): Promise<Timing> {
 
 const fake = await startFakeUpstream();
 const proxy = await startCtxproxy(fake.url);
+// The same server with its log (a line per request) written to a pipe this process reads.
+const logged = await startCtxproxy(fake.url, [], { stderr: 'read' });
 const floor = await startScript('bench/overhead/floorProxy.ts', [fake.url]);
 const bare = await startScript('bench/overhead/bareProxy.ts', [fake.url]);
 const direct = (i: number) =>
@@ -78,6 +80,11 @@ const proxied = (i: number) =>
     `${proxy.url}/v1/chat/completions`,
     JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
   );
+const piped = (i: number) =>
+  call(
+    `${logged.url}/v1/chat/completions`,
+    JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: `question number ${i}` }] }),
+  );
 
 try {
   for (let i = 0; i < 300; i++) {
@@ -85,6 +92,7 @@ try {
     await bared(i);
     await floored(i);
     await proxied(i);
+    await piped(i);
   }
 
   // Sequential, interleaved: each round calls both, in a random order, so drift hits both alike.
@@ -92,11 +100,13 @@ try {
   const b: Timing[] = [];
   const f: Timing[] = [];
   const p: Timing[] = [];
+  const l: Timing[] = [];
   const sides: [Timing[], (i: number) => Promise<Timing>][] = [
     [d, direct],
     [b, bared],
     [f, floored],
     [p, proxied],
+    [l, piped],
   ];
   for (let i = 0; i < ROUNDS; i++) {
     for (const [into, run] of shuffled(sides)) into.push(await run(i));
@@ -111,6 +121,25 @@ try {
   const bareAdded = summarize(b.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
   const stackAdded = summarize(f.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
   const ownAdded = summarize(p.map((t, i) => t.totalMs - (f[i] as Timing).totalMs));
+  const lt = summarize(l.map((t) => t.totalMs));
+  const loggedAdded = summarize(l.map((t, i) => t.totalMs - (d[i] as Timing).totalMs));
+  const logCost = summarize(l.map((t, i) => t.totalMs - (p[i] as Timing).totalMs));
+  // Time to the first chunk, paired with the same round's direct call and bare proxy.
+  const firstAdded = (side: Timing[], against: Timing[]) =>
+    summarize(side.map((t, i) => t.firstChunkMs - (against[i] as Timing).firstChunkMs));
+  const firstRows = (
+    [
+      ['bare node:http proxy', b],
+      ['stack floor', f],
+      ['ctxproxy', p],
+      ['ctxproxy, log piped', l],
+    ] as const
+  ).map(([name, side]) => {
+    const first = summarize(side.map((t) => t.firstChunkMs));
+    const overDirect = firstAdded(side, d);
+    const overBare = firstAdded(side, b);
+    return `  ${name.padEnd(22)}  ${ms(first.median)}   added over direct ${ms(overDirect.median)} (IQR ${ms(overDirect.iqr)})   over bare ${ms(overBare.median)}   ratio to bare ${(first.median / summarize(b.map((t) => t.firstChunkMs)).median).toFixed(2)}x`;
+  });
 
   // 50 in flight: throughput of each side, in interleaved blocks.
   const throughput = async (run: (i: number) => Promise<Timing>, count: number) => {
@@ -127,12 +156,15 @@ try {
   const bareRps: number[] = [];
   const floorRps: number[] = [];
   const proxyRps: number[] = [];
+  const loggedRps: number[] = [];
   for (let block = 0; block < 4; block++) {
     directRps.push(await throughput(direct, CONCURRENT_REQUESTS / 4));
     bareRps.push(await throughput(bared, CONCURRENT_REQUESTS / 4));
     floorRps.push(await throughput(floored, CONCURRENT_REQUESTS / 4));
     proxyRps.push(await throughput(proxied, CONCURRENT_REQUESTS / 4));
+    loggedRps.push(await throughput(piped, CONCURRENT_REQUESTS / 4));
   }
+  const lr = summarize(loggedRps);
   const dr = summarize(directRps);
   const br = summarize(bareRps);
   const fr = summarize(floorRps);
@@ -180,17 +212,22 @@ try {
     `  bare node:http proxy    ${ms(bt.median)}  adds ${ms(bareAdded.median)}   (what a second HTTP hop costs in Node here)`,
     `  stack floor             ${ms(ft.median)}  adds ${ms(stackAdded.median)}   (Hono + the ollama client, as ctxproxy uses them)`,
     `  ctxproxy's own work on top of the stack floor ${ms(ownAdded.median)}  IQR ${ms(ownAdded.iqr)}`,
+    `  ctxproxy, log piped     ${ms(lt.median)}  adds ${ms(loggedAdded.median)}   the log line read through a pipe: ${ms(logCost.median)} (IQR ${ms(logCost.iqr)}), ${(logged.stderrBytes() / (300 + ROUNDS + CONCURRENT_REQUESTS)).toFixed(0)} bytes of log per request`,
+    '',
+    `time to the first chunk (median; "added": paired with the same round's call; direct ${ms(df.median)}):`,
+    ...firstRows,
     '',
     `${CONCURRENCY} concurrent streams (requests/s, median of 4 interleaved blocks):`,
     `  direct                  ${dr.median.toFixed(0)}/s`,
     `  bare node:http proxy    ${br.median.toFixed(0)}/s   ratio ${(br.median / dr.median).toFixed(2)} of direct`,
     `  stack floor             ${fr.median.toFixed(0)}/s   ratio ${(fr.median / dr.median).toFixed(2)} of direct`,
     `  through ctxproxy        ${pr.median.toFixed(0)}/s   ratio ${(pr.median / dr.median).toFixed(2)} of direct, ${(pr.median / fr.median).toFixed(2)} of the floor`,
+    `  ctxproxy, log piped     ${lr.median.toFixed(0)}/s   ratio ${(lr.median / dr.median).toFixed(2)} of direct, ${(lr.median / fr.median).toFixed(2)} of the floor`,
     '',
     `memory across ${MEMORY_REQUESTS} requests (heap used after a full GC; its caches fill by ~5,000):`,
     `  ${checkpoints.map(([n, mb]) => `${n}: ${mb.toFixed(0)} MB`).join('   ')}`,
     '',
-    'targets: added median < 0.5 ms; throughput >= 0.5 of direct; memory flat',
+    'target (issue 15): time to the first chunk added over direct, context off, <= 1 ms; memory flat',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
@@ -198,5 +235,6 @@ try {
   await floor.stop();
   await bare.stop();
   await proxy.stop();
+  await logged.stop();
   await fake.stop();
 }

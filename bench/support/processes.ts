@@ -1,7 +1,7 @@
 // Child processes for benchmarks: the fake upstream and the real `ctxproxy serve`.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -48,15 +48,36 @@ export async function startScript(file: string, args: string[]): Promise<Child> 
   return { process: child, url, stop: stopper(child) };
 }
 
+/**
+ * The Node flags the bin's `#!/usr/bin/env -S node …` line sets, so that a bench runs the server as the
+ * installed command runs it; BENCH_NODE_FLAGS replaces them (`BENCH_NODE_FLAGS= ` for none).
+ */
+export function binNodeFlags(): string[] {
+  const override = process.env.BENCH_NODE_FLAGS;
+  if (override !== undefined) return override.split(/\s+/).filter((flag) => flag !== '');
+  const shebang = readFileSync(path.join(root, 'bin/ctxproxy.js'), 'utf8').split('\n', 1)[0] ?? '';
+  return /^#!\/usr\/bin\/env -S node((?:\s+--\S+)*)\s*$/.exec(shebang)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
+export interface CtxproxyOptions {
+  /**
+   * `read`: the server's stderr (its log, a line per request) goes to a pipe this process reads, as
+   * under a terminal or a service manager; `ignore` (default): to /dev/null.
+   */
+  stderr?: 'ignore' | 'read' | undefined;
+}
+
 /** Starts the real CLI, `ctxproxy serve`, on a free port with its own workspace and database. */
 export async function startCtxproxy(
   upstream: string,
   extraArgs: string[] = [],
-): Promise<Child & { workspace: string }> {
+  options: CtxproxyOptions = {},
+): Promise<Child & { workspace: string; stderrBytes: () => number }> {
   const workspace = mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
   const child = spawn(
     process.execPath,
     [
+      ...binNodeFlags(),
       path.join(root, 'bin/ctxproxy.js'),
       'serve',
       '--port',
@@ -67,13 +88,21 @@ export async function startCtxproxy(
       workspace,
       ...extraArgs,
     ],
-    { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, CTXPROXY_MODE: 'off' } },
+    {
+      stdio: ['ignore', 'pipe', options.stderr === 'read' ? 'pipe' : 'ignore'],
+      env: { ...process.env, CTXPROXY_MODE: 'off' },
+    },
   );
+  let stderrBytes = 0;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrBytes += chunk.length;
+  });
   const url = await firstLine(child, /^ctxproxy listening on (http:\/\/\S+)\/v1$/);
   return {
     process: child,
     url,
     workspace,
+    stderrBytes: () => stderrBytes,
     stop: stopper(child, () => rmSync(workspace, { recursive: true, force: true })),
   };
 }

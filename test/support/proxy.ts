@@ -1,22 +1,18 @@
-// Starts the real ctxproxy server on a real socket (127.0.0.1, a free port),
-// built from real parts: the Ollama adapter pointed at the fake Ollama, a real
+// Starts the real ctxproxy server on a real socket (127.0.0.1, a free port), through
+// the same createServer() as `ctxproxy serve`, built from real parts: the Ollama adapter pointed at the fake Ollama, a real
 // SQLite file, the real redactor and the real sources on a real directory.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import OpenAI from 'openai';
-import { type AuditStoreFull, type AuditStoreOptions, openAuditStore } from '../../src/audit/store.ts';
-import { createApp } from '../../src/http/app.ts';
-import { auditRoutes } from '../../src/http/auditRoutes.ts';
-import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
+import type { AuditStoreFull, AuditStoreOptions } from '../../src/audit/store.ts';
+import { createServer } from '../../src/cli/serveCommand.ts';
+import { type Settings, settingsSchema } from '../../src/config/options.ts';
 import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 import type { Logger, Upstream } from '../../src/shared/ports.ts';
 import type { ContextSource } from '../../src/shared/types.ts';
-import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
 
 export interface ProxyOptions {
   upstreamUrl: string;
@@ -54,44 +50,40 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ctxproxy-test-'));
   const workspace = options.workspace ?? scratch;
   const dbPath = options.dbPath ?? path.join(scratch, 'audit.db');
-  const store = openAuditStore({ ...options.auditOptions, path: dbPath });
-  const deps = await createPipelineDeps({
-    upstream:
-      options.upstream ??
-      createOllamaUpstream({ baseUrl: options.upstreamUrl, firstByteTimeoutMs: options.firstByteTimeoutMs ?? 30_000 }),
-    store,
-    settings: {
-      workspace,
-      mode: 'off',
-      redactMessages: true,
-      allowedRoots: [],
-      historyOverflow: 'drop-oldest',
-      safetyRatio: 0.75,
-      models: {},
-      ...options.settings,
-    },
-    overrides: options.sources ? { sources: options.sources } : {},
-    warm: options.warm,
-  });
-  const app = createApp({
-    pipeline: deps,
-    authToken: options.authToken,
+  const settings: Settings = settingsSchema.parse({
+    host: '127.0.0.1',
+    port: 0,
+    workspace,
+    db: dbPath,
+    upstream: options.upstreamUrl,
+    upstreamTimeoutMs: options.firstByteTimeoutMs ?? 30_000,
+    mode: 'off',
     maxBodyBytes: options.maxBodyBytes ?? 10 * 1024 * 1024,
-    logger: options.logger ?? silentLogger,
-    allowedHosts: options.allowedHosts,
-    allowedOrigins: options.allowedOrigins,
-    audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: options.authToken }),
+    // Tests close with requests still open: end them at once, as a second signal would.
+    shutdownGraceMs: 0,
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
   });
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  // The pipeline's settings as given, without the schema's checks (tests pass their own windows, ratios…).
+  Object.assign(settings, options.settings);
+  const running = await createServer({
+    settings,
+    logger: options.logger ?? silentLogger,
+    warm: options.warm,
+    overrides: {
+      ...(options.upstream ? { upstream: options.upstream } : {}),
+      ...(options.sources ? { sources: options.sources } : {}),
+    },
+    auditOptions: options.auditOptions,
+  });
+  const { url, store } = running;
   return {
     url,
     baseURL: `${url}/v1`,
     store,
     dbPath,
-    deps,
+    deps: running.pipeline,
     client: (clientOptions = {}) =>
       new OpenAI({
         baseURL: `${url}/v1`,
@@ -99,9 +91,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         maxRetries: clientOptions.maxRetries ?? 0,
       }),
     async close() {
-      (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
+      await running.close();
       rmSync(scratch, { recursive: true, force: true });
     },
   };
