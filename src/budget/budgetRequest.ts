@@ -8,6 +8,7 @@ import { fitContext } from './contextFit.ts';
 import type { HistoryOverflow } from './conversation.ts';
 import { planWithDowngrade } from './downgrade.ts';
 import { chooseNumCtx, computeBudget } from './fit.ts';
+import { latestUserText, type QuestionTerms, questionTerms } from './questionTerms.ts';
 import type { TokenCounter } from './tokenCounter.ts';
 
 /**
@@ -39,6 +40,11 @@ export interface BudgetRequestInput {
   blockOverhead?: number | undefined;
   /** Tokens the assembler adds around each item; default `fenceTokens`. */
   itemOverhead?: ((item: ContextItem) => number) | undefined;
+  /**
+   * What the question names, for ranking and trimming by relevance; by default
+   * read from the latest user message in `messages`.
+   */
+  terms?: QuestionTerms | undefined;
 }
 
 export interface BudgetDowngrade {
@@ -113,6 +119,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     available,
     counter,
     itemOverhead: input.itemOverhead,
+    terms: input.terms ?? questionTerms(latestUserText(input.messages)),
   });
   const trimmedCount = context.report.reduce((sum, entry) => sum + entry.trimmed.length, 0);
   if (trimmedCount > 0) warnings.push(`${plural(trimmedCount, 'context item')} trimmed or dropped to fit the budget`);
