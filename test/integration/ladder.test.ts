@@ -41,6 +41,8 @@ before(async () => {
       'src/ledger.ts':
         'export function parseLedger(text: string): number[] {\n  return text.split("\\n").map(Number);\n}\n',
       'src/other.ts': 'export const other = 1;\n',
+      // 45 lines, ~1,300 tokens: whole in the item (the files source keeps 50 lines), more than quick keeps.
+      'src/invoice.ts': `${Array.from({ length: 10 }, (_, i) => `/** ${prose(100, 'note')} */\nexport function helper${i}(x: number): number {\n  return x + ${i};\n}\n`).join('')}export function computeTotal(lines: number[]): number {\n  const cents = lines.reduce((a, b) => a + b, 0);\n  return cents;\n}\n`,
     },
     checkout: 'feature/ledger-cents',
     unstaged: { 'src/other.ts': `${'export const changed = 2;\n'.repeat(200)}` },
@@ -119,6 +121,24 @@ describe('the downgrade ladder on an 8k model', () => {
         .map((m) => m.content)
         .join('\n'),
       /integer cents/,
+    );
+  });
+
+  test('with little room left, the named file keeps the function the question names, not only its head', async () => {
+    const messages = chat(30, 100, 'In src/invoice.ts, what does computeTotal return?');
+    const { response } = await proxy.client().chat.completions.create({ model: SMALL, messages }).withResponse();
+    assert.equal(response.headers.get('x-ctx-mode'), 'quick');
+    const snapshot = await snapshotOf(response);
+    assert.ok(
+      snapshot.sources.some((s) => s.source === 'files' && (s.trimmed?.length ?? 0) > 0),
+      'the file was trimmed',
+    );
+    const all = lastSent()
+      .map((m) => m.content)
+      .join('\n');
+    assert.match(
+      all,
+      /export function computeTotal\(lines: number\[\]\): number \{\n {2}const cents = [^\n]*\n {2}return cents;\n\}/,
     );
   });
 });
