@@ -1,13 +1,14 @@
 // The budget stage in one call, in the order that matters: the budget, then
-// the conversation (it must fit on its own), then the mode (downgraded when
-// the conversation leaves too little), then the context in what remains, then
-// num_ctx for the whole estimated prompt.
+// the mode and the conversation together (the downgrade ladder: a lighter mode
+// before any dropped turn, dropped turns before no context at all), then the
+// context in what remains, then num_ctx for the whole estimated prompt.
 
 import type { BudgetReport, ChatMessage, ContextItem, ModeName, Plan, ToolDefinition } from '../shared/types.ts';
 import { fitContext } from './contextFit.ts';
-import { fitConversation, type HistoryOverflow } from './conversation.ts';
+import type { HistoryOverflow } from './conversation.ts';
 import { planWithDowngrade } from './downgrade.ts';
 import { chooseNumCtx, computeBudget } from './fit.ts';
+import { latestUserText, type QuestionTerms, questionTerms } from './questionTerms.ts';
 import type { TokenCounter } from './tokenCounter.ts';
 
 /**
@@ -39,6 +40,11 @@ export interface BudgetRequestInput {
   blockOverhead?: number | undefined;
   /** Tokens the assembler adds around each item; default `fenceTokens`. */
   itemOverhead?: ((item: ContextItem) => number) | undefined;
+  /**
+   * What the question names, for ranking and trimming by relevance; by default
+   * read from the latest user message in `messages`.
+   */
+  terms?: QuestionTerms | undefined;
 }
 
 export interface BudgetDowngrade {
@@ -78,36 +84,34 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     );
   }
 
-  const conversation = fitConversation({
+  const blockOverhead = input.blockOverhead ?? CONTEXT_BLOCK_OVERHEAD;
+  const choice = planWithDowngrade({
     messages: input.messages,
     tools: input.tools,
-    usable: budget.usable,
-    counter,
-    overflow: input.historyOverflow ?? 'drop-oldest',
-    window,
-  });
-  if (conversation.droppedMessages > 0) {
-    warnings.push(
-      `${plural(conversation.droppedMessages, 'oldest message')} dropped to fit the ${window}-token window (budget ${budget.usable} tokens)`,
-    );
-  }
-
-  const choice = planWithDowngrade({
     requested: input.requested,
     plans: input.plans,
     items: input.items,
-    conversationTokens: conversation.tokens,
     window,
     usable: budget.usable,
     counter,
+    overflow: input.historyOverflow,
+    blockOverhead,
   });
+  const { conversation } = choice;
+  if (conversation.droppedMessages > 0) {
+    const kept = choice.droppedForContext;
+    warnings.push(
+      kept
+        ? `${plural(conversation.droppedMessages, 'oldest message')} dropped to keep quick mode's context (~${kept.quickTokens} tokens) within the ${kept.limit}-token limit of the ${window}-token window`
+        : `${plural(conversation.droppedMessages, 'oldest message')} dropped to fit the ${window}-token window (budget ${budget.usable} tokens)`,
+    );
+  }
   const downgrade =
     choice.downgradedFrom !== undefined && choice.reason !== undefined
       ? { from: choice.downgradedFrom, to: choice.modeUsed, reason: choice.reason }
       : undefined;
   if (downgrade) warnings.push(`mode ${downgrade.from} -> ${downgrade.to}: ${downgrade.reason}`);
 
-  const blockOverhead = input.blockOverhead ?? CONTEXT_BLOCK_OVERHEAD;
   const available = Math.max(0, budget.usable - conversation.tokens - blockOverhead);
   const context = fitContext({
     plan: choice.plan,
@@ -115,6 +119,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     available,
     counter,
     itemOverhead: input.itemOverhead,
+    terms: input.terms ?? questionTerms(latestUserText(input.messages)),
   });
   const trimmedCount = context.report.reduce((sum, entry) => sum + entry.trimmed.length, 0);
   if (trimmedCount > 0) warnings.push(`${plural(trimmedCount, 'context item')} trimmed or dropped to fit the budget`);

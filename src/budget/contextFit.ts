@@ -5,8 +5,17 @@
 // that had to cut something. Inside an entry the budget is shared max-min fair
 // (small items whole, the large ones trimmed to equal shares), and when the
 // shares get too thin the lowest-priority item is dropped first.
+//
+// Relevance to the question comes before that (relevance.ts): inside an entry,
+// the items that mention the question's identifiers or paths are served first,
+// then changed code, then the rest, each tier max-min fair in what the tiers
+// before it left; a relevant item is trimmed around its mentions; and the
+// unused budget goes first to the entries that had to cut a relevant item.
+// Without terms, every entry holds one tier and nothing changes.
 
 import type { BudgetReport, ContextItem, Plan, PlanEntry } from '../shared/types.ts';
+import { NO_TERMS, type QuestionTerms, termMatcher } from './questionTerms.ts';
+import { itemTier, type Matcher, NAMED_TIER } from './relevance.ts';
 import type { TokenCounter } from './tokenCounter.ts';
 import { trimItem } from './trim.ts';
 
@@ -20,6 +29,8 @@ export interface FitContextInput {
   counter: TokenCounter;
   /** Tokens the assembler adds around one item; defaults to `fenceTokens`. */
   itemOverhead?: ((item: ContextItem) => number) | undefined;
+  /** What the latest question names (questionTerms.ts); ranks and trims by relevance. */
+  terms?: QuestionTerms | undefined;
 }
 
 export interface FitContextResult {
@@ -46,6 +57,8 @@ interface Candidate {
   item: ContextItem;
   cost: number;
   overhead: number;
+  /** NAMED_TIER, CHANGED_TIER or OTHER_TIER (relevance.ts). */
+  tier: number;
 }
 
 interface EntryFit {
@@ -54,6 +67,8 @@ interface EntryFit {
   demand: number;
   kept: { item: ContextItem; tokens: number }[];
   trimmed: string[];
+  /** True when an item that mentions the question's terms was trimmed or dropped. */
+  cutRelevant: boolean;
 }
 
 function waterFill(costs: number[], budget: number): number[] {
@@ -92,9 +107,35 @@ function allocate(candidates: Candidate[], budget: number): number[] {
   }
 }
 
-function fillEntry(candidates: Candidate[], budget: number, counter: TokenCounter): EntryFit {
-  const allocs = allocate(candidates, budget);
-  const fit: EntryFit = { budget, used: 0, demand: 0, kept: [], trimmed: [] };
+/**
+ * Allocations for candidates sorted by priority: the most relevant tier first,
+ * each tier from what the tiers above left. The order of the items (their
+ * place in the block) stays by priority, so ranking changes what fits, not
+ * where it goes.
+ */
+function allocateByTier(candidates: Candidate[], budget: number): number[] {
+  const tiers = [...new Set(candidates.map((c) => c.tier))].sort((a, b) => b - a);
+  if (tiers.length <= 1) return allocate(candidates, budget);
+  const allocs = new Array<number>(candidates.length).fill(0);
+  let remaining = budget;
+  for (const tier of tiers) {
+    const indexes = candidates.flatMap((c, i) => (c.tier === tier ? [i] : []));
+    const tierAllocs = allocate(
+      indexes.map((i) => candidates[i] as Candidate),
+      remaining,
+    );
+    indexes.forEach((candidateIndex, k) => {
+      const alloc = Math.min(tierAllocs[k] ?? 0, candidates[candidateIndex]?.cost ?? 0);
+      allocs[candidateIndex] = alloc;
+      remaining -= alloc;
+    });
+  }
+  return allocs;
+}
+
+function fillEntry(candidates: Candidate[], budget: number, counter: TokenCounter, matches: Matcher): EntryFit {
+  const allocs = allocateByTier(candidates, budget);
+  const fit: EntryFit = { budget, used: 0, demand: 0, kept: [], trimmed: [], cutRelevant: false };
   candidates.forEach((candidate, i) => {
     fit.demand += candidate.cost;
     const alloc = allocs[i] ?? 0;
@@ -103,7 +144,13 @@ function fillEntry(candidates: Candidate[], budget: number, counter: TokenCounte
       fit.used += candidate.cost;
       return;
     }
-    const result = trimItem(candidate.item, alloc - candidate.overhead, counter);
+    if (candidate.tier === NAMED_TIER) fit.cutRelevant = true;
+    const result = trimItem(
+      candidate.item,
+      alloc - candidate.overhead,
+      counter,
+      candidate.tier === NAMED_TIER ? matches : undefined,
+    );
     if (result.item === null) {
       fit.trimmed.push(`${candidate.item.key} (dropped: needs ~${candidate.cost} tokens)`);
       return;
@@ -128,6 +175,7 @@ function dedupe(items: ContextItem[]): ContextItem[] {
 
 export function fitContext(input: FitContextInput): FitContextResult {
   const { plan, counter } = input;
+  const matches = termMatcher(input.terms ?? NO_TERMS);
   const overheadOf = input.itemOverhead ?? ((item: ContextItem) => fenceTokens(item, counter));
   const available = Math.max(0, Math.floor(input.available));
   const groups: Candidate[][] = plan.entries.map(() => []);
@@ -139,7 +187,8 @@ export function fitContext(input: FitContextInput): FitContextResult {
       continue;
     }
     const overhead = overheadOf(item);
-    groups[entryIndex]?.push({ item, overhead, cost: counter.count(item.text) + overhead });
+    const tier = itemTier(item, matches);
+    groups[entryIndex]?.push({ item, overhead, cost: counter.count(item.text) + overhead, tier });
   }
   for (const group of groups) group.sort((a, b) => b.item.priority - a.item.priority);
 
@@ -149,21 +198,25 @@ export function fitContext(input: FitContextInput): FitContextResult {
   plan.entries.forEach((entry, i) => {
     const share = totalWeight > 0 ? Math.floor((available * Math.max(0, entry.weight)) / totalWeight) : 0;
     const offered = share + carry;
-    const fit = fillEntry(groups[i] ?? [], Math.min(entry.cap, offered), counter);
+    const fit = fillEntry(groups[i] ?? [], Math.min(entry.cap, offered), counter, matches);
     fits.push(fit);
     carry = offered - fit.used;
   });
-  // Second chance, in plan order, for entries that had to cut something.
-  plan.entries.forEach((entry, i) => {
+  // Second chance for entries that had to cut something: those that cut an item the question
+  // names first, then in plan order.
+  const secondChance = plan.entries.map((_, i) => i);
+  secondChance.sort((a, b) => Number(fits[b]?.cutRelevant) - Number(fits[a]?.cutRelevant) || a - b);
+  for (const i of secondChance) {
+    const entry = plan.entries[i] as PlanEntry;
     const fit = fits[i] as EntryFit;
-    if (carry <= 0 || fit.demand <= fit.used) return;
+    if (carry <= 0 || fit.demand <= fit.used) continue;
     // The carry already holds what this entry left of its own budget.
     const budget = Math.min(entry.cap, fit.used + carry);
-    if (budget <= fit.budget) return;
-    const refit = fillEntry(groups[i] ?? [], budget, counter);
+    if (budget <= fit.budget) continue;
+    const refit = fillEntry(groups[i] ?? [], budget, counter, matches);
     carry -= refit.used - fit.used;
     fits[i] = refit;
-  });
+  }
 
   return {
     items: fits.flatMap((fit) => fit.kept.map((kept) => kept.item)),

@@ -2,7 +2,9 @@
 // visible marker where lines were cut. The item's kind picks the strategy:
 // code/text keep the head, logs keep the tail, diffs lose whole hunks, trees
 // are collapsed by depth first. Error lines and the failing stack frame are
-// kept before anything else.
+// kept before anything else; then, when the question names identifiers or
+// paths, the hunks and blocks (functions, classes) that mention them
+// (relevance.ts), then the head or the tail.
 
 import type { ContextItem } from '../shared/types.ts';
 import { selectDiffLines } from './diffHunks.ts';
@@ -16,6 +18,7 @@ import {
   trimMarker,
   verifySelection,
 } from './lineSelection.ts';
+import { type Matcher, relevantRanges } from './relevance.ts';
 import type { TokenCounter } from './tokenCounter.ts';
 import { selectTreeLines, treeIndent } from './treeDepth.ts';
 
@@ -64,7 +67,14 @@ function aroundAnchor(count: number, anchor: number): number[] {
 }
 
 /** Keyword-first strategy for text, code, logs and stack-trace items. */
-function selectPlainLines(item: ContextItem, lines: string[], costs: number[], budget: number, markerCost: number) {
+function selectPlainLines(
+  item: ContextItem,
+  lines: string[],
+  costs: number[],
+  budget: number,
+  markerCost: number,
+  matches: Matcher,
+) {
   const selection: Selection = emptySelection(lines.length);
   const isStackTrace = item.source === 'stacktrace';
   const tail = item.kind === 'log';
@@ -78,6 +88,8 @@ function selectPlainLines(item: ContextItem, lines: string[], costs: number[], b
   // A source that already cut its text left a `… N more lines; run …` note: keep it, it says how to see the rest.
   const notes = indices(lines.length, false).filter((i) => isSourceNote(lines[i] ?? ''));
   addRanges(selection, notes.map(single), options);
+  // What the question names: the block around each mention, or the mention alone.
+  addRanges(selection, relevantRanges(lines, matches), options);
   const keepErrors = item.kind === 'log' || item.kind === 'text' || (isStackTrace && frames.length === 0);
   if (keepErrors) {
     const errors = indices(lines.length, tail).filter((i) => isErrorLine(lines[i] ?? ''));
@@ -95,12 +107,20 @@ function treeMarkerCost(lines: string[], counter: TokenCounter): number {
   return counter.count(`${widest}${trimMarker(lines.length)}\n`);
 }
 
+const NOTHING: Matcher = () => false;
+
 /**
  * Trims `item` so that its text counts at most `maxTokens`. Returns the item
  * unchanged when it already fits, and `item: null` when not even one line plus
- * the marker fits (the caller reports the drop).
+ * the marker fits (the caller reports the drop). `matches` tells the lines that
+ * mention the question's terms (questionTerms.ts); they are kept first.
  */
-export function trimItem(item: ContextItem, maxTokens: number, counter: TokenCounter): TrimResult {
+export function trimItem(
+  item: ContextItem,
+  maxTokens: number,
+  counter: TokenCounter,
+  matches: Matcher = NOTHING,
+): TrimResult {
   const whole = counter.count(item.text);
   if (whole <= maxTokens) return { item, trimmedLines: 0, tokens: whole };
   const budget = Math.floor(maxTokens);
@@ -111,11 +131,11 @@ export function trimItem(item: ContextItem, maxTokens: number, counter: TokenCou
 
   let selection: Selection;
   let indentOf: ((line: string) => string) | undefined;
-  if (item.kind === 'diff') selection = selectDiffLines(lines, costs, budget, markerCost);
+  if (item.kind === 'diff') selection = selectDiffLines(lines, costs, budget, markerCost, matches);
   else if (item.kind === 'tree') {
     indentOf = treeIndent;
     selection = selectTreeLines(lines, costs, budget, markerCost);
-  } else selection = selectPlainLines(item, lines, costs, budget, markerCost);
+  } else selection = selectPlainLines(item, lines, costs, budget, markerCost, matches);
 
   const fitted = verifySelection(lines, selection, costs, budget, counter, indentOf);
   if (fitted === null) return { item: null, trimmedLines: lines.length, tokens: 0 };

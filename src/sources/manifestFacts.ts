@@ -2,11 +2,12 @@
 // versions, the package names, and the commands that build, test and lint it.
 // One function per manifest kind; each takes the file's text and returns the
 // lines to show (empty when the file says nothing useful or does not parse).
-// JSON and YAML through real parsers; TOML through miniToml.ts (see there).
+// JSON, YAML and TOML (smol-toml) through real parsers; a file that does not
+// parse says so in one line instead of being half-read.
 // pom.xml and build.gradle have no parser here: a few well-known keys are
 // picked out of them, comments removed first, and that is all they give.
 
-import { parseMiniToml, type TomlTable, type TomlValue, tomlGet } from './miniToml.ts';
+import { parse as parseToml, type TomlTable, type TomlValue } from 'smol-toml';
 
 const MAX_SCRIPT = 160;
 const MAX_LIST = 20;
@@ -60,15 +61,39 @@ export function packageJsonFacts(text: string): string[] {
   return out;
 }
 
+/** The parsed table, or undefined when the text is not valid TOML. */
+export function readToml(text: string): TomlTable | undefined {
+  try {
+    return parseToml(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `tomlGet(t, 'project', 'name')`: the value at a key path, undefined when any step is missing. */
+export function tomlGet(table: TomlTable, ...path: string[]): TomlValue | undefined {
+  let node: TomlValue | undefined = table;
+  for (const key of path) {
+    if (!isTable(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+function isTable(node: TomlValue | undefined): node is TomlTable {
+  return typeof node === 'object' && node !== null && !Array.isArray(node) && !(node instanceof Date);
+}
+
 const tomlStr = (t: TomlTable, ...path: string[]) => str(tomlGet(t, ...path));
 const tomlKeys = (t: TomlTable, ...path: string[]): string[] => {
   const node = tomlGet(t, ...path);
-  return node && typeof node === 'object' && !Array.isArray(node) ? Object.keys(node) : [];
+  return isTable(node) ? Object.keys(node) : [];
 };
 const depName = (spec: TomlValue) => (typeof spec === 'string' ? (/^[A-Za-z0-9_.-]+/.exec(spec)?.[0] ?? spec) : '');
 
 export function pyprojectFacts(text: string): string[] {
-  const t = parseMiniToml(text);
+  const t = readToml(text);
+  if (t === undefined) return ['(not valid TOML)'];
   const out: string[] = [];
   const name = tomlStr(t, 'project', 'name') ?? tomlStr(t, 'tool', 'poetry', 'name');
   if (name) out.push(`name: ${name}`);
@@ -76,7 +101,7 @@ export function pyprojectFacts(text: string): string[] {
   if (python) out.push(`python: ${python}`);
   const backend = tomlStr(t, 'build-system', 'build-backend');
   if (backend) out.push(`build backend: ${backend}`);
-  const deps = (tomlGet(t, 'project', 'dependencies') as TomlValue[] | undefined) ?? [];
+  const deps = tomlGet(t, 'project', 'dependencies');
   const depNames = Array.isArray(deps) ? deps.map(depName).filter(Boolean) : [];
   const poetryDeps = tomlKeys(t, 'tool', 'poetry', 'dependencies').filter((k) => k !== 'python');
   if (depNames.length + poetryDeps.length > 0) out.push(`dependencies: ${list([...depNames, ...poetryDeps])}`);
@@ -85,15 +110,16 @@ export function pyprojectFacts(text: string): string[] {
   const tools = tomlKeys(t, 'tool').filter((k) => k !== 'poetry');
   if (tools.length > 0) out.push(`tools configured: ${list(tools)}`);
   const pytest = tomlGet(t, 'tool', 'pytest', 'ini_options');
-  if (pytest && typeof pytest === 'object' && !Array.isArray(pytest)) {
-    const paths = strings((pytest as TomlTable).testpaths);
+  if (isTable(pytest)) {
+    const paths = strings(pytest.testpaths);
     out.push(`pytest${paths.length > 0 ? `: testpaths ${paths.join(', ')}` : ' configured'}`);
   }
   return out;
 }
 
 export function cargoFacts(text: string): string[] {
-  const t = parseMiniToml(text);
+  const t = readToml(text);
+  if (t === undefined) return ['(not valid TOML)'];
   const out: string[] = [];
   const name = tomlStr(t, 'package', 'name');
   if (name) out.push(`crate: ${name}${tomlStr(t, 'package', 'version') ? ` ${tomlStr(t, 'package', 'version')}` : ''}`);

@@ -12,7 +12,6 @@ import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import * as facts from './manifestFacts.ts';
 import { userText } from './mentions.ts';
-import { parseMiniToml, tomlGet } from './miniToml.ts';
 import { listDir } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
@@ -41,7 +40,8 @@ const READERS: Record<string, Reader> = {
   Justfile: facts.justRecipes,
   '.justfile': facts.justRecipes,
   'rust-toolchain.toml': (text) => {
-    const channel = tomlGet(parseMiniToml(text), 'toolchain', 'channel');
+    const table = facts.readToml(text);
+    const channel = table && facts.tomlGet(table, 'toolchain', 'channel');
     return typeof channel === 'string' ? [`rust: ${channel}`] : [];
   },
 };

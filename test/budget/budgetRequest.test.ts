@@ -71,7 +71,7 @@ describe('budgetRequest', () => {
     assert.equal(result.numCtx, 32768);
   });
 
-  it('drops the oldest turns with a marker when the conversation alone does not fit', () => {
+  it('drops the oldest turns with a marker to keep quick mode when the conversation alone does not fit', () => {
     const messages: ChatMessage[] = [{ role: 'system', content: 'be brief' }, ...turns(41, 190)];
     const result = budgetRequest({ messages, items: deepItems, requested: plans.deep, plans, window: 8192, counter });
     assert.ok(result.droppedMessages > 0);
@@ -80,12 +80,19 @@ describe('budgetRequest', () => {
       /^\[ctxproxy: \d+ earlier messages were left out to fit the model's 8192-token window\]$/,
     );
     assert.equal(result.messages.at(-1), messages.at(-1));
-    assert.equal(result.modeUsed, 'off', 'a conversation that fills the budget leaves no room for context');
+    // Before the ladder, such a conversation filled the budget and the mode fell to off.
+    assert.equal(result.modeUsed, 'quick', "turns go to keep quick's essentials, not the context");
+    assert.ok(result.items.some((i) => i.key === 'instructions.project'));
+    assert.ok(result.items.some((i) => i.key === 'files.named.src/a.ts'));
     assert.ok(
       result.warnings.some((w) =>
-        /^\d+ oldest messages dropped to fit the 8192-token window \(budget 5120 tokens\)$/.test(w),
+        /^\d+ oldest messages dropped to keep quick mode's context \(~1835 tokens\) within the 5120-token limit of the 8192-token window$/.test(
+          w,
+        ),
       ),
+      result.warnings.join('\n'),
     );
+    assert.ok(result.report.conversationTokens <= 5120 - 1835);
     assert.ok(result.estimatedPromptTokens <= 5120);
   });
 

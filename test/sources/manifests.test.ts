@@ -7,7 +7,6 @@ import { after, describe, test } from 'node:test';
 import type { ContextItem } from '../../src/shared/types.ts';
 import * as facts from '../../src/sources/manifestFacts.ts';
 import { createManifestsSource, foldersInPlay } from '../../src/sources/manifests.ts';
-import { parseMiniToml } from '../../src/sources/miniToml.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { input, signal, testDeps } from './input.ts';
@@ -154,10 +153,32 @@ describe('manifest facts (golden)', () => {
     ]);
   });
 
-  test('the small TOML reader keeps what it does not understand apart from the keys it reads', () => {
-    const t = parseMiniToml('a = """\nname = "wrong"\n"""\n[x]\n"quoted.key" = 1\ny.z = true\n');
-    assert.deepEqual(t.x, { 'quoted.key': 1, y: { z: true } });
-    assert.equal(t.name, undefined);
+  test('TOML through a real parser: strings, inline tables and array-of-tables read right, bad TOML said so', () => {
+    const pyproject = [
+      'description = """',
+      'name = "wrong"',
+      '"""',
+      '[project]',
+      "name = 'billing' # literal string",
+      'requires-python = ">=3.12"',
+      'dependencies = [ "httpx>=0.27", # comment inside an array',
+      '  "rich" ]',
+      '[[tool.mypy.overrides]]',
+      'module = "x"',
+      '[tool.poetry.scripts]',
+      'billing = { reference = "billing.cli:main", type = "console" }',
+    ].join('\n');
+    assert.deepEqual(facts.pyprojectFacts(pyproject), [
+      'name: billing',
+      'python: >=3.12',
+      'dependencies: httpx, rich',
+      'console scripts: billing',
+      'tools configured: mypy',
+    ]);
+    const workspace = '[workspace]\nmembers = ["a"]\npackage = { rust-version = "1.80" }\n';
+    assert.deepEqual(facts.cargoFacts(workspace), ['rust-version: 1.80', 'workspace members: a']);
+    assert.deepEqual(facts.cargoFacts('[package]\nname = "x"\nname = "y"\n'), ['(not valid TOML)']);
+    assert.deepEqual(facts.pyprojectFacts('[project\nname = "x"'), ['(not valid TOML)']);
   });
 
   test('folders in play: the root, then the folders of the files, nearest first', () => {
