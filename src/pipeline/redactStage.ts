@@ -7,18 +7,19 @@ import { RedactionTimeoutError } from '../redact/createRedactor.ts';
 import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import type { ChatMessage, ContentPart, ContextItem, Redactor, SourceReport } from '../shared/types.ts';
-import type { PipelineDeps, Prepared, Redacted } from './types.ts';
+import type { PipelineDeps, Redacted, RedactInput } from './types.ts';
 
 export type RedactionCounts = Record<string, number>;
 
-export async function redact(
-  { selected, collected }: Pick<Prepared, 'input' | 'selected' | 'collected'>,
-  deps: PipelineDeps,
-): Promise<Redacted> {
+/**
+ * The collection arrives as a promise: the client's messages are scanned while
+ * the sources still run (neither needs the other), the items once they are in.
+ */
+export async function redact({ selected, collected }: RedactInput, deps: PipelineDeps): Promise<Redacted> {
   const counts: RedactionCounts = {};
   const [messages, redacted] = await Promise.all([
     deps.settings.redactMessages ? redactMessages(selected.messages, deps.redactor, counts) : selected.messages,
-    redactItems(collected.items, deps.redactor, collected.reports, deps.logger),
+    collected.then((c) => redactItems(c.items, deps.redactor, c.reports, deps.logger)),
   ]);
   return { messages, items: redacted.items, dropped: redacted.dropped, counts: addCounts(counts, redacted.counts) };
 }

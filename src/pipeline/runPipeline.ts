@@ -11,6 +11,19 @@ import type { PipelineDeps, PipelineInput, PipelineResult, Prepared } from './ty
 export { recordRejectedRequest } from './run.ts';
 export type { PipelineDeps, PipelineHeaders, PipelineInput, PipelineResult, PipelineSettings } from './types.ts';
 
+/** The stages before the forward: the exact messages the model would see. `ctxproxy preview` stops here. */
+export async function prepare(input: PipelineInput, deps: PipelineDeps, snapshotId?: string): Promise<Prepared> {
+  const { stages } = deps;
+  const selected = await stages.select({ input }, deps);
+  // Not awaited here: redact scans the client's messages while the sources run, then their items.
+  const collecting = stages.collect({ input, selected }, deps);
+  const redacted = await stages.redact({ input, selected, collected: collecting }, deps);
+  const collected = await collecting;
+  const budgeted = await stages.budget({ input, snapshotId, selected, collected, redacted }, deps);
+  const assembled = await stages.assemble({ input, snapshotId, selected, collected, redacted, budgeted }, deps);
+  return { input, snapshotId, selected, collected, redacted, budgeted, assembled };
+}
+
 export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineResult> {
   const run = openRun(input, deps);
   try {
@@ -28,15 +41,4 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   } catch (error) {
     throw await failRun(run, error, deps);
   }
-}
-
-/** The stages before the forward: the exact messages the model would see. `ctxproxy preview` stops here. */
-export async function prepare(input: PipelineInput, deps: PipelineDeps, snapshotId?: string): Promise<Prepared> {
-  const { stages } = deps;
-  const selected = await stages.select({ input }, deps);
-  const collected = await stages.collect({ input, selected }, deps);
-  const redacted = await stages.redact({ input, selected, collected }, deps);
-  const budgeted = await stages.budget({ input, snapshotId, selected, collected, redacted }, deps);
-  const assembled = await stages.assemble({ input, snapshotId, selected, collected, redacted, budgeted }, deps);
-  return { input, snapshotId, selected, collected, redacted, budgeted, assembled };
 }

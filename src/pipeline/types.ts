@@ -166,6 +166,9 @@ export interface Forwarded {
   startedAt: number;
 }
 
+/** The collection as a promise, so that redact scans the client's messages while the sources still run. */
+export type RedactInput = Pick<Prepared, 'input' | 'selected'> & { collected: Promise<Collected> };
+
 /**
  * The pipeline's stages, in the order runPipeline calls them. Each takes the
  * earlier stages' results it needs, by name, and `deps` for its I/O.
@@ -173,7 +176,7 @@ export interface Forwarded {
 export interface PipelineStages {
   select(so: Pick<Prepared, 'input'>, deps: PipelineDeps): Promise<Selected>;
   collect(so: Pick<Prepared, 'input' | 'selected'>, deps: PipelineDeps): Promise<Collected>;
-  redact(so: Pick<Prepared, 'input' | 'selected' | 'collected'>, deps: PipelineDeps): Promise<Redacted>;
+  redact(so: RedactInput, deps: PipelineDeps): Promise<Redacted>;
   budget(
     so: Pick<Prepared, 'input' | 'snapshotId' | 'selected' | 'collected' | 'redacted'>,
     deps: PipelineDeps,
