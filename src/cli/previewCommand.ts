@@ -2,8 +2,8 @@
 // messages that would be forwarded, and the source report. Calls no model.
 
 import { parseArgs } from 'node:util';
-import { prepareContext } from '../pipeline/prepareContext.ts';
-import type { PipelineDeps } from '../pipeline/runPipeline.ts';
+import { type PipelineDeps, prepare } from '../pipeline/runPipeline.ts';
+import { snapshotFields } from '../pipeline/snapshot.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
@@ -40,7 +40,7 @@ export async function runPreviewCommand(
         }
       : io.pipeline;
   const request = { model, messages: [{ role: 'user', content: question }] } as ChatRequest;
-  const prepared = await prepareContext(
+  const prepared = await prepare(
     {
       request,
       headers: { mode: parsed.values.mode },
@@ -53,7 +53,8 @@ export async function runPreviewCommand(
     parsed.values.model === undefined
       ? `none given: assumed a window of ${PREVIEW_DEFAULT_WINDOW} tokens (pass --model NAME to use its window)`
       : parsed.values.model;
-  const fields = prepared.snapshotFields;
+  const fields = snapshotFields(prepared);
+  const { modeUsed, request: forwarded } = prepared.assembled;
   if (parsed.values.json) {
     io.out(
       `${JSON.stringify(
@@ -61,10 +62,10 @@ export async function runPreviewCommand(
           model: parsed.values.model ?? null,
           assumedWindow: parsed.values.model === undefined ? PREVIEW_DEFAULT_WINDOW : undefined,
           modeAsked: fields.modeAsked,
-          modeUsed: prepared.modeUsed,
+          modeUsed,
           downgradeReason: fields.downgradeReason,
-          numCtx: prepared.numCtx,
-          messages: prepared.messages,
+          numCtx: forwarded.numCtx,
+          messages: forwarded.messages,
           sources: fields.sources,
           budget: fields.budget,
           redactions: fields.redactions,
@@ -79,12 +80,12 @@ export async function runPreviewCommand(
 
   const lines: string[] = [];
   lines.push(`model     ${modelLine}`);
-  lines.push(`mode      ${prepared.modeUsed} (asked ${fields.modeAsked})`);
+  lines.push(`mode      ${modeUsed} (asked ${fields.modeAsked})`);
   if (fields.downgradeReason) lines.push(`downgrade ${fields.downgradeReason}`);
   if (fields.budget) {
     const b = fields.budget;
     lines.push(
-      `budget    window ${b.window}, usable ${b.usable}, conversation ${b.conversationTokens}, context ${b.contextTokens}, reserve ${b.reserve}${prepared.numCtx ? `, num_ctx ${prepared.numCtx}` : ''}`,
+      `budget    window ${b.window}, usable ${b.usable}, conversation ${b.conversationTokens}, context ${b.contextTokens}, reserve ${b.reserve}${forwarded.numCtx ? `, num_ctx ${forwarded.numCtx}` : ''}`,
     );
   }
   const redactions = Object.entries(fields.redactions ?? {});
@@ -100,7 +101,7 @@ export async function runPreviewCommand(
     for (const trimmed of report.trimmed ?? []) lines.push(`      trimmed ${trimmed}`);
   }
   lines.push('', 'forwarded messages:');
-  for (const message of prepared.messages) lines.push('', `── ${message.role} ──`, renderContent(message));
+  for (const message of forwarded.messages) lines.push('', `── ${message.role} ──`, renderContent(message));
   io.out(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ProxyError } from '../shared/errors.ts';
 import type { Snapshot } from '../shared/types.ts';
 import { closeSnapshot } from './auditTrail.ts';
+import { emptySnapshot } from './snapshot.ts';
 import { storedHeaders, storedText } from './storedText.ts';
 import type { PipelineDeps } from './types.ts';
 
@@ -27,25 +28,9 @@ export async function openDirectSnapshot(facts: DirectRequestFacts, deps: AuditD
     storedHeaders({ userAgent: facts.userAgent, requestId: facts.requestId }, deps.redactor, redactions),
     storedText(facts.model, 200, deps.redactor, redactions),
   ]);
-  return {
-    id: deps.newId(),
-    requestId: headers.requestId,
-    createdAt,
-    model: model ?? '',
-    // No context is ever added on these endpoints: the mode is off whatever was asked.
-    modeAsked: 'off',
-    modeUsed: 'off',
-    workspace: deps.settings.workspace,
-    userAgent: headers.userAgent,
-    stream: facts.stream,
-    forwarded: [],
-    sources: [],
-    redactions,
-    reply: { content: '' },
-    timings: { totalMs: 0 },
-    outcome: 'error',
-    warnings: [],
-  };
+  const kept = { requestId: headers.requestId, model: model ?? '', stream: facts.stream, userAgent: headers.userAgent };
+  // No context is ever added on these endpoints: the mode is off whatever was asked.
+  return { ...emptySnapshot(kept, deps, createdAt, 'off'), redactions };
 }
 
 export async function closeDirectSnapshot(

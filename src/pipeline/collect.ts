@@ -1,9 +1,45 @@
-// Step 2: run the plan's sources in parallel, each under its own timeout. A
-// source that fails or times out is reported and skipped; the request goes on.
+// Stage 2, collect: run the plan's sources in parallel, each under its own
+// timeout, and ask the model's window meanwhile. A source that fails or times
+// out is reported and skipped; the request goes on.
 
 import { setImmediate } from 'node:timers/promises';
+import { parseWindow } from '../shared/parseWindow.ts';
 import type { Logger } from '../shared/ports.ts';
 import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
+import { lastUserText } from './selectMode.ts';
+import type { Collected, PipelineDeps, Prepared } from './types.ts';
+
+export async function collect(
+  { input, selected }: Pick<Prepared, 'input' | 'selected'>,
+  deps: PipelineDeps,
+): Promise<Collected> {
+  const [collected, window] = await Promise.all([
+    collectContext(
+      deps.sources,
+      selected.plan,
+      {
+        workspace: selected.workspace,
+        messages: selected.messages,
+        // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
+        lastUserText: parseWindow(lastUserText(selected.messages)),
+        now: new Date(deps.now()),
+      },
+      { logger: deps.logger, now: deps.now, signal: input.signal },
+    ),
+    discoverWindow(deps, selected.model),
+  ]);
+  return { ...collected, window };
+}
+
+const DEFAULT_WINDOW = 8192;
+
+/** The config file's per-model window wins; else the upstream's answer; else a cautious default. */
+async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
+  const configured = deps.settings.models[model]?.window;
+  if (configured) return { tokens: configured, assumed: false };
+  const reported = await deps.upstream.contextWindow(model).catch(() => undefined);
+  return reported ? { tokens: reported, assumed: false } : { tokens: DEFAULT_WINDOW, assumed: true };
+}
 
 export interface CollectResult {
   items: ContextItem[];

@@ -10,9 +10,8 @@
 // branched history matches only the turn it still begins with. States are never
 // changed once stored: each turn stores a new one.
 
-import { createHash, type Hash } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
-import type { ChatMessage, ContextItem, ContextPartSource, ModeName, SnapshotReply } from '../shared/types.ts';
+import { createHash } from 'node:crypto';
+import type { ContextItem, ContextPartSource, ModeName } from '../shared/types.ts';
 
 /** Where a carried piece of context was first sent. */
 export interface ContextOrigin {
@@ -47,118 +46,6 @@ export interface ConversationState {
   attachments: readonly CarriedAttachment[];
   /** Turns answered so far in this conversation. */
   turns: number;
-}
-
-/** One message as the key sees it: role, text and tool calls (not their ids, which clients may rewrite). */
-function canonical(message: ChatMessage): string {
-  const calls = (message.tool_calls ?? []).map((call) => [call.function.name, call.function.arguments]);
-  return JSON.stringify([message.role, contentKey(message.content), calls]);
-}
-
-function contentKey(content: ChatMessage['content']): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (content.every((part) => part.type === 'text')) return content.map((part) => part.text).join('\n');
-  return JSON.stringify(content);
-}
-
-function extend(key: string, message: ChatMessage): string {
-  return createHash('sha256').update(key).update('\n').update(canonical(message)).digest('hex');
-}
-
-/** Characters hashed between yields: ~1 MB of hashing is a few milliseconds. */
-const SLICE_CHARS = 1 << 20;
-/** What one message costs besides its text (a hash of its own), in the same units. */
-const MESSAGE_COST = 256;
-
-function workspaceKey(workspace: string): string {
-  return createHash('sha256').update('ctxproxy-conversation\0').update(workspace).digest('hex');
-}
-
-/** keys[k] is the key of the first k messages; keys[0] is the workspace alone. */
-export function historyKeys(workspace: string, messages: readonly ChatMessage[]): string[] {
-  const keys = [workspaceKey(workspace)];
-  for (const message of messages) keys.push(extend(keys[keys.length - 1] as string, message));
-  return keys;
-}
-
-/**
- * The same keys as historyKeys, hashed in slices that yield to the event loop:
- * a 10 MB message (or 100,000 small ones) would otherwise hold every other
- * request for the whole JSON.stringify and sha256 of the history.
- */
-export async function historyKeysInSlices(workspace: string, messages: readonly ChatMessage[]): Promise<string[]> {
-  const keys = [workspaceKey(workspace)];
-  let sinceYield = 0;
-  const pause = async (cost: number) => {
-    sinceYield += cost;
-    if (sinceYield < SLICE_CHARS) return;
-    sinceYield = 0;
-    await setImmediate();
-  };
-  for (const message of messages) {
-    const hash = createHash('sha256')
-      .update(keys[keys.length - 1] as string)
-      .update('\n');
-    const content = contentKey(message.content);
-    if (content.length <= SLICE_CHARS) {
-      hash.update(canonical(message));
-    } else {
-      // canonical(message), written in parts: `[role,"content",calls]` with the content escaped slice by slice.
-      const calls = (message.tool_calls ?? []).map((call) => [call.function.name, call.function.arguments]);
-      hash.update(`[${JSON.stringify(message.role)},"`);
-      await updateEscaped(hash, content, pause);
-      hash.update(`",${JSON.stringify(calls)}]`);
-    }
-    keys.push(hash.digest('hex'));
-    await pause(MESSAGE_COST + Math.min(content.length, SLICE_CHARS));
-  }
-  return keys;
-}
-
-/** Hashes JSON.stringify(text) without its quotes, slice by slice; never cuts a surrogate pair (it would be escaped). */
-async function updateEscaped(hash: Hash, text: string, pause: (cost: number) => Promise<void>): Promise<void> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + SLICE_CHARS);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    hash.update(JSON.stringify(text.slice(start, end)).slice(1, -1));
-    start = end;
-    await pause(SLICE_CHARS);
-  }
-}
-
-/**
- * The keys the client's next turn will begin with: this turn's messages plus
- * the reply it got (what the client echoes), and this turn's messages alone
- * (for clients that rewrite the reply they show; the longer key is tried first).
- */
-export function keysAfterReply(keys: readonly string[], reply: SnapshotReply): string[] {
-  const toolCalls = reply.toolCalls?.length ? reply.toolCalls : undefined;
-  const assistant: ChatMessage = { role: 'assistant', content: reply.content, tool_calls: toolCalls };
-  const last = keys[keys.length - 1] as string;
-  return [extend(last, assistant), last];
-}
-
-/** The state stored for the longest proper prefix of the history, and that prefix's length. */
-export function findState(
-  cache: ConversationCache,
-  keys: readonly string[],
-): { state: ConversationState; length: number } | undefined {
-  for (let length = keys.length - 2; length >= 1; length--) {
-    const state = cache.get(keys[length] as string);
-    if (state) return { state, length };
-  }
-  return undefined;
-}
-
-export function newConversationId(keys: readonly string[], requestId: string): string {
-  return createHash('sha256')
-    .update(keys[keys.length - 1] ?? '')
-    .update('\0')
-    .update(requestId)
-    .digest('hex')
-    .slice(0, 24);
 }
 
 export function itemHash(item: ContextItem): string {

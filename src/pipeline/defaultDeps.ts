@@ -1,15 +1,33 @@
-// The pipeline's real parts in one place, each overridable: main.ts passes what
+// The pipeline's real parts in one place, each overridable: the stages in the
+// order runPipeline calls them, and the I/O they use. main.ts passes what
 // depends on the settings (upstream, store), tests pass their fixtures.
 
 import { randomUUID } from 'node:crypto';
+import { realpathSync, statSync } from 'node:fs';
 import { type Calibration, createTokenCounter, warmTokenizer } from '../budget/index.ts';
 import { loadPlans } from '../config/plans.ts';
 import { createRedactor } from '../redact/createRedactor.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
 import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
+import { assemble } from './assembleStage.ts';
+import { budget } from './budgetStage.ts';
+import { collect } from './collect.ts';
 import { ConversationCache } from './conversations.ts';
-import type { PipelineDeps, PipelineSettings } from './types.ts';
+import { forward } from './forwardStage.ts';
+import { record } from './recordStage.ts';
+import { redact } from './redactStage.ts';
+import { select } from './selectStage.ts';
+import type { PipelineDeps, PipelineSettings, PipelineStages, WorkspaceFs } from './types.ts';
+
+/** The real stages: select → collect → redact → budget → assemble → forward → record. */
+export const defaultStages: PipelineStages = { select, collect, redact, budget, assemble, forward, record };
+
+/** The file system `X-Ctx-Workspace` is checked against. */
+export const nodeWorkspaceFs: WorkspaceFs = {
+  realpath: (path) => realpathSync(path),
+  isDirectory: (path) => statSync(path).isDirectory(),
+};
 
 /** The audit store, which also keeps each model's calibration. */
 export interface CalibratingStore extends AuditStore {
@@ -28,7 +46,9 @@ export interface PipelineDepsInput {
    */
   warm?: boolean | undefined;
   /** Replaces any default part. */
-  overrides?: Partial<PipelineDeps> | undefined;
+  overrides?: Partial<Omit<PipelineDeps, 'stages'>> | undefined;
+  /** Replaces any default stage (a custom collect, a recording forward …). */
+  stages?: Partial<PipelineStages> | undefined;
 }
 
 export async function createPipelineDeps(input: PipelineDepsInput): Promise<PipelineDeps> {
@@ -37,6 +57,7 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
   const redactor = overrides.redactor ?? (await createRedactor({ warm: input.warm }));
   if (input.warm) setTimeout(warmTokenizer, 0);
   return {
+    stages: { ...defaultStages, ...input.stages },
     upstream: input.upstream,
     store,
     settings: input.settings,
@@ -62,6 +83,7 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
         store.saveCalibration(model, value);
       },
     },
+    fs: nodeWorkspaceFs,
     logger,
     now: Date.now,
     newId: newSnapshotId,

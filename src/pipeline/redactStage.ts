@@ -1,13 +1,34 @@
-// Step 3: every collected item and (by default) the client's own messages pass
-// through the one redactor. Fail closed: an item whose scan throws is dropped,
-// never forwarded; a client message that cannot be scanned fails the request.
+// Stage 3, redact: every collected item and (by default) the client's own
+// messages pass through the one redactor. Fail closed: an item whose scan
+// throws is dropped, never forwarded; a client message that cannot be scanned
+// fails the request.
 
 import { RedactionTimeoutError } from '../redact/createRedactor.ts';
 import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import type { ChatMessage, ContentPart, ContextItem, Redactor, SourceReport } from '../shared/types.ts';
+import type { PipelineDeps, Redacted, RedactInput } from './types.ts';
 
 export type RedactionCounts = Record<string, number>;
+
+/**
+ * The collection arrives as a promise: the client's messages are scanned while
+ * the sources still run (neither needs the other), the items once they are in.
+ */
+export async function redact({ selected, collected }: RedactInput, deps: PipelineDeps): Promise<Redacted> {
+  const counts: RedactionCounts = {};
+  const [messages, redacted] = await Promise.all([
+    deps.settings.redactMessages ? redactMessages(selected.messages, deps.redactor, counts) : selected.messages,
+    collected.then((c) => redactItems(c.items, deps.redactor, c.reports, deps.logger)),
+  ]);
+  return { messages, items: redacted.items, dropped: redacted.dropped, counts: addCounts(counts, redacted.counts) };
+}
+
+/** Adds `more`'s findings to `into` (in place) and returns it. */
+export function addCounts(into: RedactionCounts, more: RedactionCounts): RedactionCounts {
+  for (const [rule, n] of Object.entries(more)) into[rule] = (into[rule] ?? 0) + n;
+  return into;
+}
 
 export interface RedactedItems {
   items: ContextItem[];

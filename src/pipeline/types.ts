@@ -1,12 +1,26 @@
-// The pipeline's inputs, dependencies and result: the types every stage entry and front door
-// shares, in a module of their own so that runPipeline.ts and the stages it calls import them
-// without importing each other.
+// The pipeline's inputs, dependencies and result, and the plain data each stage
+// hands the next: in a module of their own so that runPipeline.ts and the stages
+// import them without importing each other.
 
 import type { Calibration, TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
-import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
-import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, UpstreamEvent } from '../shared/types.ts';
+import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
+import type {
+  ChatMessage,
+  ContextItem,
+  ContextPart,
+  ContextSource,
+  ModeName,
+  ModeRequest,
+  Plan,
+  Redactor,
+  Snapshot,
+  SourceReport,
+  UpstreamEvent,
+} from '../shared/types.ts';
 import type { ConversationCache } from './conversations.ts';
+import type { Turn } from './planTurn.ts';
+import type { ModeSelection } from './selectMode.ts';
 
 export interface PipelineSettings {
   workspace: string;
@@ -21,6 +35,8 @@ export interface PipelineSettings {
 }
 
 export interface PipelineDeps {
+  /** The stages runPipeline calls in order; defaultDeps.ts sets the real ones, any can be replaced. */
+  stages: PipelineStages;
   upstream: Upstream;
   store: AuditStore;
   sources: readonly ContextSource[];
@@ -38,9 +54,17 @@ export interface PipelineDeps {
     set(model: string, value: Calibration): void;
   };
   settings: PipelineSettings;
+  /** What `X-Ctx-Workspace` is checked against: the real file system in the server. */
+  fs: WorkspaceFs;
   logger: Logger;
   now: () => number;
   newId: () => string;
+}
+
+export interface WorkspaceFs {
+  /** The canonical path (symlinks resolved); throws when it does not exist. */
+  realpath(path: string): string;
+  isDirectory(path: string): boolean;
 }
 
 /** The request headers the pipeline reads. */
@@ -64,4 +88,101 @@ export interface PipelineResult {
   warnings: string[];
   /** The upstream's answer. Iterate it to the end; stopping early aborts the upstream. */
   events: AsyncIterable<UpstreamEvent>;
+}
+
+// ── What each stage hands the next ──────────────────────────────────────────
+
+/** select: the mode, the model without its `+mode` suffix, the messages without `/mode` lines, the workspace. */
+export interface Selected extends ModeSelection {
+  workspace: string;
+  /** The plan of the selected mode, before any downgrade. */
+  plan: Plan;
+}
+
+/** collect: the plan's items and each source's report, and the model's window (both asked in parallel). */
+export interface Collected {
+  items: ContextItem[];
+  reports: SourceReport[];
+  ms: number;
+  window: { tokens: number; assumed: boolean };
+}
+
+/** redact: the client's messages (unless the settings keep them as sent) and the items, masked. */
+export interface Redacted {
+  messages: ChatMessage[];
+  items: ContextItem[];
+  /** Keys of items dropped because their scan failed (fail closed). */
+  dropped: string[];
+  /** Findings by rule id, messages' first. */
+  counts: Record<string, number>;
+}
+
+/** budget: this turn fitted to the window (planTurn), and the history keys it was found and is kept under. */
+export interface Budgeted {
+  turn: Turn;
+  keys: string[];
+}
+
+/** assemble: the exact request for the upstream and the context it carries, part by part. */
+export interface Assembled {
+  request: UpstreamRequest;
+  modeUsed: ModeName;
+  parts: ContextPart[];
+}
+
+/** Everything up to the forward: what `ctxproxy preview` prints and the snapshot describes. */
+export interface Prepared {
+  input: PipelineInput;
+  /** The snapshot this request writes: carried context names it in later turns (absent in previews). */
+  snapshotId?: string | undefined;
+  selected: Selected;
+  collected: Collected;
+  redacted: Redacted;
+  budgeted: Budgeted;
+  assembled: Assembled;
+}
+
+/** What the request brought past the door: its fields cleaned by the field table, and what that found. */
+export interface Admitted {
+  request: ChatRequest;
+  /** Findings in the headers and the cleaned fields, by rule id. */
+  counts: Record<string, number>;
+  warnings: string[];
+}
+
+/** One request on its way: the snapshot it writes whatever happens, and the abort that stops the upstream. */
+export interface Run {
+  input: PipelineInput;
+  snapshot: Snapshot;
+  started: number;
+  upstreamAbort: AbortController;
+  /** Listener on input.signal; removed once the answer ends. */
+  onClientGone: () => void;
+}
+
+/** forward: the upstream's answer as it streams, and when it was asked. */
+export interface Forwarded {
+  events: AsyncIterable<UpstreamEvent>;
+  startedAt: number;
+}
+
+/** The collection as a promise, so that redact scans the client's messages while the sources still run. */
+export type RedactInput = Pick<Prepared, 'input' | 'selected'> & { collected: Promise<Collected> };
+
+/**
+ * The pipeline's stages, in the order runPipeline calls them. Each takes the
+ * earlier stages' results it needs, by name, and `deps` for its I/O.
+ */
+export interface PipelineStages {
+  select(so: Pick<Prepared, 'input'>, deps: PipelineDeps): Promise<Selected>;
+  collect(so: Pick<Prepared, 'input' | 'selected'>, deps: PipelineDeps): Promise<Collected>;
+  redact(so: RedactInput, deps: PipelineDeps): Promise<Redacted>;
+  budget(
+    so: Pick<Prepared, 'input' | 'snapshotId' | 'selected' | 'collected' | 'redacted'>,
+    deps: PipelineDeps,
+  ): Promise<Budgeted>;
+  assemble(so: Omit<Prepared, 'assembled'>, deps: PipelineDeps): Promise<Assembled>;
+  forward(so: { run: Run; prepared: Prepared }, deps: PipelineDeps): Promise<Forwarded>;
+  /** Follows the answer to its end, then writes the snapshot (reply, usage, outcome). */
+  record(so: { run: Run; prepared: Prepared; forwarded: Forwarded }, deps: PipelineDeps): AsyncIterable<UpstreamEvent>;
 }

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  ConversationCache,
-  type ConversationState,
-  findState,
-  historyKeys,
-  historyKeysInSlices,
-  keysAfterReply,
-} from '../../src/pipeline/conversations.ts';
+import { findState, historyKeys, historyKeysInSlices, keysAfterReply } from '../../src/pipeline/conversationPrefix.ts';
+import { ConversationCache, type ConversationState } from '../../src/pipeline/conversations.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 
 const state = (conversationId: string): ConversationState => ({

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { createTokenCounter } from '../../src/budget/index.ts';
 import { loadPlans } from '../../src/config/plans.ts';
 import { ConversationCache } from '../../src/pipeline/conversations.ts';
-import { prepareContext } from '../../src/pipeline/prepareContext.ts';
-import type { PipelineDeps } from '../../src/pipeline/runPipeline.ts';
+import { defaultStages, nodeWorkspaceFs } from '../../src/pipeline/defaultDeps.ts';
+import { type PipelineDeps, prepare } from '../../src/pipeline/runPipeline.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import type { ChatRequest } from '../../src/shared/chatRequest.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
@@ -69,6 +69,7 @@ before(async () => {
   );
   close = sourceSet.close;
   deps = {
+    stages: defaultStages,
     upstream: windowOnly,
     store: {
       save() {},
@@ -94,6 +95,7 @@ before(async () => {
       safetyRatio: 0.75,
       models: {},
     },
+    fs: nodeWorkspaceFs,
     logger: silentLogger,
     now: () => NOW,
     newId: () => 'golden',
@@ -112,7 +114,7 @@ const questions: Record<string, string> = {
 for (const mode of MODE_NAMES) {
   test(`the ${mode} mode forwards exactly its golden messages`, async () => {
     const question = (questions[mode] ?? 'What should I look at in @src/index.js?').replaceAll('WORKSPACE', repo.dir);
-    const prepared = await prepareContext(
+    const { assembled } = await prepare(
       {
         request: { model: 'qwen2.5-coder:7b', messages: [{ role: 'user', content: question }] } as ChatRequest,
         headers: { mode },
@@ -122,8 +124,8 @@ for (const mode of MODE_NAMES) {
       // A fresh conversation cache per mode: each golden is a first turn.
       { ...deps, conversations: new ConversationCache() },
     );
-    assert.equal(prepared.modeUsed, mode);
-    const rendered = `${prepared.messages
+    assert.equal(assembled.modeUsed, mode);
+    const rendered = `${assembled.request.messages
       .map(
         (message) =>
           `=== ${message.role}\n${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`,

@@ -1,0 +1,42 @@
+// Stage 5, assemble: the exact request the upstream gets. planTurn already
+// placed the context (a carried block is budgeted where it sits, so placing and
+// budgeting go together there; the fences themselves are in assemble.ts); this
+// stage accounts each part as sent and sets the upstream's own fields.
+
+import { upstreamParams } from './cleanRequest.ts';
+import { locateParts } from './contextParts.ts';
+import type { Assembled, PipelineDeps, Prepared } from './types.ts';
+
+export async function assemble(
+  { input, selected, budgeted }: Omit<Prepared, 'assembled'>,
+  deps: PipelineDeps,
+): Promise<Assembled> {
+  const { budget, messages } = budgeted.turn;
+  const parts = locateParts(messages, budgeted.turn.parts, (text) => deps.tokenCounter.count(text));
+  const numCtx = deps.upstream.kind === 'ollama' ? stickyNumCtx(deps, selected.model, budget.numCtx) : undefined;
+  return {
+    request: {
+      model: selected.model,
+      messages,
+      tools: input.request.tools,
+      params: upstreamParams(input.request, deps.upstream.kind),
+      numCtx,
+      think: budget.modeUsed === 'quick' ? false : undefined,
+    },
+    modeUsed: budget.modeUsed,
+    parts,
+  };
+}
+
+/**
+ * Ollama reloads a model whenever num_ctx changes. Once a model ran with a
+ * window, later smaller requests keep that window (never above the model's
+ * maximum, which the budget already respected), so the model stays loaded.
+ */
+function stickyNumCtx(deps: PipelineDeps, model: string, numCtx: number): number {
+  const loaded = deps.loadedNumCtx;
+  if (!loaded) return numCtx;
+  const chosen = Math.max(numCtx, loaded.get(model) ?? 0);
+  loaded.set(model, chosen);
+  return chosen;
+}

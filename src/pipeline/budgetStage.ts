@@ -1,0 +1,55 @@
+// Stage 4, budget: fit this turn to the model's window. The conversation is
+// found by the client's history as sent (conversationPrefix.ts); planTurn
+// decides what the turn carries (the frozen block, an update, or a fresh block)
+// and budgets it, downgrading the mode when it would not fit.
+
+import { budgetRequest, countedTexts } from '../budget/index.ts';
+import type { ChatMessage, ModeName, Plan } from '../shared/types.ts';
+import { findState, historyKeysInSlices, newConversationId } from './conversationPrefix.ts';
+import { planTurn } from './planTurn.ts';
+import type { Budgeted, PipelineDeps, Prepared } from './types.ts';
+
+export async function budget(
+  {
+    input,
+    snapshotId,
+    selected,
+    collected,
+    redacted,
+  }: Pick<Prepared, 'input' | 'snapshotId' | 'selected' | 'collected' | 'redacted'>,
+  deps: PipelineDeps,
+): Promise<Budgeted> {
+  const keys = await historyKeysInSlices(selected.workspace, input.request.messages as ChatMessage[]);
+  const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
+  // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
+  const counter = await deps.tokenCounter
+    .withRatio(ratio)
+    .prepare(
+      [...countedTexts(redacted.messages, input.request.tools), ...redacted.items.map((item) => item.text)],
+      input.signal,
+    );
+  const turn = planTurn({
+    messages: redacted.messages,
+    items: redacted.items,
+    plan: selected.plan,
+    plans: deps.plans,
+    found: findState(deps.conversations, keys),
+    count: (text) => deps.tokenCounter.count(text),
+    snapshotId,
+    newConversationId: () => newConversationId(keys, snapshotId ?? input.requestId),
+    budget: (messages, items) =>
+      budgetRequest({
+        messages,
+        tools: input.request.tools,
+        items,
+        requested: selected.plan,
+        plans: deps.plans as Record<ModeName, Plan>,
+        window: collected.window.tokens,
+        maxTokens: input.request.max_completion_tokens ?? input.request.max_tokens,
+        safetyRatio: deps.settings.safetyRatio,
+        historyOverflow: deps.settings.historyOverflow,
+        counter,
+      }),
+  });
+  return { turn, keys };
+}
