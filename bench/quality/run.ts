@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTokenCounter } from '../../src/budget/index.ts';
+import { countedTexts, createTokenCounter } from '../../src/budget/index.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 import { chatTurn, type WireMessage } from '../../test/support/chatTurns.ts';
 import { startFakeOllama } from '../../test/support/fakeOllama.ts';
@@ -54,6 +54,10 @@ const textOf = (messages: readonly WireMessage[]) => messages.map((m) => m.conte
 const outcomes: Outcome[] = [];
 const offTokens = new Map<string, number>();
 const requestMs = new Map<string, number[]>();
+/** Requests whose forwarded messages count more than the budget's usable share: the prompt must fit the window. */
+const overBudget: { mode: string; id: string; tokens: number; usable: number }[] = [];
+/** Its own cache, so the exact counts it keeps do not change the sampled figures of `counter` above. */
+const exactCounter = createTokenCounter();
 interface BaselineScore {
   found: number;
   needed: number;
@@ -117,6 +121,9 @@ for (const scenario of scenarios) {
           received = result.received;
           modeUsed = result.headers.get('x-ctx-mode') ?? '?';
           const b = result.snapshot.budget;
+          const sentMessages = result.received as ChatMessage[];
+          const sent = (await exactCounter.prepare(countedTexts(sentMessages))).countMessages(sentMessages);
+          if (b && sent > b.usable) overBudget.push({ mode, id: question.id, tokens: sent, usable: b.usable });
           note = `mode ${modeUsed}; warning ${result.headers.get('x-ctx-warning') ?? '-'}; window ${b?.window} usable ${b?.usable} context ${b?.contextTokens} num_ctx ${b?.numCtx}\nper entry (used/budget): ${(b?.perEntry ?? []).map((e) => `${e.items} ${e.used}/${e.budget}`).join(', ')}`;
           history = [...history, { role: 'assistant', content: result.reply }];
         }
@@ -201,6 +208,18 @@ for (const [name, label] of [
   ]);
 }
 console.log(table(baseRows));
+
+const worst = overBudget.reduce((w, o) => Math.max(w, o.tokens / o.usable), 0);
+console.log(
+  `\nRequests over the usable budget (forwarded messages counted > usable): ${overBudget.length}${
+    overBudget.length > 0
+      ? `, worst ${worst.toFixed(2)}x (${overBudget
+          .map((o) => `${o.mode} ${o.id} ${o.tokens}/${o.usable}`)
+          .slice(0, 5)
+          .join(', ')}${overBudget.length > 5 ? ', ...' : ''})`
+      : ''
+  }`,
+);
 
 const violations = outcomes.filter((o) => o.violations.length > 0);
 if (violations.length > 0) {

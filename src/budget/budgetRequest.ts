@@ -34,7 +34,7 @@ export interface BudgetRequestInput {
   maxTokens?: number | null | undefined;
   safetyRatio?: number | undefined;
   historyOverflow?: HistoryOverflow | undefined;
-  /** A counter carrying the model's calibration ratio (`base.withRatio(ratio)`). */
+  /** A counter carrying the model's calibration ratio (`base.withRatio(ratio)`); a ratio below 1 is fitted as 1. */
   counter: TokenCounter;
   /** Tokens the assembler adds once around the whole context block; default CONTEXT_BLOCK_OVERHEAD. */
   blockOverhead?: number | undefined;
@@ -75,7 +75,10 @@ export interface BudgetResult {
 
 /** Throws ContextLengthError when the conversation cannot fit (see fitConversation). */
 export function budgetRequest(input: BudgetRequestInput): BudgetResult {
-  const { counter, window } = input;
+  // Fit with a ratio of at least 1: a model said to count fewer tokens than our estimator (a prompt_eval_count
+  // that leaves out cached tokens, a rough tokenizer) would let the prompt outgrow the window it must fit.
+  const counter = input.counter.ratio < 1 ? input.counter.withRatio(1) : input.counter;
+  const { window } = input;
   const budget = computeBudget({ window, safetyRatio: input.safetyRatio, maxTokens: input.maxTokens });
   const warnings: string[] = [];
   if (budget.reserveCappedFrom !== undefined) {
