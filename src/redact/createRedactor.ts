@@ -6,14 +6,13 @@ import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
-import { KeywordIndex } from './keywordIndex.ts';
 import { loadNeverRead, loadRedactionRules, type RuleFs, RuleLoadError, realRuleFs } from './loadRules.ts';
 import { pieces, WHOLE_SCAN_MAX } from './pieces.ts';
 import { ResultCache } from './resultCache.ts';
 import { exampleFailures } from './ruleExamples.ts';
-import { scanPlan } from './scanPlan.ts';
-import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
-import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
+import { createScanner, type Optimisation } from './scanner.ts';
+import { type Deadline, RedactionTimeoutError } from './scanRules.ts';
+import { secretlintFindings } from './secretlintGuard.ts';
 import { warmRegexes } from './warmRegexes.ts';
 
 export interface RedactorOptions {
@@ -39,6 +38,8 @@ export interface RedactorOptions {
    * first use. Default false (tests and one-shot commands); the server sets it.
    */
   warm?: boolean | undefined;
+  /** Scanner optimisations to turn off: for bench/redact's ablation only (the masks stay the same). */
+  without?: readonly Optimisation[] | undefined;
   deps?:
     | {
         /** Milliseconds clock used for the deadline. */
@@ -66,26 +67,10 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   const useSecretlint = options.secretlint ?? true;
   const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
-  const keywords = new KeywordIndex([
-    ...rules.flatMap((rule) => rule.keywords),
-    ...GATE_ANCHORS,
-    ...rules.flatMap((rule) => rule.starts ?? []),
-  ]);
-  const anchorIds = GATE_ANCHORS.map((anchor) => keywords.idOf(anchor));
-  // The gate anchors' hits are listed like a line rule's keywords (one more entry, after the rules'),
-  // so that the secretlint guard searches only their lines.
-  const { plan, groups } = scanPlan(
-    [...rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k))), anchorIds],
-    [...rules.map((rule) => rule.scope === 'line'), true],
-    rules.map((rule) => rule.starts?.map((literal) => keywords.idOf(literal))),
-    keywords.size,
-  );
-  const gateGroup = groups.window[rules.length]!;
+  const scanner = createScanner(rules, options.without);
   if (options.checkExamples) {
     const noDeadline: Deadline = { check() {} };
-    const failures = exampleFailures(rules, (text, path) =>
-      scanRules(text, keywords.scan(text, plan), path, rules, groups, noDeadline),
-    );
+    const failures = exampleFailures(rules, (text, path) => scanner.scan(text, path, noDeadline).findings);
     if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
   }
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
@@ -103,11 +88,9 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
         if (now() - startedAt > budgetMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const keywordScan = keywords.scan(text, plan);
-    const ours = scanRules(text, keywordScan, path, rules, groups, deadline);
+    const { findings: ours, anchorEnds } = scanner.scan(text, path, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
-    const anchorEnds = keywordScan.ends[gateGroup];
     const anchored = anchorEnds !== undefined;
     const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours, anchorEnds ?? undefined) : [];
     deadline.check();

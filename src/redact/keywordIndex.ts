@@ -45,7 +45,14 @@ export class KeywordIndex {
   /** Keyword ids ending at each state, through fail links included. */
   private readonly out: number[][];
 
-  constructor(keywords: Iterable<string>) {
+  /**
+   * `options` turn off the pass's tricks, for bench/redact's ablation only (the scan's result is the same):
+   * `classes: false` keeps one table column per ASCII character; `quiet: false` handles every hit.
+   */
+  constructor(
+    keywords: Iterable<string>,
+    private readonly options: { classes?: boolean; quiet?: boolean } = {},
+  ) {
     const next: Map<number, number>[] = [new Map()];
     const out: number[][] = [[]];
     for (const keyword of keywords) {
@@ -98,18 +105,31 @@ export class KeywordIndex {
     // Characters whose columns are the same in every state are one class (most characters of a text
     // appear in no keyword and lead back to the root): the table shrinks from 128 columns to a few
     // dozen, so the states a scan visits stay in the processor's cache. Non-ASCII gets the all-root column.
+    // Columns are compared by a hash first, so building the classes stays linear in the table's size.
     const classOf = new Uint8Array(ALPHABET + 1);
     const representative: number[] = [];
     const target = (state: number, code: number) => (code < ALPHABET ? delta[state * ALPHABET + code]! : 0);
+    const byHash = new Map<number, number[]>();
     for (let code = 0; code <= ALPHABET; code++) {
-      let cls = 0;
-      for (; cls < representative.length; cls++) {
-        const other = representative[cls]!;
-        let same = true;
-        for (let state = 0; state < next.length && same; state++) same = target(state, code) === target(state, other);
-        if (same) break;
+      let hash = 0;
+      for (let state = 0; state < next.length; state++) hash = (Math.imul(hash, 31) + target(state, code)) | 0;
+      let cls = -1;
+      if (options.classes !== false) {
+        for (const candidate of byHash.get(hash) ?? []) {
+          const other = representative[candidate]!;
+          let same = true;
+          for (let state = 0; state < next.length && same; state++) same = target(state, code) === target(state, other);
+          if (same) {
+            cls = candidate;
+            break;
+          }
+        }
       }
-      if (cls === representative.length) representative.push(code);
+      if (cls === -1) {
+        cls = representative.length;
+        representative.push(code);
+        byHash.set(hash, [...(byHash.get(hash) ?? []), cls]);
+      }
       classOf[code] = cls;
     }
     // Each state is stored as its row's offset (state × 2^shift, rows padded to a power of two so
@@ -151,7 +171,11 @@ export class KeywordIndex {
     let quiet = this.quietByPlan.get(plan);
     if (!quiet) {
       quiet = Uint8Array.from(this.out, (ids) =>
-        ids.length > 0 && ids.every((id) => !plan.windowGroups[id] && !plan.startGroups[id]) ? 1 : 0,
+        this.options.quiet !== false &&
+        ids.length > 0 &&
+        ids.every((id) => !plan.windowGroups[id] && !plan.startGroups[id])
+          ? 1
+          : 0,
       );
       this.quietByPlan.set(plan, quiet);
     }

@@ -101,6 +101,8 @@ export interface RuleGroups {
   window: Int32Array;
   /** The start group of a rule whose matches start with known literals. */
   start: Int32Array;
+  /** 1 for a rule whose matches stay on one line (lineLocal.ts): its windows are its keywords' own lines. */
+  oneLine: Uint8Array;
 }
 
 /**
@@ -188,11 +190,12 @@ export function scanRules(
     }
     let spans = whole;
     if (windowGroup !== -1) {
-      const cache = rule.oneLine ? lineWindowsOf : wideWindowsOf;
+      const oneLine = groups.oneLine[r] === 1;
+      const cache = oneLine ? lineWindowsOf : wideWindowsOf;
       let windows = cache[windowGroup];
       if (windows === undefined) {
         const hits = scan.ends[windowGroup];
-        windows = (hits === null ? undefined : lineWindows(text, hits ?? [], rule.oneLine)) ?? null;
+        windows = (hits === null ? undefined : lineWindows(text, hits ?? [], oneLine)) ?? null;
         cache[windowGroup] = windows;
       }
       spans = windows ?? whole;
