@@ -20,7 +20,7 @@ import { loadClean, loadPlanted } from '../../test/redact/corpus.ts';
 import { seededRng } from '../../test/redact/secretGen.ts';
 
 const { values: flags } = parseArgs({
-  options: { before: { type: 'string' }, rounds: { type: 'string', default: '11' } },
+  options: { before: { type: 'string' }, rounds: { type: 'string', default: '11' }, 'mix-only': { type: 'boolean' } },,
 });
 /** `--before DIR`: another checkout's redactor (e.g. main's), run in the same rounds for a before/after. */
 const before = flags.before
@@ -276,7 +276,7 @@ type Run = { ms: number; wallMs: number; findings: number };
 async function measure({ name, items, bytes, planted }: Input, ablation: boolean): Promise<void> {
   const variants = ablation ? OPTIMISATIONS : [];
   console.log(
-    `\n${name}: ${items.length} items, ${(bytes / 1024).toFixed(0)} KiB, ${planted} planted secrets; ${ROUNDS} rounds, each one run of the ${4 + variants.length}, in turns`,
+    `\n${name}: ${items.length} items, ${(bytes / 1024).toFixed(0)} KiB, ${planted} planted secrets; ${ROUNDS} rounds, each one run of the ${4 + variants.length + (before ? 1 : 0)}, in turns`,
   );
 
   // Warm-up (JIT, module loading: one whole pass each), then rounds of one run each, in rotating order.
@@ -376,7 +376,7 @@ async function measure({ name, items, bytes, planted }: Input, ablation: boolean
 
 const inputs = [repositoryMix(), denseCorpus()];
 await measure(inputs[0]!, true);
-await measure(inputs[1]!, false);
+if (!flags['mix-only']) await measure(inputs[1]!, false);
 
 // Cache hit: the same item again, as on every turn of a conversation whose
 // context did not change. CPU time per call (hash + lookup + copy of the findings).

@@ -6,13 +6,19 @@ import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
-import { loadNeverRead, loadRedactionRules, type RuleFs, RuleLoadError, realRuleFs } from './loadRules.ts';
+import {
+  emptyMatchFailures,
+  loadNeverRead,
+  loadRedactionRules,
+  type RuleFs,
+  RuleLoadError,
+  realRuleFs,
+} from './loadRules.ts';
 import { pieces, WHOLE_SCAN_MAX } from './pieces.ts';
 import { ResultCache } from './resultCache.ts';
 import { exampleFailures } from './ruleExamples.ts';
 import { createScanner, type Optimisation } from './scanner.ts';
 import { type Deadline, RedactionTimeoutError } from './scanRules.ts';
-import { secretlintFindings } from './secretlintGuard.ts';
 import { warmRegexes } from './warmRegexes.ts';
 
 export interface RedactorOptions {
@@ -27,9 +33,11 @@ export interface RedactorOptions {
   /** Upper bound of cached text, in characters. Default 32 Mi. */
   cacheMaxChars?: number | undefined;
   /**
-   * Run every rule on its own examples and throw RuleLoadError (one line per
-   * failing example) if one is wrong. Default false: the tests run them; at
-   * start-up the examples are only shape-checked (ruleExamples.ts, README).
+   * Run every rule on the empty string and on its own examples, and throw
+   * RuleLoadError (one line per failure) if a pattern matches the empty
+   * string or an example is wrong. Default false: the tests run them; at
+   * start-up patterns are only parsed and the examples shape-checked
+   * (loadRules.ts, ruleExamples.ts, README).
    */
   checkExamples?: boolean | undefined;
   /**
@@ -60,6 +68,13 @@ export { RedactionTimeoutError } from './scanRules.ts';
 /** A redactor; `warmedUp` settles when its regexes are compiled (at once when not warming). */
 export type WarmRedactor = Redactor & { warmedUp: Promise<void> };
 
+/** secretlint and its preset load on the first text that holds a gate anchor (or when warming). */
+let secretlintGuard: Promise<typeof import('./secretlintGuard.ts')> | undefined;
+function loadSecretlint() {
+  secretlintGuard ??= import('./secretlintGuard.ts');
+  return secretlintGuard;
+}
+
 export async function createRedactor(options: RedactorOptions = {}): Promise<WarmRedactor> {
   const fs = options.deps?.fs ?? realRuleFs;
   const now = options.deps?.now ?? (() => performance.now());
@@ -70,7 +85,10 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   const scanner = createScanner(rules, options.without);
   if (options.checkExamples) {
     const noDeadline: Deadline = { check() {} };
-    const failures = exampleFailures(rules, (text, path) => scanner.scan(text, path, noDeadline).findings);
+    const failures = [
+      ...emptyMatchFailures(rules),
+      ...exampleFailures(rules, (text, path) => scanner.scan(text, path, noDeadline).findings),
+    ];
     if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
   }
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
@@ -92,7 +110,10 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
     const anchored = anchorEnds !== undefined;
-    const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours, anchorEnds ?? undefined) : [];
+    const guard =
+      useSecretlint && anchored
+        ? await (await loadSecretlint()).secretlintFindings(text, path, ours, anchorEnds ?? undefined)
+        : [];
     deadline.check();
     return mergeFindings(combineFindings(ours, guard), rank);
   }
@@ -118,7 +139,10 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   }
 
   const warmedUp = options.warm
-    ? warmRegexes(rules.flatMap((rule) => [rule.regex, rule.sticky, rule.indices]))
+    ? Promise.all([
+        useSecretlint ? loadSecretlint() : undefined,
+        warmRegexes(rules.flatMap((rule) => [rule.regex, rule.sticky, rule.indices])),
+      ]).then(() => undefined)
     : Promise.resolve();
 
   return {

@@ -5,11 +5,11 @@
 // one without any. Turning one off may only cost time, never change a mask.
 
 import type { RedactionFinding } from '../shared/types.ts';
+import { GATE_ANCHORS } from './gateAnchors.ts';
 import { KeywordIndex } from './keywordIndex.ts';
 import type { CompiledRule } from './loadRules.ts';
 import { scanPlan } from './scanPlan.ts';
 import { type Deadline, scanRules } from './scanRules.ts';
-import { GATE_ANCHORS } from './secretlintGuard.ts';
 
 export const OPTIMISATIONS = [
   /** A rule whose matches start with known literals is tried only where they occur (matchStarts.ts). */

@@ -76,13 +76,25 @@ test('a bad rule file fails at creation, naming the file and the field', async (
   ];
   for (const [name, files, expected] of cases) {
     await t.test(name, async () => {
-      await assert.rejects(createRedactor({ rulesDir: rulesDir(name, files) }), (error: Error) => {
+      // checkExamples: the checks that run a pattern (the empty match) run in the tests, not at start-up.
+      await assert.rejects(createRedactor({ rulesDir: rulesDir(name, files), checkExamples: true }), (error: Error) => {
         assert.ok(error instanceof RuleLoadError, String(error));
         assert.match(error.message, expected);
         return true;
       });
     });
   }
+});
+
+test('at start-up (no example checks) a pattern that does not compile still fails, in one line naming file and rule', async () => {
+  const dir = rulesDir('bad-regex-startup', {
+    'b.json': { rules: [goodRule, { ...goodRule, id: 'demo-two', pattern: 'x(' }] },
+  });
+  await assert.rejects(createRedactor({ rulesDir: dir, secretlint: false }), (error: Error) => {
+    assert.ok(error instanceof RuleLoadError, String(error));
+    assert.match(error.message, /^[^\n]*b\.json: rules\[1\] \(demo-two\)\.pattern: invalid regular expression[^\n]*$/);
+    return true;
+  });
 });
 
 test('a bad never-read file fails at creation too', async () => {
