@@ -20,7 +20,7 @@ import { loadClean, loadPlanted } from '../../test/redact/corpus.ts';
 import { seededRng } from '../../test/redact/secretGen.ts';
 
 const { values: flags } = parseArgs({
-  options: { before: { type: 'string' }, rounds: { type: 'string', default: '11' }, 'mix-only': { type: 'boolean' } },,
+  options: { before: { type: 'string' }, rounds: { type: 'string', default: '11' }, 'mix-only': { type: 'boolean' } },
 });
 /** `--before DIR`: another checkout's redactor (e.g. main's), run in the same rounds for a before/after. */
 const before = flags.before
