@@ -106,13 +106,13 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
         if (now() - startedAt > budgetMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const { findings: ours, anchorEnds } = scanner.scan(text, path, deadline);
+    const { findings: ours, anchorStarts } = scanner.scan(text, path, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
-    const anchored = anchorEnds !== undefined;
+    const anchored = anchorStarts !== undefined;
     const guard =
       useSecretlint && anchored
-        ? await (await loadSecretlint()).secretlintFindings(text, path, ours, anchorEnds ?? undefined)
+        ? await (await loadSecretlint()).secretlintFindings(text, path, ours, anchorStarts)
         : [];
     deadline.check();
     return mergeFindings(combineFindings(ours, guard), rank);

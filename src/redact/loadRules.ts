@@ -5,7 +5,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
-import { staysOnOneLine } from './lineLocal.ts';
 import { consumedGroups, matchStarts } from './matchStarts.ts';
 import {
   formatIssues,
@@ -37,9 +36,6 @@ export interface CompiledRule {
   valueGroups: (number | string)[];
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
-  scope: RedactionRuleSpec['scope'];
-  /** No match can cross a line break: a `line` rule then runs on its keywords' own lines only. */
-  oneLine: boolean;
   generic: boolean;
   /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
   where: string;
@@ -187,8 +183,6 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
     valueGroups,
     validators: orderByCost(spec.validators),
     shape: spec.shape,
-    scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
-    oneLine: staysOnOneLine(source, regex.flags),
     generic: spec.generic,
     where,
     examples: {
