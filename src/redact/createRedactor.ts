@@ -6,6 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
+import { readDerivedRules } from './derivedRules.ts';
 import {
   emptyMatchFailures,
   loadNeverRead,
@@ -80,7 +81,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   const now = options.deps?.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const useSecretlint = options.secretlint ?? true;
-  const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
+  const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs, readDerivedRules(fs));
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
   const scanner = createScanner(rules, options.without);
   if (options.checkExamples) {

@@ -72,15 +72,12 @@ export class KeywordIndex {
       out[node]!.push(...out[fail[node]!]!);
       const row = node << SHIFT;
       const failRow = fail[node]! << SHIFT;
-      for (let code = 0; code < ALPHABET; code++) {
-        const child = next[node]!.get(code);
-        if (child === undefined) {
-          delta[row + code] = delta[failRow + code]!;
-        } else {
-          fail[child] = node === 0 ? 0 : delta[failRow + code]!;
-          delta[row + code] = child;
-          queue.push(child);
-        }
+      // Where the node has no child, it moves as its fail state does (that row is complete: it is shallower).
+      delta.copyWithin(row, failRow, failRow + ALPHABET);
+      for (const [code, child] of next[node]!) {
+        fail[child] = node === 0 ? 0 : delta[failRow + code]!;
+        delta[row + code] = child;
+        queue.push(child);
       }
     }
     // Case folding in the table (upper-case letters move like lower-case ones, so the text is scanned

@@ -1,6 +1,7 @@
 // Reads and validates rules/redaction/*.json and rules/never-read.json, and
 // compiles them. Any problem throws an error that names the file and field.
 
+import { hash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
@@ -64,16 +65,28 @@ export class RuleLoadError extends Error {
   override readonly name = 'RuleLoadError';
 }
 
-function parseJsonFile<T>(file: string, schema: z.ZodType<T>, fs: RuleFs): T {
+function readRuleFile(file: string, fs: RuleFs): string {
+  try {
+    return fs.readFile(file);
+  } catch (error) {
+    throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
+  }
+}
+
+function parseJsonText<T>(file: string, text: string, schema: z.ZodType<T>): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFile(file));
+    raw = JSON.parse(text);
   } catch (error) {
     throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new RuleLoadError(`${file}: ${formatIssues(parsed.error)}`);
   return parsed.data;
+}
+
+function parseJsonFile<T>(file: string, schema: z.ZodType<T>, fs: RuleFs): T {
+  return parseJsonText(file, readRuleFile(file, fs), schema);
 }
 
 function expandFragments(pattern: string, fragments: Record<string, string>, where: string): string {
@@ -89,18 +102,22 @@ function expandFragments(pattern: string, fragments: Record<string, string>, whe
   return out;
 }
 
+/** Compiled on first use: the never-read list and a rule's paths are not needed by every command. */
 function globMatcher(globs: string[]): (path: string) => boolean {
-  const withSlash = picomatch(
-    globs.filter((g) => g.includes('/')),
-    { dot: true },
-  );
-  const basenameOnly = picomatch(
-    globs.filter((g) => !g.includes('/')),
-    { dot: true, basename: true },
-  );
+  let match: ((path: string) => boolean) | undefined;
   return (path) => {
-    const normalized = path.replaceAll('\\', '/').replace(/^\.\//, '');
-    return basenameOnly(normalized) || withSlash(normalized);
+    if (!match) {
+      const withSlash = picomatch(
+        globs.filter((g) => g.includes('/')),
+        { dot: true },
+      );
+      const basenameOnly = picomatch(
+        globs.filter((g) => !g.includes('/')),
+        { dot: true, basename: true },
+      );
+      match = (p) => basenameOnly(p) || withSlash(p);
+    }
+    return match(path.replaceAll('\\', '/').replace(/^\.\//, ''));
   };
 }
 
@@ -146,8 +163,27 @@ function checkOwnMask(spec: RedactionRuleSpec, where: string): void {
  * every start-up, though a request runs only the rules whose keywords it holds: `emptyMatchFailures`
  * runs it in the tests instead.
  */
-function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
+/** What a rule's pattern source gives, found by reading it (derivedRules.ts caches it per build). */
+export interface DerivedRule {
+  /** The pattern with its fragments expanded. */
+  source: string;
+  starts: string[] | undefined;
+  consumed: (number | string)[];
+}
+
+export function deriveRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): DerivedRule {
   const source = expandFragments(patternSource(spec.pattern), fragments, `${where}.pattern`);
+  let flags: string;
+  try {
+    flags = new RegExp(source, `g${spec.flags}`).flags;
+  } catch (error) {
+    throw new RuleLoadError(`${where}.pattern: invalid regular expression (${(error as Error).message})`);
+  }
+  return { source, starts: matchStarts(source, flags), consumed: [...consumedGroups(source)] };
+}
+
+function compileRule(spec: RedactionRuleSpec, derived: DerivedRule, where: string): CompiledRule {
+  const { source } = derived;
   let regex: RegExp;
   try {
     regex = new RegExp(source, `g${spec.flags}`);
@@ -175,8 +211,8 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
       sticky ??= new RegExp(source, `y${spec.flags}`);
       return sticky;
     },
-    starts: matchStarts(source, regex.flags),
-    consumed: consumedGroups(source),
+    starts: derived.starts,
+    consumed: new Set(derived.consumed),
     keywords: spec.keywords.map((k) => k.toLowerCase()),
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
     appliesToPath: pathMatch ? memoizedPathMatch(pathMatch) : undefined,
@@ -199,8 +235,23 @@ export function emptyMatchFailures(rules: readonly CompiledRule[]): string[] {
     .map((rule) => `${rule.where}.pattern: matches the empty string`);
 }
 
-/** Every `*.json` in `dir`, in name order; rule ids must be unique across files. */
-export function loadRedactionRules(dir: string, fs: RuleFs = realRuleFs): CompiledRule[] {
+/** A rule file as read and validated, with what each of its rules' patterns gives. */
+export interface ParsedRuleFile {
+  name: string;
+  rules: { spec: RedactionRuleSpec; derived: DerivedRule }[];
+}
+
+/**
+ * The rule files of `dir` (`*.json`, in name order), validated and their patterns read, and a key
+ * of their names and contents. With `cached` for the same key (derivedRules.ts, written at build
+ * time from the same files), its result is taken instead: validating the files and reading the
+ * patterns is most of a start-up's rule loading.
+ */
+export function parseRuleFiles(
+  dir: string,
+  fs: RuleFs,
+  cached?: { key: string; files: ParsedRuleFile[] },
+): { key: string; files: ParsedRuleFile[] } {
   let names: string[];
   try {
     names = fs
@@ -211,17 +262,39 @@ export function loadRedactionRules(dir: string, fs: RuleFs = realRuleFs): Compil
     throw new RuleLoadError(`${dir}: cannot list rule files (${(error as Error).message})`);
   }
   if (names.length === 0) throw new RuleLoadError(`${dir}: no rule files (*.json)`);
+  const texts = names.map((name) => readRuleFile(join(dir, name), fs));
+  const key = hash('sha256', JSON.stringify([names, texts]), 'base64');
+  if (cached?.key === key) return cached;
+  const files = names.map((name, i) => {
+    const file = join(dir, name);
+    const spec = parseJsonText(file, texts[i]!, redactionRuleFileSchema);
+    return {
+      name,
+      rules: spec.rules.map((rule, index) => ({
+        spec: rule,
+        derived: deriveRule(rule, spec.fragments, `${file}: rules[${index}] (${rule.id})`),
+      })),
+    };
+  });
+  return { key, files };
+}
+
+/** Every `*.json` in `dir`, in name order; rule ids must be unique across files. */
+export function loadRedactionRules(
+  dir: string,
+  fs: RuleFs = realRuleFs,
+  cached?: { key: string; files: ParsedRuleFile[] },
+): CompiledRule[] {
   const rules: CompiledRule[] = [];
   const seen = new Map<string, string>();
-  for (const name of names) {
+  for (const { name, rules: parsed } of parseRuleFiles(dir, fs, cached).files) {
     const file = join(dir, name);
-    const spec = parseJsonFile(file, redactionRuleFileSchema, fs);
-    spec.rules.forEach((rule, index) => {
+    parsed.forEach(({ spec: rule, derived }, index) => {
       const where = `${file}: rules[${index}] (${rule.id})`;
       const previous = seen.get(rule.id);
       if (previous) throw new RuleLoadError(`${where}.id: duplicate of a rule in ${previous}`);
       seen.set(rule.id, file);
-      rules.push(compileRule(rule, spec.fragments, where));
+      rules.push(compileRule(rule, derived, where));
     });
   }
   return rules;
