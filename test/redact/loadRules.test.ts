@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createRedactor, DEFAULT_NEVER_READ_FILE, RuleLoadError } from '../../src/redact/createRedactor.ts';
-import { loadRedactionRules, patternSource } from '../../src/redact/loadRules.ts';
+import { loadRedactionRules, parseRuleFiles, patternSource, realRuleFs } from '../../src/redact/loadRules.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxproxy-rules-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -156,4 +156,24 @@ test('the long shipped patterns are laid out as lines and compile to the same so
     assert.ok(!patternSource(spec.pattern as string[]).includes('\n'), id);
     assert.equal(createHash('sha256').update(rule.regex.source).digest('hex').slice(0, 16), hash, id);
   }
+});
+
+test('the derived rules written at build time are taken only for the rule files they were written from', () => {
+  const dir = rulesDir('derived', { 'a.json': { rules: [goodRule] } });
+  // As writeDerivedRules.ts writes it: through JSON.
+  const written = JSON.parse(JSON.stringify(parseRuleFiles(dir, realRuleFs)));
+  assert.equal(parseRuleFiles(dir, realRuleFs, written), written);
+  // A rule file edited since: loaded the full way, with its new pattern.
+  writeFileSync(join(dir, 'a.json'), JSON.stringify({ rules: [{ ...goodRule, pattern: 'demo_[a-z]{20}' }] }));
+  const reloaded = parseRuleFiles(dir, realRuleFs, written);
+  assert.notEqual(reloaded, written);
+  assert.equal(reloaded.files[0]!.rules[0]!.derived.source, 'demo_[a-z]{20}');
+});
+
+test('the shipped rules compile the same from their derived data as from the files', () => {
+  const dir = join(import.meta.dirname, '../../rules/redaction');
+  const written = JSON.parse(JSON.stringify(parseRuleFiles(dir, realRuleFs)));
+  const shape = (rules: ReturnType<typeof loadRedactionRules>) =>
+    rules.map((r) => [r.id, r.regex.source, r.regex.flags, r.starts, [...r.consumed], r.keywords, r.where]);
+  assert.deepEqual(shape(loadRedactionRules(dir, realRuleFs, written)), shape(loadRedactionRules(dir)));
 });
