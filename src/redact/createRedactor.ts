@@ -6,14 +6,20 @@ import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
-import { KeywordIndex } from './keywordIndex.ts';
-import { loadNeverRead, loadRedactionRules, type RuleFs, RuleLoadError, realRuleFs } from './loadRules.ts';
+import { readDerivedRules } from './derivedRules.ts';
+import {
+  emptyMatchFailures,
+  loadNeverRead,
+  loadRedactionRules,
+  type RuleFs,
+  RuleLoadError,
+  realRuleFs,
+} from './loadRules.ts';
 import { pieces, WHOLE_SCAN_MAX } from './pieces.ts';
 import { ResultCache } from './resultCache.ts';
 import { exampleFailures } from './ruleExamples.ts';
-import { scanPlan } from './scanPlan.ts';
-import { type Deadline, RedactionTimeoutError, scanRules } from './scanRules.ts';
-import { GATE_ANCHORS, secretlintFindings } from './secretlintGuard.ts';
+import { createScanner, type Optimisation } from './scanner.ts';
+import { type Deadline, RedactionTimeoutError } from './scanRules.ts';
 import { warmRegexes } from './warmRegexes.ts';
 
 export interface RedactorOptions {
@@ -28,9 +34,11 @@ export interface RedactorOptions {
   /** Upper bound of cached text, in characters. Default 32 Mi. */
   cacheMaxChars?: number | undefined;
   /**
-   * Run every rule on its own examples and throw RuleLoadError (one line per
-   * failing example) if one is wrong. Default false: the tests run them; at
-   * start-up the examples are only shape-checked (ruleExamples.ts, README).
+   * Run every rule on the empty string and on its own examples, and throw
+   * RuleLoadError (one line per failure) if a pattern matches the empty
+   * string or an example is wrong. Default false: the tests run them; at
+   * start-up patterns are only parsed and the examples shape-checked
+   * (loadRules.ts, ruleExamples.ts, README).
    */
   checkExamples?: boolean | undefined;
   /**
@@ -39,6 +47,8 @@ export interface RedactorOptions {
    * first use. Default false (tests and one-shot commands); the server sets it.
    */
   warm?: boolean | undefined;
+  /** Scanner optimisations to turn off: for bench/redact's ablation only (the masks stay the same). */
+  without?: readonly Optimisation[] | undefined;
   deps?:
     | {
         /** Milliseconds clock used for the deadline. */
@@ -59,33 +69,27 @@ export { RedactionTimeoutError } from './scanRules.ts';
 /** A redactor; `warmedUp` settles when its regexes are compiled (at once when not warming). */
 export type WarmRedactor = Redactor & { warmedUp: Promise<void> };
 
+/** secretlint and its preset load on the first text that holds a gate anchor (or when warming). */
+let secretlintGuard: Promise<typeof import('./secretlintGuard.ts')> | undefined;
+function loadSecretlint() {
+  secretlintGuard ??= import('./secretlintGuard.ts');
+  return secretlintGuard;
+}
+
 export async function createRedactor(options: RedactorOptions = {}): Promise<WarmRedactor> {
   const fs = options.deps?.fs ?? realRuleFs;
   const now = options.deps?.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const useSecretlint = options.secretlint ?? true;
-  const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs);
+  const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs, readDerivedRules(fs));
   const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
-  const keywords = new KeywordIndex([
-    ...rules.flatMap((rule) => rule.keywords),
-    ...GATE_ANCHORS,
-    ...rules.flatMap((rule) => rule.starts ?? []),
-  ]);
-  const anchorIds = GATE_ANCHORS.map((anchor) => keywords.idOf(anchor));
-  // The gate anchors' hits are listed like a line rule's keywords (one more entry, after the rules'),
-  // so that the secretlint guard searches only their lines.
-  const { plan, groups } = scanPlan(
-    [...rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k))), anchorIds],
-    [...rules.map((rule) => rule.scope === 'line'), true],
-    rules.map((rule) => rule.starts?.map((literal) => keywords.idOf(literal))),
-    keywords.size,
-  );
-  const gateGroup = groups.window[rules.length]!;
+  const scanner = createScanner(rules, options.without);
   if (options.checkExamples) {
     const noDeadline: Deadline = { check() {} };
-    const failures = exampleFailures(rules, (text, path) =>
-      scanRules(text, keywords.scan(text, plan), path, rules, groups, noDeadline),
-    );
+    const failures = [
+      ...emptyMatchFailures(rules),
+      ...exampleFailures(rules, (text, path) => scanner.scan(text, path, noDeadline).findings),
+    ];
     if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
   }
   const placeholders = new Map(rules.map((rule) => [rule.id, rule.placeholder]));
@@ -97,19 +101,24 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
 
   /** Merged findings of one scan; `budgetMs` of scan time before RedactionTimeoutError. */
   async function scanFindings(text: string, path: string | undefined, budgetMs: number) {
-    const startedAt = now();
+    let startedAt = now();
     const deadline: Deadline = {
       check() {
         if (now() - startedAt > budgetMs) throw new RedactionTimeoutError(timeoutMs);
       },
     };
-    const keywordScan = keywords.scan(text, plan);
-    const ours = scanRules(text, keywordScan, path, rules, groups, deadline);
+    // The hit lists are fresh arrays per scan, so `anchorStarts` stays valid across the awaits below.
+    const { findings: ours, anchorStarts } = scanner.scan(text, path, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
-    const anchorEnds = keywordScan.ends[gateGroup];
-    const anchored = anchorEnds !== undefined;
-    const guard = useSecretlint && anchored ? await secretlintFindings(text, path, ours, anchorEnds ?? undefined) : [];
+    let guard: RedactionFinding[] = [];
+    if (useSecretlint && anchorStarts !== undefined) {
+      // Importing secretlint (once, on the first such text) is not scan time: the clock stops meanwhile.
+      const importStarted = now();
+      const secretlint = await loadSecretlint();
+      startedAt += now() - importStarted;
+      guard = await secretlint.secretlintFindings(text, path, ours, anchorStarts);
+    }
     deadline.check();
     return mergeFindings(combineFindings(ours, guard), rank);
   }
@@ -135,7 +144,10 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   }
 
   const warmedUp = options.warm
-    ? warmRegexes(rules.flatMap((rule) => [rule.regex, rule.sticky, rule.indices]))
+    ? Promise.all([
+        useSecretlint ? loadSecretlint() : undefined,
+        warmRegexes(rules.flatMap((rule) => [rule.regex, rule.sticky, rule.indices])),
+      ]).then(() => undefined)
     : Promise.resolve();
 
   return {

@@ -1,49 +1,38 @@
 // The keyword pre-filter: one pass of an Aho-Corasick automaton (compiled to
-// a DFA over ASCII) over the lower-cased text tells which rule keywords occur
-// and where, so a rule whose keywords are absent never runs its regex, and
-// one whose keywords are rare runs only on the lines around them.
+// a DFA over ASCII) over the text tells which rule keywords occur, so a rule
+// whose keywords are absent never runs its regex, and where the literals a
+// rule's matches start with occur, so such a rule is tried only there.
 
 const ALPHABET = 128;
-/** Past this many hits of one keyword, its positions are dropped (rules using it then scan the whole text). */
-const MAX_HITS_PER_KEYWORD = 256;
+/** log2 of a table row's length (one column per ASCII code). */
+const SHIFT = 7;
 
-/**
- * Which hit positions a scan lists, by group: rules that share a keyword list share one group,
- * so their hits come out joined and in order, not joined and sorted once per rule.
- */
+/** Which hit positions a scan lists: per keyword id, the lists (by number) its hit starts go to. */
 export interface ScanPlan {
-  /** Per keyword id: the window groups whose hit ends it adds to. */
-  windowGroups: readonly (readonly number[] | undefined)[];
-  windowGroupCount: number;
-  /** Per keyword id: the start groups whose hit starts it adds to. */
-  startGroups: readonly (readonly number[] | undefined)[];
-  startGroupCount: number;
+  starts: readonly (readonly number[] | undefined)[];
+  listCount: number;
 }
 
 export interface KeywordScan {
   /** 1 where keyword id occurs. */
   found: Uint8Array;
-  /**
-   * Per window group: the index just after each hit of its keywords, in text order; `null` when
-   * one of them is too frequent for windows to help; undefined when none occurs.
-   */
-  ends: (number[] | null | undefined)[];
-  /** Per start group: the index where each hit of its keywords starts, in order, every one. */
+  /** Per list of the plan: the index where each hit of its keywords starts, in text order; undefined when none. */
   starts: (number[] | undefined)[];
 }
 
-const NO_PLAN: ScanPlan = { windowGroups: [], windowGroupCount: 0, startGroups: [], startGroupCount: 0 };
+const NO_PLAN: ScanPlan = { starts: [], listCount: 0 };
 
 export class KeywordIndex {
   private readonly ids = new Map<string, number>();
-  /** Row offset of the next state, by state row offset + character class; ~offset where a keyword ends. */
+  /**
+   * Row offset of the next state (state << SHIFT), by row offset + character code; stored as
+   * ~offset when a keyword ends in that state, so the scan learns it from the value it loads anyway.
+   */
   private readonly delta: Int32Array;
-  /** log2 of a table row's length. */
-  private readonly shift: number;
-  /** Character class of each ASCII code; index 128 for any non-ASCII character. */
-  private readonly classOf: Uint8Array;
   /** Keyword ids ending at each state, through fail links included. */
   private readonly out: number[][];
+  /** Length of each keyword, by id. */
+  private readonly lengths: number[] = [];
 
   constructor(keywords: Iterable<string>) {
     const next: Map<number, number>[] = [new Map()];
@@ -52,7 +41,9 @@ export class KeywordIndex {
       const lower = keyword.toLowerCase();
       if (this.ids.has(lower)) continue;
       for (let i = 0; i < lower.length; i++) {
-        if (lower.charCodeAt(i) >= ALPHABET) throw new Error(`keyword ${keyword} is not ASCII`);
+        const code = lower.charCodeAt(i);
+        // Code 0 is where non-ASCII characters go (back to the root), so no keyword may hold it.
+        if (code === 0 || code >= ALPHABET) throw new Error(`keyword ${keyword} is not printable ASCII`);
       }
       const id = this.ids.size;
       this.ids.set(lower, id);
@@ -71,65 +62,36 @@ export class KeywordIndex {
       }
       out[node]!.push(id);
     }
-    // Breadth-first: fail links, then the full transition table (a DFA).
+    // Breadth-first: fail links, then the full transition table (a DFA) of state numbers.
     const fail = new Int32Array(next.length);
-    const delta = new Int32Array(next.length * ALPHABET);
+    const delta = new Int32Array(next.length << SHIFT);
     for (const [code, child] of next[0]!) delta[code] = child;
     const queue: number[] = [...next[0]!.values()];
     for (let head = 0; head < queue.length; head++) {
       const node = queue[head]!;
       out[node]!.push(...out[fail[node]!]!);
+      const row = node << SHIFT;
+      const failRow = fail[node]! << SHIFT;
+      // Where the node has no child, it moves as its fail state does (that row is complete: it is shallower).
+      delta.copyWithin(row, failRow, failRow + ALPHABET);
+      for (const [code, child] of next[node]!) {
+        fail[child] = node === 0 ? 0 : delta[failRow + code]!;
+        delta[row + code] = child;
+        queue.push(child);
+      }
+    }
+    // Case folding in the table (upper-case letters move like lower-case ones, so the text is scanned
+    // as it is), and states stored as row offsets, marked where a keyword ends.
+    for (let state = 0; state < next.length; state++) {
+      const row = state << SHIFT;
+      for (let code = 65; code <= 90; code++) delta[row + code] = delta[row + code + 32]!;
       for (let code = 0; code < ALPHABET; code++) {
-        const child = next[node]!.get(code);
-        if (child === undefined) {
-          delta[node * ALPHABET + code] = delta[fail[node]! * ALPHABET + code]!;
-        } else {
-          fail[child] = node === 0 ? 0 : delta[fail[node]! * ALPHABET + code]!;
-          delta[node * ALPHABET + code] = child;
-          queue.push(child);
-        }
+        const target = delta[row + code]!;
+        delta[row + code] = out[target]!.length > 0 ? ~(target << SHIFT) : target << SHIFT;
       }
     }
-    // Case folding in the table: upper-case letters move like lower-case ones,
-    // so the text is scanned as it is, without a lower-cased copy.
-    for (let state = 0; state < next.length; state++) {
-      for (let code = 65; code <= 90; code++) delta[state * ALPHABET + code] = delta[state * ALPHABET + code + 32]!;
-    }
-    // Characters whose columns are the same in every state are one class (most characters of a text
-    // appear in no keyword and lead back to the root): the table shrinks from 128 columns to a few
-    // dozen, so the states a scan visits stay in the processor's cache. Non-ASCII gets the all-root column.
-    const classOf = new Uint8Array(ALPHABET + 1);
-    const representative: number[] = [];
-    const target = (state: number, code: number) => (code < ALPHABET ? delta[state * ALPHABET + code]! : 0);
-    for (let code = 0; code <= ALPHABET; code++) {
-      let cls = 0;
-      for (; cls < representative.length; cls++) {
-        const other = representative[cls]!;
-        let same = true;
-        for (let state = 0; state < next.length && same; state++) same = target(state, code) === target(state, other);
-        if (same) break;
-      }
-      if (cls === representative.length) representative.push(code);
-      classOf[code] = cls;
-    }
-    // Each state is stored as its row's offset (state × 2^shift, rows padded to a power of two so
-    // that the scan finds a state's number with a shift), so the scan adds the class and loads.
-    // A transition into a state where some keyword ends is stored as ~offset (negative): the scan
-    // loop learns "a keyword ends here" from the value it loads anyway, not from a second table.
-    const shift = Math.ceil(Math.log2(representative.length));
-    const table = new Int32Array(next.length << shift);
-    for (let state = 0; state < next.length; state++) {
-      for (let cls = 0; cls < representative.length; cls++) {
-        const code = representative[cls]!;
-        const target = code < ALPHABET ? delta[state * ALPHABET + code]! : 0;
-        table[(state << shift) + cls] = out[target]!.length > 0 ? ~(target << shift) : target << shift;
-      }
-    }
-    this.delta = table;
-    this.shift = shift;
-    this.classOf = classOf;
+    this.delta = delta;
     this.out = out;
-    this.seenIn = new Int32Array(out.length);
   }
 
   get size(): number {
@@ -143,129 +105,56 @@ export class KeywordIndex {
     return id;
   }
 
-  /**
-   * Per state: 1 when none of the keywords ending there has a group in `plan` (its hits are not
-   * listed, only its presence counts: `.` and `-` for the whole-text rules hit 40,000 times a MB).
-   */
-  private quietStatesFor(plan: ScanPlan): Uint8Array {
-    let quiet = this.quietByPlan.get(plan);
-    if (!quiet) {
-      quiet = Uint8Array.from(this.out, (ids) =>
-        ids.length > 0 && ids.every((id) => !plan.windowGroups[id] && !plan.startGroups[id]) ? 1 : 0,
-      );
-      this.quietByPlan.set(plan, quiet);
-    }
-    return quiet;
-  }
-  private readonly quietByPlan = new WeakMap<ScanPlan, Uint8Array>();
-  /** The scan in which each state was last handled (quiet states only). */
-  private readonly seenIn: Int32Array;
-  private epoch = 0;
-  private nextEpoch(): number {
-    if (this.epoch === 0x7fffffff) {
-      this.seenIn.fill(0);
-      this.epoch = 0;
-    }
-    return ++this.epoch;
-  }
-
-  /** Reused by every scan (a fresh 3 KiB array per item was most of the pass's garbage). */
-  private readonly result: KeywordScan = { found: new Uint8Array(0), ends: [], starts: [] };
-  /** Hits of each keyword in the current scan, for the MAX_HITS_PER_KEYWORD cap. */
-  private hits = new Int32Array(0);
-  /** Length of each keyword, by id. */
-  private readonly lengths: number[] = [];
-  /** Keyword ids the last scan found, so the next one resets only those. */
-  private readonly touched: number[] = [];
+  /** Reused by every scan (a fresh array per item was most of the pass's garbage). */
+  private readonly result: KeywordScan = { found: new Uint8Array(0), starts: [] };
 
   /**
-   * Which keywords occur in `text` (case-insensitively), and, per group of `plan`, where their hits
-   * end (windows: while every keyword of the group has at most MAX_HITS_PER_KEYWORD) and start (all).
-   * The result is reused: it is valid until the next call (read it before any `await`).
+   * Which keywords occur in `text` (case-insensitively), and, per list of `plan`, where its keywords'
+   * hits start. The result is reused: it is valid until the next call (read it before any `await`).
    */
   scan(text: string, plan: ScanPlan = NO_PLAN): KeywordScan {
     const result = this.result;
-    if (result.found.length !== this.ids.size) {
-      result.found = new Uint8Array(this.ids.size);
-      this.hits = new Int32Array(this.ids.size);
-    } else {
-      result.found.fill(0);
-    }
+    if (result.found.length !== this.ids.size) result.found = new Uint8Array(this.ids.size);
+    else result.found.fill(0);
     const found = result.found;
-    const hits = this.hits;
-    const touched = this.touched;
-    for (let t = 0; t < touched.length; t++) hits[touched[t]!] = 0;
-    touched.length = 0;
-    const ends = result.ends;
     const starts = result.starts;
-    ends.length = 0;
-    ends.length = plan.windowGroupCount;
     starts.length = 0;
-    starts.length = plan.startGroupCount;
-    const windowGroups = plan.windowGroups;
-    const startGroups = plan.startGroups;
+    starts.length = plan.listCount;
+    const startLists = plan.starts;
     const lengths = this.lengths;
     const delta = this.delta;
-    const shift = this.shift;
-    const quiet = this.quietStatesFor(plan);
-    // A state that `quiet` marks is handled once per scan: its keywords' later hits add nothing.
-    const epoch = this.nextEpoch();
-    const seen = this.seenIn;
-    const classOf = this.classOf;
-    const nonAscii = classOf[ALPHABET]!;
     const out = this.out;
     const length = text.length;
     let state = 0;
     for (let i = 0; i < length; i++) {
       const code = text.charCodeAt(i);
-      // Non-ASCII resets to the root (no keyword ends there).
-      const next = delta[state + (code < ALPHABET ? classOf[code]! : nonAscii)]!;
+      // Non-ASCII goes to column 0, which leads back to the root (no keyword holds code 0).
+      const next = delta[state + (code < ALPHABET ? code : 0)]!;
       if (next >= 0) {
         state = next;
         continue;
       }
       state = ~next;
-      const row = state >> shift;
-      if (quiet[row] === 1) {
-        if (seen[row] === epoch) continue;
-        seen[row] = epoch;
-      }
-      const ending = out[row]!;
+      const ending = out[state >> SHIFT]!;
       for (let k = 0; k < ending.length; k++) {
         const id = ending[k]!;
-        if (found[id] === 0) {
-          found[id] = 1;
-          touched.push(id);
-        }
-        const count = ++hits[id]!;
-        const windows = windowGroups[id];
-        if (windows !== undefined) {
-          for (let g = 0; g < windows.length; g++) {
-            const group = windows[g]!;
-            const list = ends[group];
-            if (count > MAX_HITS_PER_KEYWORD) ends[group] = null;
-            else if (list === undefined) ends[group] = [i + 1];
-            else if (list !== null) list.push(i + 1);
-          }
-        }
-        const startsIn = startGroups[id];
-        if (startsIn !== undefined) {
-          const at = i + 1 - lengths[id]!;
-          for (let g = 0; g < startsIn.length; g++) {
-            const group = startsIn[g]!;
-            const list = starts[group];
-            if (list === undefined) starts[group] = [at];
-            else {
-              // Hits come by their end: a longer keyword can start before a shorter one that ended
-              // first. Nearly in order, so an insertion from the back is cheap.
-              let j = list.length;
-              list.push(at);
-              while (j > 0 && list[j - 1]! > at) {
-                list[j] = list[j - 1]!;
-                j--;
-              }
-              list[j] = at;
+        found[id] = 1;
+        const lists = startLists[id];
+        if (lists === undefined) continue;
+        const at = i + 1 - lengths[id]!;
+        for (let g = 0; g < lists.length; g++) {
+          const list = starts[lists[g]!];
+          if (list === undefined) starts[lists[g]!] = [at];
+          else {
+            // Hits come by their end: a longer keyword can start before a shorter one that ended
+            // first. Nearly in order, so an insertion from the back is cheap.
+            let j = list.length;
+            list.push(at);
+            while (j > 0 && list[j - 1]! > at) {
+              list[j] = list[j - 1]!;
+              j--;
             }
+            list[j] = at;
           }
         }
       }

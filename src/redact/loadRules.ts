@@ -1,12 +1,12 @@
 // Reads and validates rules/redaction/*.json and rules/never-read.json, and
 // compiles them. Any problem throws an error that names the file and field.
 
+import { hash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
-import { staysOnOneLine } from './lineLocal.ts';
 import { consumedGroups, matchStarts } from './matchStarts.ts';
 import { ownPatternFailures } from './ruleExamples.ts';
 import {
@@ -39,9 +39,6 @@ export interface CompiledRule {
   valueGroups: (number | string)[];
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
-  scope: RedactionRuleSpec['scope'];
-  /** No match can cross a line break: a `line` rule then runs on its keywords' own lines only. */
-  oneLine: boolean;
   generic: boolean;
   /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
   where: string;
@@ -72,16 +69,28 @@ export class RuleLoadError extends Error {
   override readonly name = 'RuleLoadError';
 }
 
-function parseJsonFile<T>(file: string, schema: z.ZodType<T>, fs: RuleFs): T {
+function readRuleFile(file: string, fs: RuleFs): string {
+  try {
+    return fs.readFile(file);
+  } catch (error) {
+    throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
+  }
+}
+
+function parseJsonText<T>(file: string, text: string, schema: z.ZodType<T>): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFile(file));
+    raw = JSON.parse(text);
   } catch (error) {
     throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new RuleLoadError(`${file}: ${formatIssues(parsed.error)}`);
   return parsed.data;
+}
+
+function parseJsonFile<T>(file: string, schema: z.ZodType<T>, fs: RuleFs): T {
+  return parseJsonText(file, readRuleFile(file, fs), schema);
 }
 
 function expandFragments(pattern: string, fragments: Record<string, string>, where: string): string {
@@ -97,18 +106,22 @@ function expandFragments(pattern: string, fragments: Record<string, string>, whe
   return out;
 }
 
+/** Compiled on first use: the never-read list and a rule's paths are not needed by every command. */
 function globMatcher(globs: string[]): (path: string) => boolean {
-  const withSlash = picomatch(
-    globs.filter((g) => g.includes('/')),
-    { dot: true },
-  );
-  const basenameOnly = picomatch(
-    globs.filter((g) => !g.includes('/')),
-    { dot: true, basename: true },
-  );
+  let match: ((path: string) => boolean) | undefined;
   return (path) => {
-    const normalized = path.replaceAll('\\', '/').replace(/^\.\//, '');
-    return basenameOnly(normalized) || withSlash(normalized);
+    if (!match) {
+      const withSlash = picomatch(
+        globs.filter((g) => g.includes('/')),
+        { dot: true },
+      );
+      const basenameOnly = picomatch(
+        globs.filter((g) => !g.includes('/')),
+        { dot: true, basename: true },
+      );
+      match = (p) => basenameOnly(p) || withSlash(p);
+    }
+    return match(path.replaceAll('\\', '/').replace(/^\.\//, ''));
   };
 }
 
@@ -147,17 +160,40 @@ function checkOwnMask(spec: RedactionRuleSpec, where: string): void {
   }
 }
 
-function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): CompiledRule {
+/**
+ * Compiles a rule's pattern without running it: `new RegExp` only parses it (a syntax error fails
+ * the load here), V8 compiles a regex on its first exec, and the sticky forms are made on first use.
+ * Running each pattern once at load (on the empty string, say) would compile every rule's regex in
+ * every start-up, though a request runs only the rules whose keywords it holds: `emptyMatchFailures`
+ * runs it in the tests instead.
+ */
+/** What a rule's pattern source gives, found by reading it (derivedRules.ts caches it per build). */
+export interface DerivedRule {
+  /** The pattern with its fragments expanded. */
+  source: string;
+  starts: string[] | undefined;
+  consumed: (number | string)[];
+}
+
+export function deriveRule(spec: RedactionRuleSpec, fragments: Record<string, string>, where: string): DerivedRule {
   const source = expandFragments(patternSource(spec.pattern), fragments, `${where}.pattern`);
+  let flags: string;
+  try {
+    flags = new RegExp(source, `g${spec.flags}`).flags;
+  } catch (error) {
+    throw new RuleLoadError(`${where}.pattern: invalid regular expression (${(error as Error).message})`);
+  }
+  return { source, starts: matchStarts(source, flags), consumed: [...consumedGroups(source)] };
+}
+
+function compileRule(spec: RedactionRuleSpec, derived: DerivedRule, where: string): CompiledRule {
+  const { source } = derived;
   let regex: RegExp;
   try {
     regex = new RegExp(source, `g${spec.flags}`);
   } catch (error) {
     throw new RuleLoadError(`${where}.pattern: invalid regular expression (${(error as Error).message})`);
   }
-  if (regex.test('')) throw new RuleLoadError(`${where}.pattern: matches the empty string`);
-  const indices = new RegExp(source, `dy${spec.flags}`);
-  const sticky = new RegExp(source, `y${spec.flags}`);
   const valueGroups = Array.isArray(spec.valueGroup) ? spec.valueGroup : [spec.valueGroup];
   for (const group of valueGroups) {
     if (typeof group === 'string' && !source.includes(`(?<${group}>`)) {
@@ -166,21 +202,27 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
   }
   checkOwnMask(spec, where);
   const pathMatch = spec.paths ? globMatcher(spec.paths) : undefined;
+  let indices: RegExp | undefined;
+  let sticky: RegExp | undefined;
   return {
     id: spec.id,
     regex,
-    indices,
-    sticky,
-    starts: matchStarts(source, regex.flags),
-    consumed: consumedGroups(source),
+    get indices() {
+      indices ??= new RegExp(source, `dy${spec.flags}`);
+      return indices;
+    },
+    get sticky() {
+      sticky ??= new RegExp(source, `y${spec.flags}`);
+      return sticky;
+    },
+    starts: derived.starts,
+    consumed: new Set(derived.consumed),
     keywords: spec.keywords.map((k) => k.toLowerCase()),
     placeholder: spec.placeholder ?? `[REDACTED:${spec.id}]`,
     appliesToPath: pathMatch ? memoizedPathMatch(pathMatch) : undefined,
     valueGroups,
     validators: orderByCost(spec.validators),
     shape: spec.shape,
-    scope: spec.shape === 'pem-body' ? 'text' : spec.scope,
-    oneLine: staysOnOneLine(source, regex.flags),
     generic: spec.generic,
     where,
     examples: {
@@ -190,8 +232,30 @@ function compileRule(spec: RedactionRuleSpec, fragments: Record<string, string>,
   };
 }
 
-/** Every `*.json` in `dir`, in name order; rule ids must be unique across files. */
-export function loadRedactionRules(dir: string, fs: RuleFs = realRuleFs): CompiledRule[] {
+/** One line per rule whose pattern matches the empty string (it would run at every position and mask nothing). */
+export function emptyMatchFailures(rules: readonly CompiledRule[]): string[] {
+  return rules
+    .filter((rule) => new RegExp(rule.regex).test(''))
+    .map((rule) => `${rule.where}.pattern: matches the empty string`);
+}
+
+/** A rule file as read and validated, with what each of its rules' patterns gives. */
+export interface ParsedRuleFile {
+  name: string;
+  rules: { spec: RedactionRuleSpec; derived: DerivedRule }[];
+}
+
+/**
+ * The rule files of `dir` (`*.json`, in name order), validated and their patterns read, and a key
+ * of their names and contents. With `cached` for the same key (derivedRules.ts, written at build
+ * time from the same files), its result is taken instead: validating the files and reading the
+ * patterns is most of a start-up's rule loading.
+ */
+export function parseRuleFiles(
+  dir: string,
+  fs: RuleFs,
+  cached?: { key: string; files: ParsedRuleFile[] },
+): { key: string; files: ParsedRuleFile[] } {
   let names: string[];
   try {
     names = fs
@@ -202,17 +266,39 @@ export function loadRedactionRules(dir: string, fs: RuleFs = realRuleFs): Compil
     throw new RuleLoadError(`${dir}: cannot list rule files (${(error as Error).message})`);
   }
   if (names.length === 0) throw new RuleLoadError(`${dir}: no rule files (*.json)`);
+  const texts = names.map((name) => readRuleFile(join(dir, name), fs));
+  const key = hash('sha256', JSON.stringify([names, texts]), 'base64');
+  if (cached?.key === key) return cached;
+  const files = names.map((name, i) => {
+    const file = join(dir, name);
+    const spec = parseJsonText(file, texts[i]!, redactionRuleFileSchema);
+    return {
+      name,
+      rules: spec.rules.map((rule, index) => ({
+        spec: rule,
+        derived: deriveRule(rule, spec.fragments, `${file}: rules[${index}] (${rule.id})`),
+      })),
+    };
+  });
+  return { key, files };
+}
+
+/** Every `*.json` in `dir`, in name order; rule ids must be unique across files. */
+export function loadRedactionRules(
+  dir: string,
+  fs: RuleFs = realRuleFs,
+  cached?: { key: string; files: ParsedRuleFile[] },
+): CompiledRule[] {
   const rules: CompiledRule[] = [];
   const seen = new Map<string, string>();
-  for (const name of names) {
+  for (const { name, rules: parsed } of parseRuleFiles(dir, fs, cached).files) {
     const file = join(dir, name);
-    const spec = parseJsonFile(file, redactionRuleFileSchema, fs);
-    spec.rules.forEach((rule, index) => {
+    parsed.forEach(({ spec: rule, derived }, index) => {
       const where = `${file}: rules[${index}] (${rule.id})`;
       const previous = seen.get(rule.id);
       if (previous) throw new RuleLoadError(`${where}.id: duplicate of a rule in ${previous}`);
       seen.set(rule.id, file);
-      rules.push(compileRule(rule, spec.fragments, where));
+      rules.push(compileRule(rule, derived, where));
     });
   }
   // A secret example its own rule cannot catch fails the boot too, for rules from any other folder

@@ -3,7 +3,6 @@
 
 import type { RedactionFinding } from '../shared/types.ts';
 import type { KeywordScan } from './keywordIndex.ts';
-import { lineWindows, type Span } from './lineWindows.ts';
 import type { CompiledRule } from './loadRules.ts';
 import { acceptsValue } from './validators.ts';
 
@@ -66,23 +65,23 @@ function valueGroupOf(match: RegExpExecArray, groups: readonly (number | string)
   return -1;
 }
 
-/** Where `group` of the match at `index` of `part` is: the sticky regex with indices finds the same match again. */
-function groupRange(indices: RegExp, part: string, index: number, group: number | string): [number, number] {
+/** Where `group` of the match at `index` of `text` is: the sticky regex with indices finds the same match again. */
+function groupRange(indices: RegExp, text: string, index: number, group: number | string): [number, number] {
   indices.lastIndex = index;
-  const again = indices.exec(part)!.indices!;
+  const again = indices.exec(text)!.indices!;
   const range = typeof group === 'number' ? again[group] : again.groups?.[group];
   return [range![0], range![1]];
 }
 
 /**
- * Where the value (`raw`, the text of `group`) of a match lies in `part`. A group outside any
+ * Where the value (`raw`, the text of `group`) of a match lies in `text`. A group outside any
  * lookaround lies inside the match's text: where its text occurs there once, that is where it is.
  * Otherwise the sticky regex with indices matches once more.
  */
 function placeValue(
   rule: CompiledRule,
   match: RegExpExecArray,
-  part: string,
+  text: string,
   group: number | string,
   raw: string,
 ): [number, number] {
@@ -91,32 +90,23 @@ function placeValue(
     const at = matched.indexOf(raw);
     if (at !== -1 && matched.indexOf(raw, at + 1) === -1) return [match.index + at, match.index + at + raw.length];
   }
-  return groupRange(rule.indices, part, match.index, group);
-}
-
-/** Per rule, by index: its keyword ids, and its groups in the scan plan (-1: none). */
-export interface RuleGroups {
-  keywords: readonly (readonly number[])[];
-  /** The window group of a `line` rule: where its keywords' hits are listed. */
-  window: Int32Array;
-  /** The start group of a rule whose matches start with known literals. */
-  start: Int32Array;
+  return groupRange(rule.indices, text, match.index, group);
 }
 
 /**
- * `scan` says which keywords occur in the text and where (KeywordIndex.scan,
- * with the plan the groups were made for).
+ * `scan` says which keywords occur in the text and, for each rule with `starts[r]` set, where the
+ * literals its matches start with occur (KeywordIndex.scan, list r); `keywords[r]` are rule r's keyword ids.
  */
 export function scanRules(
   text: string,
   scan: KeywordScan,
   path: string | undefined,
   rules: readonly CompiledRule[],
-  groups: RuleGroups,
+  keywords: readonly (readonly number[])[],
+  withStarts: Uint8Array,
   deadline: Deadline,
 ): RedactionFinding[] {
   const present = scan.found;
-  const whole: Span[] = [{ start: 0, end: text.length }];
   const findings: RedactionFinding[] = [];
   // Text that was redacted before (a stored snapshot, a pasted answer) keeps its placeholders as they are.
   const masked = text.includes('[REDACTED:')
@@ -139,8 +129,8 @@ export function scanRules(
     }
     return pieces.filter(([a, b]) => /[A-Za-z0-9]/.test(text.slice(a, b)));
   };
-  /** Judges one match of `rule` in `part` (which starts at `offset` of the text); keeps its value if accepted. */
-  const consider = (rule: CompiledRule, match: RegExpExecArray, part: string, offset: number): void => {
+  /** Judges one match of `rule`; keeps its value if accepted. */
+  const consider = (rule: CompiledRule, match: RegExpExecArray): void => {
     // Matches are found without indices (building them for every match is most of a match's cost);
     // only an accepted value is placed, by matching once more at the same start.
     const g = valueGroupOf(match, rule.valueGroups);
@@ -154,79 +144,48 @@ export function scanRules(
     // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
     const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
     if (!acceptsValue(value, rule.validators, context)) return;
-    const range = placeValue(rule, match, part, group, raw);
-    let start = range[0] + offset;
-    let end = range[1] + offset;
+    let [start, end] = placeValue(rule, match, text, group, raw);
     if (rule.shape === 'pem-body') {
-      const body = pemBodyRange(text, match.index + offset, start, end);
+      const body = pemBodyRange(text, match.index, start, end);
       if (!body) return;
       [start, end] = body;
     }
     if (masked.length === 0) findings.push({ ruleId: rule.id, start, end });
     else for (const [s, e] of outsideMasks(start, end)) findings.push({ ruleId: rule.id, start: s, end: e });
   };
-  // Windows by window group (rules with the same keywords share them): not yet computed, or null for the whole text.
-  const lineWindowsOf: (Span[] | null | undefined)[] = [];
-  const wideWindowsOf: (Span[] | null | undefined)[] = [];
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r]!;
     if (rule.appliesToPath && !rule.appliesToPath(path)) continue;
-    const windowGroup = groups.window[r]!;
-    let anyKeyword = windowGroup !== -1 && scan.ends[windowGroup] !== undefined;
-    if (windowGroup === -1) {
-      const ids = groups.keywords[r]!;
-      for (let k = 0; k < ids.length && !anyKeyword; k++) anyKeyword = present[ids[k]!] === 1;
-    }
+    const ids = keywords[r]!;
+    let anyKeyword = false;
+    for (let k = 0; k < ids.length && !anyKeyword; k++) anyKeyword = present[ids[k]!] === 1;
     if (!anyKeyword) continue;
     deadline.check();
-    // Where a match can start (a rule whose matches all start with known literals): nowhere, or a list.
-    let starts: number[] | undefined;
-    const startGroup = groups.start[r]!;
-    if (startGroup !== -1) {
-      starts = scan.starts[startGroup];
+    if (withStarts[r] === 1) {
+      // Tried only where a match can start, in order, each after the previous match's end: the same
+      // matches as the search below, which would try every position in between.
+      const starts = scan.starts[r];
       if (starts === undefined) continue;
-    }
-    let spans = whole;
-    if (windowGroup !== -1) {
-      const cache = rule.oneLine ? lineWindowsOf : wideWindowsOf;
-      let windows = cache[windowGroup];
-      if (windows === undefined) {
-        const hits = scan.ends[windowGroup];
-        windows = (hits === null ? undefined : lineWindows(text, hits ?? [], rule.oneLine)) ?? null;
-        cache[windowGroup] = windows;
+      const sticky = rule.sticky;
+      let from = 0;
+      for (const at of starts) {
+        if (at < from) continue;
+        sticky.lastIndex = at;
+        const match = sticky.exec(text);
+        if (match === null) continue;
+        from = at + Math.max(1, match[0].length);
+        if (match[0].length > 0) consider(rule, match);
       }
-      spans = windows ?? whole;
+      continue;
     }
-    let next = 0;
-    for (const span of spans) {
-      const part = span === whole[0] ? text : text.slice(span.start, span.end);
-      const offset = span.start;
-      if (starts) {
-        // Tried only where a match can start, in order, each after the previous match's end: the
-        // same matches as the search below, which would try every position in between.
-        const sticky = rule.sticky;
-        let from = 0;
-        while (next < starts.length && starts[next]! < offset) next++;
-        for (; next < starts.length && starts[next]! < span.end; next++) {
-          const at = starts[next]! - offset;
-          if (at < from) continue;
-          sticky.lastIndex = at;
-          const match = sticky.exec(part);
-          if (match === null) continue;
-          from = at + Math.max(1, match[0].length);
-          if (match[0].length > 0) consider(rule, match, part, offset);
-        }
+    const regex = rule.regex;
+    regex.lastIndex = 0;
+    for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+      if (match[0].length === 0) {
+        regex.lastIndex++;
         continue;
       }
-      const regex = rule.regex;
-      regex.lastIndex = 0;
-      for (let match = regex.exec(part); match !== null; match = regex.exec(part)) {
-        if (match[0].length === 0) {
-          regex.lastIndex++;
-          continue;
-        }
-        consider(rule, match, part, offset);
-      }
+      consider(rule, match);
     }
   }
   return findings;

@@ -86,45 +86,7 @@ const GATES = [
   /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY|SG\.\w|T3BlbkFJ/g,
 ];
 
-/**
- * Literal strings (lower case) of which every GATES match contains one: the
- * keyword pre-filter looks for these in its one pass, and an item with none
- * of them skips the gate regexes (costly: one case-insensitive alternation
- * tried at every position) and secretlint altogether.
- */
-export const GATE_ANCHORS: readonly string[] = [
-  'secret_access_key',
-  'secretaccesskey',
-  'secret_accesskey',
-  'secretaccess_key',
-  'private_key',
-  'x-oauth-basic',
-  '_authtoken=',
-  'npm_',
-  'xox',
-  'xapp-',
-  'hooks.slack.com',
-  '://',
-  'sk-proj',
-  'sk-svcacct',
-  'sk-admin',
-  'sk-ant-api0',
-  'lin_api_',
-  'shppa_',
-  'shpca_',
-  'shpat_',
-  'shpss_',
-  'ghp_',
-  'gho_',
-  'ghu_',
-  'ghs_',
-  'ghr_',
-  'github_pat_',
-  'ops_ey',
-  '-----begin',
-  'sg.',
-  't3blbkfj',
-];
+export { GATE_ANCHORS } from './gateAnchors.ts';
 
 /** secretlint's AWS rule reports from the key name, not the value: re-anchor on the 40-character value. */
 function reanchor(ruleId: string, text: string, start: number, end: number): [number, number] {
@@ -161,17 +123,17 @@ interface GateHit {
 }
 
 /**
- * Every GATES match, in text order. With `anchorEnds` (where the keyword pass saw a GATE_ANCHORS
- * hit end, in text order), only the lines holding one are searched: every gate match holds an
+ * Every GATES match, in text order. With `anchorStarts` (where the keyword pass saw a GATE_ANCHORS
+ * hit start, in text order), only the lines holding one are searched: every gate match holds an
  * anchor and none crosses a line break, so those lines hold every match, and a search of one line
  * finds there what a search of the whole text finds.
  */
-function gateHits(text: string, anchorEnds: readonly number[] | undefined): GateHit[] {
-  if (!anchorEnds) return GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
+function gateHits(text: string, anchorStarts: readonly number[] | undefined): GateHit[] {
+  if (!anchorStarts) return GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
   const lines: [number, number][] = [];
-  for (const end of anchorEnds) {
-    if (lines.length > 0 && end <= lines.at(-1)![1]) continue;
-    lines.push([lineStartOf(text, end - 1), lineEndOf(text, end)]);
+  for (const start of anchorStarts) {
+    if (lines.length > 0 && start <= lines.at(-1)![1]) continue;
+    lines.push([lineStartOf(text, start), lineEndOf(text, start)]);
   }
   const hits: GateHit[] = [];
   for (const gate of GATES) {
@@ -191,12 +153,12 @@ function gateHits(text: string, anchorEnds: readonly number[] | undefined): Gate
 export function secretlintWindows(
   text: string,
   covered: readonly RedactionFinding[] = [],
-  anchorEnds?: readonly number[],
+  anchorStarts?: readonly number[],
 ): { start: number; end: number }[] {
   const windows: { start: number; end: number }[] = [];
   let endMarkers: number[] | undefined;
   let nextEnd = 0;
-  const hits = gateHits(text, anchorEnds);
+  const hits = gateHits(text, anchorStarts);
   for (const hit of hits) {
     // What the hit's rule reports on: a whole PEM block, else the rest of the line.
     let spanEnd = lineEndOf(text, hit.index + hit[0].length);
@@ -222,17 +184,17 @@ export function secretlintWindows(
   return windows;
 }
 
-/** `covered`: what our own rules found already; `anchorEnds`: see gateHits (both: see secretlintWindows). */
+/** `covered`: what our own rules found already; `anchorStarts`: see gateHits (both: see secretlintWindows). */
 export async function secretlintFindings(
   text: string,
   path: string | undefined,
   covered: readonly RedactionFinding[] = [],
-  anchorEnds?: readonly number[],
+  anchorStarts?: readonly number[],
 ): Promise<RedactionFinding[]> {
   const ext = path?.match(/\.[A-Za-z0-9]+$/)?.[0];
   // The GCP rule parses a whole .json file; anything else is judged line by line.
   // Where our findings cover every line it could report on, its findings would give way to ours: skip it (JSON too).
-  const lines = secretlintWindows(text, covered, anchorEnds);
+  const lines = secretlintWindows(text, covered, anchorStarts);
   if (lines.length === 0) return [];
   const whole = ext === '.json' && text.includes('private_key');
   const spans = whole ? [{ start: 0, end: text.length }] : lines;

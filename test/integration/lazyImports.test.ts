@@ -64,8 +64,11 @@ describe('the CLI loads only what a command uses', () => {
     }
   });
 
-  test('redact loads the redactor and secretlint, not the store, the tokenizer or Hono', () => {
-    const redact = loaded(['redact'], 'password = "hunter2-is-not-a-good-one"\n');
+  test('redact loads the redactor, and secretlint only for a text that holds one of its gate anchors', () => {
+    const plain = heavyLoaded(loaded(['redact'], 'password = "hunter2-is-not-a-good-one"\n').modules);
+    assert.ok(plain.includes('redactor'), `the redactor was not seen: ${plain}`);
+    assert.ok(!plain.includes('secretlint'), 'secretlint loaded for a text without any of its gate anchors');
+    const redact = loaded(['redact'], `token: ghp_${'a1B2c3D4e5'.repeat(4)}\n`);
     const heavy = heavyLoaded(redact.modules);
     assert.ok(heavy.includes('secretlint') && heavy.includes('redactor'), `the redactor was not seen: ${heavy}`);
     for (const name of ['sqlite', 'tokenizer', 'hono', 'ollama']) {

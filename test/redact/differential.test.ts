@@ -9,42 +9,23 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyMasks, mergeFindings } from '../../src/redact/applyMasks.ts';
 import { DEFAULT_RULES_DIR } from '../../src/redact/createRedactor.ts';
-import { KeywordIndex } from '../../src/redact/keywordIndex.ts';
 import { loadRedactionRules } from '../../src/redact/loadRules.ts';
-import { scanPlan } from '../../src/redact/scanPlan.ts';
-import { scanRules } from '../../src/redact/scanRules.ts';
-import { GATE_ANCHORS } from '../../src/redact/secretlintGuard.ts';
+import { createScanner, OPTIMISATIONS, type Scanner } from '../../src/redact/scanner.ts';
 import { loadClean, loadPlanted } from './corpus.ts';
 import { samples } from './handWrittenSamples.ts';
 import { seededRng } from './secretGen.ts';
 
 const rules = loadRedactionRules(DEFAULT_RULES_DIR);
 // Built as createRedactor builds it (the secretlint gate's anchors included, so the groups are the same).
-const keywords = new KeywordIndex([
-  ...rules.flatMap((rule) => rule.keywords),
-  ...GATE_ANCHORS,
-  ...rules.flatMap((rule) => rule.starts ?? []),
-]);
-const keywordIds = rules.map((rule) => rule.keywords.map((k) => keywords.idOf(k)));
-const optimised = scanPlan(
-  [...keywordIds, GATE_ANCHORS.map((a) => keywords.idOf(a))],
-  [...rules.map((rule) => rule.scope === 'line'), true],
-  rules.map((rule) => rule.starts?.map((literal) => keywords.idOf(literal))),
-  keywords.size,
-);
+const optimised = createScanner(rules);
 // No rule is line-scoped and none has match starts: the keyword filter alone, then a whole-text search.
-const plain = scanPlan(
-  keywordIds,
-  rules.map(() => false),
-  rules.map(() => undefined),
-  keywords.size,
-);
+const plain = createScanner(rules, OPTIMISATIONS);
 const noDeadline = { check() {} };
 const generic = new Set(rules.filter((rule) => rule.generic).map((rule) => rule.id));
 const rank = (id: string) => (generic.has(id) ? 1 : 0);
 
-function masked(text: string, path: string | undefined, { plan, groups }: typeof plain): string {
-  const findings = scanRules(text, keywords.scan(text, plan), path, rules, groups, noDeadline);
+function masked(text: string, path: string | undefined, scanner: Scanner): string {
+  const { findings } = scanner.scan(text, path, noDeadline);
   return applyMasks(text, mergeFindings(findings, rank), (id) => `[REDACTED:${id}]`);
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createRedactor, DEFAULT_NEVER_READ_FILE, RuleLoadError } from '../../src/redact/createRedactor.ts';
-import { loadRedactionRules, patternSource } from '../../src/redact/loadRules.ts';
+import { loadRedactionRules, parseRuleFiles, patternSource, realRuleFs } from '../../src/redact/loadRules.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ctxproxy-rules-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -76,13 +76,25 @@ test('a bad rule file fails at creation, naming the file and the field', async (
   ];
   for (const [name, files, expected] of cases) {
     await t.test(name, async () => {
-      await assert.rejects(createRedactor({ rulesDir: rulesDir(name, files) }), (error: Error) => {
+      // checkExamples: the checks that run a pattern (the empty match) run in the tests, not at start-up.
+      await assert.rejects(createRedactor({ rulesDir: rulesDir(name, files), checkExamples: true }), (error: Error) => {
         assert.ok(error instanceof RuleLoadError, String(error));
         assert.match(error.message, expected);
         return true;
       });
     });
   }
+});
+
+test('at start-up (no example checks) a pattern that does not compile still fails, in one line naming file and rule', async () => {
+  const dir = rulesDir('bad-regex-startup', {
+    'b.json': { rules: [goodRule, { ...goodRule, id: 'demo-two', pattern: 'x(' }] },
+  });
+  await assert.rejects(createRedactor({ rulesDir: dir, secretlint: false }), (error: Error) => {
+    assert.ok(error instanceof RuleLoadError, String(error));
+    assert.match(error.message, /^[^\n]*b\.json: rules\[1\] \(demo-two\)\.pattern: invalid regular expression[^\n]*$/);
+    return true;
+  });
 });
 
 test('a bad never-read file fails at creation too', async () => {
@@ -145,4 +157,24 @@ test('the long shipped patterns are laid out as lines and compile to the same so
     assert.ok(!patternSource(spec.pattern as string[]).includes('\n'), id);
     assert.equal(createHash('sha256').update(rule.regex.source).digest('hex').slice(0, 16), hash, id);
   }
+});
+
+test('the derived rules written at build time are taken only for the rule files they were written from', () => {
+  const dir = rulesDir('derived', { 'a.json': { rules: [goodRule] } });
+  // As writeDerivedRules.ts writes it: through JSON.
+  const written = JSON.parse(JSON.stringify(parseRuleFiles(dir, realRuleFs)));
+  assert.equal(parseRuleFiles(dir, realRuleFs, written), written);
+  // A rule file edited since: loaded the full way, with its new pattern.
+  writeFileSync(join(dir, 'a.json'), JSON.stringify({ rules: [{ ...goodRule, pattern: 'demo_[a-z]{20}' }] }));
+  const reloaded = parseRuleFiles(dir, realRuleFs, written);
+  assert.notEqual(reloaded, written);
+  assert.equal(reloaded.files[0]!.rules[0]!.derived.source, 'demo_[a-z]{20}');
+});
+
+test('the shipped rules compile the same from their derived data as from the files', () => {
+  const dir = join(import.meta.dirname, '../../rules/redaction');
+  const written = JSON.parse(JSON.stringify(parseRuleFiles(dir, realRuleFs)));
+  const shape = (rules: ReturnType<typeof loadRedactionRules>) =>
+    rules.map((r) => [r.id, r.regex.source, r.regex.flags, r.starts, [...r.consumed], r.keywords, r.where]);
+  assert.deepEqual(shape(loadRedactionRules(dir, realRuleFs, written)), shape(loadRedactionRules(dir)));
 });
