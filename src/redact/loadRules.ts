@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
+import type { CompiledRule, RuleExample } from './compiledRule.ts';
 import { consumedGroups, matchStarts } from './matchStarts.ts';
 import { ownPatternFailures } from './ruleExamples.ts';
 import {
@@ -16,39 +17,8 @@ import {
   type RedactionRuleSpec,
   type RuleExampleSpec,
   redactionRuleFileSchema,
-  type ValidatorSpec,
 } from './ruleSchema.ts';
 import { orderByCost } from './validators.ts';
-
-export interface CompiledRule {
-  id: string;
-  /** Global, without indices: finds the matches (most are rejected by the validators). */
-  regex: RegExp;
-  /** The same pattern, sticky and with indices: run once at an accepted match's start to place its value. */
-  indices: RegExp;
-  /** The same pattern, sticky: tried only where a match can start, when `starts` says where. */
-  sticky: RegExp;
-  /** Lower-cased literals every match starts with (matchStarts.ts), if known. */
-  starts: string[] | undefined;
-  /** Capturing groups outside any lookaround: their text lies in the match's own text. */
-  consumed: Set<number | string>;
-  /** Lower-cased pre-filter strings. */
-  keywords: string[];
-  placeholder: string;
-  appliesToPath: ((path: string | undefined) => boolean) | undefined;
-  valueGroups: (number | string)[];
-  validators: ValidatorSpec[];
-  shape: RedactionRuleSpec['shape'];
-  generic: boolean;
-  /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
-  where: string;
-  examples: { secret: RuleExample[]; keep: RuleExample[] };
-}
-
-export interface RuleExample {
-  text: string;
-  path: string | undefined;
-}
 
 const toExample = (spec: RuleExampleSpec): RuleExample =>
   typeof spec === 'string' ? { text: spec, path: undefined } : { text: spec.text, path: spec.path };

@@ -4,7 +4,7 @@
 // so that the keyword pass, the scan plan and the line windows take part.
 
 import type { RedactionFinding } from '../shared/types.ts';
-import type { CompiledRule, RuleExample } from './loadRules.ts';
+import type { CompiledRule, RuleExample } from './compiledRule.ts';
 import { acceptsValue } from './validators.ts';
 
 export type ExampleScan = (text: string, path: string | undefined) => readonly RedactionFinding[];

@@ -2,8 +2,8 @@
 // then the validators on the value. Returns ranges only, never the values.
 
 import type { RedactionFinding } from '../shared/types.ts';
+import type { CompiledRule } from './compiledRule.ts';
 import type { KeywordScan } from './keywordIndex.ts';
-import type { CompiledRule } from './loadRules.ts';
 import { acceptsValue } from './validators.ts';
 
 export class RedactionTimeoutError extends Error {

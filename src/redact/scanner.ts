@@ -7,9 +7,9 @@
 // bench/redact/README.md has their figures.
 
 import type { RedactionFinding } from '../shared/types.ts';
+import type { CompiledRule } from './compiledRule.ts';
 import { GATE_ANCHORS } from './gateAnchors.ts';
 import { KeywordIndex } from './keywordIndex.ts';
-import type { CompiledRule } from './loadRules.ts';
 import { type Deadline, scanRules } from './scanRules.ts';
 
 export const OPTIMISATIONS = [
