@@ -1,0 +1,207 @@
+// The symbol index of one workspace: per file, its definitions and the names
+// it uses. Built in the background in small slices (other sources and
+// requests keep their turns), and incremental: a rebuild, started when the
+// work-tree fingerprint changes, re-parses only files whose mtime or size
+// changed, and drops files that left the listing.
+
+import path from 'node:path';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
+import { statStamp } from '../fingerprint.ts';
+import { FileGuard, workspaceZone } from '../guard.ts';
+import { admit } from './admit.ts';
+import { type Definition, extractDefinitions, extractReferences } from './extract.ts';
+import { defaultLocator, type GrammarLocator, loadGrammar, parseWithin } from './grammars.ts';
+import { type Grammar, grammarOf, SPECS } from './languages.ts';
+
+export interface IndexedFile {
+  stamp: string;
+  grammar: Grammar;
+  defs: Definition[];
+  refs: string[];
+}
+
+export interface DefinitionHit {
+  rel: string;
+  def: Definition;
+}
+
+export interface IndexOptions {
+  /** A parse taking longer turns its language off (tree-sitter checks as it goes). */
+  parseTimeoutMs: number;
+  /** Files parsed between two yields to the event loop. */
+  sliceFiles: number;
+  /** Files indexed at most (the rest are listed as not indexed). */
+  maxFiles: number;
+  locate: GrammarLocator;
+}
+
+export const defaultIndexOptions: IndexOptions = {
+  parseTimeoutMs: 1_000,
+  sliceFiles: 25,
+  maxFiles: 50_000,
+  locate: defaultLocator,
+};
+
+export interface IndexState {
+  complete: boolean;
+  indexed: number;
+  listed: number;
+  /** Languages turned off, with why (a grammar that did not load, a parse that timed out). */
+  off: ReadonlyMap<Grammar, string>;
+}
+
+export class SymbolIndex {
+  readonly files = new Map<string, IndexedFile>();
+  /** Files not parsed, why, and the stamp they had then (bounded), for the report. */
+  readonly skipped = new Map<string, { reason: string; stamp: string }>();
+  readonly #off = new Map<Grammar, string>();
+  #byName: Map<string, DefinitionHit[]> | undefined;
+  #builtFor: string | undefined;
+  #wantedFor: string | undefined;
+  #building: Promise<void> | undefined;
+  #listed = 0;
+  #closed = false;
+  /** Bumps whenever the index changes (memos of rendered results key on it). */
+  version = 0;
+
+  constructor(
+    readonly root: string,
+    private readonly isNeverRead: (rel: string) => boolean,
+    private readonly allowedRoots: readonly string[],
+    private readonly options: IndexOptions = defaultIndexOptions,
+  ) {}
+
+  state(): IndexState {
+    return {
+      complete: this.#builtFor !== undefined && this.#building === undefined,
+      indexed: this.files.size,
+      listed: this.#listed,
+      off: this.#off,
+    };
+  }
+
+  /**
+   * Brings the index up to date with the work tree whose state is `fingerprint`
+   * (listing: `list()`), in the background. Resolves when that build ends.
+   */
+  ensure(
+    fingerprint: string,
+    list: () => Promise<readonly string[]>,
+    first: (rel: string) => boolean = () => false,
+  ): Promise<void> {
+    this.#wantedFor = fingerprint;
+    if (this.#building) return this.#building;
+    if (this.#builtFor === fingerprint) return Promise.resolve();
+    const run = async () => {
+      while (!this.#closed && this.#wantedFor !== this.#builtFor) {
+        const target = this.#wantedFor;
+        await this.#build(await list(), first);
+        this.#builtFor = target;
+      }
+    };
+    this.#building = run()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#building = undefined;
+      });
+    return this.#building;
+  }
+
+  /** Re-parses these files now if they changed (the files a request names: they must be current). */
+  async refresh(rels: readonly string[]): Promise<void> {
+    const guard = new FileGuard(this.isNeverRead);
+    for (const rel of rels) await this.#update(rel, guard);
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Definitions by bare or qualified name (`create`, `OrderService.create`). */
+  lookup(name: string): DefinitionHit[] {
+    if (!this.#byName) {
+      const byName = new Map<string, DefinitionHit[]>();
+      const add = (key: string, hit: DefinitionHit) => {
+        const list = byName.get(key);
+        if (list) list.push(hit);
+        else byName.set(key, [hit]);
+      };
+      for (const [rel, file] of this.files) {
+        for (const def of file.defs) {
+          add(def.name, { rel, def });
+          if (def.qualified !== def.name) add(def.qualified, { rel, def });
+        }
+      }
+      this.#byName = byName;
+    }
+    return this.#byName.get(name) ?? [];
+  }
+
+  async #build(listing: readonly string[], first: (rel: string) => boolean): Promise<void> {
+    const wanted = new Set<string>();
+    for (const rel of listing) {
+      if (grammarOf(rel) !== undefined && wanted.size < this.options.maxFiles) wanted.add(rel);
+    }
+    this.#listed = wanted.size;
+    for (const rel of this.files.keys()) {
+      if (!wanted.has(rel)) this.#drop(rel);
+    }
+    // Files the question hints at go first, so a lookup during the first build finds them sooner.
+    const order = [...wanted].filter(first);
+    for (const rel of wanted) if (!first(rel)) order.push(rel);
+    const guard = new FileGuard(this.isNeverRead);
+    for (let start = 0; start < order.length && !this.#closed; start += this.options.sliceFiles) {
+      for (const rel of order.slice(start, start + this.options.sliceFiles)) await this.#update(rel, guard);
+      await yieldTurn();
+    }
+  }
+
+  /** Parses `rel` when its stamp changed; drops it when it is gone or refused. */
+  async #update(rel: string, guard: FileGuard): Promise<void> {
+    const grammar = grammarOf(rel);
+    if (!grammar || this.#off.has(grammar)) return;
+    const abs = path.join(this.root, rel);
+    const stamp = statStamp(abs);
+    const known = this.files.get(rel);
+    if (known?.stamp === stamp || this.skipped.get(rel)?.stamp === stamp) return;
+    const loaded = await loadGrammar(grammar, this.options.locate);
+    if (!loaded.ok) {
+      this.#off.set(grammar, loaded.reason);
+      return;
+    }
+    const zone = workspaceZone(this.root, this.allowedRoots);
+    const read = admit(guard, zone, this.root, rel);
+    if ('missing' in read || 'skip' in read) {
+      this.#drop(rel);
+      if ('skip' in read && this.skipped.size < 200) this.skipped.set(rel, { reason: read.skip, stamp });
+      return;
+    }
+    const tree = parseWithin(loaded.parser, read.text, this.options.parseTimeoutMs);
+    if (!tree) {
+      this.#off.set(grammar, `parse timed out on ${rel}`);
+      return;
+    }
+    try {
+      const spec = SPECS[grammar];
+      this.files.set(rel, {
+        stamp,
+        grammar,
+        defs: extractDefinitions(tree, spec),
+        refs: extractReferences(tree, spec),
+      });
+      this.skipped.delete(rel);
+      this.#changed();
+    } finally {
+      tree.delete();
+    }
+  }
+
+  #drop(rel: string): void {
+    if (this.files.delete(rel)) this.#changed();
+  }
+
+  #changed(): void {
+    this.version++;
+    this.#byName = undefined;
+  }
+}
