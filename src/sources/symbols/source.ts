@@ -1,0 +1,248 @@
+// The symbols source: what the latest message names, looked up in the symbol
+// index (`symbols.def.*`: the definition's code; `symbols.outline.*`: the
+// outline of each file in play; `symbols.search.*`: the word-search fallback
+// for languages without a grammar) and, in deep mode, the repository map
+// (`symbols.map`). The index builds in the background; a request waits for it
+// only when it names an identifier or wants the map of a small repository,
+// and never longer than `waitMs`.
+
+import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
+import { type SourceDeps, wants } from '../deps.ts';
+import { isGitIgnored } from '../gitignored.ts';
+import { FileGuard, workspaceZone } from '../guard.ts';
+import { Memo } from '../memo.ts';
+import type { Workspaces } from '../workspace.ts';
+import { grammarOf } from './languages.ts';
+import {
+  defaultLookupLimits,
+  definitionItem,
+  findDefinitions,
+  LineReader,
+  outlineItem,
+  resolvePaths,
+} from './lookup.ts';
+import { defaultRepoMapOptions, rankFiles, renderRepoMap } from './repoMap.ts';
+import { defaultIndexOptions, type IndexOptions, SymbolIndex } from './symbolIndex.ts';
+import { extractTerms, type Terms } from './terms.ts';
+import { wordSearch } from './wordSearch.ts';
+
+export interface SymbolsOptions extends IndexOptions {
+  /** The longest a request waits for the index to finish building. */
+  waitMs: number;
+  /** The map waits for a build only in repositories with at most this many parseable files. */
+  mapWaitFiles: number;
+  /** A build nobody waits for starts this long after the request that found the index stale. */
+  buildDelayMs: number;
+  mapChars: number;
+}
+
+export const defaultSymbolsOptions: SymbolsOptions = {
+  ...defaultIndexOptions,
+  waitMs: 2_000,
+  mapWaitFiles: 3_000,
+  buildDelayMs: 400,
+  mapChars: defaultRepoMapOptions.maxChars,
+};
+
+export interface SymbolsSource {
+  source: ContextSource;
+  /** Starts building the index of `workspace` in the background (server start). */
+  warm(workspace: string): Promise<void>;
+  close(): void;
+}
+
+const NAMED_FILES = 8;
+
+export function createSymbolsSource(
+  deps: SourceDeps,
+  workspaces: Workspaces,
+  options: Partial<SymbolsOptions> = {},
+): SymbolsSource {
+  const opts = { ...defaultSymbolsOptions, ...options };
+  const indexes = new Map<string, SymbolIndex>();
+  const timers = new Set<NodeJS.Timeout>();
+  const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock, 16);
+  const maps = new Map<string, { version: number; item: ContextItem | undefined }>();
+  let closed = false;
+
+  const indexFor = (root: string) => {
+    let index = indexes.get(root);
+    if (!index) {
+      index = new SymbolIndex(root, deps.isNeverRead, deps.allowedRoots, opts);
+      indexes.set(root, index);
+    }
+    return index;
+  };
+
+  const build = (workspace: string, first?: (rel: string) => boolean) => {
+    const ws = workspaces.get(workspace);
+    const listing = async () => (await ws.walk()).files;
+    // The TTL backstop of the other memos: an edit no watcher saw is found by the next rebuild's stat pass.
+    const epoch = Math.floor(deps.clock() / Math.max(1, deps.memoTtlMs));
+    return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first);
+  };
+
+  const buildLater = (workspace: string) => {
+    if (closed) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!closed) void build(workspace);
+    }, opts.buildDelayMs);
+    timer.unref?.();
+    timers.add(timer);
+  };
+
+  const waitFor = (promise: Promise<void>) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, opts.waitMs);
+      promise.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+
+  const mapItem = (index: SymbolIndex): ContextItem | undefined => {
+    const known = maps.get(index.root);
+    if (known?.version === index.version) return known.item;
+    const ranked = rankFiles(index.files, { ...defaultRepoMapOptions, maxChars: opts.mapChars });
+    const { text, files } = renderRepoMap(ranked, { ...defaultRepoMapOptions, maxChars: opts.mapChars });
+    const item: ContextItem | undefined =
+      files === 0
+        ? undefined
+        : {
+            key: 'symbols.map',
+            source: 'symbols',
+            title: 'repository map: most referenced files and their definitions',
+            text,
+            priority: 40,
+            kind: 'text',
+          };
+    maps.set(index.root, { version: index.version, item });
+    return item;
+  };
+
+  const source: ContextSource = {
+    name: 'symbols',
+    timeoutMs: opts.waitMs + 2_000,
+    async collect(input) {
+      const wantLookup = ['symbols.def.', 'symbols.outline.', 'symbols.search.'].some((key) =>
+        wants(input.wanted, key),
+      );
+      const wantMap = wants(input.wanted, 'symbols.map');
+      if (!wantLookup && !wantMap) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const root = ws.root;
+      const index = indexFor(root);
+      const terms = wantLookup ? extractTerms(input.lastUserText) : { identifiers: [], paths: [] };
+      // Files the message names that exist: parsed now, whatever the index's state.
+      const named = wantLookup
+        ? ws
+            .named(deps.homeDir, input.lastUserText)
+            .inside.map((m) => m.rel)
+            .filter((rel) => grammarOf(rel) !== undefined && !isGitIgnored(root, rel))
+            .slice(0, NAMED_FILES)
+        : [];
+      await index.refresh(named);
+      const fingerprint = ws.gitFingerprint();
+      const needsIndex = terms.identifiers.length > 0 || terms.paths.some((p) => !named.includes(p));
+      let state = index.state();
+      if (needsIndex || wantMap) {
+        const building = build(input.workspace, hinted(terms));
+        state = index.state();
+        if (needsIndex || (wantMap && state.listed <= opts.mapWaitFiles)) await waitFor(building);
+        else if (!state.complete) buildLater(input.workspace);
+        state = index.state();
+      } else if (!state.complete) {
+        buildLater(input.workspace);
+      }
+
+      const skipped: SkippedPath[] = [];
+      for (const [grammar, reason] of state.off)
+        skipped.push({ path: `(${grammar})`, reason: `symbols off: ${reason}` });
+      if (!state.complete) {
+        skipped.push({
+          path: '(symbol index)',
+          reason: `still building: ${state.indexed} of ${state.listed || '?'} files indexed`,
+        });
+      }
+      const items: ContextItem[] = [];
+      if (wantMap) {
+        const item = state.complete ? mapItem(index) : undefined;
+        if (item) items.push(item);
+      }
+      if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0 && terms.paths.length === 0)) {
+        return { items, skipped };
+      }
+      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${terms.paths.join(',')}|${named.join(',')}`;
+      const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.complete}`, async () => {
+        const guard = new FileGuard(deps.isNeverRead);
+        const zone = workspaceZone(root, deps.allowedRoots);
+        const reader = new LineReader(guard, zone, root);
+        const inPlay = [...new Set([...named, ...resolvePaths(terms.paths, [...index.files.keys()])])];
+        const { hits, missed } = findDefinitions(index, terms, new Set(inPlay));
+        const out: ContextItem[] = [];
+        const notes: SkippedPath[] = [];
+        for (const hit of hits) {
+          const item = definitionItem(hit, reader);
+          if (item) out.push(item);
+        }
+        const outlined = [...new Set([...inPlay, ...hits.map((hit) => hit.rel)])].slice(
+          0,
+          defaultLookupLimits.outlines,
+        );
+        for (const rel of outlined) {
+          const item = outlineItem(rel, index.files.get(rel)?.defs ?? []);
+          if (item) out.push(item);
+          const refusal = index.skipped.get(rel);
+          if (refusal) notes.push({ path: rel, reason: refusal.reason });
+        }
+        for (const rel of named) {
+          const refusal = index.skipped.get(rel);
+          if (refusal && !outlined.includes(rel)) notes.push({ path: rel, reason: refusal.reason });
+        }
+        if (missed.length > 0 && wants(input.wanted, 'symbols.search.')) {
+          const listing = (await ws.walk()).files;
+          const search = wordSearch(
+            missed.flatMap((term) => term.split(/\.|::|#/).slice(-1)),
+            listing,
+            { guard, zone, root },
+          );
+          out.push(...search.items);
+          if (search.incomplete) notes.push({ path: '(word search)', reason: 'stopped at its file or byte limit' });
+        }
+        return { items: out, skipped: notes };
+      });
+      return { items: [...items, ...found.items], skipped: [...skipped, ...found.skipped] };
+    },
+  };
+
+  return {
+    source,
+    warm: (workspace) => build(workspace).catch(() => undefined),
+    close() {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      for (const index of indexes.values()) index.close();
+    },
+  };
+}
+
+/**
+ * Files to parse first: those whose path holds a word of an identifier or a
+ * path token (`OrderService` → `order_service.py`, `rates.py` → `billing/rates.py`).
+ */
+function hinted(terms: Terms): (rel: string) => boolean {
+  const squash = (text: string) => text.toLowerCase().replace(/[_\-\s]/g, '');
+  const words = new Set<string>();
+  for (const { tries } of terms.identifiers) {
+    for (const part of (tries[0] ?? '').split('.')) if (part.length >= 4) words.add(squash(part));
+  }
+  for (const token of terms.paths) words.add(squash(token.split('/').at(-1) ?? token));
+  if (words.size === 0) return () => false;
+  const list = [...words];
+  return (rel) => {
+    const flat = squash(rel);
+    return list.some((word) => flat.includes(word));
+  };
+}
