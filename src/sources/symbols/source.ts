@@ -3,8 +3,8 @@
 // outline of each file in play; `symbols.search.*`: the word-search fallback
 // for languages without a grammar) and, in deep mode, the repository map
 // (`symbols.map`). The index builds in the background; a request waits for it
-// only when it names an identifier or wants the map of a small repository,
-// and never longer than `waitMs`.
+// only in a small repository or for the first lookup of an identifier, and
+// never longer than `waitMs`.
 
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
 import { type SourceDeps, wants } from '../deps.ts';
@@ -29,8 +29,12 @@ import { wordSearch } from './wordSearch.ts';
 export interface SymbolsOptions extends IndexOptions {
   /** The longest a request waits for the index to finish building. */
   waitMs: number;
-  /** The map waits for a build only in repositories with at most this many parseable files. */
-  mapWaitFiles: number;
+  /**
+   * Repositories with at most this many parseable files are small: a request waits for a running build
+   * and the map is ranked on the spot. In larger ones only the first lookup waits, and the map is ranked
+   * after the request (the last one is served meanwhile).
+   */
+  waitFiles: number;
   /** A build nobody waits for starts this long after the request that found the index stale. */
   buildDelayMs: number;
   mapChars: number;
@@ -39,7 +43,7 @@ export interface SymbolsOptions extends IndexOptions {
 export const defaultSymbolsOptions: SymbolsOptions = {
   ...defaultIndexOptions,
   waitMs: 2_000,
-  mapWaitFiles: 3_000,
+  waitFiles: 3_000,
   buildDelayMs: 400,
   mapChars: defaultRepoMapOptions.maxChars,
 };
@@ -63,6 +67,7 @@ export function createSymbolsSource(
   const timers = new Set<NodeJS.Timeout>();
   const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock, 16);
   const maps = new Map<string, { version: number; item: ContextItem | undefined }>();
+  const pendingMaps = new Set<string>();
   let closed = false;
 
   const indexFor = (root: string) => {
@@ -101,11 +106,9 @@ export function createSymbolsSource(
       });
     });
 
-  const mapItem = (index: SymbolIndex): ContextItem | undefined => {
-    const known = maps.get(index.root);
-    if (known?.version === index.version) return known.item;
-    const ranked = rankFiles(index.files, { ...defaultRepoMapOptions, maxChars: opts.mapChars });
-    const { text, files } = renderRepoMap(ranked, { ...defaultRepoMapOptions, maxChars: opts.mapChars });
+  const computeMap = (index: SymbolIndex) => {
+    const mapOptions = { ...defaultRepoMapOptions, maxChars: opts.mapChars };
+    const { text, files } = renderRepoMap(rankFiles(index.files, mapOptions), mapOptions);
     const item: ContextItem | undefined =
       files === 0
         ? undefined
@@ -119,6 +122,24 @@ export function createSymbolsSource(
           };
     maps.set(index.root, { version: index.version, item });
     return item;
+  };
+
+  /**
+   * The map of the index as it is. Ranking a large repository takes a while, so
+   * there a stale map is served and the new one computed after the request.
+   */
+  const mapItem = (index: SymbolIndex, now: boolean): ContextItem | undefined => {
+    const known = maps.get(index.root);
+    if (known?.version === index.version) return known.item;
+    if (now) return computeMap(index);
+    if (!pendingMaps.has(index.root)) {
+      pendingMaps.add(index.root);
+      setImmediate(() => {
+        pendingMaps.delete(index.root);
+        if (!closed) computeMap(index);
+      });
+    }
+    return known?.item;
   };
 
   const source: ContextSource = {
@@ -149,32 +170,35 @@ export function createSymbolsSource(
       if (needsIndex || wantMap) {
         const building = build(input.workspace, hinted(terms));
         state = index.state();
-        if (needsIndex || (wantMap && state.listed <= opts.mapWaitFiles)) await waitFor(building);
-        else if (!state.complete) buildLater(input.workspace);
+        // In a small repository a request waits for the running build (bounded by waitMs); in a large one only a
+        // question naming an identifier waits, and only for the first build; later ones serve the last.
+        const small = state.listed <= opts.waitFiles;
+        if (!state.current && (small || (needsIndex && !state.ready))) await waitFor(building);
         state = index.state();
-      } else if (!state.complete) {
+      } else if (!state.current) {
         buildLater(input.workspace);
       }
 
       const skipped: SkippedPath[] = [];
-      for (const [grammar, reason] of state.off)
+      for (const [grammar, reason] of state.off) {
         skipped.push({ path: `(${grammar})`, reason: `symbols off: ${reason}` });
-      if (!state.complete) {
+      }
+      if (!state.ready) {
         skipped.push({
           path: '(symbol index)',
           reason: `still building: ${state.indexed} of ${state.listed || '?'} files indexed`,
         });
       }
       const items: ContextItem[] = [];
-      if (wantMap) {
-        const item = state.complete ? mapItem(index) : undefined;
+      if (wantMap && state.ready) {
+        const item = mapItem(index, state.listed <= opts.waitFiles);
         if (item) items.push(item);
       }
       if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0 && terms.paths.length === 0)) {
         return { items, skipped };
       }
       const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${terms.paths.join(',')}|${named.join(',')}`;
-      const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.complete}`, async () => {
+      const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
         const guard = new FileGuard(deps.isNeverRead);
         const zone = workspaceZone(root, deps.allowedRoots);
         const reader = new LineReader(guard, zone, root);

@@ -28,8 +28,8 @@ export interface DefinitionHit {
 export interface IndexOptions {
   /** A parse taking longer turns its language off (tree-sitter checks as it goes). */
   parseTimeoutMs: number;
-  /** Files parsed between two yields to the event loop. */
-  sliceFiles: number;
+  /** The longest the build holds the event loop before it yields a turn (requests arriving meanwhile wait this long at most). */
+  sliceMs: number;
   /** Files indexed at most (the rest are listed as not indexed). */
   maxFiles: number;
   locate: GrammarLocator;
@@ -37,13 +37,16 @@ export interface IndexOptions {
 
 export const defaultIndexOptions: IndexOptions = {
   parseTimeoutMs: 1_000,
-  sliceFiles: 25,
+  sliceMs: 8,
   maxFiles: 50_000,
   locate: defaultLocator,
 };
 
 export interface IndexState {
-  complete: boolean;
+  /** At least one build has finished: lookups and the map are meaningful (perhaps a little stale). */
+  ready: boolean;
+  /** No build is running: the index matches the last fingerprint asked for. */
+  current: boolean;
   indexed: number;
   listed: number;
   /** Languages turned off, with why (a grammar that did not load, a parse that timed out). */
@@ -73,7 +76,8 @@ export class SymbolIndex {
 
   state(): IndexState {
     return {
-      complete: this.#builtFor !== undefined && this.#building === undefined,
+      ready: this.#builtFor !== undefined,
+      current: this.#builtFor !== undefined && this.#building === undefined,
       indexed: this.files.size,
       listed: this.#listed,
       off: this.#off,
@@ -150,9 +154,14 @@ export class SymbolIndex {
     const order = [...wanted].filter(first);
     for (const rel of wanted) if (!first(rel)) order.push(rel);
     const guard = new FileGuard(this.isNeverRead);
-    for (let start = 0; start < order.length && !this.#closed; start += this.options.sliceFiles) {
-      for (const rel of order.slice(start, start + this.options.sliceFiles)) await this.#update(rel, guard);
-      await yieldTurn();
+    let sliceEnd = performance.now() + this.options.sliceMs;
+    for (const rel of order) {
+      if (this.#closed) return;
+      await this.#update(rel, guard);
+      if (performance.now() > sliceEnd) {
+        await yieldTurn();
+        sliceEnd = performance.now() + this.options.sliceMs;
+      }
     }
   }
 

@@ -305,7 +305,7 @@ describe('symbols: incremental index', () => {
         ['d.go'],
       );
       assert.deepEqual(index.lookup('gamma'), []);
-      assert.ok(index.state().complete);
+      assert.ok(index.state().current);
     } finally {
       small.cleanup();
     }
