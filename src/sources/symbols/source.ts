@@ -82,8 +82,9 @@ export function createSymbolsSource(
   const build = (workspace: string, first?: (rel: string) => boolean) => {
     const ws = workspaces.get(workspace);
     const listing = async () => (await ws.walk()).files;
-    // The TTL backstop of the other memos: an edit no watcher saw is found by the next rebuild's stat pass.
-    const epoch = Math.floor(deps.clock() / Math.max(1, deps.memoTtlMs));
+    // Without an armed watcher an in-place edit does not change the fingerprint: the TTL backstop of the
+    // other memos then starts a rebuild (a stat per file) now and then.
+    const epoch = ws.watcher.armed ? 0 : Math.floor(deps.clock() / Math.max(1, deps.memoTtlMs));
     return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first);
   };
 
@@ -155,26 +156,45 @@ export function createSymbolsSource(
       const root = ws.root;
       const index = indexFor(root);
       const terms = wantLookup ? extractTerms(input.lastUserText) : { identifiers: [], paths: [] };
-      // Files the message names that exist: parsed now, whatever the index's state.
-      const named = wantLookup
+      // Files the message names (paths that exist, bare file names found in the listing): parsed now,
+      // whatever the index's state. A bare name costs the listing, which deep mode shares with tree and stats.
+      const exact = wantLookup
         ? ws
             .named(deps.homeDir, input.lastUserText)
             .inside.map((m) => m.rel)
             .filter((rel) => grammarOf(rel) !== undefined && !isGitIgnored(root, rel))
-            .slice(0, NAMED_FILES)
         : [];
+      const bare = terms.paths.filter((token) => !token.includes('/') && grammarOf(token) !== undefined);
+      const byName =
+        bare.length > 0
+          ? resolvePaths(
+              bare,
+              await ws.walk().then(
+                (w) => w.files,
+                () => [],
+              ),
+            )
+          : [];
+      const named = [...new Set([...exact, ...byName])].slice(0, NAMED_FILES);
       await index.refresh(named);
       const fingerprint = ws.gitFingerprint();
-      const needsIndex = terms.identifiers.length > 0 || terms.paths.some((p) => !named.includes(p));
+      const needsIndex = terms.identifiers.length > 0;
       let state = index.state();
       if (needsIndex || wantMap) {
-        const building = build(input.workspace, hinted(terms));
-        state = index.state();
-        // In a small repository a request waits for the running build (bounded by waitMs); in a large one only a
-        // question naming an identifier waits, and only for the first build; later ones serve the last.
-        const small = state.listed <= opts.waitFiles;
-        if (!state.current && (small || (needsIndex && !state.ready))) await waitFor(building);
-        state = index.state();
+        // The repository's size decides how long a request may wait; the listing is shared with tree and stats.
+        const parseable = state.ready ? state.listed : countParseable(await ws.walk().catch(() => undefined));
+        const small = parseable <= opts.waitFiles;
+        if (small || needsIndex) {
+          // Small: wait for the running build (bounded by waitMs). Large: only a question naming an identifier
+          // waits, and only for the first build; later ones serve the last index while the next builds.
+          const building = build(input.workspace, hinted(terms));
+          state = index.state();
+          if (!state.current && (small || !state.ready)) await waitFor(building);
+          state = index.state();
+        } else if (!state.current) {
+          // Nobody waits: start after this request, so its other sources keep the processor.
+          buildLater(input.workspace);
+        }
       } else if (!state.current) {
         buildLater(input.workspace);
       }
@@ -194,15 +214,15 @@ export function createSymbolsSource(
         const item = mapItem(index, state.listed <= opts.waitFiles);
         if (item) items.push(item);
       }
-      if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0 && terms.paths.length === 0)) {
+      if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0)) {
         return { items, skipped };
       }
-      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${terms.paths.join(',')}|${named.join(',')}`;
+      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}`;
       const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
         const guard = new FileGuard(deps.isNeverRead);
         const zone = workspaceZone(root, deps.allowedRoots);
         const reader = new LineReader(guard, zone, root);
-        const inPlay = [...new Set([...named, ...resolvePaths(terms.paths, [...index.files.keys()])])];
+        const inPlay = named;
         const { hits, missed } = findDefinitions(index, terms, new Set(inPlay));
         const out: ContextItem[] = [];
         const notes: SkippedPath[] = [];
@@ -250,6 +270,19 @@ export function createSymbolsSource(
       for (const index of indexes.values()) index.close();
     },
   };
+}
+
+/** Parseable files of a listing, counted once per listing (the walk is memoized: same object while unchanged). */
+const parseableCounts = new WeakMap<object, number>();
+function countParseable(walk: { files: readonly string[] } | undefined): number {
+  if (!walk) return 0;
+  let count = parseableCounts.get(walk);
+  if (count === undefined) {
+    count = 0;
+    for (const rel of walk.files) if (grammarOf(rel) !== undefined) count++;
+    parseableCounts.set(walk, count);
+  }
+  return count;
 }
 
 /**

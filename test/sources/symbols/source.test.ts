@@ -333,3 +333,18 @@ describe('symbols: incremental index', () => {
     }
   });
 });
+
+describe('symbols: file names', () => {
+  test('a bare file name is found in the listing and outlined, with no identifier in the question', async () => {
+    const symbols = sourceFor();
+    try {
+      const result = await symbols.source.collect(
+        input(repo.dir, { text: 'What is in rates.py?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.deepEqual(keys(result), ['symbols.outline.billing/rates.py']);
+    } finally {
+      symbols.close();
+    }
+  });
+});
