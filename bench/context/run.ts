@@ -10,7 +10,12 @@ import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ContextSource } from '../../src/shared/types.ts';
 import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
-import { createSourceSet, defaultSourceDeps, gitOverridesAllowed } from '../../src/sources/index.ts';
+import {
+  createSourceSet,
+  defaultSourceDeps,
+  gitOverridesAllowed,
+  type SourceOptions,
+} from '../../src/sources/index.ts';
 import { defaultRepoMapOptions, rankFiles, renderRepoMap } from '../../src/sources/symbols/repoMap.ts';
 import { SymbolIndex } from '../../src/sources/symbols/symbolIndex.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
@@ -93,12 +98,18 @@ async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-async function compareCold(label: string, workspace: string, wanted: string[], commands: string[][]) {
+async function compareCold(
+  label: string,
+  workspace: string,
+  wanted: string[],
+  commands: string[][],
+  options: SourceOptions = {},
+) {
   const ours: number[] = [];
   const floor: number[] = [];
   const coldRun = async () => {
     // A fresh source set: empty memos, no watcher; exactly what a first request pays.
-    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }));
+    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }), options);
     const ms = await timeIt(() => collectAll(set.sources, inputFor(workspace, wanted)));
     set.close();
     return ms;
@@ -207,4 +218,6 @@ dirtyWorkTree(workspace);
 await symbolIndexCold(workspace);
 await compareCold('git-aware', workspace, GIT_AWARE, GIT_AWARE_COMMANDS);
 await compareCold('deep', workspace, DEEP, DEEP_COMMANDS);
+// A server that has just started: the symbol index is building in the background while the first question runs.
+await compareCold('deep, index building since start', workspace, DEEP, DEEP_COMMANDS, { warmWorkspace: workspace });
 await warm(workspace);

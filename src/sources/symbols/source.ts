@@ -35,7 +35,10 @@ export interface SymbolsOptions extends IndexOptions {
    * after the request (the last one is served meanwhile).
    */
   waitFiles: number;
-  /** A build nobody waits for starts this long after the request that found the index stale. */
+  /**
+   * A build nobody waits for starts once this long passed without a request (so it does not take the
+   * processor from the request that found the index stale, nor from the answer that follows).
+   */
   buildDelayMs: number;
   mapChars: number;
 }
@@ -44,7 +47,7 @@ export const defaultSymbolsOptions: SymbolsOptions = {
   ...defaultIndexOptions,
   waitMs: 2_000,
   waitFiles: 3_000,
-  buildDelayMs: 400,
+  buildDelayMs: 2_000,
   mapChars: defaultRepoMapOptions.maxChars,
 };
 
@@ -64,7 +67,8 @@ export function createSymbolsSource(
 ): SymbolsSource {
   const opts = { ...defaultSymbolsOptions, ...options };
   const indexes = new Map<string, SymbolIndex>();
-  const timers = new Set<NodeJS.Timeout>();
+  /** Per workspace, the build waiting for a quiet moment. */
+  const timers = new Map<string, NodeJS.Timeout>();
   const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock, 16);
   const maps = new Map<string, { version: number; item: ContextItem | undefined }>();
   const pendingMaps = new Set<string>();
@@ -88,14 +92,16 @@ export function createSymbolsSource(
     return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first);
   };
 
+  /** Builds once `buildDelayMs` passed without a request for this workspace (each request restarts the wait). */
   const buildLater = (workspace: string) => {
     if (closed) return;
+    clearTimeout(timers.get(workspace));
     const timer = setTimeout(() => {
-      timers.delete(timer);
+      timers.delete(workspace);
       if (!closed) void build(workspace);
     }, opts.buildDelayMs);
     timer.unref?.();
-    timers.add(timer);
+    timers.set(workspace, timer);
   };
 
   const waitFor = (promise: Promise<void>) =>
@@ -265,7 +271,7 @@ export function createSymbolsSource(
     warm: (workspace) => build(workspace).catch(() => undefined),
     close() {
       closed = true;
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       for (const index of indexes.values()) index.close();
     },
