@@ -168,7 +168,8 @@ export function createSymbolsSource(
         ? ws
             .named(deps.homeDir, input.lastUserText)
             .inside.map((m) => m.rel)
-            .filter((rel) => grammarOf(rel) !== undefined && !isGitIgnored(root, rel))
+            // A file in the index came from the listing, which leaves ignored files out: no .gitignore read for it.
+            .filter((rel) => grammarOf(rel) !== undefined && (index.files.has(rel) || !isGitIgnored(root, rel)))
         : [];
       const bare = terms.paths.filter((token) => !token.includes('/') && grammarOf(token) !== undefined);
       const byName =
