@@ -5,13 +5,25 @@
 // changed, and drops files that left the listing.
 
 import path from 'node:path';
-import { setImmediate as yieldTurn } from 'node:timers/promises';
+import { setTimeout } from 'node:timers';
 import { statStamp } from '../fingerprint.ts';
 import { FileGuard, workspaceZone } from '../guard.ts';
 import { admit } from './admit.ts';
 import { type Definition, extractDefinitions, extractReferences } from './extract.ts';
 import { defaultLocator, type GrammarLocator, loadGrammar, parseWithin } from './grammars.ts';
 import { type Grammar, grammarOf, SPECS } from './languages.ts';
+
+/**
+ * A pause that does not keep the process alive: a server that has stopped
+ * exits without waiting for a build nobody will use. (An unreferenced
+ * setImmediate would not do: the loop then sleeps in its poll phase until some
+ * other event comes.)
+ */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 0).unref?.();
+  });
+}
 
 export interface IndexedFile {
   stamp: string;
