@@ -83,7 +83,7 @@ export function createSymbolsSource(
     return index;
   };
 
-  const build = (workspace: string, first?: (rel: string) => boolean) => {
+  const build = (workspace: string, first?: (rel: string) => number) => {
     const ws = workspaces.get(workspace);
     const listing = async () => (await ws.walk()).files;
     // Without an armed watcher an in-place edit does not change the fingerprint: the TTL backstop of the
@@ -296,17 +296,22 @@ function countParseable(walk: { files: readonly string[] } | undefined): number 
  * Files to parse first: those whose path holds a word of an identifier or a
  * path token (`OrderService` → `order_service.py`, `rates.py` → `billing/rates.py`).
  */
-function hinted(terms: Terms): (rel: string) => boolean {
+function hinted(terms: Terms): (rel: string) => number {
   const squash = (text: string) => text.toLowerCase().replace(/[_\-\s]/g, '');
   const words = new Set<string>();
   for (const { tries } of terms.identifiers) {
-    for (const part of (tries[0] ?? '').split('.')) if (part.length >= 4) words.add(squash(part));
+    const name = tries[0] ?? '';
+    // The whole name (`ordersservice` in `orders_service.py`), and its words (`createSymbolsSource` → `symbols`, `source`).
+    for (const part of name.split('.')) if (part.length >= 4) words.add(squash(part));
+    for (const word of name.split(/[._]|(?<=[a-z0-9])(?=[A-Z])/)) if (word.length >= 4) words.add(word.toLowerCase());
   }
   for (const token of terms.paths) words.add(squash(token.split('/').at(-1) ?? token));
-  if (words.size === 0) return () => false;
+  if (words.size === 0) return () => 0;
   const list = [...words];
   return (rel) => {
     const flat = squash(rel);
-    return list.some((word) => flat.includes(word));
+    let score = 0;
+    for (const word of list) if (flat.includes(word)) score++;
+    return score;
   };
 }

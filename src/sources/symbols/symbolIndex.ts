@@ -103,7 +103,7 @@ export class SymbolIndex {
   ensure(
     fingerprint: string,
     list: () => Promise<readonly string[]>,
-    first: (rel: string) => boolean = () => false,
+    first: (rel: string) => number = () => 0,
   ): Promise<void> {
     this.#wantedFor = fingerprint;
     if (this.#building) return this.#building;
@@ -153,7 +153,7 @@ export class SymbolIndex {
     return this.#byName.get(name) ?? [];
   }
 
-  async #build(listing: readonly string[], first: (rel: string) => boolean): Promise<void> {
+  async #build(listing: readonly string[], first: (rel: string) => number): Promise<void> {
     const wanted = new Set<string>();
     for (const rel of listing) {
       if (grammarOf(rel) !== undefined && wanted.size < this.options.maxFiles) wanted.add(rel);
@@ -162,9 +162,17 @@ export class SymbolIndex {
     for (const rel of this.files.keys()) {
       if (!wanted.has(rel)) this.#drop(rel);
     }
-    // Files the question hints at go first, so a lookup during the first build finds them sooner.
-    const order = [...wanted].filter(first);
-    for (const rel of wanted) if (!first(rel)) order.push(rel);
+    // Files the question hints at go first (the best hints first), so a lookup during the first build finds
+    // them sooner.
+    const hinted: { rel: string; score: number }[] = [];
+    const rest: string[] = [];
+    for (const rel of wanted) {
+      const score = first(rel);
+      if (score > 0) hinted.push({ rel, score });
+      else rest.push(rel);
+    }
+    hinted.sort((a, b) => b.score - a.score);
+    const order = [...hinted.map((hint) => hint.rel), ...rest];
     const guard = new FileGuard(this.isNeverRead);
     let sliceEnd = performance.now() + this.options.sliceMs;
     for (const rel of order) {
