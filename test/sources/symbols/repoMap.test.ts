@@ -40,7 +40,7 @@ after(() => repo.cleanup());
 
 async function map(mode: 'deep' | 'git-aware' | 'quick', options: Partial<SymbolsOptions> = {}) {
   const deps = testDeps();
-  const symbols = createSymbolsSource(deps, new Workspaces(deps), { buildDelayMs: 0, ...options });
+  const symbols = createSymbolsSource(deps, new Workspaces(deps), { buildDelayMs: 0, waitMs: 30_000, ...options });
   try {
     const wanted = plans[mode].entries.map((entry) => entry.items);
     const result = await symbols.source.collect(

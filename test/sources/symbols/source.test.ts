@@ -62,10 +62,16 @@ const textOf = (result: SourceResult) => result.items.map((item) => item.text).j
 function sourceFor(options: Partial<SymbolsOptions> = {}, watch = false) {
   const deps = testDeps({ isNeverRead: (rel) => realNeverRead(rel) || rel.endsWith('keys.py'), watchWorkTree: watch });
   const workspaces = new Workspaces(deps);
-  return { ...createSymbolsSource(deps, workspaces, { buildDelayMs: 0, ...options }), workspaces };
+  // A generous wait: these tests are about what is found, not how fast (a loaded machine compiles grammars slowly).
+  return { ...createSymbolsSource(deps, workspaces, { buildDelayMs: 0, waitMs: 30_000, ...options }), workspaces };
 }
 
+// The index pauses on unreferenced timers (a stopped server must not wait for it); while a test awaits a
+// build directly, something has to keep this process alive.
+let keepAlive: NodeJS.Timeout;
+
 before(() => {
+  keepAlive = setInterval(() => undefined, 1_000);
   outside = makeDir({ 'leak.ts': 'export function outsideSecretFunction() { return "outside"; }\n' });
   repo = makeRepo({
     files: {
@@ -92,6 +98,7 @@ before(() => {
 });
 
 after(() => {
+  clearInterval(keepAlive);
   repo.cleanup();
   outside.cleanup();
 });
