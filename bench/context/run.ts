@@ -3,12 +3,21 @@
 // collection with nothing changed. See README.md.
 
 import { execFile } from 'node:child_process';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { simpleGit } from 'simple-git';
 import { createRedactor, DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ContextItem, ContextSource } from '../../src/shared/types.ts';
 import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
-import { createSourceSet, defaultSourceDeps, gitOverridesAllowed } from '../../src/sources/index.ts';
+import {
+  createSourceSet,
+  defaultSourceDeps,
+  gitOverridesAllowed,
+  type SourceOptions,
+} from '../../src/sources/index.ts';
+import { defaultRepoMapOptions, rankFiles, renderRepoMap } from '../../src/sources/symbols/repoMap.ts';
+import { SymbolIndex } from '../../src/sources/symbols/symbolIndex.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
 const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
@@ -27,8 +36,11 @@ const GIT_AWARE = [
   'git.diffstat',
   'git.log',
   'files.named.',
+  'symbols.def.',
+  'symbols.outline.',
+  'symbols.search.',
 ];
-const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.'];
+const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.', 'symbols.map'];
 
 /** The git commands the sources run, spelled exactly as they run them (untrusted-repository overrides included). */
 const PREFIX = gitPrefix([]);
@@ -129,12 +141,18 @@ async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-async function compareCold(label: string, workspace: string, wanted: string[], commands: string[][]) {
+async function compareCold(
+  label: string,
+  workspace: string,
+  wanted: string[],
+  commands: string[][],
+  options: SourceOptions = {},
+) {
   const ours: number[] = [];
   const floor: number[] = [];
   const coldRun = async () => {
     // A fresh source set: empty memos, no watcher; exactly what a first request pays.
-    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }));
+    const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }), options);
     const ms = await timeIt(() => collectAll(set.sources, inputFor(workspace, wanted)));
     set.close();
     return ms;
@@ -161,6 +179,43 @@ async function compareCold(label: string, workspace: string, wanted: string[], c
   console.log(`  per-run ratio median ${median(ratios).toFixed(2)} (${spread(ratios.map((r) => r * 1))})`);
 }
 
+/** The symbol index built from nothing (what the server does at start), its memory, and the map's ranking. */
+async function symbolIndexCold(workspace: string) {
+  v8.setFlagsFromString('--expose_gc');
+  const gc = runInNewContext('gc') as () => void;
+  const listing = await new Promise<string[]>((resolve, reject) =>
+    execFile(
+      'git',
+      ['ls-files', '-co', '--exclude-standard'],
+      { cwd: workspace, maxBuffer: 64 * 1024 * 1024 },
+      (e, out) => (e ? reject(e) : resolve(out.trim().split('\n'))),
+    ),
+  );
+  gc();
+  const before = process.memoryUsage();
+  const index = new SymbolIndex(workspace, isNeverRead, []);
+  const start = performance.now();
+  await index.ensure('cold', async () => listing);
+  const buildMs = performance.now() - start;
+  gc();
+  const after = process.memoryUsage();
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  const state = index.state();
+  console.log(
+    `symbol index, cold build: ${(buildMs / 1000).toFixed(1)} s for ${state.indexed} files (${state.listed} parseable listed; ${(buildMs / Math.max(1, state.indexed)).toFixed(2)} ms per file, in slices of at most 8 ms)`,
+  );
+  console.log(
+    `  memory retained: heap ${mb(after.heapUsed - before.heapUsed)} MB, wasm and buffers ${mb(after.external + after.arrayBuffers - before.external - before.arrayBuffers)} MB, rss +${mb(after.rss - before.rss)} MB`,
+  );
+  const rankStart = performance.now();
+  const map = renderRepoMap(rankFiles(index.files), defaultRepoMapOptions);
+  console.log(`  repository map ranking: ${(performance.now() - rankStart).toFixed(0)} ms (${map.files} files shown)`);
+  const again = performance.now();
+  await index.ensure('nothing changed', async () => listing);
+  console.log(`  rebuild with nothing changed (a stat per file): ${(performance.now() - again).toFixed(0)} ms`);
+  index.close();
+}
+
 async function warm(workspace: string) {
   let processes = 0;
   const deps = defaultSourceDeps({
@@ -180,6 +235,11 @@ async function warm(workspace: string) {
   const input = inputFor(workspace, DEEP);
   await collectAll(set.sources, input);
   await set.ready(workspace);
+  // The server builds the symbol index at start; the warm figure is for a server past that.
+  await set.warm(workspace);
+  await collectAll(set.sources, input);
+  // The repository map of a large repository is ranked after the request that found it stale.
+  await new Promise((resolve) => setImmediate(resolve));
   await collectAll(set.sources, input);
   const before = processes;
   const times: number[] = [];
@@ -191,13 +251,23 @@ async function warm(workspace: string) {
   console.log(`  git processes spawned during warm runs: ${processes - before}`);
 }
 
+// The index builds on timers that do not keep a process alive (a stopped server exits at once): this one must wait.
+const keepAlive = setInterval(() => undefined, 1_000);
 const t0 = performance.now();
 const workspace = await benchRepository();
 console.log(
   `repository: ${workspace} (20,000 files, 2,000 commits; ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
 );
 dirtyWorkTree(workspace);
+// First, while the process is fresh, so the memory figures are the index's own.
+await symbolIndexCold(workspace);
 await compareCold('git-aware', workspace, GIT_AWARE, GIT_AWARE_COMMANDS);
 await compareCold('deep', workspace, DEEP, DEEP_COMMANDS);
+// The same plan without the symbols entries, in the same run: what the symbols source adds to a cold request.
+const DEEP_WITHOUT_SYMBOLS = DEEP.filter((key) => !key.startsWith('symbols.'));
+await compareCold('deep without symbols', workspace, DEEP_WITHOUT_SYMBOLS, DEEP_COMMANDS);
+// A server that has just started: the symbol index is building in the background while the first question runs.
+await compareCold('deep, index building since start', workspace, DEEP, DEEP_COMMANDS, { warmWorkspace: workspace });
 await redactionShare(workspace);
 await warm(workspace);
+clearInterval(keepAlive);

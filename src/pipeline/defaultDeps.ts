@@ -70,6 +70,8 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
           allowedRoots: input.settings.allowedRoots,
           logger,
         }),
+        // The server starts the symbol index of its workspace in the background, before the first question.
+        input.warm ? { warmWorkspace: input.settings.workspace } : {},
       ),
     redactor,
     plans: loadPlans(),

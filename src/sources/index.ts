@@ -10,6 +10,7 @@ import { createInstructionsSource } from './instructions.ts';
 import { createManifestsSource } from './manifests.ts';
 import { createStackTraceSource, type StackTraceOptions } from './stackTrace.ts';
 import { createStatsSource, type StatsOptions } from './stats.ts';
+import { createSymbolsSource, type SymbolsOptions } from './symbols/source.ts';
 import { createTreeSource, type TreeOptions } from './tree.ts';
 import { Workspaces } from './workspace.ts';
 
@@ -22,18 +23,25 @@ export interface SourceOptions {
   tree?: Partial<TreeOptions>;
   stats?: Partial<StatsOptions>;
   stacktrace?: Partial<StackTraceOptions>;
+  symbols?: Partial<SymbolsOptions>;
+  /** A workspace whose symbol index starts building at once, in the background (the server's). */
+  warmWorkspace?: string;
 }
 
 export interface SourceSet {
   sources: ContextSource[];
   /** Resolves once the work-tree watcher of this workspace is armed (tests and benchmarks). */
   ready(workspace: string): Promise<void>;
+  /** Starts building the symbol index of a workspace in the background (server start); resolves when built. */
+  warm(workspace: string): Promise<void>;
   /** Closes the watchers (they never keep the process alive, but tests should tidy up). */
   close(): void;
 }
 
 export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): SourceSet {
   const workspaces = new Workspaces(deps);
+  const symbols = createSymbolsSource(deps, workspaces, options.symbols);
+  if (options.warmWorkspace !== undefined) void symbols.warm(options.warmWorkspace);
   return {
     // Order matters a little: spawning a process blocks the event loop for a few
     // milliseconds, so the sources whose git command heads the longest chain
@@ -47,9 +55,14 @@ export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): 
       createManifestsSource(deps, workspaces),
       createEnvSource(deps),
       createStackTraceSource(deps, workspaces, options.stacktrace),
+      symbols.source,
     ],
     ready: (workspace) => workspaces.get(workspace).armWatcherSoon(),
-    close: () => workspaces.closeAll(),
+    warm: (workspace) => symbols.warm(workspace),
+    close: () => {
+      symbols.close();
+      workspaces.closeAll();
+    },
   };
 }
 

@@ -66,6 +66,8 @@ before(async () => {
       watchWorkTree: false,
       isNeverRead: (file) => redactor.isNeverRead(file),
     }),
+    // The golden holds the repository map: wait for the index however loaded the machine is.
+    { symbols: { waitMs: 30_000 } },
   );
   close = sourceSet.close;
   deps = {

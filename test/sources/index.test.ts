@@ -9,7 +9,7 @@ import { makeRepo } from '../support/gitRepo.ts';
 import { until } from '../support/poll.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
 
-const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.'];
+const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.', 'symbols.'];
 
 describe('createSources', () => {
   const repo = makeRepo({
@@ -26,7 +26,7 @@ describe('createSources', () => {
     const sources = createSources(testDeps());
     assert.deepEqual(
       sources.map((s) => s.name),
-      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace'],
+      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace', 'symbols'],
     );
     const git = sources.find((s) => s.name === 'git');
     assert.equal(git?.timeoutMs, 5_000);

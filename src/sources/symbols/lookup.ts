@@ -1,0 +1,172 @@
+// From the terms of a question to context items: each identifier's
+// definitions (the code from its signature down, bounded) and the outline of
+// each file in play (named, or holding a definition found). The file text is
+// read again through the guard when rendering: the index keeps line ranges,
+// not code.
+
+import type { ContextItem } from '../../shared/types.ts';
+import type { FileGuard, Zone } from '../guard.ts';
+import { admit } from './admit.ts';
+import type { Definition } from './extract.ts';
+import type { DefinitionHit, SymbolIndex } from './symbolIndex.ts';
+import type { Terms } from './terms.ts';
+
+export interface LookupLimits {
+  /** Definitions shown per identifier (a bare `create` may match many). */
+  perTerm: number;
+  definitions: number;
+  outlines: number;
+  bodyLines: number;
+  bodyChars: number;
+  outlineEntries: number;
+}
+
+export const defaultLookupLimits: LookupLimits = {
+  perTerm: 3,
+  definitions: 8,
+  outlines: 4,
+  bodyLines: 60,
+  bodyChars: 4_000,
+  outlineEntries: 60,
+};
+
+const TEST_PATH = /(^|\/)(tests?|__tests__|spec|testdata|fixtures?)\/|[._-](test|spec)\.\w+$|(^|\/)test_[^/]+\.py$/i;
+
+/** Files the path tokens name: an exact listing entry, else entries ending in `/token` (at most 3 each). */
+export function resolvePaths(tokens: readonly string[], listing: readonly string[]): string[] {
+  const out: string[] = [];
+  const all = new Set(listing);
+  for (const raw of tokens) {
+    const token = raw.replace(/^\.\//, '');
+    if (all.has(token)) {
+      if (!out.includes(token)) out.push(token);
+      continue;
+    }
+    if (token.includes('..')) continue;
+    let n = 0;
+    for (const rel of listing) {
+      if (rel.endsWith(`/${token}`) && !out.includes(rel)) {
+        out.push(rel);
+        if (++n >= 3) break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Definitions for each identifier: the first name that matches wins (qualified before bare). */
+export function findDefinitions(
+  index: SymbolIndex,
+  terms: Terms,
+  inPlay: ReadonlySet<string>,
+  limits: LookupLimits = defaultLookupLimits,
+): { hits: DefinitionHit[]; missed: string[] } {
+  const hits: DefinitionHit[] = [];
+  const missed: string[] = [];
+  const seen = new Set<string>();
+  const rank = (hit: DefinitionHit) => (inPlay.has(hit.rel) ? 0 : 4) + (TEST_PATH.test(hit.rel) ? 2 : 0);
+  for (const { term, tries } of terms.identifiers) {
+    let found: DefinitionHit[] = [];
+    for (const name of tries) {
+      found = index.lookup(name);
+      if (found.length > 0) break;
+    }
+    if (found.length === 0) {
+      missed.push(term);
+      continue;
+    }
+    const sorted = [...found].sort(
+      (a, b) =>
+        rank(a) - rank(b) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel) || a.def.line - b.def.line,
+    );
+    for (const hit of sorted.slice(0, limits.perTerm)) {
+      const id = `${hit.rel}#${hit.def.qualified}#${hit.def.line}`;
+      if (seen.has(id) || hits.length >= limits.definitions) continue;
+      seen.add(id);
+      hits.push(hit);
+    }
+  }
+  return { hits, missed };
+}
+
+/** Reads files for rendering, once per file per collection. */
+export class LineReader {
+  readonly #cache = new Map<string, string[] | undefined>();
+
+  constructor(
+    private readonly guard: FileGuard,
+    private readonly zone: Zone,
+    private readonly root: string,
+  ) {}
+
+  lines(rel: string): string[] | undefined {
+    if (this.#cache.has(rel)) return this.#cache.get(rel);
+    const read = admit(this.guard, this.zone, this.root, rel);
+    const lines = 'text' in read ? read.text.split('\n') : undefined;
+    this.#cache.set(rel, lines);
+    return lines;
+  }
+}
+
+export function definitionItem(
+  hit: DefinitionHit,
+  reader: LineReader,
+  limits = defaultLookupLimits,
+): ContextItem | undefined {
+  const lines = reader.lines(hit.rel);
+  if (!lines) return undefined;
+  const { def, rel } = hit;
+  const last = Math.min(def.endLine, lines.length, def.line + limits.bodyLines - 1);
+  let body = lines.slice(def.line - 1, last).join('\n');
+  let truncated = last < def.endLine;
+  if (body.length > limits.bodyChars) {
+    body = body.slice(
+      0,
+      body.lastIndexOf('\n', limits.bodyChars) > 0 ? body.lastIndexOf('\n', limits.bodyChars) : limits.bodyChars,
+    );
+    truncated = true;
+  }
+  if (truncated) body += `\n… definition continues to line ${def.endLine} (${rel}:${def.line}-${def.endLine})`;
+  return {
+    key: `symbols.def.${rel}#${def.qualified}@${def.line}`,
+    source: 'symbols',
+    title: `${def.kind} ${def.qualified} — ${rel}:${def.line}-${def.endLine}`,
+    text: body,
+    priority: 88,
+    kind: 'code',
+    path: rel,
+    ...(truncated ? { truncated: true } : {}),
+  };
+}
+
+/** One line per definition, indented by nesting: `L12-30 def parse(text: str) -> dict`. */
+export function outlineText(defs: readonly Definition[], max: number): { text: string; truncated: boolean } {
+  const lines = defs
+    .slice(0, max)
+    .map(
+      (def) =>
+        `${'  '.repeat(def.depth)}L${def.line}${def.endLine > def.line ? `-${def.endLine}` : ''} ${def.signature}`,
+    );
+  const truncated = defs.length > max;
+  if (truncated) lines.push(`… ${defs.length - max} more definitions`);
+  return { text: lines.join('\n'), truncated };
+}
+
+export function outlineItem(
+  rel: string,
+  defs: readonly Definition[],
+  limits = defaultLookupLimits,
+): ContextItem | undefined {
+  if (defs.length === 0) return undefined;
+  const { text, truncated } = outlineText(defs, limits.outlineEntries);
+  return {
+    key: `symbols.outline.${rel}`,
+    source: 'symbols',
+    title: `outline of ${rel}`,
+    text,
+    priority: 62,
+    kind: 'text',
+    path: rel,
+    ...(truncated ? { truncated: true } : {}),
+  };
+}

@@ -1,0 +1,317 @@
+// The symbols source: what the latest message names, looked up in the symbol
+// index (`symbols.def.*`: the definition's code; `symbols.outline.*`: the
+// outline of each file in play; `symbols.search.*`: the word-search fallback
+// for languages without a grammar) and, in deep mode, the repository map
+// (`symbols.map`). The index builds in the background; a request waits for it
+// only in a small repository or for the first lookup of an identifier, and
+// never longer than `waitMs`.
+
+import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
+import { type SourceDeps, wants } from '../deps.ts';
+import { isGitIgnored } from '../gitignored.ts';
+import { FileGuard, workspaceZone } from '../guard.ts';
+import { Memo } from '../memo.ts';
+import type { Workspaces } from '../workspace.ts';
+import { grammarOf } from './languages.ts';
+import {
+  defaultLookupLimits,
+  definitionItem,
+  findDefinitions,
+  LineReader,
+  outlineItem,
+  resolvePaths,
+} from './lookup.ts';
+import { defaultRepoMapOptions, rankFiles, renderRepoMap } from './repoMap.ts';
+import { defaultIndexOptions, type IndexOptions, SymbolIndex } from './symbolIndex.ts';
+import { extractTerms, type Terms } from './terms.ts';
+import { wordSearch } from './wordSearch.ts';
+
+export interface SymbolsOptions extends IndexOptions {
+  /** The longest a request waits for the index to finish building. */
+  waitMs: number;
+  /**
+   * Repositories with at most this many parseable files are small: a request waits for a running build
+   * and the map is ranked on the spot. In larger ones only the first lookup waits, and the map is ranked
+   * after the request (the last one is served meanwhile).
+   */
+  waitFiles: number;
+  /**
+   * A build nobody waits for starts once this long passed without a request (so it does not take the
+   * processor from the request that found the index stale, nor from the answer that follows).
+   */
+  buildDelayMs: number;
+  mapChars: number;
+}
+
+export const defaultSymbolsOptions: SymbolsOptions = {
+  ...defaultIndexOptions,
+  waitMs: 2_000,
+  waitFiles: 3_000,
+  buildDelayMs: 2_000,
+  mapChars: defaultRepoMapOptions.maxChars,
+};
+
+export interface SymbolsSource {
+  source: ContextSource;
+  /** Starts building the index of `workspace` in the background (server start). */
+  warm(workspace: string): Promise<void>;
+  close(): void;
+}
+
+const NAMED_FILES = 8;
+
+export function createSymbolsSource(
+  deps: SourceDeps,
+  workspaces: Workspaces,
+  options: Partial<SymbolsOptions> = {},
+): SymbolsSource {
+  const opts = { ...defaultSymbolsOptions, ...options };
+  const indexes = new Map<string, SymbolIndex>();
+  /** Per workspace, the build waiting for a quiet moment. */
+  const timers = new Map<string, NodeJS.Timeout>();
+  const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock, 16);
+  const maps = new Map<string, { version: number; item: ContextItem | undefined }>();
+  const pendingMaps = new Set<string>();
+  let closed = false;
+
+  const indexFor = (root: string) => {
+    let index = indexes.get(root);
+    if (!index) {
+      index = new SymbolIndex(root, deps.isNeverRead, deps.allowedRoots, opts);
+      indexes.set(root, index);
+    }
+    return index;
+  };
+
+  const build = (workspace: string, first?: (rel: string) => number) => {
+    const ws = workspaces.get(workspace);
+    const listing = async () => (await ws.walk()).files;
+    // Without an armed watcher an in-place edit does not change the fingerprint: the TTL backstop of the
+    // other memos then starts a rebuild (a stat per file) now and then.
+    const epoch = ws.watcher.armed ? 0 : Math.floor(deps.clock() / Math.max(1, deps.memoTtlMs));
+    return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first);
+  };
+
+  /** Builds once `buildDelayMs` passed without a request for this workspace (each request restarts the wait). */
+  const buildLater = (workspace: string) => {
+    if (closed) return;
+    clearTimeout(timers.get(workspace));
+    const timer = setTimeout(() => {
+      timers.delete(workspace);
+      if (!closed) void build(workspace);
+    }, opts.buildDelayMs);
+    timer.unref?.();
+    timers.set(workspace, timer);
+  };
+
+  const waitFor = (promise: Promise<void>) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, opts.waitMs);
+      promise.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+
+  const computeMap = (index: SymbolIndex) => {
+    const mapOptions = { ...defaultRepoMapOptions, maxChars: opts.mapChars };
+    const { text, files } = renderRepoMap(rankFiles(index.files, mapOptions), mapOptions);
+    const item: ContextItem | undefined =
+      files === 0
+        ? undefined
+        : {
+            key: 'symbols.map',
+            source: 'symbols',
+            title: 'repository map: most referenced files and their definitions',
+            text,
+            priority: 40,
+            kind: 'text',
+          };
+    maps.set(index.root, { version: index.version, item });
+    return item;
+  };
+
+  /**
+   * The map of the index as it is. Ranking a large repository takes a while, so
+   * there a stale map is served and the new one computed after the request.
+   */
+  const mapItem = (index: SymbolIndex, now: boolean): ContextItem | undefined => {
+    const known = maps.get(index.root);
+    if (known?.version === index.version) return known.item;
+    if (now) return computeMap(index);
+    if (!pendingMaps.has(index.root)) {
+      pendingMaps.add(index.root);
+      setImmediate(() => {
+        pendingMaps.delete(index.root);
+        if (!closed) computeMap(index);
+      });
+    }
+    return known?.item;
+  };
+
+  const source: ContextSource = {
+    name: 'symbols',
+    timeoutMs: opts.waitMs + 2_000,
+    async collect(input) {
+      const wantLookup = ['symbols.def.', 'symbols.outline.', 'symbols.search.'].some((key) =>
+        wants(input.wanted, key),
+      );
+      const wantMap = wants(input.wanted, 'symbols.map');
+      if (!wantLookup && !wantMap) return { items: [] };
+      const ws = workspaces.get(input.workspace);
+      const root = ws.root;
+      const index = indexFor(root);
+      const terms = wantLookup ? extractTerms(input.lastUserText) : { identifiers: [], paths: [] };
+      // Files the message names (paths that exist, bare file names found in the listing): parsed now,
+      // whatever the index's state. A bare name costs the listing, which deep mode shares with tree and stats.
+      const exact = wantLookup
+        ? ws
+            .named(deps.homeDir, input.lastUserText)
+            .inside.map((m) => m.rel)
+            // A file in the index came from the listing, which leaves ignored files out: no .gitignore read for it.
+            .filter((rel) => grammarOf(rel) !== undefined && (index.files.has(rel) || !isGitIgnored(root, rel)))
+        : [];
+      const bare = terms.paths.filter((token) => !token.includes('/') && grammarOf(token) !== undefined);
+      const byName =
+        bare.length > 0
+          ? resolvePaths(
+              bare,
+              await ws.walk().then(
+                (w) => w.files,
+                () => [],
+              ),
+            )
+          : [];
+      const named = [...new Set([...exact, ...byName])].slice(0, NAMED_FILES);
+      await index.refresh(named);
+      const fingerprint = ws.gitFingerprint();
+      const needsIndex = terms.identifiers.length > 0;
+      let state = index.state();
+      if (needsIndex || wantMap) {
+        // The repository's size decides how long a request may wait; the listing is shared with tree and stats.
+        const parseable = state.ready ? state.listed : countParseable(await ws.walk().catch(() => undefined));
+        const small = parseable <= opts.waitFiles;
+        if (small || needsIndex) {
+          // Small: wait for the running build (bounded by waitMs). Large: only a question naming an identifier
+          // waits, and only for the first build; later ones serve the last index while the next builds.
+          const building = build(input.workspace, hinted(terms));
+          state = index.state();
+          if (!state.current && (small || !state.ready)) await waitFor(building);
+          state = index.state();
+        } else if (!state.current) {
+          // Nobody waits: start after this request, so its other sources keep the processor.
+          buildLater(input.workspace);
+        }
+      } else if (!state.current) {
+        buildLater(input.workspace);
+      }
+
+      const skipped: SkippedPath[] = [];
+      for (const [grammar, reason] of state.off) {
+        skipped.push({ path: `(${grammar})`, reason: `symbols off: ${reason}` });
+      }
+      if (!state.ready) {
+        skipped.push({
+          path: '(symbol index)',
+          reason: `still building: ${state.indexed} of ${state.listed || '?'} files indexed`,
+        });
+      }
+      const items: ContextItem[] = [];
+      if (wantMap && state.ready) {
+        const item = mapItem(index, state.listed <= opts.waitFiles);
+        if (item) items.push(item);
+      }
+      if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0)) {
+        return { items, skipped };
+      }
+      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}`;
+      const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
+        const guard = new FileGuard(deps.isNeverRead);
+        const zone = workspaceZone(root, deps.allowedRoots);
+        const reader = new LineReader(guard, zone, root);
+        const inPlay = named;
+        const { hits, missed } = findDefinitions(index, terms, new Set(inPlay));
+        const out: ContextItem[] = [];
+        const notes: SkippedPath[] = [];
+        for (const hit of hits) {
+          const item = definitionItem(hit, reader);
+          if (item) out.push(item);
+        }
+        const outlined = [...new Set([...inPlay, ...hits.map((hit) => hit.rel)])].slice(
+          0,
+          defaultLookupLimits.outlines,
+        );
+        for (const rel of outlined) {
+          const item = outlineItem(rel, index.files.get(rel)?.defs ?? []);
+          if (item) out.push(item);
+          const refusal = index.skipped.get(rel);
+          if (refusal) notes.push({ path: rel, reason: refusal.reason });
+        }
+        for (const rel of named) {
+          const refusal = index.skipped.get(rel);
+          if (refusal && !outlined.includes(rel)) notes.push({ path: rel, reason: refusal.reason });
+        }
+        if (missed.length > 0 && wants(input.wanted, 'symbols.search.')) {
+          const listing = (await ws.walk()).files;
+          const search = wordSearch(
+            missed.flatMap((term) => term.split(/\.|::|#/).slice(-1)),
+            listing,
+            { guard, zone, root },
+          );
+          out.push(...search.items);
+          if (search.incomplete) notes.push({ path: '(word search)', reason: 'stopped at its file or byte limit' });
+        }
+        return { items: out, skipped: notes };
+      });
+      return { items: [...items, ...found.items], skipped: [...skipped, ...found.skipped] };
+    },
+  };
+
+  return {
+    source,
+    warm: (workspace) => build(workspace).catch(() => undefined),
+    close() {
+      closed = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      for (const index of indexes.values()) index.close();
+    },
+  };
+}
+
+/** Parseable files of a listing, counted once per listing (the walk is memoized: same object while unchanged). */
+const parseableCounts = new WeakMap<object, number>();
+function countParseable(walk: { files: readonly string[] } | undefined): number {
+  if (!walk) return 0;
+  let count = parseableCounts.get(walk);
+  if (count === undefined) {
+    count = 0;
+    for (const rel of walk.files) if (grammarOf(rel) !== undefined) count++;
+    parseableCounts.set(walk, count);
+  }
+  return count;
+}
+
+/**
+ * Files to parse first: those whose path holds a word of an identifier or a
+ * path token (`OrderService` → `order_service.py`, `rates.py` → `billing/rates.py`).
+ */
+function hinted(terms: Terms): (rel: string) => number {
+  const squash = (text: string) => text.toLowerCase().replace(/[_\-\s]/g, '');
+  const words = new Set<string>();
+  for (const { tries } of terms.identifiers) {
+    const name = tries[0] ?? '';
+    // The whole name (`ordersservice` in `orders_service.py`), and its words (`createSymbolsSource` → `symbols`, `source`).
+    for (const part of name.split('.')) if (part.length >= 4) words.add(squash(part));
+    for (const word of name.split(/[._]|(?<=[a-z0-9])(?=[A-Z])/)) if (word.length >= 4) words.add(word.toLowerCase());
+  }
+  for (const token of terms.paths) words.add(squash(token.split('/').at(-1) ?? token));
+  if (words.size === 0) return () => 0;
+  const list = [...words];
+  return (rel) => {
+    const flat = squash(rel);
+    let score = 0;
+    for (const word of list) if (flat.includes(word)) score++;
+    return score;
+  };
+}
