@@ -9,6 +9,7 @@ import { type CommandLine, checkServeArguments, helpText, parseCommandLine, Usag
 import type { Settings } from './config/options.ts';
 import type { InFlight } from './http/inFlight.ts';
 import type { PipelineDeps } from './pipeline/runPipeline.ts';
+import { isLoopback } from './shared/loopback.ts';
 import type { Logger, Upstream } from './shared/ports.ts';
 
 // Everything else is imported by the command that needs it: `--help` must not pay for
@@ -101,15 +102,10 @@ function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined
   };
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /** A remote upstream would send the user's code off the machine: refuse unless asked for. */
 async function checkUpstreamIsLocal(settings: Settings): Promise<void> {
   const { SettingsError } = await import('./config/loadSettings.ts');
-  if (!isLoopbackHost(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
+  if (!isLoopback(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
     throw new SettingsError(
       `--upstream ${settings.upstream} is not on this machine; context would leave it. Pass --allow-remote-upstream if that is what you want.`,
     );
@@ -227,7 +223,7 @@ async function serveCommand(settings: Settings): Promise<number> {
       `  workspace ${settings.workspace}\n` +
       `  audit     ${settings.db} (browse http://${host}:${port}/audit)\n`,
   );
-  if (!isLoopbackHost(settings.host) && !settings.authToken) {
+  if (!isLoopback(settings.host) && !settings.authToken) {
     out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
   void warnIfUpstreamDown(pipeline.upstream, err);

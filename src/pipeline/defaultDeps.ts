@@ -2,11 +2,12 @@
 // depends on the settings (upstream, store), tests pass their fixtures.
 
 import { randomUUID } from 'node:crypto';
-import { type Calibration, createTokenCounter, warmTokenizer } from '../budget/index.ts';
+import { createTokenCounter, warmTokenizer } from '../budget/index.ts';
 import { loadPlans } from '../config/plans.ts';
 import { createRedactor } from '../redact/createRedactor.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
+import type { Calibration } from '../shared/types.ts';
 import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
 import { ConversationCache } from './conversations.ts';
 import type { PipelineDeps, PipelineSettings } from './types.ts';

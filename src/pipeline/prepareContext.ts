@@ -47,7 +47,7 @@ export async function prepareContext(
   const selection = selectMode({
     headerMode: input.headers.mode,
     model: input.request.model,
-    messages: input.request.messages as ChatMessage[],
+    messages: input.request.messages,
     serverMode: deps.settings.mode,
     looksLikeStackTrace: deps.looksLikeStackTrace,
   });
@@ -75,7 +75,7 @@ export async function prepareContext(
   for (const [rule, n] of Object.entries(redacted.counts)) counts[rule] = (counts[rule] ?? 0) + n;
 
   // The conversation is found by the client's history as sent (see conversations.ts).
-  const keys = await historyKeysInSlices(workspace, input.request.messages as ChatMessage[]);
+  const keys = await historyKeysInSlices(workspace, input.request.messages);
   const ratio = deps.calibration?.get(selection.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter

@@ -2,10 +2,18 @@
 // shares, in a module of their own so that runPipeline.ts and the stages it calls import them
 // without importing each other.
 
-import type { Calibration, TokenCounter } from '../budget/index.ts';
+import type { TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
-import type { ContextSource, ModeName, ModeRequest, Plan, Redactor, UpstreamEvent } from '../shared/types.ts';
+import type {
+  Calibration,
+  ContextSource,
+  ModeName,
+  ModeRequest,
+  Plan,
+  Redactor,
+  UpstreamEvent,
+} from '../shared/types.ts';
 import type { ConversationCache } from './conversations.ts';
 
 export interface PipelineSettings {

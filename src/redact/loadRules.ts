@@ -5,10 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
+import { describeIssues } from '../shared/zodIssues.ts';
 import { staysOnOneLine } from './lineLocal.ts';
 import { consumedGroups, matchStarts } from './matchStarts.ts';
 import {
-  formatIssues,
   type NeverReadSpec,
   neverReadFileSchema,
   type RedactionRuleSpec,
@@ -76,7 +76,7 @@ function parseJsonFile<T>(file: string, schema: z.ZodType<T>, fs: RuleFs): T {
     throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new RuleLoadError(`${file}: ${formatIssues(parsed.error)}`);
+  if (!parsed.success) throw new RuleLoadError(`${file}: ${describeIssues(parsed.error, '(root)')}`);
   return parsed.data;
 }
 

@@ -135,8 +135,3 @@ export const neverReadFileSchema = z
   })
   .strict();
 export type NeverReadSpec = z.infer<typeof neverReadFileSchema>;
-
-/** zod issues as one readable `[path] message` list. */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `[${issue.path.join('.') || '(root)'}] ${issue.message}`).join('; ');
-}
