@@ -123,7 +123,6 @@ export const redactionRuleFileSchema = z
     rules: z.array(redactionRuleSchema).min(1),
   })
   .strict();
-export type RedactionRuleFile = z.infer<typeof redactionRuleFileSchema>;
 
 export const neverReadFileSchema = z
   .object({
