@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { DedupePolicy } from '../../src/audit/blobRefs.ts';
-import { table } from '../../src/audit/format.ts';
+import { table } from '../../src/cli/auditFormat.ts';
 import { openAuditStore } from '../../src/audit/store.ts';
 import type { ChatMessage, Snapshot } from '../../src/shared/types.ts';
 

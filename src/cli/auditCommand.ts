@@ -3,7 +3,7 @@
 // options. Exit codes: 0 done, 1 not found, 2 bad usage.
 
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { formatSnapshot, formatSummaries } from '../audit/format.ts';
+import { formatSnapshot, formatSummaries } from './auditFormat.ts';
 import type { AuditStoreFull } from '../audit/types.ts';
 
 export interface AuditCommandIo {

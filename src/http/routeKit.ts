@@ -3,7 +3,6 @@
 // into Node's response (see nodeSse.ts for why). Kept apart from app.ts so the
 // chat route stays as it is.
 
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { RequestIdVariables } from 'hono/request-id';
 import type { z } from 'zod';
@@ -13,7 +12,8 @@ import { describeIssues } from '../shared/zodIssues.ts';
 import type { AccessGuardVariables } from './accessGuard.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
 import type { InFlight } from './inFlight.ts';
-import { nodeResponseOf, writeSse } from './nodeSse.ts';
+import { nodeRequestOf, nodeResponseOf, RESPONSE_ALREADY_SENT } from './nodeServerInternals.ts';
+import { writeSse } from './nodeSse.ts';
 import { sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
@@ -77,14 +77,6 @@ export async function replySse(
   const all = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...headers, ...SSE_HEADERS };
   await writeSse(outgoing, all, chunks);
   return RESPONSE_ALREADY_SENT;
-}
-
-/** Node's own request stream, when @hono/node-server runs the app (it passes it as `env.incoming`). */
-function nodeRequestOf(c: Context): AsyncIterable<Uint8Array> | undefined {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  return incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming
-    ? (incoming as AsyncIterable<Uint8Array>)
-    : undefined;
 }
 
 /** Header values must be one line of visible ASCII. */
