@@ -7,6 +7,7 @@
 import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { startFirstByteTimer } from './firstByteTimer.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { ollamaExtras } from './ollamaGenerate.ts';
@@ -70,31 +71,27 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = withBinaryImages(toOllamaChatRequest(request));
       // Ours to abort: the first-byte timer and, once lines flow, the idle timer.
-      const local = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        local.abort();
-      }, firstByteTimeoutMs);
-      timer.unref();
-      const watch = createStallWatch(idleTimeoutMs, () => local.abort());
-      const context = (): UpstreamFailureContext => ({
+      const timer = startFirstByteTimer({
         kind: 'ollama',
         baseUrl,
         model: request.model,
         signal,
-        timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
+        timeoutMs: firstByteTimeoutMs,
+      });
+      const watch = createStallWatch(idleTimeoutMs, timer.abort);
+      const context = (): UpstreamFailureContext => ({
+        ...timer.context(),
         stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
       });
 
       let stream: AbortableAsyncIterator<ChatResponse>;
       try {
-        stream = await clientWith([signal, local.signal]).chat(body);
+        stream = await clientWith([signal, timer.signal]).chat(body);
       } catch (error) {
-        clearTimeout(timer);
+        timer.stop();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(stream, { onFirstLine: () => clearTimeout(timer), watch }, context, makeId);
+      return streamEvents(stream, { onFirstLine: timer.stop, watch }, context, makeId);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {

@@ -6,6 +6,7 @@
 import { BadRequestError } from '../shared/errors.ts';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ChatMessage, UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { startFirstByteTimer } from './firstByteTimer.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openaiExtras } from './openaiExtras.ts';
@@ -50,20 +51,16 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = toOpenAIBody(request);
-      const local = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        local.abort();
-      }, firstByteTimeoutMs);
-      timer.unref();
-      const watch = createStallWatch(idleTimeoutMs, () => local.abort());
-      const context = (): UpstreamFailureContext => ({
+      const timer = startFirstByteTimer({
         kind: 'openai',
         baseUrl,
         model: request.model,
         signal,
-        timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
+        timeoutMs: firstByteTimeoutMs,
+      });
+      const watch = createStallWatch(idleTimeoutMs, timer.abort);
+      const context = (): UpstreamFailureContext => ({
+        ...timer.context(),
         stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
       });
 
@@ -73,12 +70,12 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
           method: 'POST',
           headers: headers('text/event-stream'),
           body: JSON.stringify(body),
-          signal: AbortSignal.any([signal, local.signal]),
+          signal: AbortSignal.any([signal, timer.signal]),
         });
         if (!response.ok) throw new UpstreamHttpError(await errorMessageOf(response), response.status);
         if (!response.body) throw new Error('the upstream answered without a body');
       } catch (error) {
-        clearTimeout(timer);
+        timer.stop();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
       const responseBody = response.body;
@@ -97,7 +94,7 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
                 watch.received();
                 if (next.done) return;
                 answered = true;
-                clearTimeout(timer);
+                timer.stop();
                 yield next.value;
               }
             } finally {
@@ -111,10 +108,10 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         } catch (error) {
           throw classifyUpstreamFailure(error, { ...context(), phase: 'stream' });
         } finally {
-          clearTimeout(timer);
+          timer.stop();
           watch.stop();
           // The consumer stopped early (client left, or an error): close this request only.
-          if (!finished) local.abort();
+          if (!finished) timer.abort();
         }
       })();
     },
