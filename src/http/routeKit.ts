@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { RequestIdVariables } from 'hono/request-id';
 import type { z } from 'zod';
-import type { PipelineHeaders } from '../pipeline/runPipeline.ts';
+import type { PipelineDeps, PipelineHeaders } from '../pipeline/runPipeline.ts';
 import { BadRequestError } from '../shared/errors.ts';
 import { describeIssues } from '../shared/zodIssues.ts';
 import type { AccessGuardVariables } from './accessGuard.ts';
@@ -44,6 +44,29 @@ export async function readBody<S extends z.ZodType>(
 }
 
 /** The request headers the pipeline reads: the mode, the workspace, and the client (stored capped and redacted). */
+/** What every API route takes from the app. */
+export interface RouteDeps {
+  pipeline: PipelineDeps;
+  maxBodyBytes: number;
+  inFlight?: InFlight | undefined;
+}
+
+/** The request as the pipeline sees it: its X-Ctx-* headers, its id, and the signal that ends it. */
+export function requestFacts(
+  c: Context<RouteEnv>,
+  inFlight: InFlight | undefined,
+): { headers: PipelineHeaders; requestId: string; signal: AbortSignal } {
+  return { headers: pipelineHeaders(c), requestId: c.get('requestId'), signal: requestSignal(c, inFlight) };
+}
+
+/** What the calls without context (embeddings, legacy completions) take: the id, the client, the signal. */
+export function callFacts(
+  c: Context<RouteEnv>,
+  inFlight: InFlight | undefined,
+): { requestId: string; userAgent: string | undefined; signal: AbortSignal } {
+  return { requestId: c.get('requestId'), userAgent: c.req.header('user-agent'), signal: requestSignal(c, inFlight) };
+}
+
 export function pipelineHeaders(c: Context<RouteEnv>): PipelineHeaders {
   return {
     mode: c.req.header('x-ctx-mode'),
