@@ -11,7 +11,7 @@ import type {
 } from 'ollama';
 import type { EmbedRequest, EmbedResult, GenerateRequest, Upstream } from '../shared/ports.ts';
 import type { UpstreamEvent } from '../shared/types.ts';
-import { startFirstByteTimer } from './firstByteTimer.ts';
+import { startFirstByteTimer } from './callTimers.ts';
 import { toOllamaOptions } from './ollamaMapping.ts';
 import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
 

@@ -4,7 +4,7 @@
 
 import type { EmbedRequest, EmbedResult, GenerateRequest, Upstream } from '../shared/ports.ts';
 import type { UpstreamEvent } from '../shared/types.ts';
-import { startFirstByteTimer } from './firstByteTimer.ts';
+import { startFirstByteTimer } from './callTimers.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
 import { classifyUpstreamFailure, UpstreamHttpError } from './upstreamErrors.ts';

@@ -6,13 +6,12 @@
 import { BadRequestError } from '../shared/errors.ts';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ChatMessage, UpstreamEvent, UpstreamModel } from '../shared/types.ts';
-import { startFirstByteTimer } from './firstByteTimer.ts';
+import { startStreamTimers, timedItems } from './callTimers.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openaiExtras } from './openaiExtras.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
-import { createStallWatch } from './stallWatch.ts';
-import { classifyUpstreamFailure, type UpstreamFailureContext, UpstreamHttpError } from './upstreamErrors.ts';
+import { classifyUpstreamFailure, UpstreamHttpError } from './upstreamErrors.ts';
 
 export interface OpenAIUpstreamOptions {
   /** With or without the trailing `/v1`. */
@@ -51,18 +50,15 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = toOpenAIBody(request);
-      const timer = startFirstByteTimer({
+      const timer = startStreamTimers({
         kind: 'openai',
         baseUrl,
         model: request.model,
         signal,
         timeoutMs: firstByteTimeoutMs,
+        idleTimeoutMs,
       });
-      const watch = createStallWatch(idleTimeoutMs, timer.abort);
-      const context = (): UpstreamFailureContext => ({
-        ...timer.context(),
-        stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
-      });
+      const { watch, context } = timer;
 
       let response: Response;
       try {
@@ -85,18 +81,8 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         try {
           const payloads = (async function* () {
             const data = sseData(responseBody);
-            let answered = false;
             try {
-              for (;;) {
-                // Before the first event the first-byte timer runs; after it, the idle timer, while we wait only.
-                if (answered) watch.waiting();
-                const next = await data.next();
-                watch.received();
-                if (next.done) return;
-                answered = true;
-                timer.stop();
-                yield next.value;
-              }
+              yield* timedItems(data, timer);
             } finally {
               await data.return(undefined);
             }
