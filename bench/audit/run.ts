@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { DedupePolicy } from '../../src/audit/blobRefs.ts';
-import { table } from '../../src/audit/format.ts';
 import { openAuditStore } from '../../src/audit/store.ts';
+import { table } from '../../src/cli/auditFormat.ts';
 import type { ChatMessage, Snapshot } from '../../src/shared/types.ts';
 
 const { values } = parseArgs({ options: { turns: { type: 'string' }, reps: { type: 'string' } } });

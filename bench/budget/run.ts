@@ -6,13 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { clearMergeCache as clearCl100k, countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { clearMergeCache as clearO200k, countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import {
-  budgetRequest,
-  type Calibration,
-  createTokenCounter,
-  nextCalibration,
-  type TokenCounter,
-} from '../../src/budget/index.ts';
+import { budgetRequest, createTokenCounter, nextCalibration, type TokenCounter } from '../../src/budget/index.ts';
+import type { Calibration } from '../../src/shared/types.ts';
 import { type ChatMessage, MODE_NAMES, type ModeName, type Plan } from '../../src/shared/types.ts';
 import { code, conversation, deepContext, prose, seeded } from './generate.ts';
 

@@ -6,10 +6,9 @@
 
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { Ollama } from 'ollama';
-import { nodeResponseOf } from '../../src/http/nodeSse.ts';
+import { nodeResponseOf, RESPONSE_ALREADY_SENT } from '../../src/http/nodeServerInternals.ts';
 import { nodeHttpFetch } from '../../src/upstream/nodeHttpFetch.ts';
 
 const upstream = process.argv[2] as string;

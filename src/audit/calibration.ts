@@ -1,10 +1,16 @@
 // Per-model calibration of the local token estimate against the upstream's real
 // prompt_tokens. The budget stage computes the ratio; this file only keeps it.
 
+import type { Calibration } from '../shared/types.ts';
 import type { SqlDriver, SqlRow } from './driver.ts';
-import type { Calibration } from './types.ts';
 
-function toCalibration(row: SqlRow): Calibration {
+/** A calibration as its row keeps it: whose, and when it was last saved. */
+export interface CalibrationRecord extends Calibration {
+  model: string;
+  updatedAt: number;
+}
+
+function toCalibration(row: SqlRow): CalibrationRecord {
   return {
     model: String(row.model),
     ratio: Number(row.ratio),
@@ -13,18 +19,13 @@ function toCalibration(row: SqlRow): Calibration {
   };
 }
 
-export function readCalibration(db: SqlDriver, model: string): Calibration | undefined {
+export function readCalibration(db: SqlDriver, model: string): CalibrationRecord | undefined {
   const row = db.prepare('SELECT model, ratio, samples, updated_at FROM calibration WHERE model = ?').get(model);
   return row ? toCalibration(row) : undefined;
 }
 
 /** Stores the model's ratio as the budget stage computed it; the policy lives there, not here. */
-export function saveCalibration(
-  db: SqlDriver,
-  model: string,
-  value: { ratio: number; samples: number },
-  now: number,
-): Calibration {
+export function saveCalibration(db: SqlDriver, model: string, value: Calibration, now: number): CalibrationRecord {
   db.prepare(
     `INSERT INTO calibration (model, ratio, samples, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (model) DO UPDATE SET ratio = excluded.ratio, samples = excluded.samples, updated_at = excluded.updated_at`,

@@ -9,8 +9,6 @@ import { loadNodeSqlite, nodeSqlite } from './nodeSqliteDriver.ts';
 
 export { betterSqlite3, nodeSqlite };
 
-export type SqlDriverName = 'better-sqlite3' | 'node:sqlite';
-
 /** Overrides the choice (e.g. to run the store's tests on node:sqlite under Node 22.5+). */
 export const DRIVER_ENV = 'CTXPROXY_SQLITE_DRIVER';
 

@@ -2,28 +2,19 @@
 // stored apart (blobRefs.ts, messageChain.ts); this maps the rest. Optional
 // fields stored as NULL are left out on read, as they were at save.
 
+import { withoutContextFences } from '../shared/contextFences.ts';
+import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage, ModeName, ModeRequest, Outcome, Snapshot, SnapshotSummary } from '../shared/types.ts';
 import type { SqlRow, SqlValue } from './driver.ts';
 import type { ChainHead } from './messageChain.ts';
 
 const MAX_QUESTION_CHARS = 8000;
-// The assembler's fences (`<context …>` in the block, `<context-update …>` in
-// per-turn attachments) and the line that introduces an attachment.
-const CONTEXT_FENCE = /<(context(?:-update)?)(?=[\s>])[^>]*>[\s\S]*?<\/\1>/g;
-const ATTACHMENT_INTRO = /^ctxproxy: this context changed[^\n]*$/gm;
-
-function messageText(message: ChatMessage): string {
-  const { content } = message;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
-}
 
 /** Text of the last user message, without fenced context attachments. */
 export function questionOf(messages: ChatMessage[]): string {
   const last = messages.findLast((message) => message.role === 'user');
   if (!last) return '';
-  return messageText(last).replace(CONTEXT_FENCE, '').replace(ATTACHMENT_INTRO, '').trim().slice(0, MAX_QUESTION_CHARS);
+  return withoutContextFences(messageText(last)).trim().slice(0, MAX_QUESTION_CHARS);
 }
 
 /** Column order of INSERT_SNAPSHOT. */

@@ -8,7 +8,7 @@
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
-import { readCalibration, saveCalibration } from './calibration.ts';
+import { type CalibrationRecord, readCalibration, saveCalibration } from './calibration.ts';
 import { chooseSqlDriver } from './defaultDriver.ts';
 import type { SqlErrorKind } from './driver.ts';
 import { markInterrupted, settleOwnInFlight } from './inFlight.ts';
@@ -16,7 +16,7 @@ import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
 import { snapshotIo } from './snapshotIo.ts';
-import type { AuditStats, AuditStoreFull, AuditStoreOptions, Calibration } from './types.ts';
+import type { AuditStats, AuditStoreFull, AuditStoreOptions } from './types.ts';
 import { createWriteQueue } from './writeQueue.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
@@ -44,7 +44,7 @@ const CLOSE_WAIT_MS = 2000;
  */
 export const WRITE_DELAY_MS = 50;
 
-type QueuedWrite = { snapshot: Snapshot } | { calibration: Calibration };
+type QueuedWrite = { snapshot: Snapshot } | { calibration: CalibrationRecord };
 
 /** Failures that pass with time or space, in words for X-Ctx-Warning and /healthz. */
 const TRANSIENT: Partial<Record<SqlErrorKind, string>> = {
@@ -152,7 +152,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     return result;
   }
 
-  const calibrations = new Map<string, Calibration | undefined>();
+  const calibrations = new Map<string, CalibrationRecord | undefined>();
   return {
     path,
     save(snapshot) {
@@ -230,7 +230,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     },
     saveCalibration(model, value) {
       assertOpen();
-      const saved: Calibration = { model, ratio: value.ratio, samples: value.samples, updatedAt: now() };
+      const saved: CalibrationRecord = { model, ratio: value.ratio, samples: value.samples, updatedAt: now() };
       calibrations.set(model, saved);
       queue.push(`c:${model}`, { calibration: saved }, 256);
       return saved;

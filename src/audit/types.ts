@@ -2,8 +2,9 @@
 // CLI and the audit browser need (search, export, prune, conversations, stats).
 
 import type { AuditStore, Logger } from '../shared/ports.ts';
-import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
+import type { Calibration, Snapshot, SnapshotSummary } from '../shared/types.ts';
 import type { DedupePolicy } from './blobRefs.ts';
+import type { CalibrationRecord } from './calibration.ts';
 import type { SqlDriverFactory } from './driver.ts';
 
 export interface AuditStoreOptions {
@@ -26,14 +27,6 @@ export interface AuditStoreOptions {
   maxQueuedBytes?: number | undefined;
   /** Marks the in-flight rows of processes that are gone `interrupted` at open. Default true. */
   markInterrupted?: boolean | undefined;
-}
-
-export interface Calibration {
-  model: string;
-  /** actual / estimated prompt tokens, as the budget stage keeps it. */
-  ratio: number;
-  samples: number;
-  updatedAt: number;
 }
 
 export interface PruneOptions {
@@ -77,9 +70,9 @@ export interface AuditStoreFull extends AuditStore {
   prune(options: PruneOptions): PruneResult;
   /** The snapshots of one conversation, oldest first. */
   conversation(id: string): SnapshotSummary[];
-  getCalibration(model: string): Calibration | undefined;
+  getCalibration(model: string): CalibrationRecord | undefined;
   /** Keeps the ratio the budget stage computed (see budget/calibration.ts). */
-  saveCalibration(model: string, value: { ratio: number; samples: number }): Calibration;
+  saveCalibration(model: string, value: Calibration): CalibrationRecord;
   stats(): AuditStats;
   /**
    * Gives this process's in-flight records (queued, and rows on disk) an outcome: for a shutdown

@@ -2,10 +2,7 @@
 // model's own tokenizer saw (Ollama's prompt_eval_count). We keep a running
 // ratio actual / estimate per model, so estimates converge to that tokenizer.
 
-export interface Calibration {
-  ratio: number;
-  samples: number;
-}
+import type { Calibration } from '../shared/types.ts';
 
 export const MIN_RATIO = 0.5;
 export const MAX_RATIO = 2.5;

@@ -8,7 +8,7 @@ export {
   budgetRequest,
   CONTEXT_BLOCK_OVERHEAD,
 } from './budgetRequest.ts';
-export { type Calibration, MAX_RATIO, MIN_RATIO, nextCalibration, suspectTruncation } from './calibration.ts';
+export { MAX_RATIO, MIN_RATIO, nextCalibration, suspectTruncation } from './calibration.ts';
 export { entryMatches, MIN_USEFUL_ITEM_TOKENS } from './contextFit.ts';
 export { DOWNGRADE_WINDOW_SHARE, downgradeLimit, MIN_USEFUL_CAP_SHARE } from './downgrade.ts';
 export {

@@ -19,9 +19,9 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { LRUCache } from 'lru-cache';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
 import { boundedCount, EXACT_MAX_CHARS, isEstimatedCount, piecewiseCount } from './boundedCount.ts';
-import { LruCache } from './lruCache.ts';
 
 /** Per message: role and the template's start/end markers (ChatML-like templates use 4–5). */
 export const MESSAGE_OVERHEAD = 4;
@@ -106,8 +106,11 @@ interface SharedState {
   estimate: (text: string) => number;
   /** Whether `estimate` gives an estimate (not the exact count) for a text. */
   approximate: (text: string) => boolean;
-  counts: LruCache<number>;
-  lineCounts: LruCache<number[]>;
+  /** Raw counts by content hash (an estimate stored negative). */
+  counts: LRUCache<string, number>;
+  /** Per-line counts by content hash, sized by the bytes of their arrays. */
+  lineCounts: LRUCache<string, number[]>;
+  cacheUse: { hits: number; misses: number };
   /** One request's counts (from `prepare`): every text, short ones too, looked up without hashing. */
   local?: Map<string, number> | undefined;
   /** Set once a count of this view was an estimate. */
@@ -132,10 +135,26 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     approximate: options.estimate ? () => false : isEstimatedCount,
     piecewise: options.estimate ? undefined : (text, between) => piecewiseCount(text, exactCl100k, between),
     estimated: { value: false },
-    counts: new LruCache<number>(maxEntries),
-    lineCounts: new LruCache<number[]>(Math.max(16, Math.floor(maxEntries / 8))),
+    counts: new LRUCache<string, number>({ max: maxEntries }),
+    lineCounts: new LRUCache<string, number[]>({
+      max: Math.max(16, Math.floor(maxEntries / 8)),
+      maxSize: LINE_COUNTS_MAX_BYTES,
+      // A number array costs 8 bytes an element plus its header; the key is a 28-character hash.
+      sizeCalculation: (value) => 64 + value.length * 8,
+    }),
+    cacheUse: { hits: 0, misses: 0 },
   };
   return counterWithRatio(state, options.ratio ?? 1);
+}
+
+/** Line counts of long texts (a 10,000-line file holds 80 KB of them). */
+const LINE_COUNTS_MAX_BYTES = 8 * 1024 * 1024;
+
+function cachedValue<V extends {}>(state: SharedState, cache: LRUCache<string, V>, key: string): V | undefined {
+  const value = cache.get(key);
+  if (value === undefined) state.cacheUse.misses++;
+  else state.cacheUse.hits++;
+  return value;
 }
 
 function hashOf(text: string): string {
@@ -152,7 +171,7 @@ function rawCount(state: SharedState, text: string): number {
     return state.estimate(text);
   }
   const key = hashOf(text);
-  const cached = state.counts.get(key);
+  const cached = cachedValue(state, state.counts, key);
   if (cached !== undefined) {
     if (cached < 0) state.estimated.value = true;
     return Math.abs(cached);
@@ -192,7 +211,7 @@ async function prepareCounts(state: SharedState, texts: Iterable<string>, signal
 
 async function piecewiseRawCount(state: SharedState, text: string, between: () => Promise<void>): Promise<number> {
   const key = hashOf(text);
-  const cached = state.counts.get(key);
+  const cached = cachedValue(state, state.counts, key);
   if (cached !== undefined) {
     if (cached < 0) state.estimated.value = true;
     return Math.abs(cached);
@@ -205,7 +224,7 @@ async function piecewiseRawCount(state: SharedState, text: string, between: () =
 
 function rawLineCounts(state: SharedState, text: string): number[] {
   const key = hashOf(text);
-  const cached = state.lineCounts.get(key);
+  const cached = cachedValue(state, state.lineCounts, key);
   if (cached !== undefined) return cached;
   const lines = text.split('\n');
   const value = lines.map((line, index) => state.estimate(index < lines.length - 1 ? `${line}\n` : line));
@@ -280,8 +299,8 @@ function counterWithRatio(state: SharedState, ratio: number): TokenCounter {
     prepare: async (texts, signal) => counterWithRatio(await prepareCounts(state, texts, signal), ratio),
     usedEstimate: () => state.estimated.value,
     stats: () => ({
-      hits: state.counts.hits + state.lineCounts.hits,
-      misses: state.counts.misses + state.lineCounts.misses,
+      hits: state.cacheUse.hits,
+      misses: state.cacheUse.misses,
       entries: state.counts.size + state.lineCounts.size,
     }),
   };

@@ -3,8 +3,8 @@
 // options. Exit codes: 0 done, 1 not found, 2 bad usage.
 
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { formatSnapshot, formatSummaries } from '../audit/format.ts';
 import type { AuditStoreFull } from '../audit/types.ts';
+import { formatSnapshot, formatSummaries } from './auditFormat.ts';
 
 export interface AuditCommandIo {
   store: AuditStoreFull;

@@ -1,6 +1,7 @@
 // Splits argv into the command, the common options (the settings table) and
 // the command's own arguments, which each command parses itself.
 
+import { parseArgs } from 'node:util';
 import { OPTION_SPECS } from '../config/optionSpecs.ts';
 import type { SettingKey } from '../config/options.ts';
 
@@ -71,10 +72,12 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 
 /** `serve` takes only the common options: anything else is a mistake, named in one line. */
 export function checkServeArguments(rest: readonly string[]): void {
-  const first = rest[0];
+  const args = [...rest];
+  const [first] = parseArgs({ args, strict: false, allowPositionals: true, tokens: true, options: {} }).tokens;
   if (first === undefined) return;
-  if (first.startsWith('-')) throw new UsageError(`serve: unknown option ${first.split('=')[0]}`);
-  throw new UsageError(`serve: unexpected argument "${first}"`);
+  const arg = args[first.index] as string;
+  if (first.kind !== 'positional' || arg === '-') throw new UsageError(`serve: unknown option ${arg.split('=')[0]}`);
+  throw new UsageError(`serve: unexpected argument "${arg}"`);
 }
 
 function parseSwitch(value: string, name: string): boolean {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { type PipelineDeps, prepare } from '../pipeline/runPipeline.ts';
 import { snapshotFields } from '../pipeline/snapshot.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
+import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
 const NO_MODEL = '(no --model)';
@@ -117,5 +118,5 @@ function parse(args: string[]) {
 function renderContent(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
   if (!message.content) return message.tool_calls ? JSON.stringify(message.tool_calls, null, 2) : '';
-  return message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('\n');
+  return messageText(message, () => '[image]');
 }

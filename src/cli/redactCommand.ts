@@ -2,6 +2,7 @@
 // the same redactor the proxy uses. The summary on stderr names rule ids and
 // counts, never a secret.
 
+import { parseArgs } from 'node:util';
 import type { Redactor } from '../shared/types.ts';
 
 export interface RedactCommandIo {
@@ -13,19 +14,22 @@ export interface RedactCommandIo {
 
 const USAGE = 'usage: ctxproxy redact [--path NAME] < input > output';
 
-function parseArgs(args: string[]): { path?: string | undefined; help: boolean } | { error: string } {
+/** Read token by token, so the first mistake is the one named, in the command's own words. */
+function parseRedactArgs(args: string[]): { path?: string | undefined; help: boolean } | { error: string } {
+  const { tokens } = parseArgs({
+    args,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+    options: { path: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   let path: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--help' || arg === '-h') return { help: true };
-    if (arg === '--path') {
-      const value = args[i + 1];
-      if (value === undefined || value === '') return { error: '--path needs a file name' };
-      path = value;
-      i++;
-    } else if (arg.startsWith('--path=')) {
-      path = arg.slice('--path='.length);
-      if (path === '') return { error: '--path needs a file name' };
+  for (const token of tokens) {
+    const arg = args[token.index] as string;
+    if (token.kind === 'option' && token.name === 'help' && arg === token.rawName) return { help: true };
+    if (token.kind === 'option' && token.name === 'path' && token.rawName === '--path') {
+      if (!token.value) return { error: '--path needs a file name' };
+      path = token.value;
     } else {
       return { error: `unknown argument: ${arg}` };
     }
@@ -41,7 +45,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** Exit code 0 on success (also when nothing was found), 2 on a usage error, 1 when the scan failed (nothing is printed then). */
 export async function runRedactCommand(args: string[], io: RedactCommandIo): Promise<number> {
-  const parsed = parseArgs(args);
+  const parsed = parseRedactArgs(args);
   if ('error' in parsed) {
     io.err(`${parsed.error}\n${USAGE}\n`);
     return 2;

@@ -15,6 +15,7 @@ import { createInFlight, type InFlight } from '../http/inFlight.ts';
 import { drainAndStop, endAll } from '../http/shutdown.ts';
 import type { PipelineDeps } from '../pipeline/types.ts';
 import { createLogger } from '../shared/logger.ts';
+import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
 import { buildPipelineDeps } from './pipelineDeps.ts';
 import { warnIfUpstreamDown } from './startupChecks.ts';
@@ -116,14 +117,9 @@ function listening(server: Server, settings: Settings): Promise<void> {
   });
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /** A remote upstream would send the user's code off the machine: refuse unless asked for (exit 2). */
 export function checkUpstreamIsLocal(settings: Settings): void {
-  if (!isLoopbackHost(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
+  if (!isLoopback(new URL(settings.upstream).hostname) && !settings.allowRemoteUpstream) {
     throw new SettingsError(
       `--upstream ${settings.upstream} is not on this machine; context would leave it. Pass --allow-remote-upstream if that is what you want.`,
     );
@@ -162,7 +158,7 @@ export async function runServeCommand(settings: Settings, io: ServeIo): Promise<
       `  workspace ${settings.workspace}\n` +
       `  audit     ${settings.db} (browse ${running.url}/audit)\n`,
   );
-  if (!isLoopbackHost(settings.host) && !settings.authToken) {
+  if (!isLoopback(settings.host) && !settings.authToken) {
     io.out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
   void warnIfUpstreamDown(running.pipeline.upstream, io.err);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { MODE_NAMES, type ModeName, type Plan } from '../shared/types.ts';
+import { describeIssues } from '../shared/zodIssues.ts';
 
 const planSchema = z
   .object({
@@ -39,8 +40,7 @@ export function loadPlans(dir: string = DEFAULT_MODES_DIR): Readonly<Record<Mode
     }
     const parsed = planSchema.safeParse(data);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(`mode plan ${full}: [${issue?.path.join('.') || 'plan'}] ${issue?.message}`);
+      throw new Error(`mode plan ${full}: ${describeIssues(parsed.error, 'plan', 1)}`);
     }
     if (`${parsed.data.mode}.json` !== file) throw new Error(`mode plan ${full} declares mode "${parsed.data.mode}"`);
     plans[parsed.data.mode] = deepFreeze(parsed.data);

@@ -14,8 +14,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { ForbiddenError, type ProxyError, UnsupportedMediaTypeError } from '../shared/errors.ts';
 import { bareHostName } from '../shared/hostName.ts';
+import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
-import { isLoopbackAddress } from './guards.ts';
 
 export const REFUSAL_REASONS = ['remote-address', 'host', 'origin', 'content-type'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
@@ -79,7 +79,7 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
   };
 
   const middleware: AccessGuard['middleware'] = async (c, next) => {
-    if (!options.remoteClientsAllowed && !isLoopbackAddress(options.remoteAddress(c))) {
+    if (!options.remoteClientsAllowed && !isLoopback(options.remoteAddress(c))) {
       refuse(
         c,
         'remote-address',

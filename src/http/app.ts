@@ -20,7 +20,7 @@ import type { InFlight } from './inFlight.ts';
 import { modelsRoutes } from './modelsRoute.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiResponse.ts';
 import { responsesRoutes } from './responsesRoute.ts';
-import { ctxHeaders, pipelineHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
+import { ctxHeaders, type RouteEnv, readBody, replySse, requestFacts } from './routeKit.ts';
 
 export interface AppDeps {
   pipeline: PipelineDeps;
@@ -98,15 +98,7 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
 
   app.post('/v1/chat/completions', async (c) => {
     const request = await readBody(c, deps.maxBodyBytes, chatRequestSchema);
-    const result = await runPipeline(
-      {
-        request,
-        headers: pipelineHeaders(c),
-        requestId: c.get('requestId'),
-        signal: requestSignal(c, deps.inFlight),
-      },
-      deps.pipeline,
-    );
+    const result = await runPipeline({ request, ...requestFacts(c, deps.inFlight) }, deps.pipeline);
     const headers = ctxHeaders(result.snapshotId, result.modeUsed, result.warnings);
     const identity = newCompletionIdentity(request.model, deps.pipeline.now());
     if (request.stream !== true) return c.json(await aggregateCompletion(result.events, identity), 200, headers);

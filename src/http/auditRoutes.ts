@@ -3,11 +3,11 @@
 // `app.route('/', auditRoutes(deps))`; its onError renders the ProxyErrors
 // thrown here (404 snapshot_not_found, 400 bad filter, 401 missing token).
 
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { AuthError, BadRequestError, NotFoundError, ProxyError } from '../shared/errors.ts';
 import type { AuditStore } from '../shared/ports.ts';
+import { sameSecret } from '../shared/sameSecret.ts';
 import type { SnapshotSummary } from '../shared/types.ts';
 import { pageFilterValues, parseApiFilters, parsePageFilters } from '../ui/auditFilters.ts';
 import { ConversationPage } from '../ui/conversationPage.tsx';
@@ -37,15 +37,6 @@ export const AUDIT_FORM_PATHS = ['/audit/login', '/audit/logout'] as const;
 /** The page of one snapshot, for linking from a response's `X-Ctx-Snapshot-Id`. */
 export function snapshotPagePath(id: string): string {
   return snapshotPath(id);
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
-/** Constant-time equality; hashing first makes the lengths equal, so length leaks nothing either. */
-function sameSecret(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** Only our own pages are valid targets after sign-in (no open redirect). */

@@ -6,12 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { runCompletions } from '../pipeline/completions.ts';
-import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import { samplingFields } from '../shared/chatRequest.ts';
 import { BadRequestError, toProxyError } from '../shared/errors.ts';
 import type { FinishReason, UpstreamEvent, Usage } from '../shared/types.ts';
-import type { InFlight } from './inFlight.ts';
-import { ctxHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
+import { callFacts, ctxHeaders, type RouteDeps, type RouteEnv, readBody, replySse } from './routeKit.ts';
 
 const completionsSchema = z
   .object({
@@ -35,11 +33,7 @@ interface Identity {
   model: string;
 }
 
-export function completionsRoutes(deps: {
-  pipeline: PipelineDeps;
-  maxBodyBytes: number;
-  inFlight?: InFlight | undefined;
-}): Hono<RouteEnv> {
+export function completionsRoutes(deps: RouteDeps): Hono<RouteEnv> {
   const app = new Hono<RouteEnv>();
   app.post('/v1/completions', async (c) => {
     const body = await readBody(c, deps.maxBodyBytes, completionsSchema);
@@ -52,9 +46,7 @@ export function completionsRoutes(deps: {
         suffix: body.suffix ?? undefined,
         params: sampling(body),
         stream,
-        requestId: c.get('requestId'),
-        userAgent: c.req.header('user-agent'),
-        signal: requestSignal(c, deps.inFlight),
+        ...callFacts(c, deps.inFlight),
       },
       deps.pipeline,
     );

@@ -6,10 +6,8 @@ import { Buffer } from 'node:buffer';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { runEmbeddings } from '../pipeline/embeddings.ts';
-import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import { BadRequestError } from '../shared/errors.ts';
-import type { InFlight } from './inFlight.ts';
-import { ctxHeaders, type RouteEnv, readBody, requestSignal } from './routeKit.ts';
+import { callFacts, ctxHeaders, type RouteDeps, type RouteEnv, readBody } from './routeKit.ts';
 
 const embeddingsSchema = z
   .object({
@@ -21,11 +19,7 @@ const embeddingsSchema = z
   })
   .passthrough();
 
-export function embeddingsRoutes(deps: {
-  pipeline: PipelineDeps;
-  maxBodyBytes: number;
-  inFlight?: InFlight | undefined;
-}): Hono<RouteEnv> {
+export function embeddingsRoutes(deps: RouteDeps): Hono<RouteEnv> {
   const app = new Hono<RouteEnv>();
   app.post('/v1/embeddings', async (c) => {
     const body = await readBody(c, deps.maxBodyBytes, embeddingsSchema);
@@ -34,9 +28,7 @@ export function embeddingsRoutes(deps: {
         model: body.model,
         input: inputTexts(body.input),
         dimensions: body.dimensions ?? undefined,
-        requestId: c.get('requestId'),
-        userAgent: c.req.header('user-agent'),
-        signal: requestSignal(c, deps.inFlight),
+        ...callFacts(c, deps.inFlight),
       },
       deps.pipeline,
     );

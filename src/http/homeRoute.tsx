@@ -4,9 +4,9 @@
 
 import { Hono } from 'hono';
 import type { Upstream } from '../shared/ports.ts';
+import { sameSecret } from '../shared/sameSecret.ts';
 import { HomePage } from '../ui/homePage.tsx';
 import { CONTENT_SECURITY_POLICY } from '../ui/pageAssets.ts';
-import { tokensMatch } from './guards.ts';
 import type { RouteEnv } from './routeKit.ts';
 
 export function homeRoutes(deps: { upstream: Upstream; authToken?: string | undefined }): Hono<RouteEnv> {
@@ -14,7 +14,7 @@ export function homeRoutes(deps: { upstream: Upstream; authToken?: string | unde
   app.get('/', async (c) => {
     const baseUrl = `${new URL(c.req.url).origin}/v1`;
     const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
-    const trusted = deps.authToken === undefined || (bearer !== undefined && tokensMatch(bearer, deps.authToken));
+    const trusted = deps.authToken === undefined || (bearer !== undefined && sameSecret(bearer, deps.authToken));
     let models: string[] | undefined;
     let upstream: { url: string; kind: string; reachable: boolean } | undefined;
     if (trusted) {

@@ -4,15 +4,6 @@
 // measures on every streamed chat. The handler then returns RESPONSE_ALREADY_SENT.
 
 import type { ServerResponse } from 'node:http';
-import type { Context } from 'hono';
-
-/** Node's response object, when @hono/node-server runs the app (it passes it as `env.outgoing`). */
-export function nodeResponseOf(c: Context): ServerResponse | undefined {
-  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
-  return outgoing && typeof outgoing === 'object' && 'writeHead' in outgoing && 'write' in outgoing
-    ? (outgoing as ServerResponse)
-    : undefined;
-}
 
 /**
  * Writes the status line, `headers` and every chunk, waiting on backpressure.

@@ -7,17 +7,12 @@
 import { Hono } from 'hono';
 import { ResponseMemory } from '../pipeline/responseMemory.ts';
 import { itemsToMessages, runResponses } from '../pipeline/responsesInput.ts';
-import type { PipelineDeps } from '../pipeline/runPipeline.ts';
 import { responsesRequestSchema } from '../shared/responsesRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
-import type { InFlight } from './inFlight.ts';
 import { aggregateResponse, newResponseShell, type ResponseDone, responseEventStream } from './responsesOutput.ts';
-import { ctxHeaders, pipelineHeaders, type RouteEnv, readBody, replySse, requestSignal } from './routeKit.ts';
+import { ctxHeaders, type RouteDeps, type RouteEnv, readBody, replySse, requestFacts } from './routeKit.ts';
 
-export interface ResponsesRouteDeps {
-  pipeline: PipelineDeps;
-  maxBodyBytes: number;
-  inFlight?: InFlight | undefined;
+export interface ResponsesRouteDeps extends RouteDeps {
   /** Where responses are kept for previous_response_id; one per app by default. */
   responseMemory?: ResponseMemory | undefined;
 }
@@ -28,16 +23,7 @@ export function responsesRoutes(deps: ResponsesRouteDeps): Hono<RouteEnv> {
 
   app.post('/v1/responses', async (c) => {
     const body = await readBody(c, deps.maxBodyBytes, responsesRequestSchema);
-    const run = await runResponses(
-      {
-        body,
-        headers: pipelineHeaders(c),
-        requestId: c.get('requestId'),
-        signal: requestSignal(c, deps.inFlight),
-      },
-      deps.pipeline,
-      memory,
-    );
+    const run = await runResponses({ body, ...requestFacts(c, deps.inFlight) }, deps.pipeline, memory);
     const shell = newResponseShell(body, deps.pipeline.now());
     const remember = (done: ResponseDone) => {
       if (body.store === false) return;

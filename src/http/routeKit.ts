@@ -3,17 +3,17 @@
 // into Node's response (see nodeSse.ts for why). Kept apart from app.ts so the
 // chat route stays as it is.
 
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { RequestIdVariables } from 'hono/request-id';
 import type { z } from 'zod';
-import type { PipelineHeaders } from '../pipeline/runPipeline.ts';
-import { describeIssues } from '../shared/chatRequest.ts';
+import type { PipelineDeps, PipelineHeaders } from '../pipeline/runPipeline.ts';
 import { BadRequestError } from '../shared/errors.ts';
+import { describeIssues } from '../shared/zodIssues.ts';
 import type { AccessGuardVariables } from './accessGuard.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
 import type { InFlight } from './inFlight.ts';
-import { nodeResponseOf, writeSse } from './nodeSse.ts';
+import { nodeRequestOf, nodeResponseOf, RESPONSE_ALREADY_SENT } from './nodeServerInternals.ts';
+import { writeSse } from './nodeSse.ts';
 import { sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
@@ -44,6 +44,29 @@ export async function readBody<S extends z.ZodType>(
 }
 
 /** The request headers the pipeline reads: the mode, the workspace, and the client (stored capped and redacted). */
+/** What every API route takes from the app. */
+export interface RouteDeps {
+  pipeline: PipelineDeps;
+  maxBodyBytes: number;
+  inFlight?: InFlight | undefined;
+}
+
+/** The request as the pipeline sees it: its X-Ctx-* headers, its id, and the signal that ends it. */
+export function requestFacts(
+  c: Context<RouteEnv>,
+  inFlight: InFlight | undefined,
+): { headers: PipelineHeaders; requestId: string; signal: AbortSignal } {
+  return { headers: pipelineHeaders(c), requestId: c.get('requestId'), signal: requestSignal(c, inFlight) };
+}
+
+/** What the calls without context (embeddings, legacy completions) take: the id, the client, the signal. */
+export function callFacts(
+  c: Context<RouteEnv>,
+  inFlight: InFlight | undefined,
+): { requestId: string; userAgent: string | undefined; signal: AbortSignal } {
+  return { requestId: c.get('requestId'), userAgent: c.req.header('user-agent'), signal: requestSignal(c, inFlight) };
+}
+
 export function pipelineHeaders(c: Context<RouteEnv>): PipelineHeaders {
   return {
     mode: c.req.header('x-ctx-mode'),
@@ -77,14 +100,6 @@ export async function replySse(
   const all = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...headers, ...SSE_HEADERS };
   await writeSse(outgoing, all, chunks);
   return RESPONSE_ALREADY_SENT;
-}
-
-/** Node's own request stream, when @hono/node-server runs the app (it passes it as `env.incoming`). */
-function nodeRequestOf(c: Context): AsyncIterable<Uint8Array> | undefined {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  return incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming
-    ? (incoming as AsyncIterable<Uint8Array>)
-    : undefined;
 }
 
 /** Header values must be one line of visible ASCII. */

@@ -7,6 +7,7 @@
 // turns. A system role also tells the model this is reference material, not
 // the user speaking, and it leaves every user message exactly as written.
 
+import { ATTACHMENT_INTRO, type FenceTag, fenceItem } from '../shared/contextFences.ts';
 import type { ChatMessage, ContextItem, ContextPartSource } from '../shared/types.ts';
 
 /** Stable sources first, volatile last, so the block's prefix changes least. */
@@ -30,13 +31,6 @@ export function orderItems(items: readonly ContextItem[]): ContextItem[] {
   });
 }
 
-export function fenceItem(item: ContextItem, tag = 'context'): string {
-  const title = item.title && item.title !== item.key ? ` title="${escapeAttribute(item.title)}"` : '';
-  // A file that itself contains our closing tag must not end the fence early.
-  const body = item.text.replaceAll(`</${tag}>`, `<\\/${tag}>`).replace(/\n+$/, '');
-  return `<${tag} source="${escapeAttribute(item.key)}"${title}>\n${body}\n</${tag}>`;
-}
-
 export function buildContextBlock(items: readonly ContextItem[]): string {
   if (items.length === 0) return '';
   return [CONTEXT_PREAMBLE, ...orderItems(items).map((item) => fenceItem(item))].join('\n\n');
@@ -45,10 +39,7 @@ export function buildContextBlock(items: readonly ContextItem[]): string {
 export function buildAttachment(items: readonly ContextItem[]): string {
   if (items.length === 0) return '';
   const fences = orderItems(items).map((item) => fenceItem(item, 'context-update'));
-  return [
-    'ctxproxy: this context changed since the start of the conversation (collected locally, reference data only):',
-    ...fences,
-  ].join('\n\n');
+  return [ATTACHMENT_INTRO, ...fences].join('\n\n');
 }
 
 /** Adds the attachment after the user's own words, which stay byte for byte as written. */
@@ -77,14 +68,10 @@ export function placeContext(messages: readonly ChatMessage[], placement: Placem
   return out;
 }
 
-function escapeAttribute(value: string): string {
-  return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('\n', ' ');
-}
-
 /** Each source's share of a block or an attachment: its items' fences, in the order they are placed. */
 export function accountItems(
   items: readonly ContextItem[],
-  tag: 'context' | 'context-update',
+  tag: FenceTag,
   count: (text: string) => number,
 ): ContextPartSource[] {
   const bySource = new Map<string, ContextPartSource>();

@@ -4,7 +4,7 @@
 // and budgets it, downgrading the mode when it would not fit.
 
 import { budgetRequest, countedTexts } from '../budget/index.ts';
-import type { ChatMessage, ModeName, Plan } from '../shared/types.ts';
+import type { ModeName, Plan } from '../shared/types.ts';
 import { findState, historyKeysInSlices, newConversationId } from './conversationPrefix.ts';
 import { planTurn } from './planTurn.ts';
 import type { Budgeted, PipelineDeps, Prepared } from './types.ts';
@@ -19,7 +19,7 @@ export async function budget(
   }: Pick<Prepared, 'input' | 'snapshotId' | 'selected' | 'collected' | 'redacted'>,
   deps: PipelineDeps,
 ): Promise<Budgeted> {
-  const keys = await historyKeysInSlices(selected.workspace, input.request.messages as ChatMessage[]);
+  const keys = await historyKeysInSlices(selected.workspace, input.request.messages);
   const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter

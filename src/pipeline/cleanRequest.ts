@@ -4,6 +4,7 @@
 // goes through the redactor; images are rebuilt from their bytes. Fail closed:
 // a field holding a string that cannot be scanned is dropped whole.
 
+import { LRUCache } from 'lru-cache';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { Redactor } from '../shared/types.ts';
 import { forwardedTo, ruleFor, type UpstreamKind } from './fieldPolicy.ts';
@@ -116,13 +117,19 @@ async function walkContainer(value: unknown, path: string, walk: Walk): Promise<
   return Object.fromEntries(entries.filter(([, child]) => child !== DROP && child !== undefined));
 }
 
-interface FieldMemo {
-  entries: Map<string, { json: string; counts: Record<string, number> }>;
-  chars: number;
-}
+type FieldMemo = LRUCache<string, { json: string; counts: Record<string, number> }>;
 /** Per redactor: clients resend the same tool schemas every turn, thousands of strings each time. */
 const memos = new WeakMap<Redactor, FieldMemo>();
+/** Bytes of JSON held (a character a byte); one field may take an eighth. */
 const MEMO_MAX_CHARS = 8 * 1024 * 1024;
+
+function newFieldMemo(): FieldMemo {
+  return new LRUCache({
+    maxSize: MEMO_MAX_CHARS,
+    maxEntrySize: MEMO_MAX_CHARS / 8,
+    sizeCalculation: (entry, key) => Math.max(1, key.length + entry.json.length),
+  });
+}
 
 async function redactField(
   value: unknown,
@@ -132,24 +139,16 @@ async function redactField(
     const counts: Record<string, number> = {};
     return { out: await redactDeep(value, redactor, counts, 0), counts };
   }
-  const memo = memos.get(redactor) ?? { entries: new Map(), chars: 0 };
+  const memo = memos.get(redactor) ?? newFieldMemo();
   memos.set(redactor, memo);
   const key = JSON.stringify(value);
-  const hit = memo.entries.get(key);
+  const hit = memo.get(key);
   // A fresh copy each time: the caller may change what it gets.
   if (hit) return { out: JSON.parse(hit.json), counts: hit.counts };
   const counts: Record<string, number> = {};
   const out = await redactDeep(value, redactor, counts, 0);
   const json = JSON.stringify(out);
-  if (key.length + json.length <= MEMO_MAX_CHARS / 8) {
-    memo.entries.set(key, { json, counts });
-    memo.chars += key.length + json.length;
-    for (const [old, entry] of memo.entries) {
-      if (memo.chars <= MEMO_MAX_CHARS) break;
-      memo.entries.delete(old);
-      memo.chars -= old.length + entry.json.length;
-    }
-  }
+  memo.set(key, { json, counts });
   return { out, counts };
 }
 

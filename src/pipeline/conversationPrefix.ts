@@ -5,6 +5,7 @@
 
 import { createHash, type Hash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
+import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage, SnapshotReply } from '../shared/types.ts';
 import type { ConversationState } from './conversations.ts';
 
@@ -23,7 +24,7 @@ function canonical(message: ChatMessage): string {
 function contentKey(content: ChatMessage['content']): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
-  if (content.every((part) => part.type === 'text')) return content.map((part) => part.text).join('\n');
+  if (content.every((part) => part.type === 'text')) return messageText({ content });
   return JSON.stringify(content);
 }
 

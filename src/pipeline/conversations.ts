@@ -11,6 +11,7 @@
 // changed once stored: each turn stores a new one.
 
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { ContextItem, ContextPartSource, ModeName } from '../shared/types.ts';
 
 /** Where a carried piece of context was first sent. */
@@ -53,41 +54,48 @@ export function itemHash(item: ContextItem): string {
 }
 
 /** Items that are new or changed since the model last saw them. The env item's clock always changes: not news. */
+/** Roughly the bytes a state holds: its texts (a character a byte, as V8 keeps most of them) and the hashes it knows. */
+function stateBytes(state: ConversationState | 'ambiguous'): number {
+  if (state === 'ambiguous') return 64;
+  let bytes = 256 + state.contextBlock.length;
+  for (const attachment of state.attachments) bytes += attachment.text.length;
+  for (const [key, hash] of state.known) bytes += key.length + hash.length;
+  return bytes;
+}
+
 export function changedItems(known: ReadonlyMap<string, string>, items: readonly ContextItem[]): ContextItem[] {
   return items.filter((item) => item.source !== 'env' && known.get(item.key) !== itemHash(item));
 }
 
 /**
- * A bounded map from history key to state, least recently used first out. Two
- * conversations that store a state under the same key (two chats that opened
- * alike and got the same reply) cannot be told apart: the key then holds
- * neither, and their next turns start fresh rather than share context.
+ * A bounded map from history key to state, least recently used first out,
+ * bounded by keys and by the bytes of the text the states hold (a context
+ * block each). Two conversations that store a state under the same key (two
+ * chats that opened alike and got the same reply) cannot be told apart: the
+ * key then holds neither, and their next turns start fresh rather than share context.
  */
 export class ConversationCache {
-  readonly #states = new Map<string, ConversationState | 'ambiguous'>();
-  constructor(private readonly capacity = 1000) {}
+  readonly #states: LRUCache<string, ConversationState | 'ambiguous'> | undefined;
+
+  /** `capacity` 0 remembers nothing (every turn starts fresh). */
+  constructor(capacity = 1000, maxBytes = 64 * 1024 * 1024) {
+    this.#states =
+      capacity > 0 ? new LRUCache({ max: capacity, maxSize: maxBytes, sizeCalculation: stateBytes }) : undefined;
+  }
 
   get(key: string): ConversationState | undefined {
-    const state = this.#states.get(key);
-    if (state === undefined) return undefined;
-    this.#states.delete(key);
-    this.#states.set(key, state);
+    const state = this.#states?.get(key);
     return state === 'ambiguous' ? undefined : state;
   }
 
   set(key: string, state: ConversationState): void {
-    const previous = this.#states.get(key);
+    const previous = this.#states?.peek(key);
     const shared =
       previous !== undefined && (previous === 'ambiguous' || previous.conversationId !== state.conversationId);
-    this.#states.delete(key);
-    this.#states.set(key, shared ? 'ambiguous' : state);
-    if (this.#states.size > this.capacity) {
-      const oldest = this.#states.keys().next().value;
-      if (oldest !== undefined) this.#states.delete(oldest);
-    }
+    this.#states?.set(key, shared ? 'ambiguous' : state);
   }
 
   get size(): number {
-    return this.#states.size;
+    return this.#states?.size ?? 0;
   }
 }

@@ -4,11 +4,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
-import { type Calibration, createTokenCounter, warmTokenizer } from '../budget/index.ts';
+import { createTokenCounter, warmTokenizer } from '../budget/index.ts';
 import { loadPlans } from '../config/plans.ts';
 import { createRedactor } from '../redact/createRedactor.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
+import type { Calibration } from '../shared/types.ts';
 import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
 import { assemble } from './assembleStage.ts';
 import { budget } from './budgetStage.ts';

@@ -8,6 +8,7 @@
 // Responses API continues a conversation. Holding a few hundred small
 // conversations costs little; refusing would break those clients.
 
+import { LRUCache } from 'lru-cache';
 import type { ResponseItem } from '../shared/responsesRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
@@ -18,54 +19,47 @@ export interface RememberedResponse {
 
 export interface ResponseMemoryOptions {
   maxResponses?: number;
-  /** Rough cap on the characters held, over all responses. */
+  /** Rough cap on the bytes held over all responses (their JSON's characters). */
   maxChars?: number;
 }
 
+interface Held {
+  entry: RememberedResponse;
+  itemIds: string[];
+}
+
 export class ResponseMemory {
-  private readonly responses = new Map<string, { entry: RememberedResponse; chars: number; itemIds: string[] }>();
+  private readonly responses: LRUCache<string, Held>;
   private readonly items = new Map<string, ResponseItem>();
-  private chars = 0;
   readonly maxResponses: number;
-  private readonly maxChars: number;
 
   constructor(options: ResponseMemoryOptions = {}) {
     this.maxResponses = options.maxResponses ?? 256;
-    this.maxChars = options.maxChars ?? 32 * 1024 * 1024;
+    this.responses = new LRUCache<string, Held>({
+      max: this.maxResponses,
+      maxSize: options.maxChars ?? 32 * 1024 * 1024,
+      // A forgotten response takes its output items with it.
+      dispose: (held) => {
+        for (const itemId of held.itemIds) this.items.delete(itemId);
+      },
+    });
   }
 
   remember(id: string, entry: RememberedResponse, output: ResponseItem[]): void {
-    const chars = JSON.stringify(entry.history).length + JSON.stringify(output).length;
-    if (chars > this.maxChars) return;
-    const itemIds: string[] = [];
-    for (const item of output) {
-      if (typeof item.id === 'string') {
-        this.items.set(item.id, item);
-        itemIds.push(item.id);
-      }
-    }
-    this.responses.set(id, { entry, chars, itemIds });
-    this.chars += chars;
-    while (this.responses.size > this.maxResponses || this.chars > this.maxChars) {
-      const oldest = this.responses.keys().next().value;
-      if (oldest === undefined) break;
-      this.forget(oldest);
-    }
+    const size = JSON.stringify(entry.history).length + JSON.stringify(output).length;
+    if (size > this.responses.maxSize) return;
+    const itemIds = output.flatMap((item) => (typeof item.id === 'string' ? [item.id] : []));
+    // Stored first: replacing an earlier response of this id forgets its items before these are added.
+    this.responses.set(id, { entry, itemIds }, { size: Math.max(1, size) });
+    for (const item of output) if (typeof item.id === 'string') this.items.set(item.id, item);
   }
 
+  /** Oldest forgotten first: reading a response does not make it younger. */
   response(id: string): RememberedResponse | undefined {
-    return this.responses.get(id)?.entry;
+    return this.responses.peek(id)?.entry;
   }
 
   item(id: string): ResponseItem | undefined {
     return this.items.get(id);
-  }
-
-  private forget(id: string): void {
-    const held = this.responses.get(id);
-    if (!held) return;
-    this.responses.delete(id);
-    this.chars -= held.chars;
-    for (const itemId of held.itemIds) this.items.delete(itemId);
   }
 }

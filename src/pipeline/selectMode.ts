@@ -3,6 +3,7 @@
 // line in the last user message, the server's --mode, else auto.
 
 import { BadRequestError } from '../shared/errors.ts';
+import { firstText, messageText } from '../shared/messageText.ts';
 import { parseWindow } from '../shared/parseWindow.ts';
 import { type ChatMessage, MODE_NAMES, type ModeName, type ModeRequest } from '../shared/types.ts';
 
@@ -94,7 +95,7 @@ function stripModeLines(messages: ChatMessage[]): {
   for (let index = 0; index <= last; index++) {
     const message = messages[index] as ChatMessage;
     if (message.role !== 'user') continue;
-    const text = typeof message.content === 'string' ? message.content : firstTextPart(message);
+    const text = firstText(message);
     const match = text === undefined ? null : MODE_LINE.exec(text);
     const name = match?.[1]?.toLowerCase();
     if (!match || !name) continue;
@@ -117,12 +118,6 @@ function withoutModeLine(message: ChatMessage, stripped: string): ChatMessage['c
   return parts;
 }
 
-function firstTextPart(message: ChatMessage): string | undefined {
-  if (!Array.isArray(message.content)) return undefined;
-  const part = message.content.find((p) => p.type === 'text');
-  return part?.type === 'text' ? part.text : undefined;
-}
-
 export function lastUserIndex(messages: ChatMessage[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
   return -1;
@@ -132,13 +127,4 @@ export function lastUserIndex(messages: ChatMessage[]): number {
 export function lastUserText(messages: ChatMessage[]): string {
   const message = messages[lastUserIndex(messages)];
   return message ? messageText(message) : '';
-}
-
-export function messageText(message: ChatMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  if (!message.content) return '';
-  return message.content
-    .filter((part) => part.type === 'text')
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .join('\n');
 }

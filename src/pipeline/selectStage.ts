@@ -2,7 +2,6 @@
 // setting, auto: see selectMode.ts), the model the upstream is asked for, and
 // the workspace the context is collected from.
 
-import type { ChatMessage } from '../shared/types.ts';
 import { selectMode } from './selectMode.ts';
 import type { PipelineDeps, Prepared, Selected } from './types.ts';
 import { resolveWorkspace } from './workspace.ts';
@@ -11,7 +10,7 @@ export async function select({ input }: Pick<Prepared, 'input'>, deps: PipelineD
   const selection = selectMode({
     headerMode: input.headers.mode,
     model: input.request.model,
-    messages: input.request.messages as ChatMessage[],
+    messages: input.request.messages,
     serverMode: deps.settings.mode,
     looksLikeStackTrace: deps.looksLikeStackTrace,
   });

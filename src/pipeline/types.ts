@@ -2,10 +2,11 @@
 // hands the next: in a module of their own so that runPipeline.ts and the stages
 // import them without importing each other.
 
-import type { Calibration, TokenCounter } from '../budget/index.ts';
+import type { TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type {
+  Calibration,
   ChatMessage,
   ContextItem,
   ContextPart,

@@ -7,11 +7,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import type { z } from 'zod';
+import { describeIssues } from '../shared/zodIssues.ts';
 import type { CompiledRule, RuleExample } from './compiledRule.ts';
 import { consumedGroups, matchStarts } from './matchStarts.ts';
 import { ownPatternFailures } from './ruleExamples.ts';
 import {
-  formatIssues,
   type NeverReadSpec,
   neverReadFileSchema,
   type RedactionRuleSpec,
@@ -55,7 +55,7 @@ function parseJsonText<T>(file: string, text: string, schema: z.ZodType<T>): T {
     throw new RuleLoadError(`${file}: cannot read JSON (${(error as Error).message})`);
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new RuleLoadError(`${file}: ${formatIssues(parsed.error)}`);
+  if (!parsed.success) throw new RuleLoadError(`${file}: ${describeIssues(parsed.error, '(root)')}`);
   return parsed.data;
 }
 

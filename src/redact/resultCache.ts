@@ -1,22 +1,23 @@
 // Results by content hash (+ path), so an unchanged item costs a hash and a
-// map lookup instead of a scan. Bounded by total characters and by entries
-// (every client message is new text: without an entry cap, a long-running
-// proxy would keep one entry per request), least recently used out first.
+// map lookup instead of a scan. Bounded by the bytes of the texts held and by
+// entries (every client message is new text: without an entry cap, a
+// long-running proxy would keep one entry per request), least recently used
+// out first.
 
 import { createHash, hash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import type { RedactResult } from '../shared/types.ts';
 
 const SLICE_CHARS = 1024 * 1024;
 
 export class ResultCache {
-  private readonly entries = new Map<string, { result: RedactResult; size: number }>();
-  private totalChars = 0;
+  private readonly entries: LRUCache<string, RedactResult>;
 
-  constructor(
-    private readonly maxChars = 32 * 1024 * 1024,
-    private readonly maxEntries = 4096,
-  ) {}
+  /** `maxBytes` counts a character as a byte, as V8 stores most source text (one-byte strings). */
+  constructor(maxBytes = 32 * 1024 * 1024, maxEntries = 4096) {
+    this.entries = new LRUCache({ max: maxEntries, maxSize: maxBytes });
+  }
 
   /** The same key as `key`, hashed in 1 MB slices with the event loop free between them (10 MB: ~50 ms of hashing). */
   async keyInSlices(text: string, path: string | undefined): Promise<string> {
@@ -39,27 +40,11 @@ export class ResultCache {
   }
 
   get(key: string): RedactResult | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    // Refresh its place so the most recently used stay longest.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.result;
+    return this.entries.get(key);
   }
 
+  /** `size`: the characters of the text the result stands for; larger than the whole cache, it is not kept. */
   set(key: string, result: RedactResult, size: number): void {
-    if (size > this.maxChars) return;
-    const previous = this.entries.get(key);
-    if (previous) {
-      this.totalChars -= previous.size;
-      this.entries.delete(key);
-    }
-    this.entries.set(key, { result, size });
-    this.totalChars += size;
-    for (const [oldKey, old] of this.entries) {
-      if (this.totalChars <= this.maxChars && this.entries.size <= this.maxEntries) break;
-      this.entries.delete(oldKey);
-      this.totalChars -= old.size;
-    }
+    this.entries.set(key, result, { size: Math.max(1, size) });
   }
 }

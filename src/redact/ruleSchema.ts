@@ -125,7 +125,6 @@ export const redactionRuleFileSchema = z
     rules: z.array(redactionRuleSchema).min(1),
   })
   .strict();
-export type RedactionRuleFile = z.infer<typeof redactionRuleFileSchema>;
 
 export const neverReadFileSchema = z
   .object({
@@ -137,8 +136,3 @@ export const neverReadFileSchema = z
   })
   .strict();
 export type NeverReadSpec = z.infer<typeof neverReadFileSchema>;
-
-/** zod issues as one readable `[path] message` list. */
-export function formatIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `[${issue.path.join('.') || '(root)'}] ${issue.message}`).join('; ');
-}

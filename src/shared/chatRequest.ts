@@ -6,25 +6,36 @@ import { z } from 'zod';
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const imagePart = z.object({
   type: z.literal('image_url'),
-  image_url: z.union([z.string(), z.object({ url: z.string(), detail: z.string().optional() })]),
+  /** OpenAI sends an object; some clients send the bare URL string. */
+  image_url: z.union([
+    z.string(),
+    z.object({
+      url: z.string(),
+      detail: z.string().optional(),
+      // The audit log keeps an image as its type and size, with `url` = `sha256:<hex>` of the bytes.
+      // A client's own values never reach the model: pipeline/images.ts rebuilds every image part.
+      media_type: z.string().optional(),
+      bytes: z.number().optional(),
+    }),
+  ]),
 });
-const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
+export const contentPartSchema = z.discriminatedUnion('type', [textPart, imagePart]);
 
-const toolCall = z.object({
+export const toolCallSchema = z.object({
   id: z.string(),
   type: z.literal('function').default('function'),
   function: z.object({ name: z.string(), arguments: z.string() }),
 });
 
-const message = z.object({
+export const chatMessageSchema = z.object({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
-  content: z.union([z.string(), z.array(contentPart), z.null()]).default(null),
+  content: z.union([z.string(), z.array(contentPartSchema), z.null()]).default(null),
   name: z.string().optional(),
-  tool_calls: z.array(toolCall).optional(),
+  tool_calls: z.array(toolCallSchema).optional(),
   tool_call_id: z.string().optional(),
 });
 
-const tool = z.object({
+export const toolDefinitionSchema = z.object({
   type: z.literal('function'),
   function: z.object({
     name: z.string().min(1),
@@ -54,10 +65,10 @@ export const samplingFields = {
 export const chatRequestSchema = z
   .object({
     model: z.string().min(1),
-    messages: z.array(message).min(1),
+    messages: z.array(chatMessageSchema).min(1),
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
-    tools: z.array(tool).optional(),
+    tools: z.array(toolDefinitionSchema).optional(),
     tool_choice: z.unknown().optional(),
     ...samplingFields,
     max_completion_tokens: z.number().int().positive().nullable().optional(),
@@ -67,8 +78,3 @@ export const chatRequestSchema = z
   .passthrough();
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
-
-/** Turns zod issues into one readable line: `[messages.0.role] Invalid option …`. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `[${issue.path.join('.') || 'body'}] ${issue.message}`).join('; ');
-}

@@ -103,10 +103,6 @@ export interface AuditStore {
   close(): Promise<void>;
 }
 
-export interface Clock {
-  now(): number;
-}
-
 export type LogFields = Record<string, string | number | boolean | undefined>;
 
 /** Logs carry sizes, hashes, ids and rule ids; never prompt text or secrets. */

@@ -1,52 +1,31 @@
 // Plain data that passes between the pipeline's stages. Stage folders import
 // only from here (and the other files of shared/), never from each other.
 
+import type { z } from 'zod';
+import type { chatMessageSchema, contentPartSchema, toolCallSchema, toolDefinitionSchema } from './chatRequest.ts';
+
 export const MODE_NAMES = ['off', 'quick', 'git-aware', 'deep', 'debug'] as const;
 export type ModeName = (typeof MODE_NAMES)[number];
 export type ModeRequest = ModeName | 'auto';
 
 // ---- OpenAI chat shapes (what clients send and what we forward) ----------
 
-export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+// Inferred from the request schema, so what we accept and what we handle cannot drift.
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
+export type ChatRole = ChatMessage['role'];
+export type ContentPart = z.infer<typeof contentPartSchema>;
+export type TextPart = Extract<ContentPart, { type: 'text' }>;
+export type ImagePart = Extract<ContentPart, { type: 'image_url' }>;
+export type ToolCall = z.infer<typeof toolCallSchema>;
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
-export interface TextPart {
-  type: 'text';
-  text: string;
-}
-export interface ImagePart {
-  type: 'image_url';
-  /**
-   * OpenAI sends an object; some clients send the bare URL string. In the audit
-   * log the url is `sha256:<hex>` of the bytes, with their media type and size.
-   */
-  image_url:
-    | string
-    | { url: string; detail?: string | undefined; media_type?: string | undefined; bytes?: number | undefined };
-}
-export type ContentPart = TextPart | ImagePart;
-
-export interface ToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-export interface ChatMessage {
-  role: ChatRole;
-  content: string | ContentPart[] | null;
-  name?: string | undefined;
-  tool_calls?: ToolCall[] | undefined;
-  tool_call_id?: string | undefined;
-}
-
-export interface ToolDefinition {
-  type: 'function';
-  function: {
-    name: string;
-    description?: string | undefined;
-    parameters?: Record<string, unknown> | undefined;
-    strict?: boolean | null | undefined;
-  };
+/**
+ * A model's correction of the local token estimate: actual / estimated prompt
+ * tokens over `samples` answers. The budget stage computes it, the audit store keeps it.
+ */
+export interface Calibration {
+  ratio: number;
+  samples: number;
 }
 
 // ---- Upstream --------------------------------------------------------------

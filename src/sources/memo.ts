@@ -1,6 +1,10 @@
 // A small per-workspace memo: a value is reused while its fingerprint (a string
 // built from cheap stats of whatever the value depends on) is unchanged and it
 // is younger than the TTL. Concurrent misses for the same key share one run.
+// The TTL is checked here against the sources' injected clock (tests move it),
+// lru-cache keeps the bound.
+
+import { LRUCache } from 'lru-cache';
 
 interface Entry<T> {
   fingerprint: string;
@@ -9,15 +13,17 @@ interface Entry<T> {
 }
 
 export class Memo<T> {
-  readonly #entries = new Map<string, Entry<T>>();
+  readonly #entries: LRUCache<string, Entry<T>>;
   readonly #inFlight = new Map<string, { fingerprint: string; promise: Promise<T> }>();
 
   constructor(
     private readonly ttlMs: () => number,
     private readonly clock: () => number,
-    /** Oldest entries are dropped beyond this many keys (message-keyed results multiply). */
-    private readonly maxEntries = 64,
-  ) {}
+    /** Least recently used entries are dropped beyond this many keys (message-keyed results multiply). */
+    maxEntries = 64,
+  ) {
+    this.#entries = new LRUCache({ max: maxEntries });
+  }
 
   peek(key: string, fingerprint: string): T | undefined {
     const entry = this.#entries.get(key);
@@ -38,12 +44,7 @@ export class Memo<T> {
     const at = this.clock();
     const promise = compute().then(
       (value) => {
-        this.#entries.delete(key);
         this.#entries.set(key, { fingerprint, at, value });
-        if (this.#entries.size > this.maxEntries) {
-          const oldest = this.#entries.keys().next().value;
-          if (oldest !== undefined) this.#entries.delete(oldest);
-        }
         return value;
       },
       (error: unknown) => {

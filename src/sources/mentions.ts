@@ -4,6 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { messageText } from '../shared/messageText.ts';
 import { parseWindow } from '../shared/parseWindow.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
@@ -14,19 +15,13 @@ const BARE_NAMES =
 /** A bare name anywhere in a raw token: the token (a part of it) can only be one if this matches. */
 const BARE_NAME_INSIDE = new RegExp(BARE_NAMES.source.slice(1, -1));
 
-export function messageText(message: ChatMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  if (!Array.isArray(message.content)) return '';
-  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-}
-
 /** Text of the user's messages: the files they name are "in play". */
 export function userText(messages: readonly ChatMessage[]): string {
   // Bounded (shared/parseWindow.ts): the parsers below are linear but slow per character.
   return parseWindow(
     messages
       .filter((m) => m.role === 'user')
-      .map(messageText)
+      .map((message) => messageText(message))
       .join('\n'),
   );
 }

@@ -2,6 +2,7 @@
 // directory the computation looks at is stamped (mtime and size, or missing)
 // before it is read, and the value stays valid while all stamps still hold.
 
+import { LRUCache } from 'lru-cache';
 import { statStamp } from './fingerprint.ts';
 
 export class StatTracker {
@@ -25,13 +26,16 @@ interface Entry<T> {
 }
 
 export class TrackedMemo<T> {
-  readonly #entries = new Map<string, Entry<T>>();
+  readonly #entries: LRUCache<string, Entry<T>>;
 
+  /** The TTL is checked against the sources' injected clock (tests move it); lru-cache keeps the bound. */
   constructor(
     private readonly ttlMs: () => number,
     private readonly clock: () => number,
-    private readonly maxEntries = 32,
-  ) {}
+    maxEntries = 32,
+  ) {
+    this.#entries = new LRUCache({ max: maxEntries });
+  }
 
   async get(key: string, compute: (tracker: StatTracker) => Promise<T>): Promise<T> {
     const entry = this.#entries.get(key);
@@ -39,12 +43,7 @@ export class TrackedMemo<T> {
     const tracker = new StatTracker();
     const at = this.clock();
     const value = await compute(tracker);
-    this.#entries.delete(key);
     this.#entries.set(key, { value, tracker, at });
-    if (this.#entries.size > this.maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
     return value;
   }
 }

@@ -23,12 +23,6 @@ export function formatTime(epochMs: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-/** `YYYY-MM-DD` in local time, the value format of `<input type="date">`. */
-export function formatDateInput(epochMs: number): string {
-  const d = new Date(epochMs);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
-
 /** First line-ish of a question, collapsed to one line and cut at `max` characters. */
 export function excerpt(text: string, max = 120): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();

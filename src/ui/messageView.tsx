@@ -2,9 +2,10 @@
 // markers highlighted, and each context fence folded under its source with
 // its size (and the source's totals from the snapshot's report).
 
+import { splitContextFences } from '../shared/contextFences.ts';
 import type { ChatMessage, ContextPart, ContextPartSource, SourceReport, ToolCall } from '../shared/types.ts';
 import { formatCount, plural } from './format.ts';
-import { messageText, splitContextFences, splitRedactions } from './messageText.ts';
+import { shownText, splitRedactions } from './messageText.ts';
 import { PartOrigin, partKind } from './reportSections.tsx';
 
 export function Highlighted({ text }: { text: string }) {
@@ -129,7 +130,7 @@ export function MessageView({
   /** The snapshot's context parts in this message. */
   parts?: ContextPart[] | undefined;
 }) {
-  const text = messageText(message);
+  const text = shownText(message);
   const shareOf = (key: string, update: boolean) =>
     parts
       .filter((part) => (part.kind === 'update') === update)

@@ -11,6 +11,7 @@ import type {
 } from 'ollama';
 import type { EmbedRequest, EmbedResult, GenerateRequest, Upstream } from '../shared/ports.ts';
 import type { UpstreamEvent } from '../shared/types.ts';
+import { startFirstByteTimer } from './callTimers.ts';
 import { toOllamaOptions } from './ollamaMapping.ts';
 import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
 
@@ -25,23 +26,8 @@ export function ollamaExtras(deps: OllamaExtrasDeps): Required<Pick<Upstream, 'e
   const { baseUrl, clientWith, firstByteTimeoutMs } = deps;
 
   /** A timer that aborts the call when the upstream stays silent too long. */
-  const firstByteTimer = (model: string, signal: AbortSignal) => {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, firstByteTimeoutMs);
-    timer.unref?.();
-    const context = (): UpstreamFailureContext => ({
-      kind: 'ollama',
-      baseUrl,
-      model,
-      signal,
-      timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
-    });
-    return { signal: controller.signal, stop: () => clearTimeout(timer), context };
-  };
+  const firstByteTimer = (model: string, signal: AbortSignal) =>
+    startFirstByteTimer({ kind: 'ollama', baseUrl, model, signal, timeoutMs: firstByteTimeoutMs });
 
   return {
     async embed(request: EmbedRequest, signal: AbortSignal): Promise<EmbedResult> {

@@ -7,12 +7,12 @@
 import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { type StreamTimers, startStreamTimers, timedItems } from './callTimers.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { ollamaExtras } from './ollamaGenerate.ts';
 import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
-import { createStallWatch, type StallWatch } from './stallWatch.ts';
-import { classifyUpstreamFailure, missingDoneError, type UpstreamFailureContext } from './upstreamErrors.ts';
+import { classifyUpstreamFailure, missingDoneError } from './upstreamErrors.ts';
 
 export interface OllamaUpstreamOptions {
   baseUrl: string;
@@ -70,31 +70,24 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = withBinaryImages(toOllamaChatRequest(request));
       // Ours to abort: the first-byte timer and, once lines flow, the idle timer.
-      const local = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        local.abort();
-      }, firstByteTimeoutMs);
-      timer.unref();
-      const watch = createStallWatch(idleTimeoutMs, () => local.abort());
-      const context = (): UpstreamFailureContext => ({
+      const timer = startStreamTimers({
         kind: 'ollama',
         baseUrl,
         model: request.model,
         signal,
-        timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
-        stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
+        timeoutMs: firstByteTimeoutMs,
+        idleTimeoutMs,
       });
+      const { context } = timer;
 
       let stream: AbortableAsyncIterator<ChatResponse>;
       try {
-        stream = await clientWith([signal, local.signal]).chat(body);
+        stream = await clientWith([signal, timer.signal]).chat(body);
       } catch (error) {
-        clearTimeout(timer);
+        timer.stop();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(stream, { onFirstLine: () => clearTimeout(timer), watch }, context, makeId);
+      return streamEvents(stream, timer, makeId);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {
@@ -125,27 +118,15 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
 
 async function* streamEvents(
   stream: AbortableAsyncIterator<ChatResponse>,
-  timers: { onFirstLine: () => void; watch: StallWatch },
-  context: () => UpstreamFailureContext,
+  timers: StreamTimers,
   makeId: () => string,
 ): AsyncGenerator<UpstreamEvent> {
   const mapper = createOllamaEventMapper(makeId);
   const lines = stream[Symbol.asyncIterator]();
-  const { watch } = timers;
+  const { context } = timers;
   let finished = false;
-  let answered = false;
   try {
-    for (;;) {
-      // Before the first line the first-byte timer runs; after it, the idle timer, while we wait only.
-      if (answered) watch.waiting();
-      const next = await lines.next();
-      watch.received();
-      if (next.done) break;
-      if (!answered) {
-        answered = true;
-        timers.onFirstLine();
-      }
-      const line = next.value;
+    for await (const line of timedItems(lines, timers)) {
       // Set before the last events go out: a consumer may stop right after them, and the answer is complete.
       if (line.done) finished = true;
       yield* mapper.map(line);
@@ -155,8 +136,8 @@ async function* streamEvents(
   } catch (error) {
     throw classifyUpstreamFailure(error, { ...context(), phase: 'stream' });
   } finally {
-    timers.onFirstLine();
-    watch.stop();
+    timers.stop();
+    timers.watch.stop();
     // The consumer stopped early (client left, or an error): close this socket only.
     if (!finished) stream.abort();
     await lines.return?.();

@@ -4,9 +4,10 @@
 
 import type { EmbedRequest, EmbedResult, GenerateRequest, Upstream } from '../shared/ports.ts';
 import type { UpstreamEvent } from '../shared/types.ts';
+import { startFirstByteTimer } from './callTimers.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
-import { classifyUpstreamFailure, type UpstreamFailureContext, UpstreamHttpError } from './upstreamErrors.ts';
+import { classifyUpstreamFailure, UpstreamHttpError } from './upstreamErrors.ts';
 
 export interface OpenAIExtrasDeps {
   baseUrl: string;
@@ -22,33 +23,26 @@ const SAMPLING = ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'presenc
 export function openaiExtras(deps: OpenAIExtrasDeps): Required<Pick<Upstream, 'embed' | 'generate'>> {
   /** POSTs `body`, with a first-byte timer; returns the response once it is a 2xx with a body. */
   const post = async (path: string, model: string, body: unknown, accept: string, signal: AbortSignal) => {
-    const local = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      local.abort();
-    }, deps.firstByteTimeoutMs);
-    timer.unref?.();
-    const context = (): UpstreamFailureContext => ({
+    const timer = startFirstByteTimer({
       kind: 'openai',
       baseUrl: deps.baseUrl,
       model,
       signal,
-      timedOutAfterMs: timedOut ? deps.firstByteTimeoutMs : undefined,
+      timeoutMs: deps.firstByteTimeoutMs,
     });
     try {
       const response = await deps.fetch(`${deps.apiBase}${path}`, {
         method: 'POST',
         headers: deps.headers(accept),
         body: JSON.stringify(body),
-        signal: AbortSignal.any([signal, local.signal]),
+        signal: AbortSignal.any([signal, timer.signal]),
       });
       if (!response.ok) throw new UpstreamHttpError(await deps.errorMessageOf(response), response.status);
       if (!response.body) throw new Error('the upstream answered without a body');
-      return { response, context, stop: () => clearTimeout(timer), abort: () => local.abort() };
+      return { response, context: timer.context, stop: timer.stop, abort: timer.abort };
     } catch (error) {
-      clearTimeout(timer);
-      throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
+      timer.stop();
+      throw classifyUpstreamFailure(error, { ...timer.context(), phase: 'request' });
     }
   };
 

@@ -6,12 +6,12 @@
 import { BadRequestError } from '../shared/errors.ts';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { ChatMessage, UpstreamEvent, UpstreamModel } from '../shared/types.ts';
+import { startStreamTimers, timedItems } from './callTimers.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { newToolCallId } from './ollamaEvents.ts';
 import { openaiExtras } from './openaiExtras.ts';
 import { openAIEvents, sseData } from './openaiStream.ts';
-import { createStallWatch } from './stallWatch.ts';
-import { classifyUpstreamFailure, type UpstreamFailureContext, UpstreamHttpError } from './upstreamErrors.ts';
+import { classifyUpstreamFailure, UpstreamHttpError } from './upstreamErrors.ts';
 
 export interface OpenAIUpstreamOptions {
   /** With or without the trailing `/v1`. */
@@ -50,22 +50,15 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
       const body = toOpenAIBody(request);
-      const local = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        local.abort();
-      }, firstByteTimeoutMs);
-      timer.unref();
-      const watch = createStallWatch(idleTimeoutMs, () => local.abort());
-      const context = (): UpstreamFailureContext => ({
+      const timer = startStreamTimers({
         kind: 'openai',
         baseUrl,
         model: request.model,
         signal,
-        timedOutAfterMs: timedOut ? firstByteTimeoutMs : undefined,
-        stalledAfterMs: watch.stalled ? idleTimeoutMs : undefined,
+        timeoutMs: firstByteTimeoutMs,
+        idleTimeoutMs,
       });
+      const { watch, context } = timer;
 
       let response: Response;
       try {
@@ -73,12 +66,12 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
           method: 'POST',
           headers: headers('text/event-stream'),
           body: JSON.stringify(body),
-          signal: AbortSignal.any([signal, local.signal]),
+          signal: AbortSignal.any([signal, timer.signal]),
         });
         if (!response.ok) throw new UpstreamHttpError(await errorMessageOf(response), response.status);
         if (!response.body) throw new Error('the upstream answered without a body');
       } catch (error) {
-        clearTimeout(timer);
+        timer.stop();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
       const responseBody = response.body;
@@ -88,18 +81,8 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         try {
           const payloads = (async function* () {
             const data = sseData(responseBody);
-            let answered = false;
             try {
-              for (;;) {
-                // Before the first event the first-byte timer runs; after it, the idle timer, while we wait only.
-                if (answered) watch.waiting();
-                const next = await data.next();
-                watch.received();
-                if (next.done) return;
-                answered = true;
-                clearTimeout(timer);
-                yield next.value;
-              }
+              yield* timedItems(data, timer);
             } finally {
               await data.return(undefined);
             }
@@ -111,10 +94,10 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         } catch (error) {
           throw classifyUpstreamFailure(error, { ...context(), phase: 'stream' });
         } finally {
-          clearTimeout(timer);
+          timer.stop();
           watch.stop();
           // The consumer stopped early (client left, or an error): close this request only.
-          if (!finished) local.abort();
+          if (!finished) timer.abort();
         }
       })();
     },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Calibration, nextCalibration, suspectTruncation } from '../../src/budget/index.ts';
+import { nextCalibration, suspectTruncation } from '../../src/budget/index.ts';
+import type { Calibration } from '../../src/shared/types.ts';
 
 describe('nextCalibration', () => {
   it('starts from the first sample', () => {

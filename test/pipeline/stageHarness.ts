@@ -4,14 +4,13 @@
 // scripted model that records what it was sent), the audit store (in memory),
 // the clock and the ids. Each stage test drives runPipeline through these deps.
 
-import type { Calibration } from '../../src/budget/index.ts';
 import { createPipelineDeps } from '../../src/pipeline/defaultDeps.ts';
 import { type PipelineDeps, type PipelineSettings, runPipeline } from '../../src/pipeline/runPipeline.ts';
 import type { PipelineResult, PipelineStages } from '../../src/pipeline/types.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import type { ChatRequest } from '../../src/shared/chatRequest.ts';
 import type { Upstream, UpstreamRequest } from '../../src/shared/ports.ts';
-import type { Redactor, Snapshot, UpstreamEvent } from '../../src/shared/types.ts';
+import type { Calibration, Redactor, Snapshot, UpstreamEvent } from '../../src/shared/types.ts';
 import { type MemoryAuditStore, memoryAuditStore } from '../support/memoryAuditStore.ts';
 
 /** What the scripted model does with the next chat. */

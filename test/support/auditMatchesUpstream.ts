@@ -6,7 +6,7 @@
 // Call it at the end of any integration suite that talks to the fake Ollama.
 
 import assert from 'node:assert/strict';
-import { formatSnapshot } from '../../src/audit/format.ts';
+import { formatSnapshot } from '../../src/cli/auditFormat.ts';
 import type { ChatMessage, ContextPart, Snapshot } from '../../src/shared/types.ts';
 import type { FakeOllama } from './fakeOllama.ts';
 import type { RunningProxy } from './proxy.ts';

@@ -11,19 +11,11 @@
 // insensitive) in the question or the reply. The browser test runs on the
 // real store, so a drift between the two shows up there.
 
+import { questionOf } from '../../src/audit/snapshotRow.ts';
 import type { AuditStore, SnapshotQuery } from '../../src/shared/ports.ts';
-import type { ChatMessage, Snapshot, SnapshotSummary } from '../../src/shared/types.ts';
-
-function textOf(message: ChatMessage | undefined): string {
-  if (!message || message.content === null) return '';
-  if (typeof message.content === 'string') return message.content;
-  return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
-}
-
-const FENCES = /<(context(?:-update)?)[\s>][\s\S]*?<\/\1>/g;
+import type { Snapshot, SnapshotSummary } from '../../src/shared/types.ts';
 
 export function summarize(snapshot: Snapshot): SnapshotSummary {
-  const lastUser = snapshot.forwarded.findLast((message) => message.role === 'user');
   const summary: SnapshotSummary = {
     id: snapshot.id,
     createdAt: snapshot.createdAt,
@@ -32,7 +24,8 @@ export function summarize(snapshot: Snapshot): SnapshotSummary {
     modeUsed: snapshot.modeUsed,
     outcome: snapshot.outcome,
     totalMs: snapshot.timings.totalMs,
-    question: textOf(lastUser).replace(FENCES, '').trim(),
+    // The question as the real store reads it (the last user message without its context fences).
+    question: questionOf(snapshot.forwarded),
   };
   if (snapshot.usage) {
     summary.promptTokens = snapshot.usage.promptTokens;

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type AuditStoreFull, openAuditStore } from '../../src/audit/store.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
-import { messageText } from '../../src/ui/messageText.ts';
+import { shownText } from '../../src/ui/messageText.ts';
 import { ARTIFACTS, LAPTOP, launchChromium, PHONE, type RunningServer, startServer } from './browserSupport.ts';
 import { conversationOf, HOSTILE, makeSnapshot } from './snapshotFixtures.ts';
 import { testApp } from './testApp.ts';
@@ -20,7 +20,7 @@ type ShownSegment = { source: string | null; text: string };
 
 /** The expected view of a message, parsed here independently of src/ui. */
 function expectedSegments(message: ChatMessage): ShownSegment[] {
-  const text = messageText(message);
+  const text = shownText(message);
   const out: ShownSegment[] = [];
   const fence = /<(context(?:-update)?) source="([^"]*)"[^>]*>\n([\s\S]*?)\n<\/\1>/g;
   let last = 0;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fenceItem } from '../../src/pipeline/assemble.ts';
+import { fenceItem, splitContextFences } from '../../src/shared/contextFences.ts';
 import type { ContextItem } from '../../src/shared/types.ts';
-import { messageText, splitContextFences, splitRedactions } from '../../src/ui/messageText.ts';
+import { shownText, splitRedactions } from '../../src/ui/messageText.ts';
 
 const item = (key: string, text: string, title = key): ContextItem => ({
   key,
@@ -56,9 +56,9 @@ describe('splitRedactions', () => {
   });
 });
 
-describe('messageText', () => {
+describe('shownText', () => {
   it('joins text parts and names images without their data', () => {
-    const text = messageText({
+    const text = shownText({
       role: 'user',
       content: [
         { type: 'text', text: 'look' },
@@ -70,9 +70,9 @@ describe('messageText', () => {
   });
 });
 
-describe('messageText of a stored image', () => {
+describe('shownText of a stored image', () => {
   it('shows its type, size and the start of its hash', () => {
-    const text = messageText({
+    const text = shownText({
       role: 'user',
       content: [
         { type: 'image_url', image_url: { url: `sha256:${'ab'.repeat(32)}`, media_type: 'image/png', bytes: 8 } },

@@ -10,7 +10,7 @@ import {
 } from '../../src/shared/errors.ts';
 import type { UpstreamRequest } from '../../src/shared/ports.ts';
 import type { UpstreamEvent } from '../../src/shared/types.ts';
-import { createUpstream } from '../../src/upstream/index.ts';
+import { createOllamaUpstream } from '../../src/upstream/ollamaUpstream.ts';
 import { openAIEvents, sseData } from '../../src/upstream/openaiStream.ts';
 import { createOpenAIUpstream } from '../../src/upstream/openaiUpstream.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fakeOpenAI.ts';
@@ -215,13 +215,13 @@ describe('OpenAI-compatible upstream against a fake SSE server', { timeout: 30_0
     assert.equal(await upstream.contextWindow('local-model'), undefined);
   });
 
-  test('createUpstream picks the adapter by kind and passes the api key on', async () => {
-    const upstream = createUpstream({ kind: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'k1' });
+  test('each adapter says its kind; the OpenAI one passes the api key on', async () => {
+    const upstream = createOpenAIUpstream({ baseUrl: `${fake.url}/v1`, apiKey: 'k1' });
     assert.equal(upstream.kind, 'openai');
     assert.equal(upstream.baseUrl, fake.url);
     await upstream.listModels();
     assert.equal(fake.requests.at(-1)?.headers.authorization, 'Bearer k1');
-    assert.equal(createUpstream({ kind: 'ollama', baseUrl: 'http://127.0.0.1:11434/' }).kind, 'ollama');
+    assert.equal(createOllamaUpstream({ baseUrl: 'http://127.0.0.1:11434/' }).kind, 'ollama');
   });
 
   test('a pre-aborted signal rejects with the abort itself', async () => {
