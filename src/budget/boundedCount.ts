@@ -1,7 +1,7 @@
 // Bounded-cost token counts. gpt-tokenizer's byte-pair merge is quadratic in
 // the length of one pre-tokenizer piece (a run of letters, of punctuation or
-// of whitespace: 50,000 `x` take ~4 s), and even linear counting costs up to
-// ~3 µs per character on random letters or base64. gpt-tokenizer 4.0 has no
+// of whitespace: a long run of one letter takes seconds), and even linear
+// counting is slow on random letters or base64. gpt-tokenizer 4.0 has no
 // option for either, so every count here does a bounded amount of work:
 //
 // - runs longer than LONG_RUN characters are counted in LONG_RUN-sized chunks
@@ -12,8 +12,8 @@
 //   make the model's window too small).
 //
 // Either way the count is an estimate, and `isEstimatedCount` says so (the
-// budget report carries it). Worst case per call: ~4K characters tokenized,
-// ~35 ms on random base64 (~8 µs per character), under 1 ms on code.
+// budget report carries it). Worst case per call: a few thousand characters
+// tokenized, whatever the input.
 //
 // `piecewiseCount` is the exact alternative for long texts when the caller can
 // wait: it counts in pieces cut at line breaks and lets the caller yield

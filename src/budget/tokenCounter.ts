@@ -13,7 +13,7 @@
 // also runs the model), the request's text would be copied into it, and
 // src/ is TypeScript run by tsx on Node and natively on Deno, where starting
 // a worker from a .ts module needs a different loader per runtime. With every
-// single count bounded (~50 ms worst, ~2 ms typical), yielding between counts
+// single count bounded (bench/budget has the figures), yielding between counts
 // keeps other requests within the bound without any of that.
 
 import { createHash } from 'node:crypto';
@@ -93,8 +93,8 @@ export function estimateCl100k(text: string): number {
 /**
  * Counts a few texts so that V8 compiles the tokenizer's Unicode regexes now:
  * the first count of a text with a character above U+00FF (a `…` in a capped
- * diff, any accent beyond Latin-1) compiles their two-byte code, ~190 ms on
- * this machine, inside whichever request has it first. One-byte, two-byte and
+ * diff, any accent beyond Latin-1) compiles their two-byte code, a noticeable
+ * pause inside whichever request has it first. One-byte, two-byte and
  * a long run (the chunking regex).
  */
 export function warmTokenizer(): void {
@@ -123,7 +123,7 @@ interface SharedState {
 
 /** Work done between two yields to the event loop while preparing counts. */
 const PREPARE_SLICE_MS = 10;
-/** Longer texts are sampled, never counted whole: 256K characters of base64 take ~2 s. */
+/** Longer texts are sampled, never counted whole: a long run of base64 takes seconds to count. */
 const PIECEWISE_MAX_CHARS = 256 * 1024;
 /** Time one request may spend counting long texts exactly (yielding throughout); after it, they are sampled. */
 const PREPARE_EXACT_BUDGET_MS = 1_000;

@@ -92,6 +92,7 @@ export async function createServer(input: ServerInput): Promise<RunningServer> {
       async close(hurry) {
         clearInterval(timer);
         await drainAndStop({ server: running, inFlight, graceMs: settings.shutdownGraceMs, logger, hurry });
+        pipeline.close?.();
         // Only now: every request's snapshot has been handed to the store, which writes its queue on close.
         await store.close();
       },

@@ -32,7 +32,7 @@ function extend(key: string, message: ChatMessage): string {
   return createHash('sha256').update(key).update('\n').update(canonical(message)).digest('hex');
 }
 
-/** Characters hashed between yields: ~1 MB of hashing is a few milliseconds. */
+/** Characters hashed between yields: a slice short enough that other requests barely wait. */
 const SLICE_CHARS = 1 << 20;
 /** What one message costs besides its text (a hash of its own), in the same units. */
 const MESSAGE_COST = 256;
@@ -50,7 +50,7 @@ export function historyKeys(workspace: string, messages: readonly ChatMessage[])
 
 /**
  * The same keys as historyKeys, hashed in slices that yield to the event loop:
- * a 10 MB message (or 100,000 small ones) would otherwise hold every other
+ * a multi-megabyte message (or a hundred thousand small ones) would otherwise hold every other
  * request for the whole JSON.stringify and sha256 of the history.
  */
 export async function historyKeysInSlices(workspace: string, messages: readonly ChatMessage[]): Promise<string[]> {

@@ -10,7 +10,7 @@ import { createRedactor } from '../redact/createRedactor.ts';
 import { silentLogger } from '../shared/logger.ts';
 import type { AuditStore, Logger, Upstream } from '../shared/ports.ts';
 import type { Calibration } from '../shared/types.ts';
-import { createSources, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
+import { createSourceSet, defaultSourceDeps, looksLikeStackTrace } from '../sources/index.ts';
 import { assemble } from './assembleStage.ts';
 import { budget } from './budgetStage.ts';
 import { collect } from './collect.ts';
@@ -57,15 +57,10 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
   const logger = input.logger ?? silentLogger;
   const redactor = overrides.redactor ?? (await createRedactor({ warm: input.warm }));
   if (input.warm) setTimeout(warmTokenizer, 0);
-  return {
-    stages: { ...defaultStages, ...input.stages },
-    upstream: input.upstream,
-    store,
-    settings: input.settings,
-    // Files that are secrets by nature are never opened: the sources ask the redactor's list.
-    sources:
-      overrides.sources ??
-      createSources(
+  // Files that are secrets by nature are never opened: the sources ask the redactor's list.
+  const sourceSet = overrides.sources
+    ? undefined
+    : createSourceSet(
         defaultSourceDeps({
           isNeverRead: (relativePath) => redactor.isNeverRead(relativePath),
           allowedRoots: input.settings.allowedRoots,
@@ -73,7 +68,13 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
         }),
         // The server starts the symbol index of its workspace in the background, before the first question.
         input.warm ? { warmWorkspace: input.settings.workspace } : {},
-      ),
+      );
+  return {
+    stages: { ...defaultStages, ...input.stages },
+    upstream: input.upstream,
+    store,
+    settings: input.settings,
+    sources: overrides.sources ?? sourceSet?.sources ?? [],
     redactor,
     plans: loadPlans(),
     looksLikeStackTrace,
@@ -90,6 +91,7 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
     logger,
     now: Date.now,
     newId: newSnapshotId,
+    close: () => sourceSet?.close(),
     ...overrides,
   };
 }

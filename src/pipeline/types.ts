@@ -60,6 +60,8 @@ export interface PipelineDeps {
   logger: Logger;
   now: () => number;
   newId: () => string;
+  /** Lets go of what the sources hold open (file watchers, background index builds); the server calls it on stop. */
+  close?: (() => void) | undefined;
 }
 
 export interface WorkspaceFs {

@@ -1,5 +1,5 @@
-// Where a large text is cut for scanning in pieces. One scan of a 7 MB base64
-// blob takes ~1.3 s of synchronous regex work; in pieces of PIECE_CHARS, with
+// Where a large text is cut for scanning in pieces. One scan of a
+// multi-megabyte base64 blob is seconds of synchronous regex work; in pieces of PIECE_CHARS, with
 // the event loop free between them, other requests wait one piece at most.
 //
 // Pieces overlap by OVERLAP_CHARS, so any match of up to that length (context

@@ -19,7 +19,7 @@ export class ResultCache {
     this.entries = new LRUCache({ max: maxEntries, maxSize: maxBytes });
   }
 
-  /** The same key as `key`, hashed in 1 MB slices with the event loop free between them (10 MB: ~50 ms of hashing). */
+  /** The same key as `key`, hashed in 1 MB slices with the event loop free between them (hashing a large text whole would hold other requests). */
   async keyInSlices(text: string, path: string | undefined): Promise<string> {
     const digest = createHash('sha256').update(`${path ?? ''}\0`);
     for (let at = 0; at < text.length; ) {

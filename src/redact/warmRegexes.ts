@@ -1,10 +1,10 @@
 // V8 compiles a regex on its first exec (to bytecode) and again when it tiers
 // up to native code (the next exec), once for one-byte and once for two-byte
-// subjects. For the larger rule patterns that is 5–150 ms each, about 1 s for
-// all rules on a loaded machine, and it was paid inside whichever request first
-// brought a rule's keywords: a 273-character error message held the event
-// loop 230 ms, and pieces of random base64 that hit rare keywords took
-// 80–150 ms instead of ~8. Warming them after start, one regex per turn of the
+// subjects. For the larger rule patterns that is slow, and it was paid inside
+// whichever request first brought a rule's keywords: a short error message
+// could hold the event loop for a quarter of a second, and pieces of random
+// base64 that hit rare keywords took ten times their usual time. Warming them
+// after start, one regex per turn of the
 // event loop, moves that cost out of the requests. Compiled code is kept (V8
 // does not flush it on garbage collection).
 

@@ -65,7 +65,3 @@ export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): 
     },
   };
 }
-
-export function createSources(deps: SourceDeps, options: SourceOptions = {}): ContextSource[] {
-  return createSourceSet(deps, options).sources;
-}

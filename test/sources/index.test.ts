@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { globList, parseFrontmatter } from '../../src/sources/frontmatter.ts';
-import { createSourceSet, createSources, looksLikeStackTrace } from '../../src/sources/index.ts';
+import { createSourceSet, looksLikeStackTrace } from '../../src/sources/index.ts';
 import { Memo } from '../../src/sources/memo.ts';
 import { makeRepo } from '../support/gitRepo.ts';
 import { until } from '../support/poll.ts';
@@ -11,7 +11,7 @@ import { countingGit, input, signal, testDeps } from './input.ts';
 
 const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.', 'symbols.'];
 
-describe('createSources', () => {
+describe('createSourceSet', () => {
   const repo = makeRepo({
     files: {
       'CLAUDE.md': 'Run tests with npm test.\n',
@@ -21,9 +21,11 @@ describe('createSources', () => {
     unstaged: { 'src/app.ts': 'export const a = 2;\n' },
   });
   after(() => repo.cleanup());
+  const everySource = createSourceSet(testDeps());
+  after(() => everySource.close());
 
   test('one source per namespace; every key starts with its source name', async () => {
-    const sources = createSources(testDeps());
+    const { sources } = everySource;
     assert.deepEqual(
       sources.map((s) => s.name),
       ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace', 'symbols'],
