@@ -1,4 +1,5 @@
-// The rough edges of the real command, `bin/ctxproxy.js`, as a user meets them:
+// The rough edges of the real command, as a user meets them (the sources, or the
+// compiled `bin/ctxproxy.js` with CTXPROXY_TEST_BUILD=dist, like ctxproxyProcess.ts):
 // one line and exit 2 for every mistake, a quiet end on a closed pipe, a prune
 // that asks, a preview that says which window it assumed, a warning at start-up
 // when the upstream does not answer.
@@ -9,13 +10,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { makeSnapshot } from '../audit/fixtures.ts';
+import { BIN } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeDir, makeRepo, type TempDir, type TempRepo } from '../support/gitRepo.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/ctxproxy.js', import.meta.url));
 
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
