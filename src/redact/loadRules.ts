@@ -272,9 +272,9 @@ export function loadRedactionRules(
     });
   }
   // A secret example its own rule cannot catch fails the boot too, for rules from any other folder
-  // than the shipped one: the test suite runs the full check on the shipped rules, and running this
-  // one compiles every pattern before the first request (seconds on a busy machine), work that
-  // warmRegexes.ts otherwise does in the background.
+  // than the shipped one: `npm run build` (writeDerivedRules.ts) and the test suite run the full check
+  // on the shipped rules, and running this one compiles every pattern before the first request, work
+  // that warmRegexes.ts otherwise does in the background.
   if (resolve(dir) !== SHIPPED_RULES_DIR) {
     const failures = ownPatternFailures(rules);
     if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
