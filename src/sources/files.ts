@@ -56,7 +56,7 @@ export function createFilesSource(
   options: Partial<FilesSourceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultFilesOptions, ...options };
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
 
   const readOne = async (
     guard: FileGuard,

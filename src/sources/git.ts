@@ -112,7 +112,7 @@ export function createGitSource(
   options: Partial<GitSourceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultGitOptions, ...options };
-  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 16);
+  const memo = new Memo<SourceResult>(deps, 16);
 
   return defineSource(
     workspaces,

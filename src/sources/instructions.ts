@@ -180,7 +180,7 @@ function applies(abs: string, data: Record<string, unknown>, inPlay: readonly st
 }
 
 export function createInstructionsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
 
   const frame = { name: 'instructions', timeoutMs: 3_000, answers: ['instructions.'] };
   return defineSource(workspaces, frame, async ({ ws, input }) => {

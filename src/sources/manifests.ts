@@ -81,7 +81,7 @@ export function foldersInPlay(files: readonly string[], max = MAX_DIRS): string[
 }
 
 export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
   return defineSource(
     workspaces,
     { name: 'manifests', timeoutMs: 2_000, answers: ['manifests.'] },

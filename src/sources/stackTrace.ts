@@ -90,7 +90,7 @@ export function createStackTraceSource(
   options: Partial<StackTraceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultStackTraceOptions, ...options };
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
 
   return defineSource(
     workspaces,

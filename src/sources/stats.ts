@@ -49,7 +49,7 @@ export function createStatsSource(
   options: Partial<StatsOptions> = {},
 ): ContextSource {
   const opts = { ...defaultStatsOptions, ...options };
-  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 8);
+  const memo = new Memo<SourceResult>(deps, 8);
   const frame = { name: 'stats', timeoutMs: 5_000, answers: ['stats.languages', 'stats.hotspots'] };
   return defineSource(workspaces, frame, async ({ ws, signal, wanted }) => {
     const wantLanguages = wanted('stats.languages');

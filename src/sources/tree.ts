@@ -108,7 +108,7 @@ export function createTreeSource(
   options: Partial<TreeOptions> = {},
 ): ContextSource {
   const opts = { ...defaultTreeOptions, ...options };
-  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 8);
+  const memo = new Memo<SourceResult>(deps, 8);
   return defineSource(workspaces, { name: 'tree', timeoutMs: 3_000, answers: ['tree.root'] }, async ({ ws }) => {
     return memo.get(ws.root, ws.gitFingerprint(), async () => {
       const walk = await ws.walk();
