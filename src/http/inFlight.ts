@@ -5,15 +5,10 @@
 // was written and the pipeline saved the snapshot.
 
 import type { MiddlewareHandler } from 'hono';
-import { ProxyError } from '../shared/errors.ts';
+import { fixedError } from '../shared/errors.ts';
 
 /** The answer of a request that shutdown turned away or cut off. */
-export class ShuttingDownError extends ProxyError {
-  override readonly name = 'ShuttingDownError';
-  constructor(message: string) {
-    super(503, message, 'server_error', 'server_shutting_down');
-  }
-}
+export class ShuttingDownError extends fixedError(503, 'server_error', 'server_shutting_down') {}
 
 export interface InFlight {
   /** Counts each request until its handler is done; once stopping, answers 503 instead. */

@@ -10,7 +10,8 @@ export type ErrorType =
   | 'server_error';
 
 export class ProxyError extends Error {
-  override readonly name: string = 'ProxyError';
+  /** The class's own name (`AuthError`), for the log: subclasses need not repeat it. */
+  override readonly name: string;
   /** Set by the pipeline once the failed request's audit snapshot is queued. */
   snapshotId: string | undefined;
   constructor(
@@ -22,6 +23,7 @@ export class ProxyError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.name = new.target.name;
   }
 
   toBody(): { error: { message: string; type: string; param: string | null; code: string | null } } {
@@ -29,22 +31,38 @@ export class ProxyError extends Error {
   }
 }
 
+/**
+ * The base of an error whose response is fixed by what it is (status, OpenAI
+ * `type`, `code`, `param`): only the message and its cause vary. Each such
+ * error is then one line that says what it answers, like openai-node's
+ * `class BadRequestError extends APIError<400> {}`.
+ */
+export function fixedError(status: number, type: ErrorType, code: string, param: string | null = null) {
+  return class extends ProxyError {
+    constructor(message: string, options?: { cause?: unknown }) {
+      super(status, message, type, code, param, options);
+    }
+  };
+}
+
+export class AuthError extends fixedError(401, 'authentication_error', 'invalid_api_key') {}
+export class UnsupportedMediaTypeError extends fixedError(415, 'invalid_request_error', 'unsupported_media_type') {}
+export class ContextLengthError extends fixedError(
+  400,
+  'invalid_request_error',
+  'context_length_exceeded',
+  'messages',
+) {}
+export class UpstreamUnavailableError extends fixedError(502, 'upstream_error', 'upstream_unavailable') {}
+export class UpstreamTimeoutError extends fixedError(504, 'timeout_error', 'upstream_timeout') {}
+
 export class BadRequestError extends ProxyError {
-  override readonly name = 'BadRequestError';
   constructor(message: string, code: string | null = null, param: string | null = null) {
     super(400, message, 'invalid_request_error', code, param);
   }
 }
 
-export class AuthError extends ProxyError {
-  override readonly name = 'AuthError';
-  constructor(message: string) {
-    super(401, message, 'authentication_error', 'invalid_api_key');
-  }
-}
-
 export class NotFoundError extends ProxyError {
-  override readonly name = 'NotFoundError';
   constructor(message: string, code: string | null = 'model_not_found', param: string | null = 'model') {
     super(404, message, 'invalid_request_error', code, param);
   }
@@ -52,21 +70,12 @@ export class NotFoundError extends ProxyError {
 
 /** Refused before any route ran: a `Host` or cross-site `Origin` ctxproxy does not serve. */
 export class ForbiddenError extends ProxyError {
-  override readonly name = 'ForbiddenError';
   constructor(message: string, code: string) {
     super(403, message, 'invalid_request_error', code);
   }
 }
 
-export class UnsupportedMediaTypeError extends ProxyError {
-  override readonly name = 'UnsupportedMediaTypeError';
-  constructor(message: string) {
-    super(415, message, 'invalid_request_error', 'unsupported_media_type');
-  }
-}
-
 export class PayloadTooLargeError extends ProxyError {
-  override readonly name = 'PayloadTooLargeError';
   constructor(limitBytes: number) {
     super(
       413,
@@ -77,23 +86,8 @@ export class PayloadTooLargeError extends ProxyError {
   }
 }
 
-export class UpstreamUnavailableError extends ProxyError {
-  override readonly name = 'UpstreamUnavailableError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(502, message, 'upstream_error', 'upstream_unavailable', null, options);
-  }
-}
-
-export class UpstreamTimeoutError extends ProxyError {
-  override readonly name = 'UpstreamTimeoutError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(504, message, 'timeout_error', 'upstream_timeout', null, options);
-  }
-}
-
 /** The upstream answered with an error of its own (a 4xx we pass on, or a 5xx). */
 export class UpstreamResponseError extends ProxyError {
-  override readonly name = 'UpstreamResponseError';
   constructor(status: number, message: string, options?: { cause?: unknown }) {
     super(
       status,
@@ -103,13 +97,6 @@ export class UpstreamResponseError extends ProxyError {
       null,
       options,
     );
-  }
-}
-
-export class ContextLengthError extends ProxyError {
-  override readonly name = 'ContextLengthError';
-  constructor(message: string) {
-    super(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
   }
 }
 
@@ -123,7 +110,6 @@ export function toProxyError(error: unknown): ProxyError {
 
 /** --require-audit is on and the audit log cannot be written: nothing is sent to the model. */
 export class AuditUnavailableError extends ProxyError {
-  override readonly name = 'AuditUnavailableError';
   constructor(reason: string) {
     super(
       503,

@@ -8,30 +8,7 @@
 // marker (MAX_HUNK_CHARS).
 
 import path from 'node:path';
-
-/** Lockfiles: long, machine-written, and their diff answers no question a model is asked. */
-const LOCKFILES = new Set([
-  'package-lock.json',
-  'npm-shrinkwrap.json',
-  'yarn.lock',
-  'pnpm-lock.yaml',
-  'bun.lockb',
-  'bun.lock',
-  'deno.lock',
-  'Cargo.lock',
-  'go.sum',
-  'poetry.lock',
-  'Pipfile.lock',
-  'uv.lock',
-  'pdm.lock',
-  'composer.lock',
-  'Gemfile.lock',
-  'flake.lock',
-  'packages.lock.json',
-  'gradle.lockfile',
-  'mix.lock',
-  'pubspec.lock',
-]);
+import { isLockfile } from './generatedFiles.ts';
 
 /** A line this long is minified or generated output, not something a person wrote. */
 const LONG_LINE = 1_000;
@@ -66,7 +43,7 @@ function pathOf(header: string[]): string {
 /** Lockfiles and minified output by name: never worth their lines in a prompt. */
 export function machineWrittenName(rel: string): string | undefined {
   const name = path.posix.basename(rel);
-  if (LOCKFILES.has(name)) return 'lockfile';
+  if (isLockfile(name)) return 'lockfile';
   if (/\.min\.(js|css|mjs)$|\.map$/.test(name)) return 'minified or generated';
   return undefined;
 }

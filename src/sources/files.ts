@@ -7,7 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines, tailLines } from './cap.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { isGitIgnored } from './gitignored.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
@@ -55,7 +56,7 @@ export function createFilesSource(
   options: Partial<FilesSourceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultFilesOptions, ...options };
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
 
   const readOne = async (
     guard: FileGuard,
@@ -95,48 +96,43 @@ export function createFilesSource(
     };
   };
 
-  return {
-    name: 'files',
-    timeoutMs: 3_000,
-    async collect(input) {
-      const wantNamed = wants(input.wanted, 'files.named.');
-      const wantChanged = wants(input.wanted, 'files.changed.');
-      if (!wantNamed && !wantChanged) return { items: [] };
-      const ws = workspaces.get(input.workspace);
-      const workspace = ws.root;
-      const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
-      const status = wantChanged ? await ws.status() : undefined;
-      const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
-      const namedSet = new Set(list.map((w) => w.rel));
-      const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));
-      for (const rel of changed.slice(0, opts.maxChangedFiles)) list.push({ rel, group: 'changed', explicit: false });
-      const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.rel}`).join('\0')}`;
+  const frame = { name: 'files', timeoutMs: 3_000, answers: ['files.named.', 'files.changed.'] };
+  return defineSource(workspaces, frame, async ({ ws, input, wanted }) => {
+    const wantNamed = wanted('files.named.');
+    const wantChanged = wanted('files.changed.');
+    const workspace = ws.root;
+    const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
+    const status = wantChanged ? await ws.status() : undefined;
+    const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
+    const namedSet = new Set(list.map((w) => w.rel));
+    const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));
+    for (const rel of changed.slice(0, opts.maxChangedFiles)) list.push({ rel, group: 'changed', explicit: false });
+    const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.rel}`).join('\0')}`;
 
-      const result = await memo.get(key, async (tracker) => {
-        const zone = workspaceZone(workspace, deps.allowedRoots);
-        const guard = new FileGuard(deps.isNeverRead);
-        const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
-          readOne(guard, zone, workspace, want, (abs) => tracker.track(abs)).catch(
-            (error: unknown): ReadOutcome => ({
-              skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
-            }),
-          ),
-        );
-        const items: ContextItem[] = [];
-        const skipped: SkippedPath[] = named.outside.map((p) => ({ path: p, reason: 'outside the workspace' }));
-        for (const outcome of outcomes) {
-          if (outcome && 'item' in outcome) items.push(outcome.item);
-          else if (outcome) skipped.push(outcome.skip);
-        }
-        if (changed.length > opts.maxChangedFiles) {
-          skipped.push({
-            path: `(${changed.length - opts.maxChangedFiles} more changed files)`,
-            reason: 'changed-file limit',
-          });
-        }
-        return { items, skipped };
-      });
-      return result;
-    },
-  };
+    const result = await memo.get(key, async (tracker) => {
+      const zone = workspaceZone(workspace, deps.allowedRoots);
+      const guard = new FileGuard(deps.isNeverRead);
+      const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
+        readOne(guard, zone, workspace, want, (abs) => tracker.track(abs)).catch(
+          (error: unknown): ReadOutcome => ({
+            skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
+          }),
+        ),
+      );
+      const items: ContextItem[] = [];
+      const skipped: SkippedPath[] = named.outside.map((p) => ({ path: p, reason: 'outside the workspace' }));
+      for (const outcome of outcomes) {
+        if (outcome && 'item' in outcome) items.push(outcome.item);
+        else if (outcome) skipped.push(outcome.skip);
+      }
+      if (changed.length > opts.maxChangedFiles) {
+        skipped.push({
+          path: `(${changed.length - opts.maxChangedFiles} more changed files)`,
+          reason: 'changed-file limit',
+        });
+      }
+      return { items, skipped };
+    });
+    return result;
+  });
 }

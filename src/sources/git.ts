@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../shared/types.ts';
 import { type Capped, capHead } from './cap.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { renderDiff } from './diffText.ts';
 import type { RepoLocation } from './fingerprint.ts';
 import { NO_DRIVERS } from './gitSafety.ts';
@@ -111,15 +112,13 @@ export function createGitSource(
   options: Partial<GitSourceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultGitOptions, ...options };
-  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 16);
+  const memo = new Memo<SourceResult>(deps, 16);
 
-  return {
-    name: 'git',
-    timeoutMs: opts.timeoutMs,
-    async collect(input, signal) {
-      const parts = PARTS.filter((part) => wants(input.wanted, part));
-      if (parts.length === 0) return { items: [] };
-      const ws = workspaces.get(input.workspace);
+  return defineSource(
+    workspaces,
+    { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS },
+    async ({ ws, signal, wanted }) => {
+      const parts = PARTS.filter(wanted);
       const repo = ws.repo();
       if (!repo) {
         const refused = ws.repoRefusal();
@@ -216,7 +215,7 @@ export function createGitSource(
       void ws.armWatcherSoon();
       return result;
     },
-  };
+  );
 }
 
 function readHeadRef(repo: RepoLocation): string | undefined {

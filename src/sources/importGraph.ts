@@ -4,6 +4,7 @@
 // `../lib/util` from different folders count as the same module.
 
 import path from 'node:path';
+import { byExtension } from './byExtension.ts';
 
 const LANGUAGES: Record<string, string> = {
   '.ts': 'TypeScript',
@@ -45,11 +46,7 @@ const LANGUAGES: Record<string, string> = {
 };
 
 export function languageOf(file: string): string | undefined {
-  // Called for every file of the work tree: slice the extension by hand instead of path.extname.
-  const dot = file.lastIndexOf('.');
-  if (dot <= file.lastIndexOf('/') + 1) return undefined;
-  const ext = file.slice(dot);
-  return LANGUAGES[ext] ?? LANGUAGES[ext.toLowerCase()];
+  return byExtension(LANGUAGES, file);
 }
 
 const PATTERNS: Record<string, RegExp[]> = {

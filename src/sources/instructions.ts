@@ -7,7 +7,8 @@
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
 import { ignoreChecker } from './gitignored.ts';
 import { matchesAny } from './globs.ts';
@@ -179,80 +180,75 @@ function applies(abs: string, data: Record<string, unknown>, inPlay: readonly st
 }
 
 export function createInstructionsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
 
-  return {
-    name: 'instructions',
-    timeoutMs: 3_000,
-    async collect(input) {
-      if (!wants(input.wanted, 'instructions.')) return { items: [] };
-      const ws = workspaces.get(input.workspace);
-      const workspace = ws.root;
-      const home = deps.homeDir;
-      const named = ws.named(home, userText(input.messages));
-      // Changed files only refine which scoped rules apply: do not let a slow status cost the instructions.
-      const status = await Promise.race([
-        ws.status().catch(() => undefined),
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), STATUS_WAIT_MS).unref()),
-      ]);
-      const inPlay = [...new Set([...named.inside.map((m) => m.rel), ...(status?.changedFiles ?? [])])].sort();
+  const frame = { name: 'instructions', timeoutMs: 3_000, answers: ['instructions.'] };
+  return defineSource(workspaces, frame, async ({ ws, input }) => {
+    const workspace = ws.root;
+    const home = deps.homeDir;
+    const named = ws.named(home, userText(input.messages));
+    // Changed files only refine which scoped rules apply: do not let a slow status cost the instructions.
+    const status = await Promise.race([
+      ws.status().catch(() => undefined),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), STATUS_WAIT_MS).unref()),
+    ]);
+    const inPlay = [...new Set([...named.inside.map((m) => m.rel), ...(status?.changedFiles ?? [])])].sort();
 
-      return memo.get(`${workspace}|${inPlay.join('\0')}`, async (tracker) => {
-        const items: ContextItem[] = [];
-        const skipped: SkippedPath[] = [];
-        const emitted = new Set<string>();
-        const label = (abs: string) => {
-          if (abs === home || abs.startsWith(`${home}/`)) {
-            if (!abs.startsWith(`${workspace}/`)) return `~/${path.relative(home, abs)}`;
-          }
-          return path.relative(workspace, abs).split(path.sep).join('/');
-        };
-        const emit = (abs: string, text: string, group: string, priority: number) => {
-          const title = label(abs);
-          const key = group === 'user' ? `instructions.user.${path.basename(abs)}` : `instructions.${group}.${title}`;
-          const capped = capHead(text, MAX_INSTRUCTION_CHARS, `cat ${title}`);
-          const rel = path.relative(workspace, abs);
-          items.push({
-            key,
-            source: 'instructions',
-            title,
-            text: capped.text,
-            priority,
-            kind: 'text',
-            ...(rel.startsWith('..') ? {} : { path: rel.split(path.sep).join('/') }),
-            ...(capped.truncated ? { truncated: true } : {}),
-          });
-        };
-        const guard = new FileGuard(deps.isNeverRead);
-        const zones: Zones = {
-          workspace: makeZone('the workspace', [workspace, ...deps.allowedRoots]),
-          home: makeZone('~/.claude', [path.join(home, '.claude')]),
-          user: makeZone('~/.claude', [path.parse(home).root]),
-        };
-        const all = [
-          ...candidatesFor(workspace, home, zones),
-          ...ruleCandidates(workspace, home, tracker, zones),
-          ...nestedCandidates(workspace, inPlay, tracker, zones.workspace),
-        ];
-        for (const candidate of all) {
-          tracker.track(candidate.abs);
-          const title = label(candidate.abs);
-          const read = guard.read(candidate.abs, candidate.zone, [title]);
-          if (read.refused !== undefined) skipped.push({ path: title, reason: read.refused });
-          const { text, real } = read;
-          if (text === undefined || real === undefined) continue;
-          if (emitted.has(real)) continue;
-          if (candidate.group === 'rules' || candidate.abs.endsWith('.instructions.md')) {
-            if (!applies(candidate.abs, parseFrontmatter(text).data, inScope(inPlay, candidate.scope))) continue;
-          }
-          emitted.add(real);
-          emit(candidate.abs, text, candidate.group, candidate.priority);
-          const ctx = { guard, home, homeZone: zones.home, label, tracker, skipped, emitted };
-          const imports = resolveImports(ctx, { abs: candidate.abs, zone: candidate.zone }, text, [real]);
-          for (const imported of imports) emit(imported.abs, imported.text, 'import', candidate.priority);
+    return memo.get(`${workspace}|${inPlay.join('\0')}`, async (tracker) => {
+      const items: ContextItem[] = [];
+      const skipped: SkippedPath[] = [];
+      const emitted = new Set<string>();
+      const label = (abs: string) => {
+        if (abs === home || abs.startsWith(`${home}/`)) {
+          if (!abs.startsWith(`${workspace}/`)) return `~/${path.relative(home, abs)}`;
         }
-        return { items, skipped };
-      });
-    },
-  };
+        return path.relative(workspace, abs).split(path.sep).join('/');
+      };
+      const emit = (abs: string, text: string, group: string, priority: number) => {
+        const title = label(abs);
+        const key = group === 'user' ? `instructions.user.${path.basename(abs)}` : `instructions.${group}.${title}`;
+        const capped = capHead(text, MAX_INSTRUCTION_CHARS, `cat ${title}`);
+        const rel = path.relative(workspace, abs);
+        items.push({
+          key,
+          source: 'instructions',
+          title,
+          text: capped.text,
+          priority,
+          kind: 'text',
+          ...(rel.startsWith('..') ? {} : { path: rel.split(path.sep).join('/') }),
+          ...(capped.truncated ? { truncated: true } : {}),
+        });
+      };
+      const guard = new FileGuard(deps.isNeverRead);
+      const zones: Zones = {
+        workspace: makeZone('the workspace', [workspace, ...deps.allowedRoots]),
+        home: makeZone('~/.claude', [path.join(home, '.claude')]),
+        user: makeZone('~/.claude', [path.parse(home).root]),
+      };
+      const all = [
+        ...candidatesFor(workspace, home, zones),
+        ...ruleCandidates(workspace, home, tracker, zones),
+        ...nestedCandidates(workspace, inPlay, tracker, zones.workspace),
+      ];
+      for (const candidate of all) {
+        tracker.track(candidate.abs);
+        const title = label(candidate.abs);
+        const read = guard.read(candidate.abs, candidate.zone, [title]);
+        if (read.refused !== undefined) skipped.push({ path: title, reason: read.refused });
+        const { text, real } = read;
+        if (text === undefined || real === undefined) continue;
+        if (emitted.has(real)) continue;
+        if (candidate.group === 'rules' || candidate.abs.endsWith('.instructions.md')) {
+          if (!applies(candidate.abs, parseFrontmatter(text).data, inScope(inPlay, candidate.scope))) continue;
+        }
+        emitted.add(real);
+        emit(candidate.abs, text, candidate.group, candidate.priority);
+        const ctx = { guard, home, homeZone: zones.home, label, tracker, skipped, emitted };
+        const imports = resolveImports(ctx, { abs: candidate.abs, zone: candidate.zone }, text, [real]);
+        for (const imported of imports) emit(imported.abs, imported.text, 'import', candidate.priority);
+      }
+      return { items, skipped };
+    });
+  });
 }

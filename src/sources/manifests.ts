@@ -7,7 +7,8 @@
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import * as facts from './manifestFacts.ts';
@@ -80,13 +81,11 @@ export function foldersInPlay(files: readonly string[], max = MAX_DIRS): string[
 }
 
 export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces): ContextSource {
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
-  return {
-    name: 'manifests',
-    timeoutMs: 2_000,
-    async collect(input) {
-      if (!wants(input.wanted, 'manifests.')) return { items: [] };
-      const ws = workspaces.get(input.workspace);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
+  return defineSource(
+    workspaces,
+    { name: 'manifests', timeoutMs: 2_000, answers: ['manifests.'] },
+    async ({ ws, input }) => {
       const root = ws.root;
       const named = ws.named(deps.homeDir, userText(input.messages)).inside.map((m) => m.rel);
       const status = await ws.status().catch(() => undefined);
@@ -132,5 +131,5 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
         return { items, skipped };
       });
     },
-  };
+  );
 }

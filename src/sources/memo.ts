@@ -5,6 +5,10 @@
 // lru-cache keeps the bound.
 
 import { LRUCache } from 'lru-cache';
+import type { SourceDeps } from './deps.ts';
+
+/** Where every memo of the sources takes its TTL and its clock (read at each look-up: tests change both). */
+export type MemoTime = Pick<SourceDeps, 'memoTtlMs' | 'clock'>;
 
 interface Entry<T> {
   fingerprint: string;
@@ -17,8 +21,7 @@ export class Memo<T> {
   readonly #inFlight = new Map<string, { fingerprint: string; promise: Promise<T> }>();
 
   constructor(
-    private readonly ttlMs: () => number,
-    private readonly clock: () => number,
+    private readonly time: MemoTime,
     /** Least recently used entries are dropped beyond this many keys (message-keyed results multiply). */
     maxEntries = 64,
   ) {
@@ -28,7 +31,7 @@ export class Memo<T> {
   peek(key: string, fingerprint: string): T | undefined {
     const entry = this.#entries.get(key);
     if (!entry || entry.fingerprint !== fingerprint) return undefined;
-    if (this.clock() - entry.at > this.ttlMs()) return undefined;
+    if (this.time.clock() - entry.at > this.time.memoTtlMs) return undefined;
     return entry.value;
   }
 
@@ -41,7 +44,7 @@ export class Memo<T> {
     if (hit !== undefined) return hit;
     const running = this.#inFlight.get(key);
     if (running && running.fingerprint === fingerprint) return running.promise;
-    const at = this.clock();
+    const at = this.time.clock();
     const promise = compute().then(
       (value) => {
         this.#entries.set(key, { fingerprint, at, value });

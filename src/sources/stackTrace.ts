@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import { isInside } from './mentions.ts';
 import { isLibraryFrame, parseTrace, type TraceFrame } from './traceParse.ts';
@@ -89,18 +90,16 @@ export function createStackTraceSource(
   options: Partial<StackTraceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultStackTraceOptions, ...options };
-  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock);
+  const memo = new TrackedMemo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps);
 
-  return {
-    name: 'stacktrace',
-    timeoutMs: 3_000,
-    async collect(input) {
-      if (!wants(input.wanted, 'stacktrace.')) return { items: [] };
+  return defineSource(
+    workspaces,
+    { name: 'stacktrace', timeoutMs: 3_000, answers: ['stacktrace.'] },
+    async ({ ws, input }) => {
       const parsed = parseTrace(input.lastUserText);
       if (parsed.length === 0) return { items: [] };
       // Each frame costs a stat or two: a pasted trace of 100,000 frames must not cost 100,000.
       const frames = parsed.slice(0, MAX_LISTED_FRAMES);
-      const ws = workspaces.get(input.workspace);
       const workspace = ws.root;
       const hash = createHash('sha256').update(input.lastUserText).digest('hex');
       return memo.get(`${workspace}|${hash}`, async (tracker) => {
@@ -163,5 +162,5 @@ export function createStackTraceSource(
         return { items, skipped };
       });
     },
-  };
+  );
 }

@@ -3,7 +3,8 @@
 
 import path from 'node:path';
 import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import { importsOf, languageOf } from './importGraph.ts';
 import { Memo } from './memo.ts';
@@ -48,126 +49,121 @@ export function createStatsSource(
   options: Partial<StatsOptions> = {},
 ): ContextSource {
   const opts = { ...defaultStatsOptions, ...options };
-  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 8);
-  return {
-    name: 'stats',
-    timeoutMs: 5_000,
-    async collect(input, signal) {
-      const wantLanguages = wants(input.wanted, 'stats.languages');
-      const wantHotspots = wants(input.wanted, 'stats.hotspots');
-      if (!wantLanguages && !wantHotspots) return { items: [] };
-      const ws = workspaces.get(input.workspace);
-      const key = `${ws.root}|${wantLanguages}|${wantHotspots}`;
-      return memo.get(key, ws.gitFingerprint(), async () => {
-        const repo = ws.repo();
-        const history =
-          wantHotspots && repo
-            ? deps
-                .git(ws.root, signal)
-                .raw(
-                  ws.gitArgs([
-                    'log',
-                    '--no-ext-diff',
-                    '--no-textconv',
-                    `-${opts.historyCommits}`,
-                    '--name-only',
-                    '--format=',
-                    '--no-renames',
-                    '--',
-                    '.',
-                  ]),
-                )
-                .catch(() => '')
-            : Promise.resolve('');
-        const walk = await ws.walk();
-        const zone = workspaceZone(ws.root, deps.allowedRoots);
-        const guard = new FileGuard(deps.isNeverRead);
-        const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
-        const imported = new Map<string, number>();
-        const codeFiles: string[] = [];
-        for (const file of walk.files) {
-          const language = languageOf(file);
-          if (language === undefined) continue;
-          codeFiles.push(file);
-          let entry = byLanguage.get(language);
-          if (!entry) {
-            entry = { files: 0, lines: 0, read: 0 };
-            byLanguage.set(language, entry);
-          }
-          entry.files++;
+  const memo = new Memo<SourceResult>(deps, 8);
+  const frame = { name: 'stats', timeoutMs: 5_000, answers: ['stats.languages', 'stats.hotspots'] };
+  return defineSource(workspaces, frame, async ({ ws, signal, wanted }) => {
+    const wantLanguages = wanted('stats.languages');
+    const wantHotspots = wanted('stats.hotspots');
+    const key = `${ws.root}|${wantLanguages}|${wantHotspots}`;
+    return memo.get(key, ws.gitFingerprint(), async () => {
+      const repo = ws.repo();
+      const history =
+        wantHotspots && repo
+          ? deps
+              .git(ws.root, signal)
+              .raw(
+                ws.gitArgs([
+                  'log',
+                  '--no-ext-diff',
+                  '--no-textconv',
+                  `-${opts.historyCommits}`,
+                  '--name-only',
+                  '--format=',
+                  '--no-renames',
+                  '--',
+                  '.',
+                ]),
+              )
+              .catch(() => '')
+          : Promise.resolve('');
+      const walk = await ws.walk();
+      const zone = workspaceZone(ws.root, deps.allowedRoots);
+      const guard = new FileGuard(deps.isNeverRead);
+      const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
+      const imported = new Map<string, number>();
+      const codeFiles: string[] = [];
+      for (const file of walk.files) {
+        const language = languageOf(file);
+        if (language === undefined) continue;
+        codeFiles.push(file);
+        let entry = byLanguage.get(language);
+        if (!entry) {
+          entry = { files: 0, lines: 0, read: 0 };
+          byLanguage.set(language, entry);
         }
-        const step = Math.max(1, codeFiles.length / opts.maxSampledFiles);
-        const sample: string[] = [];
-        for (let i = 0; i < codeFiles.length; i += step) sample.push(codeFiles[Math.floor(i)] ?? '');
-        const sampled = sample.length < codeFiles.length;
-        // Small files, read synchronously in slices with a yield between them: a thread-pool
-        // round trip per file costs more than the read itself, and other sources still get turns.
-        for (let start = 0; start < sample.length; start += READ_SLICE) {
-          if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-          for (const file of sample.slice(start, start + READ_SLICE)) {
-            const entry = byLanguage.get(languageOf(file) ?? '');
-            if (!entry) continue;
-            // Through the guard: a listed file can be a symlink (or sit under one) leading out.
-            const { text } = guard.read(path.join(ws.root, file), zone, [file], {
-              maxBytes: opts.maxReadBytes,
-              skipLarger: true,
-            });
-            if (text === undefined) continue;
-            entry.lines += countLines(text);
-            entry.read++;
-            if (wantHotspots) {
-              for (const spec of new Set(importsOf(file, text))) imported.set(spec, (imported.get(spec) ?? 0) + 1);
-            }
-          }
-        }
-        const items: ContextItem[] = [];
-        if (wantLanguages) {
-          const estimate = (s: { files: number; lines: number; read: number }) =>
-            s.read ? (s.lines / s.read) * s.files : 0;
-          const rows = [...byLanguage.entries()].sort(
-            (a, b) => estimate(b[1]) - estimate(a[1]) || b[1].files - a[1].files,
-          );
-          const other = walk.files.length - codeFiles.length;
-          const lines = (s: { files: number; lines: number; read: number }) =>
-            s.read === s.files || s.read === 0 ? `${s.lines}` : `~${Math.round((s.lines / s.read) * s.files)}`;
-          const text = [
-            ...rows.map(([language, s]) => `${language}: ${s.files} files, ${lines(s)} lines`),
-            ...(other > 0 ? [`other: ${other} files`] : []),
-            ...(sampled ? [`(~: estimated from ${sample.length} of ${codeFiles.length} files read)`] : []),
-          ].join('\n');
-          items.push({
-            key: 'stats.languages',
-            source: 'stats',
-            title: 'files and lines by language',
-            text,
-            priority: 30,
-            kind: 'text',
+        entry.files++;
+      }
+      const step = Math.max(1, codeFiles.length / opts.maxSampledFiles);
+      const sample: string[] = [];
+      for (let i = 0; i < codeFiles.length; i += step) sample.push(codeFiles[Math.floor(i)] ?? '');
+      const sampled = sample.length < codeFiles.length;
+      // Small files, read synchronously in slices with a yield between them: a thread-pool
+      // round trip per file costs more than the read itself, and other sources still get turns.
+      for (let start = 0; start < sample.length; start += READ_SLICE) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        for (const file of sample.slice(start, start + READ_SLICE)) {
+          const entry = byLanguage.get(languageOf(file) ?? '');
+          if (!entry) continue;
+          // Through the guard: a listed file can be a symlink (or sit under one) leading out.
+          const { text } = guard.read(path.join(ws.root, file), zone, [file], {
+            maxBytes: opts.maxReadBytes,
+            skipLarger: true,
           });
-        }
-        if (wantHotspots) {
-          const changes = new Map<string, number>();
-          for (const line of (await history).split('\n')) {
-            if (line.trim() !== '') changes.set(line, (changes.get(line) ?? 0) + 1);
+          if (text === undefined) continue;
+          entry.lines += countLines(text);
+          entry.read++;
+          if (wantHotspots) {
+            for (const spec of new Set(importsOf(file, text))) imported.set(spec, (imported.get(spec) ?? 0) + 1);
           }
-          const lines = [
-            sampled ? `Most imported modules (in ${sample.length} sampled files):` : 'Most imported modules:',
-          ];
-          for (const [spec, count] of top(imported, opts.top)) lines.push(`  ${spec} (${count} files)`);
-          if (repo) {
-            lines.push(`Most changed files (last ${opts.historyCommits} commits):`);
-            for (const [file, count] of top(changes, opts.top)) lines.push(`  ${file} (${count} commits)`);
-          }
-          items.push({
-            key: 'stats.hotspots',
-            source: 'stats',
-            title: 'hotspots',
-            text: lines.join('\n'),
-            priority: 30,
-            kind: 'text',
-          });
         }
-        return { items };
-      });
-    },
-  };
+      }
+      const items: ContextItem[] = [];
+      if (wantLanguages) {
+        const estimate = (s: { files: number; lines: number; read: number }) =>
+          s.read ? (s.lines / s.read) * s.files : 0;
+        const rows = [...byLanguage.entries()].sort(
+          (a, b) => estimate(b[1]) - estimate(a[1]) || b[1].files - a[1].files,
+        );
+        const other = walk.files.length - codeFiles.length;
+        const lines = (s: { files: number; lines: number; read: number }) =>
+          s.read === s.files || s.read === 0 ? `${s.lines}` : `~${Math.round((s.lines / s.read) * s.files)}`;
+        const text = [
+          ...rows.map(([language, s]) => `${language}: ${s.files} files, ${lines(s)} lines`),
+          ...(other > 0 ? [`other: ${other} files`] : []),
+          ...(sampled ? [`(~: estimated from ${sample.length} of ${codeFiles.length} files read)`] : []),
+        ].join('\n');
+        items.push({
+          key: 'stats.languages',
+          source: 'stats',
+          title: 'files and lines by language',
+          text,
+          priority: 30,
+          kind: 'text',
+        });
+      }
+      if (wantHotspots) {
+        const changes = new Map<string, number>();
+        for (const line of (await history).split('\n')) {
+          if (line.trim() !== '') changes.set(line, (changes.get(line) ?? 0) + 1);
+        }
+        const lines = [
+          sampled ? `Most imported modules (in ${sample.length} sampled files):` : 'Most imported modules:',
+        ];
+        for (const [spec, count] of top(imported, opts.top)) lines.push(`  ${spec} (${count} files)`);
+        if (repo) {
+          lines.push(`Most changed files (last ${opts.historyCommits} commits):`);
+          for (const [file, count] of top(changes, opts.top)) lines.push(`  ${file} (${count} commits)`);
+        }
+        items.push({
+          key: 'stats.hotspots',
+          source: 'stats',
+          title: 'hotspots',
+          text: lines.join('\n'),
+          priority: 30,
+          kind: 'text',
+        });
+      }
+      return { items };
+    });
+  });
 }

@@ -4,6 +4,7 @@
 
 import { LRUCache } from 'lru-cache';
 import { statStamp } from './fingerprint.ts';
+import type { MemoTime } from './memo.ts';
 
 export class StatTracker {
   readonly stamps = new Map<string, string>();
@@ -30,8 +31,7 @@ export class TrackedMemo<T> {
 
   /** The TTL is checked against the sources' injected clock (tests move it); lru-cache keeps the bound. */
   constructor(
-    private readonly ttlMs: () => number,
-    private readonly clock: () => number,
+    private readonly time: MemoTime,
     maxEntries = 32,
   ) {
     this.#entries = new LRUCache({ max: maxEntries });
@@ -39,9 +39,9 @@ export class TrackedMemo<T> {
 
   async get(key: string, compute: (tracker: StatTracker) => Promise<T>): Promise<T> {
     const entry = this.#entries.get(key);
-    if (entry && this.clock() - entry.at <= this.ttlMs() && entry.tracker.stillValid()) return entry.value;
+    if (entry && this.time.clock() - entry.at <= this.time.memoTtlMs && entry.tracker.stillValid()) return entry.value;
     const tracker = new StatTracker();
-    const at = this.clock();
+    const at = this.time.clock();
     const value = await compute(tracker);
     this.#entries.set(key, { value, tracker, at });
     return value;

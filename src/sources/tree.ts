@@ -6,7 +6,8 @@
 import path from 'node:path';
 import type { ContextSource, SourceResult } from '../shared/types.ts';
 import { capHead } from './cap.ts';
-import { type SourceDeps, wants } from './deps.ts';
+import { defineSource } from './defineSource.ts';
+import type { SourceDeps } from './deps.ts';
 import { Memo } from './memo.ts';
 import { groupByDir } from './walk.ts';
 import type { Workspaces } from './workspace.ts';
@@ -107,32 +108,26 @@ export function createTreeSource(
   options: Partial<TreeOptions> = {},
 ): ContextSource {
   const opts = { ...defaultTreeOptions, ...options };
-  const memo = new Memo<SourceResult>(() => deps.memoTtlMs, deps.clock, 8);
-  return {
-    name: 'tree',
-    timeoutMs: 3_000,
-    async collect(input) {
-      if (!wants(input.wanted, 'tree.root')) return { items: [] };
-      const ws = workspaces.get(input.workspace);
-      return memo.get(ws.root, ws.gitFingerprint(), async () => {
-        const walk = await ws.walk();
-        const rendered = renderTree(walk.byDir, path.basename(ws.root), opts);
-        const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
-        const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
-        return {
-          items: [
-            {
-              key: 'tree.root',
-              source: 'tree',
-              title: `${path.basename(ws.root)}/ (${walk.files.length} files)`,
-              text: capped.text + note,
-              priority: 40,
-              kind: 'tree',
-              ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
-            },
-          ],
-        };
-      });
-    },
-  };
+  const memo = new Memo<SourceResult>(deps, 8);
+  return defineSource(workspaces, { name: 'tree', timeoutMs: 3_000, answers: ['tree.root'] }, async ({ ws }) => {
+    return memo.get(ws.root, ws.gitFingerprint(), async () => {
+      const walk = await ws.walk();
+      const rendered = renderTree(walk.byDir, path.basename(ws.root), opts);
+      const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
+      const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
+      return {
+        items: [
+          {
+            key: 'tree.root',
+            source: 'tree',
+            title: `${path.basename(ws.root)}/ (${walk.files.length} files)`,
+            text: capped.text + note,
+            priority: 40,
+            kind: 'tree',
+            ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
+          },
+        ],
+      };
+    });
+  });
 }

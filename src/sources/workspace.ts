@@ -43,9 +43,8 @@ export class WorkspaceState {
     readonly deps: SourceDeps,
   ) {
     this.watcher = new WorkTreeWatcher(root);
-    const ttl = () => deps.memoTtlMs;
-    this.#walkMemo = new Memo(ttl, deps.clock, 1);
-    this.#statusMemo = new Memo(ttl, deps.clock, 1);
+    this.#walkMemo = new Memo(deps, 1);
+    this.#statusMemo = new Memo(deps, 1);
   }
 
   /** The repository git may run on; undefined when there is none or it is refused (see `repoRefusal`). */

@@ -24,6 +24,23 @@ function listHref(values: PageFilterValues, before?: string): string {
   return query === '' ? '/audit' : `/audit?${query}`;
 }
 
+/** A filter with a fixed list of values, `any` first (the empty value: no filter). */
+function Choice(props: { label: string; name: string; options: readonly string[]; value: string }) {
+  return (
+    <label>
+      {props.label}
+      <select name={props.name}>
+        <option value="">any</option>
+        {props.options.map((option) => (
+          <option value={option} selected={props.value === option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function Filters({ values, models }: { values: PageFilterValues; models: string[] }) {
   return (
     <form class="filters" method="get" action="/audit" data-autosubmit>
@@ -40,28 +57,8 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
           ))}
         </datalist>
       </label>
-      <label>
-        Mode
-        <select name="mode">
-          <option value="">any</option>
-          {MODE_FILTERS.map((mode) => (
-            <option value={mode} selected={values.mode === mode}>
-              {mode}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Outcome
-        <select name="outcome">
-          <option value="">any</option>
-          {OUTCOMES.map((outcome) => (
-            <option value={outcome} selected={values.outcome === outcome}>
-              {outcome}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Mode" name="mode" options={MODE_FILTERS} value={values.mode} />
+      <Choice label="Outcome" name="outcome" options={OUTCOMES} value={values.outcome} />
       <label>
         From
         <input type="date" name="from" value={values.from} />

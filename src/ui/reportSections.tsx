@@ -78,6 +78,15 @@ export function BudgetBar({ budget }: { budget: BudgetReport }) {
   );
 }
 
+/** A number cell of a list table: right-aligned, and labelled for the narrow layout that stacks the cells. */
+function NumCell({ label, value }: { label: string; value: string }) {
+  return (
+    <td class="num" data-label={label}>
+      {value}
+    </td>
+  );
+}
+
 export function SourcesTable({ sources }: { sources: SourceReport[] }) {
   if (sources.length === 0) return <p class="muted">No context sources ran (mode off, or nothing wanted).</p>;
   return (
@@ -104,18 +113,10 @@ export function SourcesTable({ sources }: { sources: SourceReport[] }) {
                 {report.status}
                 {report.error ? <div class="small muted">{report.error}</div> : null}
               </td>
-              <td class="num" data-label="Time">
-                {formatMs(report.ms)}
-              </td>
-              <td class="num" data-label="Items">
-                {formatCount(report.items)}
-              </td>
-              <td class="num" data-label="Chars">
-                {formatCount(report.chars)}
-              </td>
-              <td class="num" data-label="Tokens">
-                {formatCount(report.tokens)}
-              </td>
+              <NumCell label="Time" value={formatMs(report.ms)} />
+              <NumCell label="Items" value={formatCount(report.items)} />
+              <NumCell label="Chars" value={formatCount(report.chars)} />
+              <NumCell label="Tokens" value={formatCount(report.tokens)} />
               <td class="small" data-label="Trimmed / skipped">
                 {report.trimmed?.length ? <div>trimmed: {report.trimmed.join(', ')}</div> : null}
                 {report.skipped.map((skip) => (
@@ -191,12 +192,8 @@ export function ContextParts({ parts }: { parts: ContextPart[] }) {
               <td data-label="Origin">
                 <PartOrigin part={part} newTurn />
               </td>
-              <td class="num" data-label="Chars">
-                {formatCount(part.chars)}
-              </td>
-              <td class="num" data-label="Tokens">
-                {formatCount(part.tokens)}
-              </td>
+              <NumCell label="Chars" value={formatCount(part.chars)} />
+              <NumCell label="Tokens" value={formatCount(part.tokens)} />
               <td class="small mono" data-label="Tokens by source">
                 {part.sources.map((source) => `${source.source} ${formatCount(source.tokens)}`).join(' · ')}
               </td>

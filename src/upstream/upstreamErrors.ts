@@ -5,6 +5,7 @@
 
 import {
   ContextLengthError,
+  fixedError,
   NotFoundError,
   ProxyError,
   UpstreamResponseError,
@@ -44,12 +45,7 @@ export class UpstreamHttpError extends Error {
 }
 
 /** The upstream answered, then fell silent past the idle timeout: a 504 that names the stall. */
-export class UpstreamStalledError extends ProxyError {
-  override readonly name = 'UpstreamStalledError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(504, message, 'timeout_error', 'upstream_stalled', null, options);
-  }
-}
+export class UpstreamStalledError extends fixedError(504, 'timeout_error', 'upstream_stalled') {}
 
 /** A stream that ended without its final message (our own parsers throw this). */
 export class StreamEndedEarly extends Error {

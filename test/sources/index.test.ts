@@ -103,10 +103,7 @@ describe('frontmatter', () => {
 describe('Memo', () => {
   test('same fingerprint hits, another misses, concurrent misses share one computation', async () => {
     let now = 0;
-    const memo = new Memo<number>(
-      () => 100,
-      () => now,
-    );
+    const memo = new Memo<number>({ memoTtlMs: 100, clock: () => now });
     let runs = 0;
     const compute = async () => ++runs;
     const [a, b] = await Promise.all([memo.get('k', 'f1', compute), memo.get('k', 'f1', compute)]);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  AuthError,
   BadRequestError,
+  ContextLengthError,
   NotFoundError,
   UpstreamResponseError,
   UpstreamTimeoutError,
@@ -90,5 +92,29 @@ describe('classifyUpstreamFailure', () => {
     assert.match(cut.message, /stopped without finishing/);
     const bad = new BadRequestError('no');
     assert.equal(classifyUpstreamFailure(bad, ollama), bad);
+  });
+});
+
+describe('errors that know their response', () => {
+  test('each error keeps its own class, name and OpenAI body, and carries its cause', () => {
+    const cause = new Error('socket closed');
+    const down = new UpstreamUnavailableError('start Ollama', { cause });
+    assert.ok(down instanceof UpstreamUnavailableError);
+    assert.ok(!(down instanceof UpstreamTimeoutError));
+    assert.equal(down.name, 'UpstreamUnavailableError');
+    assert.equal(down.cause, cause);
+    assert.deepEqual(
+      [down.status, down.toBody()],
+      [502, { error: { message: 'start Ollama', type: 'upstream_error', param: null, code: 'upstream_unavailable' } }],
+    );
+    const auth = new AuthError('send a token');
+    assert.equal(auth.name, 'AuthError');
+    assert.deepEqual([auth.status, auth.type, auth.code], [401, 'authentication_error', 'invalid_api_key']);
+    const long = new ContextLengthError('too long');
+    assert.deepEqual(
+      [long.name, long.status, long.code, long.param],
+      ['ContextLengthError', 400, 'context_length_exceeded', 'messages'],
+    );
+    assert.equal(new BadRequestError('no').name, 'BadRequestError');
   });
 });

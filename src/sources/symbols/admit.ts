@@ -5,25 +5,11 @@
 // context.
 
 import path from 'node:path';
+import { isLockfile } from '../generatedFiles.ts';
 import { FileGuard, type Zone } from '../guard.ts';
 
 /** Larger files are not parsed (a parse is linear, but a 5 MB file is rarely hand-written). */
 export const MAX_PARSE_BYTES = 512 * 1024;
-
-const LOCKFILES = new Set([
-  'package-lock.json',
-  'npm-shrinkwrap.json',
-  'yarn.lock',
-  'pnpm-lock.yaml',
-  'bun.lockb',
-  'Cargo.lock',
-  'go.sum',
-  'poetry.lock',
-  'Pipfile.lock',
-  'composer.lock',
-  'Gemfile.lock',
-  'uv.lock',
-]);
 
 /** Names that say generated or bundled: `*.min.js`, `*.bundle.js`, `*_pb2.py`, `*.pb.go`, `*.generated.ts`. */
 const GENERATED_NAME =
@@ -37,7 +23,7 @@ export type Admission = { text: string } | { skip: string } | { missing: true };
 /** Only the name: refused before any read (lockfiles, bundles). */
 export function refusedByName(rel: string): string | undefined {
   const base = path.posix.basename(rel);
-  if (LOCKFILES.has(base)) return 'lockfile';
+  if (isLockfile(base)) return 'lockfile';
   if (GENERATED_NAME.test(base)) return 'generated (by its name)';
   return undefined;
 }

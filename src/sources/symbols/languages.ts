@@ -2,6 +2,8 @@
 // definitions. One table per grammar: the walker (extract.ts) is generic, so a
 // language is a few lines of data here, not code.
 
+import { byExtension } from '../byExtension.ts';
+
 /** A grammar shipped in @vscode/tree-sitter-wasm. */
 export type Grammar = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 
@@ -42,12 +44,17 @@ export interface GrammarSpec {
   references: readonly string[];
 }
 
+/** A class-like definition whose body holds its methods (`Class.method`). */
+function withMethods(kind: DefKind): NodeRule {
+  return { kind, members: 'body', memberKind: 'method' };
+}
+
 const ecmaRules: Record<string, NodeRule> = {
   function_declaration: { kind: 'function' },
   generator_function_declaration: { kind: 'function' },
-  class_declaration: { kind: 'class', members: 'body', memberKind: 'method' },
-  abstract_class_declaration: { kind: 'class', members: 'body', memberKind: 'method' },
-  class: { kind: 'class', members: 'body', memberKind: 'method' },
+  class_declaration: withMethods('class'),
+  abstract_class_declaration: withMethods('class'),
+  class: withMethods('class'),
   method_definition: { kind: 'method' },
   abstract_method_signature: { kind: 'method' },
   interface_declaration: { kind: 'interface' },
@@ -69,7 +76,7 @@ const ecma: GrammarSpec = {
 const python: GrammarSpec = {
   rules: {
     function_definition: { kind: 'function' },
-    class_definition: { kind: 'class', members: 'body', memberKind: 'method' },
+    class_definition: withMethods('class'),
   },
   through: ['decorated_definition', 'module', 'block'],
   declarators: {
@@ -100,8 +107,8 @@ const rust: GrammarSpec = {
     struct_item: { kind: 'struct' },
     enum_item: { kind: 'enum' },
     union_item: { kind: 'struct' },
-    trait_item: { kind: 'trait', members: 'body', memberKind: 'method' },
-    impl_item: { kind: 'class', nameField: 'type', members: 'body', memberKind: 'method' },
+    trait_item: withMethods('trait'),
+    impl_item: { ...withMethods('class'), nameField: 'type' },
     type_item: { kind: 'type', wholeLine: true },
     const_item: { kind: 'const', wholeLine: true },
     static_item: { kind: 'variable', wholeLine: true },
@@ -115,10 +122,10 @@ const rust: GrammarSpec = {
 
 const java: GrammarSpec = {
   rules: {
-    class_declaration: { kind: 'class', members: 'body', memberKind: 'method' },
-    interface_declaration: { kind: 'interface', members: 'body', memberKind: 'method' },
-    enum_declaration: { kind: 'enum', members: 'body', memberKind: 'method' },
-    record_declaration: { kind: 'class', members: 'body', memberKind: 'method' },
+    class_declaration: withMethods('class'),
+    interface_declaration: withMethods('interface'),
+    enum_declaration: withMethods('enum'),
+    record_declaration: withMethods('class'),
     annotation_type_declaration: { kind: 'interface' },
     method_declaration: { kind: 'method' },
     constructor_declaration: { kind: 'method' },
@@ -156,10 +163,7 @@ const BY_EXTENSION: Record<string, Grammar> = {
 
 /** The grammar for a path, by extension; undefined for other files. */
 export function grammarOf(rel: string): Grammar | undefined {
-  const dot = rel.lastIndexOf('.');
-  if (dot <= rel.lastIndexOf('/') + 1) return undefined;
-  const ext = rel.slice(dot);
-  return BY_EXTENSION[ext] ?? BY_EXTENSION[ext.toLowerCase()];
+  return byExtension(BY_EXTENSION, rel);
 }
 
 /** Source files of other languages: found by the word search only. */

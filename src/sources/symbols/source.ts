@@ -69,7 +69,7 @@ export function createSymbolsSource(
   const indexes = new Map<string, SymbolIndex>();
   /** Per workspace, the build waiting for a quiet moment. */
   const timers = new Map<string, NodeJS.Timeout>();
-  const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(() => deps.memoTtlMs, deps.clock, 16);
+  const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps, 16);
   const maps = new Map<string, { version: number; item: ContextItem | undefined }>();
   const pendingMaps = new Set<string>();
   let closed = false;

@@ -1,0 +1,39 @@
+// The frame every context source shares, said once: its name and time limit,
+// the plan keys it answers (a plan that wants none of them costs nothing, not
+// even a look at the workspace), and the workspace the request is about. A
+// source then writes only what it collects.
+
+import type { CollectInput, ContextSource, SourceResult } from '../shared/types.ts';
+import { wants } from './deps.ts';
+import type { WorkspaceState, Workspaces } from './workspace.ts';
+
+export interface SourceFrame {
+  name: string;
+  timeoutMs: number;
+  /** The plan keys (or key prefixes such as `instructions.`) this source can answer. */
+  answers: readonly string[];
+}
+
+export interface SourceCall {
+  input: CollectInput;
+  signal: AbortSignal;
+  ws: WorkspaceState;
+  /** True when the plan wants this key or a part of its namespace. */
+  wanted(key: string): boolean;
+}
+
+export function defineSource(
+  workspaces: Workspaces,
+  frame: SourceFrame,
+  collect: (call: SourceCall) => Promise<SourceResult>,
+): ContextSource {
+  return {
+    name: frame.name,
+    timeoutMs: frame.timeoutMs,
+    async collect(input, signal) {
+      const wanted = (key: string) => wants(input.wanted, key);
+      if (!frame.answers.some(wanted)) return { items: [] };
+      return collect({ input, signal, ws: workspaces.get(input.workspace), wanted });
+    },
+  };
+}
