@@ -162,6 +162,15 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     assert.ok(out.text.indexOf('small.txt') < out.text.indexOf('big.txt'));
   });
 
+  test('untracked: no list when every untracked file has its own item (its path is in the title)', async () => {
+    const r = repo({ files: { 'README.md': 'hi\n' } });
+    r.write('draft/a.ts', 'export const a = "AMARK";\n');
+    r.write('b.md', '# B\n');
+    const items = byKey((await collect(r.dir, ['git.untracked'])).items);
+    assert.deepEqual(Object.keys(items).sort(), ['git.untracked.b.md', 'git.untracked.draft/a.ts']);
+    assert.equal(items['git.untracked.draft/a.ts']?.title, 'draft/a.ts (untracked)');
+  });
+
   test('untracked: files inside untracked folders listed, small text heads read, never-read names never read', async () => {
     const r = repo({ files: { 'README.md': 'hi\n' } });
     r.write('notes.md', '# Notes\nNOTEMARK\n');
