@@ -11,7 +11,7 @@ import { ATTACHMENT_INTRO, type FenceTag, fenceItem } from '../shared/contextFen
 import type { ChatMessage, ContextItem, ContextPartSource } from '../shared/types.ts';
 
 /** Stable sources first, volatile last, so the block's prefix changes least. */
-const SOURCE_ORDER = ['instructions', 'manifests', 'tree', 'stats', 'env', 'git', 'files', 'stacktrace'];
+const SOURCE_ORDER = ['instructions', 'manifests', 'tree', 'stats', 'env', 'git', 'files', 'symbols', 'stacktrace'];
 const GIT_ORDER = ['git.branch', 'git.log', 'git.status', 'git.diffstat', 'git.diff', 'git.untracked'];
 
 export const CONTEXT_PREAMBLE =

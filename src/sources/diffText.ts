@@ -120,6 +120,23 @@ function capHunk(hunk: DiffHunk, command: string, file: string): { hunk: DiffHun
   return { hunk: { ...hunk, text: kept.join('\n') }, cut: true };
 }
 
+/**
+ * The file header as the model reads it: `index <blob>..<blob>` names objects
+ * the model cannot look up, and `--- a/P` / `+++ b/P` repeat the `diff --git`
+ * line for a plain modification, so both go (about thirty tokens a file).
+ * Everything that says more stays: new, deleted and renamed files, modes,
+ * `/dev/null`, binary notes.
+ */
+export function compactHeader(file: DiffFile): string {
+  const lines = file.header.split('\n');
+  const minus = `--- a/${file.path}`;
+  const plus = `+++ b/${file.path}`;
+  const modified = lines.includes(minus) && lines.includes(plus);
+  return lines
+    .filter((line) => !/^index [0-9a-f]+\.\.[0-9a-f]+/.test(line) && !(modified && (line === minus || line === plus)))
+    .join('\n');
+}
+
 const sizeOf = (file: DiffFile) => file.header.length + file.hunks.reduce((n, h) => n + h.text.length + 1, 0);
 const counts = (hunks: DiffHunk[]) =>
   `+${hunks.reduce((n, h) => n + h.added, 0)}/-${hunks.reduce((n, h) => n + h.removed, 0)}`;
@@ -151,6 +168,7 @@ export function renderDiff(
   }
   const shown = all.filter((file) => file.skip === undefined).sort((a, b) => sizeOf(a) - sizeOf(b));
   // Headers first (every changed file stays named), then hunks smallest first while they fit.
+  for (const file of shown) file.header = compactHeader(file);
   let used = shown.reduce((n, file) => n + file.header.length + 1, 0);
   const kept = new Set<DiffHunk>();
   const bySize = shown.flatMap((file) => file.hunks).sort((a, b) => a.text.length - b.text.length);

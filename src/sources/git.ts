@@ -19,6 +19,15 @@ import { readTextIfFile } from './syncRead.ts';
 import { expandArgs, untrackedEntries, untrackedFiles, untrackedItems } from './untracked.ts';
 import type { Workspaces } from './workspace.ts';
 
+/**
+ * One line of context around each change, not git's three: the hunk header
+ * already names the enclosing function, the changed lines are what the model
+ * cannot see anywhere else, and a work in progress touching many places then
+ * costs its changes, not the unchanged lines beside them (the file itself is
+ * one lookup away: files.named, symbols.def, or deep's files.changed).
+ */
+const DIFF_CONTEXT = ['--unified=1'] as const;
+
 export interface GitSourceOptions {
   statusChars: number;
   diffstatChars: number;
@@ -163,8 +172,8 @@ export function createGitSource(
           want('git.log') && !unborn ? run(logArgs(opts.logCount, [])) : '',
           // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
           want('git.log') && base ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--'])).catch(() => '') : '',
-          want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, '--cached']) : '',
-          want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS]) : '',
+          want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, '--cached']) : '',
+          want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT]) : '',
           untracked,
         ]);
         const items: ContextItem[] = [];

@@ -114,5 +114,7 @@ export function untrackedItems(
       ...(cut.truncated || capped.truncated ? { truncated: true } : {}),
     });
   }
+  // Every file under its own fence, its path in the title: the list would only repeat them.
+  if (heads === files.length) return { items: items.slice(1), skipped };
   return { items, skipped };
 }

@@ -42,10 +42,8 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     assert.equal(
       items['git.diff.staged']?.text,
       [
+        // No blob ids, no ---/+++ repeating the file of a plain modification.
         'diff --git a/src/a.ts b/src/a.ts',
-        'index cc798ff..66d48fc 100644',
-        '--- a/src/a.ts',
-        '+++ b/src/a.ts',
         '@@ -1 +1 @@',
         '-export const a = 1;',
         '+export const a = 2;',
@@ -54,6 +52,31 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     assert.match(items['git.diff.unstaged']?.text ?? '', /^-export const b = 1;\n\+export const b = 3;$/m);
     assert.doesNotMatch(items['git.diff.unstaged']?.text ?? '', /const a/);
     assert.equal(items['git.diff.unstaged']?.kind, 'diff');
+  });
+
+  test('one line of context around a change; a new file still says it is new', async () => {
+    const body = Array.from({ length: 12 }, (_, i) => `export const v${i} = ${i};`).join('\n');
+    const r = repo({
+      files: { 'src/c.ts': `${body}\n` },
+      staged: { 'src/new.ts': 'export const fresh = 1;\n' },
+      unstaged: { 'src/c.ts': `${body.replace('v6 = 6', 'v6 = 60')}\n` },
+    });
+    const items = byKey((await collect(r.dir, ['git.diff.'])).items);
+    assert.equal(
+      items['git.diff.unstaged']?.text,
+      [
+        'diff --git a/src/c.ts b/src/c.ts',
+        '@@ -6,3 +6,3 @@ export const v4 = 4;',
+        ' export const v5 = 5;',
+        '-export const v6 = 6;',
+        '+export const v6 = 60;',
+        ' export const v7 = 7;',
+      ].join('\n'),
+    );
+    const staged = items['git.diff.staged']?.text ?? '';
+    assert.match(staged, /^new file mode 100644$/m);
+    assert.match(staged, /^--- \/dev\/null\n\+\+\+ b\/src\/new\.ts$/m);
+    assert.doesNotMatch(staged, /^index /m);
   });
 
   test('binary files, lockfiles, generated and never-read files are named, their lines never shown', async () => {
@@ -137,6 +160,15 @@ describe('git source: changed lines, untracked files, branch commits', () => {
         .join('\n');
     const out = renderDiff([file('big.txt', 20), file('small.txt', 2)].join('\n'), 10_000, 'git diff', () => false);
     assert.ok(out.text.indexOf('small.txt') < out.text.indexOf('big.txt'));
+  });
+
+  test('untracked: no list when every untracked file has its own item (its path is in the title)', async () => {
+    const r = repo({ files: { 'README.md': 'hi\n' } });
+    r.write('draft/a.ts', 'export const a = "AMARK";\n');
+    r.write('b.md', '# B\n');
+    const items = byKey((await collect(r.dir, ['git.untracked'])).items);
+    assert.deepEqual(Object.keys(items).sort(), ['git.untracked.b.md', 'git.untracked.draft/a.ts']);
+    assert.equal(items['git.untracked.draft/a.ts']?.title, 'draft/a.ts (untracked)');
   });
 
   test('untracked: files inside untracked folders listed, small text heads read, never-read names never read', async () => {

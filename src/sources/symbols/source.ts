@@ -8,6 +8,7 @@
 
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
 import { type SourceDeps, wants } from '../deps.ts';
+import { defaultFilesOptions } from '../files.ts';
 import { isGitIgnored } from '../gitignored.ts';
 import { FileGuard, workspaceZone } from '../guard.ts';
 import { Memo } from '../memo.ts';
@@ -59,6 +60,17 @@ export interface SymbolsSource {
 }
 
 const NAMED_FILES = 8;
+
+/**
+ * A file the question names goes into the context from its head (files.named,
+ * the files source's first lines); when every definition sits in those lines
+ * its outline only repeats them. A longer file keeps its outline: it is the
+ * map of what the head leaves out.
+ */
+function sentWhole(index: SymbolIndex, rel: string): boolean {
+  const defs = index.files.get(rel)?.defs;
+  return defs?.every((def) => def.endLine <= defaultFilesOptions.headLines) === true;
+}
 
 export function createSymbolsSource(
   deps: SourceDeps,
@@ -224,7 +236,9 @@ export function createSymbolsSource(
       if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0)) {
         return { items, skipped };
       }
-      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}`;
+      // Paths named as they are go to files.named too (the same mentions); bare names found in the listing do not.
+      const headSent = new Set(wants(input.wanted, 'files.named.') ? exact : []);
+      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}|${[...headSent].join(',')}`;
       const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
         const guard = new FileGuard(deps.isNeverRead);
         const zone = workspaceZone(root, deps.allowedRoots);
@@ -237,10 +251,12 @@ export function createSymbolsSource(
           const item = definitionItem(hit, reader);
           if (item) out.push(item);
         }
-        const outlined = [...new Set([...inPlay, ...hits.map((hit) => hit.rel)])].slice(
-          0,
-          defaultLookupLimits.outlines,
-        );
+        const outlined = [
+          ...new Set([
+            ...inPlay.filter((rel) => !(headSent.has(rel) && sentWhole(index, rel))),
+            ...hits.map((hit) => hit.rel),
+          ]),
+        ].slice(0, defaultLookupLimits.outlines);
         for (const rel of outlined) {
           const item = outlineItem(rel, index.files.get(rel)?.defs ?? []);
           if (item) out.push(item);

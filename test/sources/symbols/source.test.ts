@@ -342,6 +342,19 @@ describe('symbols: incremental index', () => {
 });
 
 describe('symbols: file names', () => {
+  test('a path named as it is goes whole into files.named: no outline repeating its definitions', async () => {
+    const symbols = sourceFor();
+    try {
+      const result = await symbols.source.collect(
+        input(repo.dir, { text: 'What is in billing/rates.py?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.deepEqual(keys(result), []);
+    } finally {
+      symbols.close();
+    }
+  });
+
   test('a bare file name is found in the listing and outlined, with no identifier in the question', async () => {
     const symbols = sourceFor();
     try {
