@@ -146,7 +146,9 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   const warmedUp = options.warm
     ? Promise.all([
         useSecretlint ? loadSecretlint() : undefined,
-        warmRegexes(rules.flatMap((rule) => [rule.regex, rule.sticky, rule.indices])),
+        // Only the form each rule searches with: every compiled form keeps its native code (one-byte and
+        // two-byte) for the server's lifetime.
+        warmRegexes(scanner.searchRegexes),
       ]).then(() => undefined)
     : Promise.resolve();
 

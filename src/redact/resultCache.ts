@@ -12,11 +12,12 @@ import type { RedactResult } from '../shared/types.ts';
 const SLICE_CHARS = 1024 * 1024;
 
 export class ResultCache {
-  private readonly entries: LRUCache<string, RedactResult>;
+  /** Undefined when the cache is off (`maxBytes` 0): lru-cache reads a `maxSize` of 0 as no size bound and then refuses sized entries. */
+  private readonly entries: LRUCache<string, RedactResult> | undefined;
 
-  /** `maxBytes` counts a character as a byte, as V8 stores most source text (one-byte strings). */
+  /** `maxBytes` counts a character as a byte, as V8 stores most source text (one-byte strings); 0 keeps nothing. */
   constructor(maxBytes = 32 * 1024 * 1024, maxEntries = 4096) {
-    this.entries = new LRUCache({ max: maxEntries, maxSize: maxBytes });
+    this.entries = maxBytes > 0 && maxEntries > 0 ? new LRUCache({ max: maxEntries, maxSize: maxBytes }) : undefined;
   }
 
   /** The same key as `key`, hashed in 1 MB slices with the event loop free between them (hashing a large text whole would hold other requests). */
@@ -40,11 +41,11 @@ export class ResultCache {
   }
 
   get(key: string): RedactResult | undefined {
-    return this.entries.get(key);
+    return this.entries?.get(key);
   }
 
   /** `size`: the characters of the text the result stands for; larger than the whole cache, it is not kept. */
   set(key: string, result: RedactResult, size: number): void {
-    this.entries.set(key, result, { size: Math.max(1, size) });
+    this.entries?.set(key, result, { size: Math.max(1, size) });
   }
 }

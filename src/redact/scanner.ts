@@ -26,6 +26,11 @@ export interface ScanOutcome {
 
 export interface Scanner {
   scan(text: string, path: string | undefined, deadline: Deadline): ScanOutcome;
+  /**
+   * The regex each rule searches with (its sticky form where its match starts are known, its global form
+   * otherwise): what a warm-up compiles. The `d` form runs only at an accepted match and is left to compile then.
+   */
+  readonly searchRegexes: readonly RegExp[];
 }
 
 /** The scanner for `rules`, with every optimisation but those in `without`. */
@@ -47,6 +52,10 @@ export function createScanner(rules: readonly CompiledRule[], without: readonly 
   const plan = { starts: lists.map((l) => (l.length > 0 ? l : undefined)), listCount: rules.length + 1 };
   const withStarts = Uint8Array.from(rules, (rule) => (startsOf(rule) ? 1 : 0));
   return {
+    // A getter: the sticky forms are made on first use (a one-shot command never needs most of them).
+    get searchRegexes() {
+      return rules.map((rule, r) => (withStarts[r] === 1 ? rule.sticky : rule.regex));
+    },
     scan(text, path, deadline) {
       const keywordScan = keywords.scan(text, plan);
       const findings = scanRules(text, keywordScan, path, rules, keywordIds, withStarts, deadline);

@@ -153,6 +153,16 @@ test('cache: an unchanged item returns the same result, and a copy', async () =>
   assert.ok(perCall < 0.5, `cache hit took ${perCall} ms`);
 });
 
+test('cache off (cacheMaxChars 0): every call scans and masks', async () => {
+  const uncached = await createRedactor({ cacheMaxChars: 0 });
+  const secret = pick(rng, ALNUM, 40);
+  for (let i = 0; i < 2; i++) {
+    const out = await uncached.redact(`TOKEN=${secret}\n`, { path: 'a.env' });
+    assert.ok(!out.text.includes(secret));
+    assert.equal(out.findings.length, 1);
+  }
+});
+
 test('a scan past the deadline rejects with RedactionTimeoutError', async () => {
   let clock = 0;
   const slow = await createRedactor({ timeoutMs: 50, deps: { now: () => (clock += 20) } });
