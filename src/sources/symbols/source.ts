@@ -201,8 +201,9 @@ export function createSymbolsSource(
       let state = index.state();
       if (needsIndex || wantMap) {
         // The repository's size decides how long a request may wait; the listing is shared with tree and stats.
-        const parseable = state.ready ? state.listed : countParseable(await ws.walk().catch(() => undefined));
-        const small = parseable <= opts.waitFiles;
+        const small = state.ready
+          ? state.listed <= opts.waitFiles
+          : isSmall(await ws.walk().catch(() => undefined), opts.waitFiles);
         if (small || needsIndex) {
           // Small: wait for the running build (bounded by waitMs). Large: only a question naming an identifier
           // waits, and only for the first build; later ones serve the last index while the next builds.
@@ -295,17 +296,34 @@ export function createSymbolsSource(
   };
 }
 
-/** Parseable files of a listing, counted once per listing (the walk is memoized: same object while unchanged). */
-const parseableCounts = new WeakMap<object, number>();
-function countParseable(walk: { files: readonly string[] } | undefined): number {
-  if (!walk) return 0;
-  let count = parseableCounts.get(walk);
-  if (count === undefined) {
-    count = 0;
-    for (const rel of walk.files) if (grammarOf(rel) !== undefined) count++;
-    parseableCounts.set(walk, count);
+/**
+ * Whether a listing holds at most `limit` parseable files. Only the side of the limit matters, so the
+ * count stops past it: a cold request in a large repository does not run every listed path through the
+ * grammar table while its git processes want the processor. Memoized per listing (the walk is memoized:
+ * same object while unchanged) and limit.
+ */
+const smallListings = new WeakMap<object, Map<number, boolean>>();
+export function isSmall(walk: { files: readonly string[] } | undefined, limit: number): boolean {
+  if (!walk) return true;
+  if (walk.files.length <= limit) return true;
+  let known = smallListings.get(walk);
+  if (!known) {
+    known = new Map();
+    smallListings.set(walk, known);
   }
-  return count;
+  let small = known.get(limit);
+  if (small === undefined) {
+    let count = 0;
+    small = true;
+    for (const rel of walk.files) {
+      if (grammarOf(rel) !== undefined && ++count > limit) {
+        small = false;
+        break;
+      }
+    }
+    known.set(limit, small);
+  }
+  return small;
 }
 
 /**
