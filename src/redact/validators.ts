@@ -44,7 +44,10 @@ function isDefaultCredential(value: string): boolean {
   const tail = /(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$/.exec(value)![0];
   const base = value.slice(0, value.length - tail.length);
   if (base.length < 2 || base.length > 16) return false;
-  return DEFAULT_CREDENTIALS.has(base.toLowerCase()) || DEFAULT_CREDENTIALS.has(unleet(base));
+  const lower = base.toLowerCase();
+  if (DEFAULT_CREDENTIALS.has(lower)) return true;
+  // Without a leet character, unleet(base) is `lower`, looked up already.
+  return LEET_CHAR.test(base) && DEFAULT_CREDENTIALS.has(unleet(base));
 }
 
 /** Words that mark a value as documentation rather than a secret (`YOUR_API_KEY`, `token-here`, `xxxx`). */
@@ -116,15 +119,26 @@ const CODE_OR_WORD =
 const VERSION = /^[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/;
 
 /** `p@ssw0rd`, `s3cr3t`, `pa$$word`: leetspeak of a placeholder word is still a placeholder. */
+const LEET_CHAR = /[@4$5037!|1]/;
+const UNLEET: Record<string, string> = {
+  '@': 'a',
+  '4': 'a',
+  $: 's',
+  '5': 's',
+  '0': 'o',
+  '3': 'e',
+  '1': 'i',
+  '!': 'i',
+  '|': 'i',
+  '7': 't',
+};
+// One pass over the value: it runs on most short candidate values (isDefaultCredential, isObviouslyFake).
 function unleet(value: string): string {
-  return value
-    .toLowerCase()
-    .replace(/[@4]/g, 'a')
-    .replace(/[$5]/g, 's')
-    .replace(/0/g, 'o')
-    .replace(/3/g, 'e')
-    .replace(/[1!|]/g, 'i')
-    .replace(/7/g, 't');
+  const lower = value.toLowerCase();
+  if (!LEET_CHAR.test(lower)) return lower;
+  let plain = '';
+  for (const c of lower) plain += UNLEET[c] ?? c;
+  return plain;
 }
 
 const LEET_OR_TRAILING_I = /[@4$5037!|1]|i$/i;
@@ -206,7 +220,13 @@ const NOT_A_VALUE =
 /** `docker run -p 8080:80/tcp`, `-p 127.0.0.1:5432:5432`: a port mapping after `-p`, not a password. */
 const PORT_MAPPING = /^(?:\d{1,3}(?:\.\d{1,3}){3}:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/;
 
-const WALKS = ['0123456789', 'abcdefghijklmnopqrstuvwxyz'];
+/**
+ * `a` then `b` is a step of `0123456789` or of `abcdefghijklmnopqrstuvwxyz` (what `walk.includes(pair)`
+ * says of a two-character pair), without building the pair: it runs at each character of each short value.
+ */
+function isWalkStep(a: number, b: number): boolean {
+  return b === a + 1 && ((a >= 48 && b <= 57) || (a >= 97 && b <= 122));
+}
 
 /** `1234568`, `123456abcdefg`: mostly counting, typed by a person writing docs. */
 function isCounting(v: string): boolean {
@@ -223,8 +243,7 @@ function walkShare(s: string): number {
   let covered = 0;
   let run = 1;
   for (let i = 1; i <= s.length; i++) {
-    const pair = i < s.length ? s[i - 1]! + s[i]! : '';
-    if (pair && WALKS.some((walk) => walk.includes(pair))) run++;
+    if (i < s.length && isWalkStep(s.charCodeAt(i - 1), s.charCodeAt(i))) run++;
     else {
       if (run >= 3) covered += run;
       run = 1;
