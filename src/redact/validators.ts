@@ -41,10 +41,13 @@ const DEFAULT_CREDENTIALS = new Set(
 function isDefaultCredential(value: string): boolean {
   if (DEFAULT_CREDENTIALS.has(value.toLowerCase())) return true;
   // Only a short or counting tail (`netapp123`, `C1sco12345`, `Cyberark1!`): `Jenkins2024!` may be someone's real password.
-  const tail = /(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$/.exec(value)![0];
+  const tail = CREDENTIAL_TAIL.exec(value)![0];
   const base = value.slice(0, value.length - tail.length);
   if (base.length < 2 || base.length > 16) return false;
-  return DEFAULT_CREDENTIALS.has(base.toLowerCase()) || DEFAULT_CREDENTIALS.has(unleet(base));
+  const lower = base.toLowerCase();
+  if (DEFAULT_CREDENTIALS.has(lower)) return true;
+  // Without a leet character, unleet(base) is `lower`, looked up already.
+  return LEET_CHAR.test(base) && DEFAULT_CREDENTIALS.has(unleet(base));
 }
 
 /** Words that mark a value as documentation rather than a secret (`YOUR_API_KEY`, `token-here`, `xxxx`). */
@@ -115,22 +118,43 @@ const CODE_OR_WORD =
 /** Version numbers and ranges (`11.7.1`, `^2.1.34`, `v1.2.3-beta.1`) sit next to package names such as `1password`. */
 const VERSION = /^[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/;
 
+// Hot helpers' patterns, made once (a regex literal in a function is a new object at each call).
+const CREDENTIAL_TAIL = /(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$/;
+const OUTER_QUOTES = /^["'`]|["'`]$/g;
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+const TRAILING_MARKS = /[!?.#%]+$/;
+const JOINERS = /[-_ .]/g;
+const NOT_ALNUM = /[^a-z0-9]/g;
+const LETTERS = /[a-z]/g;
+const DIGITS = /\d/g;
+
 /** `p@ssw0rd`, `s3cr3t`, `pa$$word`: leetspeak of a placeholder word is still a placeholder. */
+const LEET_CHAR = /[@4$5037!|1]/;
+const UNLEET: Record<string, string> = {
+  '@': 'a',
+  '4': 'a',
+  $: 's',
+  '5': 's',
+  '0': 'o',
+  '3': 'e',
+  '1': 'i',
+  '!': 'i',
+  '|': 'i',
+  '7': 't',
+};
+// One pass over the value: it runs on most short candidate values (isDefaultCredential, isObviouslyFake).
 function unleet(value: string): string {
-  return value
-    .toLowerCase()
-    .replace(/[@4]/g, 'a')
-    .replace(/[$5]/g, 's')
-    .replace(/0/g, 'o')
-    .replace(/3/g, 'e')
-    .replace(/[1!|]/g, 'i')
-    .replace(/7/g, 't');
+  const lower = value.toLowerCase();
+  if (!LEET_CHAR.test(lower)) return lower;
+  let plain = '';
+  for (const c of lower) plain += UNLEET[c] ?? c;
+  return plain;
 }
 
 const LEET_OR_TRAILING_I = /[@4$5037!|1]|i$/i;
 
 export function isPlaceholder(value: string): boolean {
-  const v = value.trim().replace(/^["'`]|["'`]$/g, '');
+  const v = value.trim().replace(OUTER_QUOTES, '');
   if (v.length === 0) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase()) || VERSION.test(v)) return true;
   // Only short values with a leet character (or a trailing i) can unleet to a placeholder word; skip the rest cheaply.
@@ -165,7 +189,7 @@ function isObviouslyFake(v: string): boolean {
   }
   if (NOT_A_VALUE.test(v)) return true;
   if (v.length > 40) return false;
-  if (/%[0-9A-Fa-f]{2}/.test(v)) {
+  if (PERCENT_ESCAPE.test(v)) {
     try {
       const decoded = decodeURIComponent(v);
       if (decoded !== v) return isPlaceholder(decoded);
@@ -173,7 +197,7 @@ function isObviouslyFake(v: string): boolean {
       // not %-encoded after all
     }
   }
-  const trimmed = v.replace(/[!?.#%]+$/, '');
+  const trimmed = v.replace(TRAILING_MARKS, '');
   if (
     trimmed !== v &&
     trimmed.length > 0 &&
@@ -182,7 +206,7 @@ function isObviouslyFake(v: string): boolean {
     return true;
   if (isDefaultCredential(v) || PORT_MAPPING.test(v) || isCounting(v) || isWordCompound(v)) return true;
   // Words run together that name the key (`spectacular-password`, `My3ncryptionkey` below).
-  const joined = v.replace(/[-_ .]/g, '');
+  const joined = v.replace(JOINERS, '');
   if (joined !== v && NAMES_ITSELF.test(joined)) return true;
   // Leetspeak and punctuation around a word that names the key itself (`$ecur3p4$$w0rd`, `p@ss(word)`).
   if (v.length <= 32 && LEET_OR_TRAILING_I.test(v)) {
@@ -206,16 +230,22 @@ const NOT_A_VALUE =
 /** `docker run -p 8080:80/tcp`, `-p 127.0.0.1:5432:5432`: a port mapping after `-p`, not a password. */
 const PORT_MAPPING = /^(?:\d{1,3}(?:\.\d{1,3}){3}:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/;
 
-const WALKS = ['0123456789', 'abcdefghijklmnopqrstuvwxyz'];
+/**
+ * `a` then `b` is a step of `0123456789` or of `abcdefghijklmnopqrstuvwxyz` (what `walk.includes(pair)`
+ * says of a two-character pair), without building the pair: it runs at each character of each short value.
+ */
+function isWalkStep(a: number, b: number): boolean {
+  return b === a + 1 && ((a >= 48 && b <= 57) || (a >= 97 && b <= 122));
+}
 
 /** `1234568`, `123456abcdefg`: mostly counting, typed by a person writing docs. */
 function isCounting(v: string): boolean {
-  const s = v.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const s = v.toLowerCase().replace(NOT_ALNUM, '');
   if (s.length < 6 || s.length > 24) return false;
   if (walkShare(s) >= 0.6) return true;
   // Counting interleaved with one repeated letter: `a1a2a3a4`.
-  const digits = s.replace(/[a-z]/g, '');
-  const letters = s.replace(/\d/g, '');
+  const digits = s.replace(LETTERS, '');
+  const letters = s.replace(DIGITS, '');
   return digits.length >= 3 && walkShare(digits) >= 0.99 && /^([a-z])\1*$/.test(letters);
 }
 
@@ -223,8 +253,7 @@ function walkShare(s: string): number {
   let covered = 0;
   let run = 1;
   for (let i = 1; i <= s.length; i++) {
-    const pair = i < s.length ? s[i - 1]! + s[i]! : '';
-    if (pair && WALKS.some((walk) => walk.includes(pair))) run++;
+    if (i < s.length && isWalkStep(s.charCodeAt(i - 1), s.charCodeAt(i))) run++;
     else {
       if (run >= 3) covered += run;
       run = 1;
