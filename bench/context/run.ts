@@ -9,7 +9,6 @@ import { simpleGit } from 'simple-git';
 import { createRedactor, DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput, ContextItem, ContextSource } from '../../src/shared/types.ts';
-import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
 import {
   createSourceSet,
   defaultSourceDeps,
@@ -18,6 +17,7 @@ import {
 } from '../../src/sources/index.ts';
 import { defaultRepoMapOptions, rankFiles, renderRepoMap } from '../../src/sources/symbols/repoMap.ts';
 import { SymbolIndex } from '../../src/sources/symbols/symbolIndex.ts';
+import { DEEP, DEEP_COMMANDS, GIT_AWARE, GIT_AWARE_COMMANDS, median } from './coldPlans.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
 const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
@@ -25,49 +25,12 @@ const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
 
-const GIT_AWARE = [
-  'instructions.',
-  'env.',
-  'manifests.',
-  'git.branch',
-  'git.status',
-  'git.diff.',
-  'git.untracked',
-  'git.diffstat',
-  'git.log',
-  'files.named.',
-  'symbols.def.',
-  'symbols.outline.',
-  'symbols.search.',
-];
-const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.', 'symbols.map'];
-
-/** The git commands the sources run, spelled exactly as they run them (untrusted-repository overrides included). */
-const PREFIX = gitPrefix([]);
-const GIT_AWARE_COMMANDS = [
-  [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
-  [...PREFIX, 'diff', ...NO_DRIVERS, 'HEAD', '--stat'],
-  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-10', '--date=short', '--format=%h %ad %an: %s'],
-  [...PREFIX, 'diff', ...NO_DRIVERS, '--cached'],
-  [...PREFIX, 'diff', ...NO_DRIVERS],
-];
-const DEEP_COMMANDS = [
-  ...GIT_AWARE_COMMANDS,
-  [...PREFIX, 'log', ...NO_DRIVERS, '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
-  [...PREFIX, 'ls-files', '-z', '-co', '--exclude-standard'],
-];
-
 function runGit(cwd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error) => (error ? reject(error) : resolve()));
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;

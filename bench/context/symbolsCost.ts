@@ -9,8 +9,8 @@ import path from 'node:path';
 import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
 import type { CollectInput } from '../../src/shared/types.ts';
-import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
 import * as current from '../../src/sources/index.ts';
+import { DEEP, DEEP_COMMANDS as FLOOR, median } from './coldPlans.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
 type Sources = Pick<typeof current, 'createSourceSet' | 'defaultSourceDeps'>;
@@ -18,42 +18,6 @@ type Sources = Pick<typeof current, 'createSourceSet' | 'defaultSourceDeps'>;
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 
-// The plans and the floor as run.ts spells them.
-const DEEP = [
-  'instructions.',
-  'env.',
-  'manifests.',
-  'git.branch',
-  'git.status',
-  'git.diff.',
-  'git.untracked',
-  'git.diffstat',
-  'git.log',
-  'files.named.',
-  'symbols.def.',
-  'symbols.outline.',
-  'symbols.search.',
-  'tree.',
-  'files.changed.',
-  'stats.',
-  'symbols.map',
-];
-const PREFIX = gitPrefix([]);
-const FLOOR = [
-  [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
-  [...PREFIX, 'diff', ...NO_DRIVERS, 'HEAD', '--stat'],
-  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-10', '--date=short', '--format=%h %ad %an: %s'],
-  [...PREFIX, 'diff', ...NO_DRIVERS, '--cached'],
-  [...PREFIX, 'diff', ...NO_DRIVERS],
-  [...PREFIX, 'log', ...NO_DRIVERS, '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
-  [...PREFIX, 'ls-files', '-z', '-co', '--exclude-standard'],
-];
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 const cpuMs = () => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;

@@ -1,0 +1,43 @@
+// What run.ts and symbolsCost.ts both measure: the plan keys a git-aware and a
+// deep request ask the sources for, and the git commands those sources run,
+// spelled exactly as they run them (the floor a cold request is compared with).
+
+import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
+
+export const GIT_AWARE = [
+  'instructions.',
+  'env.',
+  'manifests.',
+  'git.branch',
+  'git.status',
+  'git.diff.',
+  'git.untracked',
+  'git.diffstat',
+  'git.log',
+  'files.named.',
+  'symbols.def.',
+  'symbols.outline.',
+  'symbols.search.',
+];
+export const DEEP = [...GIT_AWARE, 'tree.', 'files.changed.', 'stats.', 'symbols.map'];
+
+/** Untrusted-repository overrides included, as the sources pass them. */
+const PREFIX = gitPrefix([]);
+export const GIT_AWARE_COMMANDS = [
+  [...PREFIX, 'status', '--porcelain=v1', '-z', '--branch'],
+  [...PREFIX, 'diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+  [...PREFIX, 'log', ...NO_DRIVERS, '--no-show-signature', '-10', '--date=short', '--format=%h %ad %an: %s'],
+  [...PREFIX, 'diff', ...NO_DRIVERS, '--cached'],
+  [...PREFIX, 'diff', ...NO_DRIVERS],
+];
+export const DEEP_COMMANDS = [
+  ...GIT_AWARE_COMMANDS,
+  [...PREFIX, 'log', ...NO_DRIVERS, '-500', '--name-only', '--format=', '--no-renames', '--', '.'],
+  [...PREFIX, 'ls-files', '-z', '-co', '--exclude-standard'],
+];
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
