@@ -50,12 +50,7 @@ after(async () => {
   repo.cleanup();
 });
 
-const snapshotOf = async (response: Response) => {
-  await proxy.store.flush();
-  const snapshot = proxy.store.get(response.headers.get('x-ctx-snapshot-id') as string);
-  assert.ok(snapshot);
-  return snapshot;
-};
+const snapshotOf = (response: Response) => proxy.snapshotOf(response);
 
 describe('fitting the window', () => {
   test('a deep request with a long history on an 8k model is re-planned in quick mode, and says so', async () => {

@@ -55,12 +55,7 @@ after(async () => {
   repo.cleanup();
 });
 
-const snapshotOf = async (response: Response) => {
-  await proxy.store.flush();
-  const snapshot = proxy.store.get(response.headers.get('x-ctx-snapshot-id') as string);
-  assert.ok(snapshot);
-  return snapshot;
-};
+const snapshotOf = (response: Response) => proxy.snapshotOf(response);
 const lastSent = () => (fake.chats.at(-1)?.body.messages ?? []) as Sent[];
 
 describe('the downgrade ladder on an 8k model', () => {

@@ -2,6 +2,7 @@
 // the same createServer() as `ctxproxy serve`, built from real parts: the Ollama adapter pointed at the fake Ollama, a real
 // SQLite file, the real redactor and the real sources on a real directory.
 
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { type Settings, settingsSchema } from '../../src/config/options.ts';
 import type { PipelineDeps, PipelineSettings } from '../../src/pipeline/runPipeline.ts';
 import { silentLogger } from '../../src/shared/logger.ts';
 import type { Logger, Upstream } from '../../src/shared/ports.ts';
-import type { ContextSource } from '../../src/shared/types.ts';
+import type { ContextSource, Snapshot } from '../../src/shared/types.ts';
 
 export interface ProxyOptions {
   upstreamUrl: string;
@@ -43,6 +44,8 @@ export interface RunningProxy {
   dbPath: string;
   deps: PipelineDeps;
   client(options?: { apiKey?: string; maxRetries?: number }): OpenAI;
+  /** The snapshot a response's `X-Ctx-Snapshot-Id` names, once the audit queue is written. */
+  snapshotOf(response: Response): Promise<Snapshot>;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         apiKey: clientOptions.apiKey ?? 'unused',
         maxRetries: clientOptions.maxRetries ?? 0,
       }),
+    async snapshotOf(response) {
+      await store.flush();
+      const snapshot = store.get(response.headers.get('x-ctx-snapshot-id') ?? '');
+      assert.ok(snapshot, 'the response names a stored snapshot');
+      return snapshot;
+    },
     async close() {
       await running.close();
       rmSync(scratch, { recursive: true, force: true });
