@@ -7,7 +7,8 @@
 // never longer than `waitMs`.
 
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
-import { type SourceDeps, wants } from '../deps.ts';
+import { defineSource } from '../defineSource.ts';
+import type { SourceDeps } from '../deps.ts';
 import { defaultFilesOptions } from '../files.ts';
 import { isGitIgnored } from '../gitignored.ts';
 import { FileGuard, workspaceZone } from '../guard.ts';
@@ -60,6 +61,8 @@ export interface SymbolsSource {
 }
 
 const NAMED_FILES = 8;
+/** The plan keys a question's lookup answers (the map is deep mode's own). */
+const LOOKUP_KEYS = ['symbols.def.', 'symbols.outline.', 'symbols.search.'];
 
 /**
  * A file the question names goes into the context from its head (files.named,
@@ -161,128 +164,121 @@ export function createSymbolsSource(
     return known?.item;
   };
 
-  const source: ContextSource = {
-    name: 'symbols',
-    timeoutMs: opts.waitMs + 2_000,
-    async collect(input) {
-      const wantLookup = ['symbols.def.', 'symbols.outline.', 'symbols.search.'].some((key) =>
-        wants(input.wanted, key),
-      );
-      const wantMap = wants(input.wanted, 'symbols.map');
-      if (!wantLookup && !wantMap) return { items: [] };
-      const ws = workspaces.get(input.workspace);
-      const root = ws.root;
-      const index = indexFor(root);
-      const terms = wantLookup ? extractTerms(input.lastUserText) : { identifiers: [], paths: [] };
-      // Files the message names (paths that exist, bare file names found in the listing): parsed now,
-      // whatever the index's state. A bare name costs the listing, which deep mode shares with tree and stats.
-      const exact = wantLookup
-        ? ws
-            .named(deps.homeDir, input.lastUserText)
-            .inside.map((m) => m.rel)
-            // A file in the index came from the listing, which leaves ignored files out: no .gitignore read for it.
-            .filter((rel) => grammarOf(rel) !== undefined && (index.files.has(rel) || !isGitIgnored(root, rel)))
+  const frame = { name: 'symbols', timeoutMs: opts.waitMs + 2_000, answers: [...LOOKUP_KEYS, 'symbols.map'] };
+  const source = defineSource(workspaces, frame, async ({ input, ws, wanted }) => {
+    const wantLookup = LOOKUP_KEYS.some(wanted);
+    const wantMap = wanted('symbols.map');
+    const root = ws.root;
+    const index = indexFor(root);
+    const terms = wantLookup ? extractTerms(input.lastUserText) : { identifiers: [], paths: [] };
+    // Files the message names (paths that exist, bare file names found in the listing): parsed now,
+    // whatever the index's state. A bare name costs the listing, which deep mode shares with tree and stats.
+    const exact = wantLookup
+      ? ws
+          .named(deps.homeDir, input.lastUserText)
+          .inside.map((m) => m.rel)
+          // A file in the index came from the listing, which leaves ignored files out: no .gitignore read for it.
+          .filter((rel) => grammarOf(rel) !== undefined && (index.files.has(rel) || !isGitIgnored(root, rel)))
+      : [];
+    const bare = terms.paths.filter((token) => !token.includes('/') && grammarOf(token) !== undefined);
+    const byName =
+      bare.length > 0
+        ? resolvePaths(
+            bare,
+            await ws.walk().then(
+              (w) => w.files,
+              () => [],
+            ),
+          )
         : [];
-      const bare = terms.paths.filter((token) => !token.includes('/') && grammarOf(token) !== undefined);
-      const byName =
-        bare.length > 0
-          ? resolvePaths(
-              bare,
-              await ws.walk().then(
-                (w) => w.files,
-                () => [],
-              ),
-            )
-          : [];
-      const named = [...new Set([...exact, ...byName])].slice(0, NAMED_FILES);
-      await index.refresh(named);
-      const fingerprint = ws.gitFingerprint();
-      const needsIndex = terms.identifiers.length > 0;
-      let state = index.state();
-      if (needsIndex || wantMap) {
-        // The repository's size decides how long a request may wait; the listing is shared with tree and stats.
-        const small = state.ready
-          ? state.listed <= opts.waitFiles
-          : isSmall(await ws.walk().catch(() => undefined), opts.waitFiles);
-        if (small || needsIndex) {
-          // Small: wait for the running build (bounded by waitMs). Large: only a question naming an identifier
-          // waits, and only for the first build; later ones serve the last index while the next builds.
-          const building = build(input.workspace, hinted(terms));
-          state = index.state();
-          if (!state.current && (small || !state.ready)) await waitFor(building);
-          state = index.state();
-        } else if (!state.current) {
-          // Nobody waits: start after this request, so its other sources keep the processor.
-          buildLater(input.workspace);
-        }
+    const named = [...new Set([...exact, ...byName])].slice(0, NAMED_FILES);
+    await index.refresh(named);
+    const fingerprint = ws.gitFingerprint();
+    const needsIndex = terms.identifiers.length > 0;
+    let state = index.state();
+    if (needsIndex || wantMap) {
+      // The repository's size decides how long a request may wait; the listing is shared with tree and stats.
+      const small = state.ready
+        ? state.listed <= opts.waitFiles
+        : isSmall(await ws.walk().catch(() => undefined), opts.waitFiles);
+      if (small || needsIndex) {
+        // Small: wait for the running build (bounded by waitMs). Large: only a question naming an identifier
+        // waits, and only for the first build; later ones serve the last index while the next builds.
+        const building = build(input.workspace, hinted(terms));
+        state = index.state();
+        if (!state.current && (small || !state.ready)) await waitFor(building);
+        state = index.state();
       } else if (!state.current) {
+        // Nobody waits: start after this request, so its other sources keep the processor.
         buildLater(input.workspace);
       }
+    } else if (!state.current) {
+      buildLater(input.workspace);
+    }
 
-      const skipped: SkippedPath[] = [];
-      for (const [grammar, reason] of state.off) {
-        skipped.push({ path: `(${grammar})`, reason: `symbols off: ${reason}` });
-      }
-      if (!state.ready) {
-        skipped.push({
-          path: '(symbol index)',
-          reason: `still building: ${state.indexed} of ${state.listed || '?'} files indexed`,
-        });
-      }
-      const items: ContextItem[] = [];
-      if (wantMap && state.ready) {
-        const item = mapItem(index, state.listed <= opts.waitFiles);
-        if (item) items.push(item);
-      }
-      if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0)) {
-        return { items, skipped };
-      }
-      // Paths named as they are go to files.named too (the same mentions); bare names found in the listing do not.
-      const headSent = new Set(wants(input.wanted, 'files.named.') ? exact : []);
-      const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}|${[...headSent].join(',')}`;
-      const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
-        const guard = new FileGuard(deps.isNeverRead);
-        const zone = workspaceZone(root, deps.allowedRoots);
-        const reader = new LineReader(guard, zone, root);
-        const inPlay = named;
-        const { hits, missed } = findDefinitions(index, terms, new Set(inPlay));
-        const out: ContextItem[] = [];
-        const notes: SkippedPath[] = [];
-        for (const hit of hits) {
-          const item = definitionItem(hit, reader);
-          if (item) out.push(item);
-        }
-        const outlined = [
-          ...new Set([
-            ...inPlay.filter((rel) => !(headSent.has(rel) && sentWhole(index, rel))),
-            ...hits.map((hit) => hit.rel),
-          ]),
-        ].slice(0, defaultLookupLimits.outlines);
-        for (const rel of outlined) {
-          const item = outlineItem(rel, index.files.get(rel)?.defs ?? []);
-          if (item) out.push(item);
-          const refusal = index.skipped.get(rel);
-          if (refusal) notes.push({ path: rel, reason: refusal.reason });
-        }
-        for (const rel of named) {
-          const refusal = index.skipped.get(rel);
-          if (refusal && !outlined.includes(rel)) notes.push({ path: rel, reason: refusal.reason });
-        }
-        if (missed.length > 0 && wants(input.wanted, 'symbols.search.')) {
-          const listing = (await ws.walk()).files;
-          const search = wordSearch(
-            missed.flatMap((term) => term.split(/\.|::|#/).slice(-1)),
-            listing,
-            { guard, zone, root },
-          );
-          out.push(...search.items);
-          if (search.incomplete) notes.push({ path: '(word search)', reason: 'stopped at its file or byte limit' });
-        }
-        return { items: out, skipped: notes };
+    const skipped: SkippedPath[] = [];
+    for (const [grammar, reason] of state.off) {
+      skipped.push({ path: `(${grammar})`, reason: `symbols off: ${reason}` });
+    }
+    if (!state.ready) {
+      skipped.push({
+        path: '(symbol index)',
+        reason: `still building: ${state.indexed} of ${state.listed || '?'} files indexed`,
       });
-      return { items: [...items, ...found.items], skipped: [...skipped, ...found.skipped] };
-    },
-  };
+    }
+    const items: ContextItem[] = [];
+    if (wantMap && state.ready) {
+      const item = mapItem(index, state.listed <= opts.waitFiles);
+      if (item) items.push(item);
+    }
+    if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0)) {
+      return { items, skipped };
+    }
+    // Paths named as they are go to files.named too (the same mentions); bare names found in the listing do not.
+    const headSent = new Set(wanted('files.named.') ? exact : []);
+    const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}|${[...headSent].join(',')}`;
+    const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
+      const guard = new FileGuard(deps.isNeverRead);
+      const zone = workspaceZone(root, deps.allowedRoots);
+      const reader = new LineReader(guard, zone, root);
+      const inPlay = named;
+      const { hits, missed } = findDefinitions(index, terms, new Set(inPlay));
+      const out: ContextItem[] = [];
+      const notes: SkippedPath[] = [];
+      for (const hit of hits) {
+        const item = definitionItem(hit, reader);
+        if (item) out.push(item);
+      }
+      const outlined = [
+        ...new Set([
+          ...inPlay.filter((rel) => !(headSent.has(rel) && sentWhole(index, rel))),
+          ...hits.map((hit) => hit.rel),
+        ]),
+      ].slice(0, defaultLookupLimits.outlines);
+      for (const rel of outlined) {
+        const item = outlineItem(rel, index.files.get(rel)?.defs ?? []);
+        if (item) out.push(item);
+        const refusal = index.skipped.get(rel);
+        if (refusal) notes.push({ path: rel, reason: refusal.reason });
+      }
+      for (const rel of named) {
+        const refusal = index.skipped.get(rel);
+        if (refusal && !outlined.includes(rel)) notes.push({ path: rel, reason: refusal.reason });
+      }
+      if (missed.length > 0 && wanted('symbols.search.')) {
+        const listing = (await ws.walk()).files;
+        const search = wordSearch(
+          missed.flatMap((term) => term.split(/\.|::|#/).slice(-1)),
+          listing,
+          { guard, zone, root },
+        );
+        out.push(...search.items);
+        if (search.incomplete) notes.push({ path: '(word search)', reason: 'stopped at its file or byte limit' });
+      }
+      return { items: out, skipped: notes };
+    });
+    return { items: [...items, ...found.items], skipped: [...skipped, ...found.skipped] };
+  });
 
   return {
     source,
