@@ -11,69 +11,33 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { embed, embedMany, generateText, type ModelMessage, Output, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
-import {
-  DEFAULT_FAKE_CONTENT,
-  DEFAULT_FAKE_MODELS,
-  type FakeOllama,
-  fakeEmbedding,
-  startFakeOllama,
-} from '../support/fakeOllama.ts';
-import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
-import { type RunningProxy, startProxy } from '../support/proxy.ts';
+import { type ClientScene, type Sent, startClientScene, THINKER } from '../support/clientScene.ts';
+import { DEFAULT_FAKE_CONTENT, type FakeOllama, fakeEmbedding } from '../support/fakeOllama.ts';
+import type { RunningProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
-const THINKER = 'qwen3:8b';
 const RULE = 'Always answer in haiku.';
-type Sent = { role: string; content: string; tool_calls?: unknown[]; tool_name?: string };
 
+let scene: ClientScene;
 let fake: FakeOllama;
-let repo: TempRepo;
 let proxy: RunningProxy;
-// Embeddings are audited as sizes and hashes, not as chat messages, so they run
-// on a proxy of their own and the audit/upstream check below covers the chats.
 let embedProxy: RunningProxy;
 
 before(async () => {
-  fake = await startFakeOllama({
-    models: [
-      ...DEFAULT_FAKE_MODELS,
-      { name: THINKER, contextLength: 32768, capabilities: ['completion', 'tools', 'thinking'] },
-    ],
-  });
-  repo = makeRepo({
-    files: { 'AGENTS.md': `${RULE}\n`, 'src/app.ts': 'export const answer = 42;\n' },
-    checkout: 'feature/ai-sdk',
+  scene = await startClientScene({
+    rule: RULE,
+    branch: 'feature/ai-sdk',
+    files: { 'src/app.ts': 'export const answer = 42;\n' },
     unstaged: { 'src/app.ts': 'export const answer = 43;\n' },
   });
-  proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'git-aware' } });
-  embedProxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'git-aware' } });
+  ({ fake, proxy, embedProxy } = scene);
 });
-after(async () => {
-  await embedProxy.close();
-  await proxy.close();
-  await fake.close();
-  repo.cleanup();
-});
+after(() => scene.close());
 
-const sentAt = (index: number) => (fake.chats[index]?.body.messages ?? []) as Sent[];
-const lastSent = () => sentAt(fake.chats.length - 1);
-const withContext = (sent: Sent[]) => JSON.stringify(sent);
-
-/** The forwarded messages carry the repository's facts: its instruction file and its branch. */
-function assertContext(sent: Sent[]): void {
-  const all = withContext(sent);
-  assert.match(all, /<context source=/, 'a context block was added');
-  assert.ok(all.includes(RULE), 'AGENTS.md reached the model');
-  assert.ok(all.includes('feature/ai-sdk'), 'the git branch reached the model');
-}
-
-/** Nothing collected: no fence, no instruction file, no branch. */
-function assertNoContext(sent: Sent[]): void {
-  const all = withContext(sent);
-  assert.doesNotMatch(all, /<context/);
-  assert.ok(!all.includes(RULE));
-  assert.ok(!all.includes('feature/ai-sdk'));
-}
+const sentAt = (index: number) => scene.sentAt(index);
+const lastSent = () => scene.lastSent();
+const assertContext = (sent: Sent[]) => scene.assertContext(sent);
+const assertNoContext = (sent: Sent[]) => scene.assertNoContext(sent);
 
 async function assertAudited(snapshotId: string | undefined): Promise<void> {
   assert.ok(snapshotId, 'the response names its snapshot (X-Ctx-Snapshot-Id)');
@@ -166,7 +130,7 @@ describe('AI SDK default provider (createOpenAI → Responses API)', () => {
     assert.ok((result.usage.inputTokens ?? 0) > 0 && (result.usage.outputTokens ?? 0) > 0);
     const sent = lastSent();
     assertContext(sent);
-    assert.ok(withContext(sent).includes('Be brief.'));
+    assert.ok(JSON.stringify(sent).includes('Be brief.'));
     assert.equal(sent.at(-1)?.role, 'user');
     assert.equal(result.response.headers?.['x-ctx-mode'], 'git-aware');
     await assertAudited(result.response.headers?.['x-ctx-snapshot-id']);

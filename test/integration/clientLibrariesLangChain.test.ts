@@ -11,66 +11,34 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { z } from 'zod';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
-import {
-  DEFAULT_FAKE_CONTENT,
-  DEFAULT_FAKE_MODELS,
-  type FakeOllama,
-  fakeEmbedding,
-  startFakeOllama,
-} from '../support/fakeOllama.ts';
-import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
-import { type RunningProxy, startProxy } from '../support/proxy.ts';
+import { type ClientScene, type Sent, startClientScene, THINKER } from '../support/clientScene.ts';
+import { DEFAULT_FAKE_CONTENT, type FakeOllama, fakeEmbedding } from '../support/fakeOllama.ts';
+import type { RunningProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
-const THINKER = 'qwen3:8b';
 const RULE = 'Prefer small pure functions.';
 const BRANCH = 'feature/langchain';
-type Sent = { role: string; content: string; tool_calls?: unknown[]; tool_name?: string };
 
+let scene: ClientScene;
 let fake: FakeOllama;
-let repo: TempRepo;
 let proxy: RunningProxy;
-// Embeddings are audited as sizes and hashes, not chat messages: a proxy of their own.
 let embedProxy: RunningProxy;
 
 before(async () => {
-  fake = await startFakeOllama({
-    models: [
-      ...DEFAULT_FAKE_MODELS,
-      { name: THINKER, contextLength: 32768, capabilities: ['completion', 'tools', 'thinking'] },
-    ],
-  });
-  repo = makeRepo({
-    files: { 'AGENTS.md': `${RULE}\n`, 'lib/sum.py': 'def add(a, b):\n    return a + b\n' },
-    checkout: BRANCH,
+  scene = await startClientScene({
+    rule: RULE,
+    branch: BRANCH,
+    files: { 'lib/sum.py': 'def add(a, b):\n    return a + b\n' },
     unstaged: { 'lib/sum.py': 'def add(a, b):\n    return b + a\n' },
   });
-  proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'git-aware' } });
-  embedProxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'git-aware' } });
+  ({ fake, proxy, embedProxy } = scene);
 });
-after(async () => {
-  await embedProxy.close();
-  await proxy.close();
-  await fake.close();
-  repo.cleanup();
-});
+after(() => scene.close());
 
-const sentAt = (index: number) => (fake.chats[index]?.body.messages ?? []) as Sent[];
-const lastSent = () => sentAt(fake.chats.length - 1);
-
-function assertContext(sent: Sent[]): void {
-  const all = JSON.stringify(sent);
-  assert.match(all, /<context source=/, 'a context block was added');
-  assert.ok(all.includes(RULE), 'AGENTS.md reached the model');
-  assert.ok(all.includes(BRANCH), 'the git branch reached the model');
-}
-
-function assertNoContext(sent: Sent[]): void {
-  const all = JSON.stringify(sent);
-  assert.doesNotMatch(all, /<context/);
-  assert.ok(!all.includes(RULE));
-  assert.ok(!all.includes(BRANCH));
-}
+const sentAt = (index: number) => scene.sentAt(index);
+const lastSent = () => scene.lastSent();
+const assertContext = (sent: Sent[]) => scene.assertContext(sent);
+const assertNoContext = (sent: Sent[]) => scene.assertNoContext(sent);
 
 /** The newest snapshot is the request just made, answered, with the messages the upstream got. */
 async function assertLatestAudited(): Promise<void> {
