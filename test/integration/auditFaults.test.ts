@@ -17,7 +17,7 @@ import type OpenAI from 'openai';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { loadSettings } from '../../src/config/loadSettings.ts';
 import { queryRaw } from '../audit/rawDatabase.ts';
-import { BIN } from '../support/ctxproxyProcess.ts';
+import { BIN, cleanEnv, runCommand } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeFullDisk, mountTmpfs, unmount } from '../support/fullDisk.ts';
 import { holdWriteLock } from '../support/lockHolder.ts';
@@ -43,27 +43,6 @@ function tempDir(): string {
 }
 
 /** Environment without the developer's own ctxproxy or Ollama settings. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('CTXPROXY_') || key === 'OLLAMA_HOST') delete env[key];
-  return env;
-}
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 async function serveCli(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
     env: cleanEnv(),
@@ -147,7 +126,7 @@ describe('a request that reached the model is in the audit log', () => {
       await exited;
       await reader.cancel().catch(() => {});
 
-      const list = await runCli(['audit', 'list', '--json', '--workspace', dir, '--db', db]);
+      const list = await runCommand(['audit', 'list', '--json', '--workspace', dir, '--db', db]);
       assert.equal(list.code, 0, list.stderr);
       const rows = JSON.parse(list.stdout) as { id: string; outcome: string; question: string }[];
       const row = rows.find((candidate) => candidate.id === id);
@@ -329,7 +308,7 @@ describe('a filesystem the audit log cannot be written to at start-up', () => {
         [full.dir, /filesystem holding it is full/],
       ] as const) {
         const db = path.join(dir, 'log', 'audit.db');
-        const result = await runCli(['serve', '--port', '0', '--workspace', tempDir(), '--db', db]);
+        const result = await runCommand(['serve', '--port', '0', '--workspace', tempDir(), '--db', db]);
         assert.equal(result.code, 1, result.stderr);
         const human = result.stderr.split('\n').filter((line) => line.startsWith('ctxproxy: '));
         assert.equal(human.length, 1, result.stderr);

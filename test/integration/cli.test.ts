@@ -7,38 +7,13 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { BIN } from '../support/ctxproxyProcess.ts';
+import { BIN, cleanEnv, runCommand } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
 
 /** Environment without the developer's own ctxproxy or Ollama settings. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('CTXPROXY_') || key === 'OLLAMA_HOST') delete env[key];
-  return { ...env, ...extra };
-}
-
-function run(
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
-
 async function serve(args: string[], cwd: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
     cwd,
@@ -90,14 +65,14 @@ describe('ctxproxy serve', () => {
       assert.equal(await stop(child), 0);
       assert.equal(statSync(db).mode & 0o777, 0o600, 'the audit database is private to the user');
 
-      const list = await run(['audit', 'list', '--json'], { cwd: repo.dir });
+      const list = await runCommand(['audit', 'list', '--json'], { cwd: repo.dir });
       assert.equal(list.code, 0, list.stderr);
       const rows = JSON.parse(list.stdout) as { id: string }[];
       assert.ok(
         rows.some((row) => row.id === id),
         'the snapshot was flushed before exit',
       );
-      const show = await run(['audit', 'show', id], { cwd: repo.dir });
+      const show = await runCommand(['audit', 'show', id], { cwd: repo.dir });
       assert.equal(show.code, 0, show.stderr);
       assert.match(show.stdout, /Use tabs\./);
       assert.match(show.stdout, /What are the rules\?/);
@@ -107,17 +82,17 @@ describe('ctxproxy serve', () => {
   });
 
   test('a wrong value gets one line naming the option, and exit 2', async () => {
-    const result = await run(['serve', '--port', 'eighty'], { cwd: repo.dir });
+    const result = await runCommand(['serve', '--port', 'eighty'], { cwd: repo.dir });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /^ctxproxy: --port: .*"eighty".*--port/m);
-    const env = await run(['serve'], { cwd: repo.dir, env: { CTXPROXY_MODE: 'fast' } });
+    const env = await runCommand(['serve'], { cwd: repo.dir, env: { CTXPROXY_MODE: 'fast' } });
     assert.equal(env.code, 2);
     assert.match(env.stderr, /--mode: .*CTXPROXY_MODE/);
   });
 
   test('a corrupt audit database is one clear error at start-up', async () => {
     repo.write('broken.db', 'this is not a database, just text that is long enough to have a header');
-    const result = await run(['serve', '--db', 'broken.db'], { cwd: repo.dir });
+    const result = await runCommand(['serve', '--db', 'broken.db'], { cwd: repo.dir });
     assert.equal(result.code, 1);
     const human = result.stderr.split('\n').filter((line) => line.startsWith('ctxproxy: '));
     assert.equal(human.length, 1, result.stderr);
@@ -126,13 +101,13 @@ describe('ctxproxy serve', () => {
   });
 
   test('a remote upstream is refused unless allowed', async () => {
-    const result = await run(['serve', '--upstream', 'http://10.1.2.3:11434'], { cwd: repo.dir });
+    const result = await runCommand(['serve', '--upstream', 'http://10.1.2.3:11434'], { cwd: repo.dir });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--allow-remote-upstream/);
   });
 
   test('--help lists every option', async () => {
-    const result = await run(['--help']);
+    const result = await runCommand(['--help']);
     assert.equal(result.code, 0);
     for (const flag of [
       '--host',
@@ -152,7 +127,7 @@ describe('ctxproxy serve', () => {
   test('settings come from ctxproxy.config.json, and a bad key there is named', async () => {
     repo.write('ctxproxy.config.json', JSON.stringify({ mode: 'sideways' }));
     try {
-      const result = await run(['serve'], { cwd: repo.dir });
+      const result = await runCommand(['serve'], { cwd: repo.dir });
       assert.equal(result.code, 2);
       assert.match(result.stderr, /--mode: .*config file .*ctxproxy\.config\.json/);
     } finally {
@@ -164,7 +139,7 @@ describe('ctxproxy serve', () => {
 describe('ctxproxy preview and redact', () => {
   test('preview prints the forwarded messages and the source report without calling a model', async () => {
     const before = fake.chats.length;
-    const result = await run(['preview', '--mode', 'quick', '--upstream', fake.url, 'what are the rules?'], {
+    const result = await runCommand(['preview', '--mode', 'quick', '--upstream', fake.url, 'what are the rules?'], {
       cwd: repo.dir,
     });
     assert.equal(result.code, 0, result.stderr);
@@ -177,7 +152,7 @@ describe('ctxproxy preview and redact', () => {
 
   test('redact masks a secret from standard input and keeps the line', async () => {
     const token = `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'.slice(0, 36)}`;
-    const result = await run(['redact'], { input: `export GITHUB_TOKEN=${token}\nplain line\n` });
+    const result = await runCommand(['redact'], { input: `export GITHUB_TOKEN=${token}\nplain line\n` });
     assert.equal(result.code, 0, result.stderr);
     assert.doesNotMatch(result.stdout, new RegExp(token));
     assert.match(result.stdout, /^export GITHUB_TOKEN=\[REDACTED:[\w-]+\]$/m);

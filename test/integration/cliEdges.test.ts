@@ -12,34 +12,9 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { makeSnapshot } from '../audit/fixtures.ts';
-import { BIN } from '../support/ctxproxyProcess.ts';
+import { BIN, cleanEnv, runCommand } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeDir, makeRepo, type TempDir, type TempRepo } from '../support/gitRepo.ts';
-
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('CTXPROXY_') || key === 'OLLAMA_HOST') delete env[key];
-  return { ...env, ...extra };
-}
-
-function run(
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cleanEnv(options.env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
 
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
@@ -66,13 +41,13 @@ after(async () => {
 
 describe('one answer per mistake', () => {
   test('serve rejects an unknown flag and an extra argument: one line, exit 2', async () => {
-    const flag = await run(['serve', '--prot', '14150'], { cwd: repo.dir });
+    const flag = await runCommand(['serve', '--prot', '14150'], { cwd: repo.dir });
     assert.equal(flag.code, 2);
     assert.match(flag.stderr, /^ctxproxy: serve: unknown option --prot/);
     assert.ok(oneLine(flag.stderr), flag.stderr);
     assert.equal(flag.stdout, '', 'it did not start');
 
-    const extra = await run(['serve', 'now'], { cwd: repo.dir });
+    const extra = await runCommand(['serve', 'now'], { cwd: repo.dir });
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /^ctxproxy: serve: unexpected argument "now"/);
     assert.ok(oneLine(extra.stderr), extra.stderr);
@@ -84,13 +59,13 @@ describe('one answer per mistake', () => {
       ['serve', '--workspace', missing],
       ['preview', '--workspace', missing, 'hi'],
     ]) {
-      const result = await run(args, { cwd: repo.dir });
+      const result = await runCommand(args, { cwd: repo.dir });
       assert.equal(result.code, 2, args.join(' '));
       assert.match(result.stderr, /^ctxproxy: the workspace .*nope does not exist/);
       assert.ok(oneLine(result.stderr), result.stderr);
     }
     assert.equal(existsSync(missing), false, 'no .ctxproxy/ was created');
-    const file = await run(['serve', '--workspace', path.join(plain.dir, 'a-file.txt')], { cwd: repo.dir });
+    const file = await runCommand(['serve', '--workspace', path.join(plain.dir, 'a-file.txt')], { cwd: repo.dir });
     assert.equal(file.code, 2);
     assert.match(file.stderr, /a-file\.txt is not a folder/);
   });
@@ -100,12 +75,12 @@ describe('one answer per mistake', () => {
     const store = openAuditStore({ path: db });
     store.save(makeSnapshot({ createdAt: Date.now() - 86_400_000 }));
     await store.close();
-    const refused = await run(['audit', 'prune', '--older-than', '0d', '--db', db], { cwd: repo.dir });
+    const refused = await runCommand(['audit', 'prune', '--older-than', '0d', '--db', db], { cwd: repo.dir });
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /add --yes to confirm/);
-    const list = await run(['audit', 'list', '--json', '--db', db], { cwd: repo.dir });
+    const list = await runCommand(['audit', 'list', '--json', '--db', db], { cwd: repo.dir });
     assert.equal(JSON.parse(list.stdout).length, 1, 'nothing was deleted');
-    const done = await run(['audit', 'prune', '--older-than', '0d', '--yes', '--db', db], { cwd: repo.dir });
+    const done = await runCommand(['audit', 'prune', '--older-than', '0d', '--yes', '--db', db], { cwd: repo.dir });
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /deleted 1 snapshot/);
   });
@@ -135,13 +110,13 @@ describe('output and start-up', () => {
   });
 
   test('preview without --model says which window it assumed', async () => {
-    const result = await run(['preview', '--mode', 'quick', '--upstream', fake.url, 'what are the rules?'], {
+    const result = await runCommand(['preview', '--mode', 'quick', '--upstream', fake.url, 'what are the rules?'], {
       cwd: repo.dir,
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^model\s+none given: assumed a window of 8192 tokens \(pass --model NAME/m);
     assert.doesNotMatch(result.stdout, /"?preview"? unknown/);
-    const named = await run(['preview', '--model', 'qwen2.5-coder:7b', '--upstream', fake.url, 'hi'], {
+    const named = await runCommand(['preview', '--model', 'qwen2.5-coder:7b', '--upstream', fake.url, 'hi'], {
       cwd: repo.dir,
     });
     assert.match(named.stdout, /^model\s+qwen2\.5-coder:7b$/m);
