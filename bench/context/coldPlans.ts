@@ -2,6 +2,7 @@
 // deep request ask the sources for, and the git commands those sources run,
 // spelled exactly as they run them (the floor a cold request is compared with).
 
+import type { CollectInput } from '../../src/shared/types.ts';
 import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
 
 export const GIT_AWARE = [
@@ -41,3 +42,16 @@ export const median = (xs: number[]) => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 };
+
+/** The question every cold request asks: a path to a file and a bare file name, in deep mode. */
+export function inputFor(workspace: string, wanted: string[]): CollectInput {
+  const text = 'Why does area1/module0/file1.py fail? See @lib/helper3.ts';
+  return {
+    workspace,
+    messages: [{ role: 'user', content: text }],
+    lastUserText: text,
+    mode: 'deep',
+    wanted,
+    now: new Date(),
+  };
+}

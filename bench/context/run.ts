@@ -17,7 +17,7 @@ import {
 } from '../../src/sources/index.ts';
 import { defaultRepoMapOptions, rankFiles, renderRepoMap } from '../../src/sources/symbols/repoMap.ts';
 import { SymbolIndex } from '../../src/sources/symbols/symbolIndex.ts';
-import { DEEP, DEEP_COMMANDS, GIT_AWARE, GIT_AWARE_COMMANDS, median } from './coldPlans.ts';
+import { DEEP, DEEP_COMMANDS, GIT_AWARE, GIT_AWARE_COMMANDS, inputFor, median } from './coldPlans.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
 const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
@@ -36,18 +36,6 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 };
 const spread = (xs: number[]) => `p10 ${quantile(xs, 0.1).toFixed(1)} – p90 ${quantile(xs, 0.9).toFixed(1)}`;
-
-function inputFor(workspace: string, wanted: string[]): CollectInput {
-  const text = 'Why does area1/module0/file1.py fail? See @lib/helper3.ts';
-  return {
-    workspace,
-    messages: [{ role: 'user', content: text }],
-    lastUserText: text,
-    mode: 'deep',
-    wanted,
-    now: new Date(),
-  };
-}
 
 async function collectAll(sources: ContextSource[], input: CollectInput): Promise<ContextItem[]> {
   const signal = new AbortController().signal;

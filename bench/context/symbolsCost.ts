@@ -8,9 +8,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
-import type { CollectInput } from '../../src/shared/types.ts';
 import * as current from '../../src/sources/index.ts';
-import { DEEP, DEEP_COMMANDS as FLOOR, median } from './coldPlans.ts';
+import { DEEP, DEEP_COMMANDS as FLOOR, inputFor, median } from './coldPlans.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
 type Sources = Pick<typeof current, 'createSourceSet' | 'defaultSourceDeps'>;
@@ -25,15 +24,7 @@ const cpuMs = () => {
 
 const workspace = await benchRepository();
 dirtyWorkTree(workspace);
-const text = 'Why does area1/module0/file1.py fail? See @lib/helper3.ts';
-const input = (wanted: string[]): CollectInput => ({
-  workspace,
-  messages: [{ role: 'user', content: text }],
-  lastUserText: text,
-  mode: 'deep',
-  wanted,
-  now: new Date(),
-});
+const input = (wanted: string[]) => inputFor(workspace, wanted);
 
 /** A fresh source set (empty memos, no watcher), every source in parallel: wall and process CPU time. */
 const cold = (sources: Sources, wanted: string[]) => async () => {
