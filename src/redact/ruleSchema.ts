@@ -91,13 +91,6 @@ export const redactionRuleSchema = z
      */
     shape: z.enum(['value', 'pem-body']).default('value'),
     /**
-     * `line`: a match lies on the lines around a keyword hit (the previous,
-     * that, and the next line), so only those are scanned. `text`: the match
-     * can be far from its keyword or span many lines (PEM blocks, a
-     * Kubernetes Secret's data) and the whole text is scanned.
-     */
-    scope: z.enum(['line', 'text']).default('line'),
-    /**
      * A keyword-style rule: when its finding overlaps one of a rule that knows
      * the secret's format (github-token inside GITHUB_TOKEN=…), the mask is
      * named after the specific rule.
