@@ -41,13 +41,33 @@ const DEFAULT_CREDENTIALS = new Set(
 function isDefaultCredential(value: string): boolean {
   if (DEFAULT_CREDENTIALS.has(value.toLowerCase())) return true;
   // Only a short or counting tail (`netapp123`, `C1sco12345`, `Cyberark1!`): `Jenkins2024!` may be someone's real password.
-  const tail = CREDENTIAL_TAIL.exec(value)![0];
-  const base = value.slice(0, value.length - tail.length);
-  if (base.length < 2 || base.length > 16) return false;
+  const baseLength = credentialTailStart(value);
+  if (baseLength < 2 || baseLength > 16) return false;
+  const base = value.slice(0, baseLength);
   const lower = base.toLowerCase();
   if (DEFAULT_CREDENTIALS.has(lower)) return true;
   // Without a leet character, unleet(base) is `lower`, looked up already.
   return LEET_CHAR.test(base) && DEFAULT_CREDENTIALS.has(unleet(base));
+}
+
+const isDigitCode = (code: number) => code >= 48 && code <= 57;
+const isMarkCode = (code: number) => code === 33 || code === 63 || code === 46 || code === 35 || code === 37;
+
+/**
+ * Where the leftmost match of `(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$` in `value` starts, found by reading back
+ * from the end instead of trying that pattern at every position: the marks at the end, and before them `1234` and up
+ * to five digits, else up to three digits, else none.
+ */
+function credentialTailStart(value: string): number {
+  let marks = value.length;
+  while (marks > 0 && isMarkCode(value.charCodeAt(marks - 1))) marks--;
+  let digits = marks;
+  while (digits > 0 && isDigitCode(value.charCodeAt(digits - 1))) digits--;
+  // A tail that holds digits ends where the marks start: anything after a digit must be marks.
+  for (let start = Math.max(digits, marks - 9); start <= marks - 4; start++) {
+    if (value.startsWith('1234', start)) return start;
+  }
+  return marks - Math.min(3, marks - digits);
 }
 
 /** Words that mark a value as documentation rather than a secret (`YOUR_API_KEY`, `token-here`, `xxxx`). */
@@ -58,6 +78,22 @@ const PLACEHOLDER_WORD_PARTS =
 const PLACEHOLDER_SHAPES =
   /^<|>$|^\*{3,}|\*{4,}|\.{3}|…|<[^>\n]*>|\[[A-Za-z _-]*\]|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def/;
 
+const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
+
+/**
+ * Whether PLACEHOLDER_SHAPES can match at all: each of its forms needs one of `< > * . … [` somewhere, the
+ * first two characters alike, a first `a`/`A`, or `1234567`; checked without running it on every value.
+ */
+function mayBePlaceholderShape(v: string): boolean {
+  const first = v.charCodeAt(0);
+  if (first === 97 || first === 65 || (v.length >= 2 && first === v.charCodeAt(1))) return true;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 60 || c === 62 || c === 42 || c === 46 || c === 8230 || c === 91) return true;
+  }
+  return v.includes('1234567');
+}
+
 /**
  * Runs of random-looking characters (lower and upper case and digits together), where a
  * placeholder word can only be there by chance: about one random token in 20,000 holds
@@ -65,7 +101,10 @@ const PLACEHOLDER_SHAPES =
  */
 const MIXED_RUN = /[A-Za-z0-9]{10,}/g;
 const CAPITAL_WORD_PART = /EXAMPLE|PLACEHOLDER|YOUR|DUMMY|CHANGEME|REDACTED|FAKE|SAMPLE|XXXX/;
-const isMixedRun = (run: string) => /[a-z]/.test(run) && /[A-Z]/.test(run) && /\d/.test(run);
+const LOWER = /[a-z]/;
+const UPPER = /[A-Z]/;
+const DIGIT = /\d/;
+const isMixedRun = (run: string) => LOWER.test(run) && UPPER.test(run) && DIGIT.test(run);
 
 function hasPlaceholderWord(value: string): boolean {
   if (!PLACEHOLDER_WORD_PARTS.test(value)) return false;
@@ -119,14 +158,25 @@ const CODE_OR_WORD =
 const VERSION = /^[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?$/;
 
 // Hot helpers' patterns, made once (a regex literal in a function is a new object at each call).
-const CREDENTIAL_TAIL = /(?:\d{1,3}|1234\d{0,5})?[!?.#%]*$/;
 const OUTER_QUOTES = /^["'`]|["'`]$/g;
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 const TRAILING_MARKS = /[!?.#%]+$/;
 const JOINERS = /[-_ .]/g;
 const NOT_ALNUM = /[^a-z0-9]/g;
-const LETTERS = /[a-z]/g;
-const DIGITS = /\d/g;
+const TRAILING_I = /i$/;
+const ALL_I = /i/g;
+const BRACKETS_AND_MARKS = /[()[\]{}/\\'"^&*+=~-]/g;
+const WORD_SEPARATOR = /[-_. @]/;
+const TWO_LETTERS = /[a-z]{2}/;
+const ABSOLUTE_PATH = /^(?:~|\.{1,2})?\/[\w.\-/]+$/;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const WHITESPACE = /\s+/g;
+const BASE64_TEXT = /^[A-Za-z0-9+/_-]+={0,2}$/;
+const NOT_PRINTABLE_UTF8 = /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+const PRINTABLE_ASCII = /^[\x20-\x7e\t\r\n]+$/;
+const PROSE_CHARS = /^[A-Za-z][A-Za-z ,.'!?:>-]*$/;
+const PROSE_WORD = / [A-Za-z]/;
+const PROSE_ENDS = /^[A-Z]|[.!?:]$/;
 
 /** `p@ssw0rd`, `s3cr3t`, `pa$$word`: leetspeak of a placeholder word is still a placeholder. */
 const LEET_CHAR = /[@4$5037!|1]/;
@@ -143,28 +193,42 @@ const UNLEET: Record<string, string> = {
   '7': 't',
 };
 // One pass over the value: it runs on most short candidate values (isDefaultCredential, isObviouslyFake).
+const UNLEET_CODE = new Uint8Array(128);
+for (const [leet, plain] of Object.entries(UNLEET)) UNLEET_CODE[leet.charCodeAt(0)] = plain.charCodeAt(0);
+
 function unleet(value: string): string {
   const lower = value.toLowerCase();
-  if (!LEET_CHAR.test(lower)) return lower;
-  let plain = '';
-  for (const c of lower) plain += UNLEET[c] ?? c;
+  let i = 0;
+  while (i < lower.length && !(lower.charCodeAt(i) < 128 && UNLEET_CODE[lower.charCodeAt(i)] !== 0)) i++;
+  if (i === lower.length) return lower;
+  let plain = lower.slice(0, i);
+  for (; i < lower.length; i++) {
+    const code = lower.charCodeAt(i);
+    const mapped = code < 128 ? UNLEET_CODE[code]! : 0;
+    // Code units one by one: a surrogate pair is appended as its two halves, the same string.
+    plain += mapped !== 0 ? String.fromCharCode(mapped) : lower[i];
+  }
   return plain;
 }
 
 const LEET_OR_TRAILING_I = /[@4$5037!|1]|i$/i;
 
 export function isPlaceholder(value: string): boolean {
-  const v = value.trim().replace(OUTER_QUOTES, '');
+  const trimmed = value.trim();
+  const v =
+    isQuote(trimmed.charCodeAt(0)) || isQuote(trimmed.charCodeAt(trimmed.length - 1))
+      ? trimmed.replace(OUTER_QUOTES, '')
+      : trimmed;
   if (v.length === 0) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase()) || VERSION.test(v)) return true;
   // Only short values with a leet character (or a trailing i) can unleet to a placeholder word; skip the rest cheaply.
   if (v.length <= 24 && LEET_OR_TRAILING_I.test(v)) {
-    const plain = unleet(v).replace(/i$/, '');
-    if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(/i/g, 'l'))))
+    const plain = unleet(v).replace(TRAILING_I, '');
+    if (plain !== v.toLowerCase() && (PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_WORDS.has(plain.replace(ALL_I, 'l'))))
       return true;
   }
   if (
-    PLACEHOLDER_SHAPES.test(v) ||
+    (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v)) ||
     hasPlaceholderWord(v) ||
     PLACEHOLDER_COMPOUND.test(v) ||
     NAMES_ITSELF.test(v) ||
@@ -187,7 +251,7 @@ function isObviouslyFake(v: string): boolean {
     const [, user, password] = url;
     return password === user || isPlaceholder(password!) || isReference(password!);
   }
-  if (NOT_A_VALUE.test(v)) return true;
+  if (mayBeNotAValue(v) && NOT_A_VALUE.test(v)) return true;
   if (v.length > 40) return false;
   if (PERCENT_ESCAPE.test(v)) {
     try {
@@ -197,7 +261,8 @@ function isObviouslyFake(v: string): boolean {
       // not %-encoded after all
     }
   }
-  const trimmed = v.replace(TRAILING_MARKS, '');
+  // Without a mark at the end, `trimmed` is `v`: skip building it.
+  const trimmed = isMarkCode(v.charCodeAt(v.length - 1)) ? v.replace(TRAILING_MARKS, '') : v;
   if (
     trimmed !== v &&
     trimmed.length > 0 &&
@@ -206,11 +271,10 @@ function isObviouslyFake(v: string): boolean {
     return true;
   if (isDefaultCredential(v) || PORT_MAPPING.test(v) || isCounting(v) || isWordCompound(v)) return true;
   // Words run together that name the key (`spectacular-password`, `My3ncryptionkey` below).
-  const joined = v.replace(JOINERS, '');
-  if (joined !== v && NAMES_ITSELF.test(joined)) return true;
+  if (joinedWordsOnly(v) && NAMES_ITSELF.test(v.replace(JOINERS, ''))) return true;
   // Leetspeak and punctuation around a word that names the key itself (`$ecur3p4$$w0rd`, `p@ss(word)`).
   if (v.length <= 32 && LEET_OR_TRAILING_I.test(v)) {
-    const plain = unleet(v.replace(/[()[\]{}/\\'"^&*+=~-]/g, '')).replace(/i$/, '');
+    const plain = unleet(v.replace(BRACKETS_AND_MARKS, '')).replace(TRAILING_I, '');
     if (NAMES_ITSELF.test(plain) || PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_COMPOUND.test(plain)) return true;
     // One typo or digit away from the word itself: `pas4word`, `passw0rdd`.
     if (oneEditFrom(v.toLowerCase(), 'password') || oneEditFrom(plain, 'password')) return true;
@@ -227,6 +291,36 @@ function isObviouslyFake(v: string): boolean {
 const NOT_A_VALUE =
   /^--[a-z][a-z0-9-]+$|^[A-Za-z_]+=$|^[^A-Za-z0-9]{1,2}$|^[A-Za-z_]\w*(?:\.\w+)*\|\w+|^\/\/[\w-]+(?:\.[\w-]+)+\/|^[a-z_]+(?:\.[a-z_]+){2,}$/;
 
+/**
+ * Whether NOT_A_VALUE can match at all: each of its forms needs one of these (a leading `-` or `/`, a
+ * trailing `=`, two characters at most, a `|` or a `.`), checked without running it on every value.
+ */
+function mayBeNotAValue(v: string): boolean {
+  const first = v.charCodeAt(0);
+  return (
+    v.length <= 2 ||
+    first === 45 ||
+    first === 47 ||
+    v.charCodeAt(v.length - 1) === 61 ||
+    v.includes('|') ||
+    v.includes('.')
+  );
+}
+
+/**
+ * `v` holds a joiner (`-_ .`) and otherwise only ASCII letters and digits: else removing the joiners
+ * changes nothing, or leaves a character NAMES_ITSELF never matches.
+ */
+function joinedWordsOnly(v: string): boolean {
+  let joiner = false;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 45 || c === 95 || c === 32 || c === 46) joiner = true;
+    else if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
+  }
+  return joiner;
+}
+
 /** `docker run -p 8080:80/tcp`, `-p 127.0.0.1:5432:5432`: a port mapping after `-p`, not a password. */
 const PORT_MAPPING = /^(?:\d{1,3}(?:\.\d{1,3}){3}:)?\d{1,5}(?:-\d{1,5})?:\d{1,5}(?:-\d{1,5})?(?:\/(?:tcp|udp|sctp))?$/;
 
@@ -238,14 +332,66 @@ function isWalkStep(a: number, b: number): boolean {
   return b === a + 1 && ((a >= 48 && b <= 57) || (a >= 97 && b <= 122));
 }
 
-/** `1234568`, `123456abcdefg`: mostly counting, typed by a person writing docs. */
+/**
+ * `1234568`, `123456abcdefg`: mostly counting, typed by a person writing docs. Judged on the value's
+ * letters and digits, lower-cased: their walk share (walkShare), or, for counting interleaved with one
+ * repeated letter (`a1a2a3a4`), the digits' walk share and the letters all alike. One pass without
+ * building strings: it runs on nearly every short candidate value.
+ */
 function isCounting(v: string): boolean {
+  let n = 0;
+  let covered = 0;
+  let run = 1;
+  let prev = 0;
+  let digits = 0;
+  let digitsCovered = 0;
+  let digitRun = 1;
+  let prevDigit = 0;
+  let letter = 0;
+  let lettersAlike = true;
+  for (let i = 0; i < v.length; i++) {
+    let c = v.charCodeAt(i);
+    // Lower-casing can turn a non-ASCII character into ASCII letters (K, the Kelvin sign): the long way.
+    if (c >= 128) return isCountingText(v);
+    if (c >= 65 && c <= 90) c += 32;
+    const isDigit = c >= 48 && c <= 57;
+    if (!isDigit && (c < 97 || c > 122)) continue;
+    if (n > 0) {
+      if (isWalkStep(prev, c)) run++;
+      else {
+        if (run >= 3) covered += run;
+        run = 1;
+      }
+    }
+    prev = c;
+    n++;
+    if (isDigit) {
+      if (digits > 0) {
+        if (isWalkStep(prevDigit, c)) digitRun++;
+        else {
+          if (digitRun >= 3) digitsCovered += digitRun;
+          digitRun = 1;
+        }
+      }
+      prevDigit = c;
+      digits++;
+    } else if (letter === 0) letter = c;
+    else if (c !== letter) lettersAlike = false;
+  }
+  if (n < 6 || n > 24) return false;
+  if (run >= 3) covered += run;
+  if (covered / n >= 0.6) return true;
+  if (digitRun >= 3) digitsCovered += digitRun;
+  return digits >= 3 && digitsCovered / digits >= 0.99 && letter !== 0 && lettersAlike;
+}
+
+/** isCounting on the lower-cased text itself, for values with non-ASCII characters. */
+function isCountingText(v: string): boolean {
   const s = v.toLowerCase().replace(NOT_ALNUM, '');
   if (s.length < 6 || s.length > 24) return false;
   if (walkShare(s) >= 0.6) return true;
-  // Counting interleaved with one repeated letter: `a1a2a3a4`.
-  const digits = s.replace(LETTERS, '');
-  const letters = s.replace(DIGITS, '');
+  const digits = s.replace(/[a-z]/g, '');
+  const letters = s.replace(/\d/g, '');
   return digits.length >= 3 && walkShare(digits) >= 0.99 && /^([a-z])\1*$/.test(letters);
 }
 
@@ -272,18 +418,38 @@ const COMPOUND_WORDS = new Set(
 
 /** `zabbix-server`, `dell@force10`: every part a placeholder, a default credential or a made-up value's word. */
 function isWordCompound(v: string): boolean {
-  const parts = v.toLowerCase().split(/[-_. @]+/);
-  if (parts.length < 2 || !/[a-z]{2}/.test(v.toLowerCase())) return false;
-  return parts.every((part) => {
-    const word = part.replace(/\d{1,4}$/, '');
-    return (
-      /^\d{0,6}$/.test(part) ||
-      DEFAULT_CREDENTIALS.has(part) ||
-      COMPOUND_WORDS.has(word) ||
-      DEFAULT_CREDENTIALS.has(word) ||
-      PLACEHOLDER_WORDS.has(word)
-    );
-  });
+  const lower = v.toLowerCase();
+  // Without a separator there is one part only.
+  if (!WORD_SEPARATOR.test(lower) || !TWO_LETTERS.test(lower)) return false;
+  // The parts `lower.split(/[-_. @]+/)` gives, one at a time (a split builds them all, and splitting by a
+  // regex costs more than judging the parts): the text between runs of separators, with an empty part
+  // before a leading run and after a trailing one.
+  let start = 0;
+  for (;;) {
+    let end = start;
+    while (end < lower.length && !isWordSeparator(lower.charCodeAt(end))) end++;
+    if (!isCompoundPart(lower.slice(start, end))) return false;
+    if (end === lower.length) return true;
+    start = end;
+    while (start < lower.length && isWordSeparator(lower.charCodeAt(start))) start++;
+  }
+}
+
+const isWordSeparator = (c: number) => c === 45 || c === 95 || c === 46 || c === 32 || c === 64;
+
+/** A part of a made-up compound: a number of up to six digits, or a known word with up to four digits after it. */
+function isCompoundPart(part: string): boolean {
+  let digits = part.length;
+  while (digits > 0 && isDigitCode(part.charCodeAt(digits - 1))) digits--;
+  if (digits === 0 && part.length <= 6) return true;
+  // `part` without the up to four digits that end it.
+  const word = part.slice(0, part.length - Math.min(4, part.length - digits));
+  return (
+    DEFAULT_CREDENTIALS.has(part) ||
+    COMPOUND_WORDS.has(word) ||
+    DEFAULT_CREDENTIALS.has(word) ||
+    PLACEHOLDER_WORDS.has(word)
+  );
 }
 
 /** `a` and `b` differ by one substitution, insertion or deletion. */
@@ -325,7 +491,7 @@ const firstSeen: number[] = [];
 
 export function shannonEntropy(value: string): number {
   if (value.length === 0) return 0;
-  if (/^[\x00-\x7f]*$/.test(value)) {
+  if (ASCII_ONLY.test(value)) {
     // Same sum in the same order (characters by first occurrence) as the general path below, so the same bits.
     firstSeen.length = 0;
     for (let i = 0; i < value.length; i++) {
@@ -373,10 +539,10 @@ function charClasses(value: string): number {
  * words such as `prod` or `frontend` are not judged as base64.
  */
 function decodeBase64(value: string, printable: boolean): string | undefined {
-  const compact = value.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) return undefined;
+  const compact = value.replace(WHITESPACE, '');
+  if (!BASE64_TEXT.test(compact)) return undefined;
   const decoded = Buffer.from(compact, 'base64').toString('utf8');
-  if (printable && /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(decoded)) return undefined;
+  if (printable && NOT_PRINTABLE_UTF8.test(decoded)) return undefined;
   return decoded;
 }
 
@@ -386,7 +552,7 @@ function decodeBase64(value: string, printable: boolean): string | undefined {
  * passphrase ("correct horse battery staple") is.
  */
 export function isProse(value: string): boolean {
-  return /^[A-Za-z][A-Za-z ,.'!?:>-]*$/.test(value) && / [A-Za-z]/.test(value) && /^[A-Z]|[.!?:]$/.test(value);
+  return PROSE_CHARS.test(value) && PROSE_WORD.test(value) && PROSE_ENDS.test(value);
 }
 
 export interface ValueContext {
@@ -429,13 +595,13 @@ export function acceptsValue(value: string, validators: ValidatorSpec[], context
           break;
         case 'not-code-or-word':
           // A quoted absolute path (`PWD: '/Users/me'`) is a directory, whatever the key says.
-          if (/^(?:~|\.{1,2})?\/[\w.\-/]+$/.test(value.trim())) return false;
+          if (ABSOLUTE_PATH.test(value.trim())) return false;
           if (context.bare && isCodeOrWord(value)) return false;
           if (context.envStyle && isPathOrUrl(value)) return false;
           break;
         case 'not-base64-text': {
           const decoded = decodeBase64(value, true);
-          if (decoded !== undefined && /^[\x20-\x7e\t\r\n]+$/.test(decoded)) return false;
+          if (decoded !== undefined && PRINTABLE_ASCII.test(decoded)) return false;
           break;
         }
         case 'base64-decoded-not-placeholder': {
