@@ -136,12 +136,17 @@ function gateHits(text: string, anchorStarts: readonly number[] | undefined): Ga
     lines.push([lineStartOf(text, start), lineEndOf(text, start)]);
   }
   const hits: GateHit[] = [];
-  for (const gate of GATES) {
-    for (const [start, end] of lines) {
-      for (const match of text.slice(start, end).matchAll(gate)) hits.push({ index: start + match.index, 0: match[0] });
+  // One slice per line and exec on the shared regexes: matchAll would clone a regex per line and gate.
+  for (const [start, end] of lines) {
+    const line = text.slice(start, end);
+    for (const gate of GATES) {
+      gate.lastIndex = 0;
+      for (let match = gate.exec(line); match !== null; match = gate.exec(line)) {
+        hits.push({ index: start + match.index, 0: match[0] });
+      }
     }
   }
-  // Stable: at one index, the first gate's match stays first, as in the whole-text search.
+  // Stable: at one index (one line), the first gate's match stays first, as in the whole-text search.
   return hits.sort((a, b) => a.index - b.index);
 }
 
