@@ -86,6 +86,13 @@ const GATES = [
   /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY|SG\.\w|T3BlbkFJ/g,
 ];
 
+/**
+ * The first gate's one form that holds `://`: on a line whose only anchors are `://` (a URL, the most
+ * common anchor by far), no other form of either gate can match, so this is the whole search there.
+ */
+const URL_CREDENTIALS_GATE = /:\/\/[^\s/]*:[^\s/]*@/g;
+const URL_ONLY = [URL_CREDENTIALS_GATE];
+
 export { GATE_ANCHORS } from './gateAnchors.ts';
 
 /** secretlint's AWS rule reports from the key name, not the value: re-anchor on the 40-character value. */
@@ -130,16 +137,22 @@ interface GateHit {
  */
 function gateHits(text: string, anchorStarts: readonly number[] | undefined): GateHit[] {
   if (!anchorStarts) return GATES.flatMap((gate) => [...text.matchAll(gate)]).sort((a, b) => a.index - b.index);
-  const lines: [number, number][] = [];
+  // Each anchor line, and whether every anchor on it is `://`.
+  const lines: [number, number, boolean][] = [];
   for (const start of anchorStarts) {
-    if (lines.length > 0 && start <= lines.at(-1)![1]) continue;
-    lines.push([lineStartOf(text, start), lineEndOf(text, start)]);
+    const url = text.startsWith('://', start);
+    const last = lines.at(-1);
+    if (last && start <= last[1]) {
+      if (!url) last[2] = false;
+      continue;
+    }
+    lines.push([lineStartOf(text, start), lineEndOf(text, start), url]);
   }
   const hits: GateHit[] = [];
   // One slice per line and exec on the shared regexes: matchAll would clone a regex per line and gate.
-  for (const [start, end] of lines) {
+  for (const [start, end, urlOnly] of lines) {
     const line = text.slice(start, end);
-    for (const gate of GATES) {
+    for (const gate of urlOnly ? URL_ONLY : GATES) {
       gate.lastIndex = 0;
       for (let match = gate.exec(line); match !== null; match = gate.exec(line)) {
         hits.push({ index: start + match.index, 0: match[0] });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lintSource } from '@secretlint/core';
+import { KeywordIndex } from '../../src/redact/keywordIndex.ts';
 import {
   GATE_ANCHORS,
   secretlintConfig,
@@ -83,4 +84,26 @@ test('every gate line holds one of the anchors the keyword pre-filter looks for'
     }
   }
   assert.ok(lines > 50, `only ${lines} gate lines checked`);
+});
+
+test('windows found from the anchor lines are the windows of a whole-text gate search', () => {
+  // Lines whose only anchor is `://` are searched for URL credentials alone; a line with any other anchor
+  // gets every gate form.
+  const index = new KeywordIndex(GATE_ANCHORS);
+  const plan = { starts: GATE_ANCHORS.map(() => [0]), listCount: 1 };
+  const samples = [
+    'see https://example.com/docs and https://example.org\nDATABASE_URL=postgres://app:Zq8vN3kX7pL2@db/app\n',
+    'remote = https://x-oauth-basic:ghp_Zq8vN3kX7pL2mW9rT4yB@github.com/org/repo.git\n',
+    `curl https://hooks.slack.com/services/T0/B0/x https://user:pw@host/\nnpm_${'a'.repeat(36)} http://a\n`,
+    'https://a.b/c ghp_Zq8vN3kX7pL2mW9rT4yBZq8vN3kX7pL2mW9r\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n',
+  ];
+  const texts = [...samples, ...loadPlanted(seededRng(13)).map((f) => f.text), ...loadClean().map((c) => c.text)];
+  let windows = 0;
+  for (const text of texts) {
+    const anchors = index.scan(text, plan).starts[0];
+    const whole = secretlintWindows(text);
+    assert.deepEqual(secretlintWindows(text, [], anchors ? [...anchors] : undefined), whole);
+    windows += whole.length;
+  }
+  assert.ok(windows > 50, `${windows} windows compared`);
 });
