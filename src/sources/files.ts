@@ -9,7 +9,7 @@ import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts
 import { capHead, headLines, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { isGitIgnored } from './gitignored.ts';
+import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
 import { userText } from './mentions.ts';
@@ -64,6 +64,7 @@ export function createFilesSource(
     workspace: string,
     want: Wanted,
     track: (abs: string) => void,
+    ignored: (rel: string) => boolean,
   ): Promise<ReadOutcome> => {
     const { rel } = want;
     const skip = (reason: string): ReadOutcome => ({ skip: { path: rel, reason } });
@@ -71,7 +72,7 @@ export function createFilesSource(
     const verdict = guard.check(abs, zone, [rel]);
     if (!verdict.ok) return skip(verdict.missing ? 'not found' : verdict.reason);
     const real = verdict.real;
-    if (!want.explicit && isGitIgnored(workspace, rel)) return skip('ignored by .gitignore');
+    if (!want.explicit && ignored(rel)) return skip('ignored by .gitignore');
     track(abs);
     const stat = await fs.stat(real);
     if (stat.size > opts.maxBytes) return skip(`too large (${stat.size} bytes > ${opts.maxBytes})`);
@@ -112,8 +113,10 @@ export function createFilesSource(
     const result = await memo.get(key, async (tracker) => {
       const zone = workspaceZone(workspace, deps.allowedRoots);
       const guard = new FileGuard(deps.isNeverRead);
+      // Each .gitignore on the way is read and compiled once for all the files of this run.
+      const ignored = ignoreChecker(workspace);
       const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
-        readOne(guard, zone, workspace, want, (abs) => tracker.track(abs)).catch(
+        readOne(guard, zone, workspace, want, (abs) => tracker.track(abs), ignored).catch(
           (error: unknown): ReadOutcome => ({
             skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
           }),
