@@ -20,15 +20,17 @@ const workspace = await benchRepository();
 dirtyWorkTree(workspace);
 
 /** A fresh source set (empty memos, no watcher), every source in parallel: wall and process CPU time. */
-const cold = (sources: Sources, wanted: string[]) => async () => {
-  const set = sources.createSourceSet(sources.defaultSourceDeps({ watchWorkTree: false, isNeverRead }));
-  const signal = new AbortController().signal;
-  const timing = await timed(() =>
-    Promise.all(set.sources.map((source) => source.collect(inputFor(workspace, wanted), signal))),
-  );
-  set.close();
-  return timing;
-};
+const cold =
+  (sources: Sources, wanted: string[], neverRead = isNeverRead) =>
+  async () => {
+    const set = sources.createSourceSet(sources.defaultSourceDeps({ watchWorkTree: false, isNeverRead: neverRead }));
+    const signal = new AbortController().signal;
+    const timing = await timed(() =>
+      Promise.all(set.sources.map((source) => source.collect(inputFor(workspace, wanted), signal))),
+    );
+    set.close();
+    return timing;
+  };
 
 const variants: Variant[] = [
   { label: 'deep', run: cold(current, DEEP) },
@@ -41,8 +43,11 @@ const variants: Variant[] = [
   },
 ];
 if (process.env.BENCH_BEFORE_SRC) {
-  const before = (await import(path.resolve(process.env.BENCH_BEFORE_SRC, 'sources/index.ts'))) as Sources;
-  variants.push({ label: 'deep, before', run: cold(before, DEEP) });
+  const src = process.env.BENCH_BEFORE_SRC;
+  const before = (await import(path.resolve(src, 'sources/index.ts'))) as Sources;
+  // That revision's never-read list too: the sources ask it for every file they open.
+  const rules = (await import(path.resolve(src, 'redact/loadRules.ts'))) as { loadNeverRead: typeof loadNeverRead };
+  variants.push({ label: 'deep, before', run: cold(before, DEEP, rules.loadNeverRead(DEFAULT_NEVER_READ_FILE)) });
 }
 variants.push({ label: 'floor', run: () => runFloor(workspace, DEEP_COMMANDS) });
 

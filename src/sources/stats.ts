@@ -89,7 +89,12 @@ export function createStatsSource(
 ): ContextSource {
   const opts = { ...defaultStatsOptions, ...options };
   const memo = new Memo<SourceResult>(deps, 8);
-  const frame = { name: 'stats', timeoutMs: 5_000, answers: ['stats.languages', 'stats.hotspots'] };
+  const frame = {
+    name: 'stats',
+    timeoutMs: 5_000,
+    answers: ['stats.languages', 'stats.hotspots'],
+    spawnsFirst: true,
+  };
   return defineSource(workspaces, frame, async ({ ws, signal, wanted }) => {
     const wantLanguages = wanted('stats.languages');
     const wantHotspots = wanted('stats.hotspots');

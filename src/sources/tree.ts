@@ -135,25 +135,29 @@ export function createTreeSource(
 ): ContextSource {
   const opts = { ...defaultTreeOptions, ...options };
   const memo = new Memo<SourceResult>(deps, 8);
-  return defineSource(workspaces, { name: 'tree', timeoutMs: 3_000, answers: ['tree.root'] }, async ({ ws }) => {
-    return memo.get(ws.root, ws.gitFingerprint(), async () => {
-      const walk = await ws.walk();
-      const rendered = renderTree(walk, path.basename(ws.root), opts);
-      const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
-      const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
-      return {
-        items: [
-          {
-            key: 'tree.root',
-            source: 'tree',
-            title: `${path.basename(ws.root)}/ (${walk.files.length} files)`,
-            text: capped.text + note,
-            priority: 40,
-            kind: 'tree',
-            ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
-          },
-        ],
-      };
-    });
-  });
+  return defineSource(
+    workspaces,
+    { name: 'tree', timeoutMs: 3_000, answers: ['tree.root'], spawnsFirst: true },
+    async ({ ws }) => {
+      return memo.get(ws.root, ws.gitFingerprint(), async () => {
+        const walk = await ws.walk();
+        const rendered = renderTree(walk, path.basename(ws.root), opts);
+        const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
+        const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
+        return {
+          items: [
+            {
+              key: 'tree.root',
+              source: 'tree',
+              title: `${path.basename(ws.root)}/ (${walk.files.length} files)`,
+              text: capped.text + note,
+              priority: 40,
+              kind: 'tree',
+              ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
+            },
+          ],
+        };
+      });
+    },
+  );
 }

@@ -63,21 +63,16 @@ export function groupByDir(files: readonly string[]): Map<string, string[]> {
   return byDir;
 }
 
-/**
- * Full paths by folder, in list order, with one `slice` per change of folder
- * rather than per path: a path is in the previous path's folder when its last
- * `/` sits where that folder ends and it starts with the folder.
- */
+/** Full paths by folder, in list order; one map lookup per change of folder. */
 function pathsByDir(files: readonly string[]): Map<string, string[]> {
   const byDir = new Map<string, string[]>();
-  let dir = '';
-  let lastCut = -2;
+  let lastDir: string | undefined;
   let paths: string[] = [];
   for (const file of files) {
     const cut = file.lastIndexOf('/');
-    if (cut !== lastCut || (cut !== -1 && !file.startsWith(dir))) {
-      dir = cut === -1 ? '' : file.slice(0, cut);
-      lastCut = cut;
+    const dir = cut === -1 ? '' : file.slice(0, cut);
+    if (dir !== lastDir) {
+      lastDir = dir;
       let known = byDir.get(dir);
       if (!known) {
         known = [];
@@ -202,9 +197,9 @@ export async function walkWorkTree(root: string, options: { maxFiles?: number } 
  * The same result from a ready-made file list (`git ls-files -co --exclude-standard`,
  * which applies .gitignore, .git/info/exclude and core.excludesFile exactly as git does).
  * Default-ignored directories are dropped too, even when tracked. On the cold
- * path of every request in a repository, so it walks the list once, slices a
- * folder name only where the folder changes, and leaves names and ignore rules
- * to whoever asks for them.
+ * path of every request in a repository, so it walks the list once, looks a
+ * folder up only where the folder changes, and leaves names and ignore rules to
+ * whoever asks for them.
  */
 export function walkResultFromList(root: string, listed: readonly string[], maxFiles = 100_000): WalkResult {
   const files: string[] = [];
@@ -221,15 +216,14 @@ export function walkResultFromList(root: string, listed: readonly string[], maxF
     return paths;
   };
   let truncated = false;
-  let dir = '';
-  let lastCut = -2;
+  let lastDir: string | undefined;
   let paths: string[] | null = null;
   const gitignores: string[] = [];
   for (const file of listed) {
     const cut = file.lastIndexOf('/');
-    if (cut !== lastCut || (cut !== -1 && !file.startsWith(dir))) {
-      dir = cut === -1 ? '' : file.slice(0, cut);
-      lastCut = cut;
+    const dir = cut === -1 ? '' : file.slice(0, cut);
+    if (dir !== lastDir) {
+      lastDir = dir;
       paths = pathsIn(dir);
     }
     if (paths === null) continue;
@@ -271,7 +265,8 @@ function gitignoreRules(root: string, files: readonly string[]): Rules[] {
 
 /**
  * git lists tracked files sorted and untracked ones after them: sort that short
- * tail and merge it in, instead of sorting 20,000 paths. Sorts in place; says
+ * tail and insert it into the head (a binary search per tail entry, the head
+ * moved up in blocks), instead of sorting 20,000 paths. Sorts in place; says
  * whether anything was out of order.
  */
 export function sortTail(list: string[]): boolean {
@@ -279,14 +274,23 @@ export function sortTail(list: string[]): boolean {
   while (cut < list.length && (list[cut - 1] ?? '') <= (list[cut] ?? '')) cut++;
   if (cut >= list.length) return false;
   const tail = list.slice(cut).sort();
-  const head = list.slice(0, cut);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < head.length && j < tail.length) {
-    list[k++] = (head[i] ?? '') <= (tail[j] ?? '') ? (head[i++] ?? '') : (tail[j++] ?? '');
+  // From the largest tail entry down: the head entries above it move to the end, then it goes below them.
+  let end = list.length;
+  let headEnd = cut;
+  for (let t = tail.length - 1; t >= 0; t--) {
+    const entry = tail[t] ?? '';
+    // The first head entry greater than `entry` (equal ones stay before it, as a stable merge keeps them).
+    let low = 0;
+    let high = headEnd;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((list[mid] ?? '') <= entry) low = mid + 1;
+      else high = mid;
+    }
+    list.copyWithin(end - (headEnd - low), low, headEnd);
+    end -= headEnd - low;
+    headEnd = low;
+    list[--end] = entry;
   }
-  while (i < head.length) list[k++] = head[i++] ?? '';
-  while (j < tail.length) list[k++] = tail[j++] ?? '';
   return true;
 }

@@ -37,6 +37,7 @@ export class WorkspaceState {
   #check: { stamp: string; result: RepoCheck } | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
   #git: SimpleGit | undefined;
+  #spawning: Promise<void> | undefined;
 
   constructor(
     readonly root: string,
@@ -60,8 +61,23 @@ export class WorkspaceState {
     return check && !check.ok ? check.reason : undefined;
   }
 
+  /**
+   * While git commands put together in the current run are being spawned: resolves
+   * on the next turn of the event loop, when simple-git has started them all.
+   * Undefined when no command was asked for (a warm run).
+   */
+  spawning(): Promise<void> | undefined {
+    return this.#spawning;
+  }
+
   /** Arguments that precede every git subcommand run here: the untrusted-repository overrides. */
   gitArgs(args: readonly string[]): string[] {
+    this.#spawning ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.#spawning = undefined;
+        resolve();
+      }),
+    );
     const repo = this.#locate();
     const check = repo ? this.#checked(repo) : undefined;
     return [...gitPrefix(check?.ok ? check.filters : []), ...args];
