@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { defineSource } from '../../src/sources/defineSource.ts';
+import { Workspaces } from '../../src/sources/workspace.ts';
+import { makeRepo } from '../support/gitRepo.ts';
+import { input, signal, testDeps } from './input.ts';
+
+describe('defineSource: git first on a cold run', () => {
+  test('a source waits one turn of the event loop while git commands are being started, not on a warm run', async () => {
+    const repo = makeRepo({ files: { 'a.ts': 'a\n' } });
+    try {
+      const deps = testDeps();
+      const workspaces = new Workspaces(deps);
+      const events: string[] = [];
+      let cold = true;
+      // Stands for tree, git and stats: on a cold run its first act is to put a git command together.
+      const first = defineSource(
+        workspaces,
+        { name: 'first', timeoutMs: 1_000, answers: ['first.'], spawnsFirst: true },
+        async ({ ws }) => {
+          if (cold) ws.gitArgs(['status']);
+          events.push('first');
+          return { items: [] };
+        },
+      );
+      const other = defineSource(workspaces, { name: 'other', timeoutMs: 1_000, answers: ['other.'] }, async () => {
+        events.push('other');
+        return { items: [] };
+      });
+      const run = async () => {
+        events.length = 0;
+        // Queued before the sources start: it runs on the next turn, before anything queued later.
+        setImmediate(() => events.push('next turn'));
+        const wanted = ['first.', 'other.'];
+        await Promise.all([first, other].map((source) => source.collect(input(repo.dir, { wanted }), signal)));
+        await new Promise((resolve) => setImmediate(resolve));
+        return [...events];
+      };
+      assert.deepEqual(await run(), ['first', 'next turn', 'other']);
+      cold = false;
+      assert.deepEqual(await run(), ['first', 'other', 'next turn']);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
