@@ -41,10 +41,15 @@ export function defineSource(
       const wanted = (key: string) => wants(input.wanted, key);
       if (!frame.answers.some(wanted)) return { items: [] };
       const ws = workspaces.get(input.workspace);
-      // Only while commands are being started (a cold run): a warm one goes straight on.
-      const spawning = frame.spawnsFirst ? undefined : ws.spawning();
-      if (spawning) await spawning;
-      return collect({ input, signal, ws, wanted });
+      ws.enter();
+      try {
+        // Only while commands are being started (a cold run): a warm one goes straight on.
+        const spawning = frame.spawnsFirst ? undefined : ws.spawning();
+        if (spawning) await spawning;
+        return await collect({ input, signal, ws, wanted });
+      } finally {
+        ws.leave();
+      }
     },
   };
 }

@@ -43,4 +43,35 @@ describe('defineSource: git first on a cold run', () => {
       repo.cleanup();
     }
   });
+
+  test('the work-tree watcher is armed once the sources are done, not while one still collects', async () => {
+    const repo = makeRepo({ files: { 'a/b.ts': 'b\n', 'c/d.ts': 'd\n' } });
+    try {
+      const deps = testDeps({ watchWorkTree: true });
+      const workspaces = new Workspaces(deps);
+      let finish = () => {};
+      const held = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      const slow = defineSource(workspaces, { name: 'slow', timeoutMs: 5_000, answers: ['slow.'] }, async ({ ws }) => {
+        await ws.walk();
+        await held;
+        return { items: [] };
+      });
+      const collecting = slow.collect(input(repo.dir, { wanted: ['slow.'] }), signal);
+      const ws = workspaces.get(repo.dir);
+      const turns = async (n: number) => {
+        for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      await turns(20);
+      assert.equal(ws.watcher.armed, false, 'not armed while a source collects');
+      finish();
+      await collecting;
+      for (let i = 0; i < 100 && !ws.watcher.armed; i++) await turns(1);
+      assert.equal(ws.watcher.armed, true);
+      workspaces.closeAll();
+    } finally {
+      repo.cleanup();
+    }
+  });
 });
