@@ -3,7 +3,6 @@
 // logs and test output). Never-read, too large, binary, ignored and outside
 // files are skipped and reported; never-read wins even when named.
 
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines, tailLines } from './cap.ts';
@@ -13,6 +12,7 @@ import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
 import { userText } from './mentions.ts';
+import { readRegularFile } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -74,13 +74,15 @@ export function createFilesSource(
     const real = verdict.real;
     if (!want.explicit && ignored(rel)) return skip('ignored by .gitignore');
     track(abs);
-    const stat = await fs.stat(real);
-    if (stat.size > opts.maxBytes) return skip(`too large (${stat.size} bytes > ${opts.maxBytes})`);
-    const buffer = await fs.readFile(real);
+    // Synchronous: a few small files, and a thread-pool round trip per step costs more than the read.
+    const opened = readRegularFile(real, opts.maxBytes, true);
+    if (!opened) return skip('refused: not a regular file');
+    const { size, buffer } = opened;
+    if (!buffer) return skip(`too large (${size} bytes > ${opts.maxBytes})`);
     if (buffer.subarray(0, 8192).includes(0)) return skip('binary');
     const text = buffer.toString('utf8');
     const tail = keepsTail(rel);
-    const hint = `${rel}, ${stat.size} bytes`;
+    const hint = `${rel}, ${size} bytes`;
     const cut = tail ? tailLines(text, opts.headLines, hint) : headLines(text, opts.headLines, hint);
     const capped = capHead(cut.text, opts.maxChars, `cat ${rel}`);
     return {
