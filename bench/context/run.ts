@@ -17,19 +17,25 @@ import {
 } from '../../src/sources/index.ts';
 import { defaultRepoMapOptions, rankFiles, renderRepoMap } from '../../src/sources/symbols/repoMap.ts';
 import { SymbolIndex } from '../../src/sources/symbols/symbolIndex.ts';
-import { DEEP, DEEP_COMMANDS, GIT_AWARE, GIT_AWARE_COMMANDS, inputFor, median } from './coldPlans.ts';
+import {
+  DEEP,
+  DEEP_COMMANDS,
+  GIT_AWARE,
+  GIT_AWARE_COMMANDS,
+  inputFor,
+  median,
+  runFloor,
+  shuffledRounds,
+  type Timing,
+  timed,
+  type Variant,
+} from './coldPlans.ts';
 import { benchRepository, dirtyWorkTree } from './generateRepo.ts';
 
 const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 21);
 const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 500);
-
-function runGit(cwd: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error) => (error ? reject(error) : resolve()));
-  });
-}
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -86,48 +92,63 @@ async function redactionShare(workspace: string) {
   );
 }
 
-async function timeIt(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
+const timeIt = async (fn: () => Promise<unknown>) => (await timed(fn)).ms;
 
-async function compareCold(
-  label: string,
-  workspace: string,
-  wanted: string[],
-  commands: string[][],
-  options: SourceOptions = {},
-) {
-  const ours: number[] = [];
-  const floor: number[] = [];
-  const coldRun = async () => {
-    // A fresh source set: empty memos, no watcher; exactly what a first request pays.
+/** A fresh source set (empty memos, no watcher), every source in parallel: exactly what a first request pays. */
+const coldRun =
+  (workspace: string, wanted: string[], options: SourceOptions = {}) =>
+  async (): Promise<Timing> => {
     const set = createSourceSet(defaultSourceDeps({ watchWorkTree: false, isNeverRead }), options);
-    const ms = await timeIt(() => collectAll(set.sources, inputFor(workspace, wanted)));
+    const timing = await timed(() => collectAll(set.sources, inputFor(workspace, wanted)));
     set.close();
-    return ms;
+    return timing;
   };
-  const floorRun = () => timeIt(() => Promise.all(commands.map((args) => runGit(workspace, args))));
-  await coldRun();
-  await floorRun();
-  for (let i = 0; i < COLD_RUNS; i++) {
-    // Interleaved, alternating which goes first, so drift and cache effects hit both.
-    if (i % 2 === 0) {
-      ours.push(await coldRun());
-      floor.push(await floorRun());
-    } else {
-      floor.push(await floorRun());
-      ours.push(await coldRun());
-    }
+
+/**
+ * Every cold row and both floors in the same shuffled rounds (coldPlans.ts): a row's
+ * ratio pairs each of its runs with its floor's run of the same round.
+ */
+async function compareCold(workspace: string) {
+  const floors = { gitAware: 'git-aware floor', deep: 'deep floor' };
+  const rows: Array<Variant & { floor?: string; commands?: number }> = [
+    { label: 'git-aware', run: coldRun(workspace, GIT_AWARE), floor: floors.gitAware },
+    { label: 'deep', run: coldRun(workspace, DEEP), floor: floors.deep },
+    // What the symbols source adds to a cold request.
+    {
+      label: 'deep without symbols',
+      run: coldRun(
+        workspace,
+        DEEP.filter((key) => !key.startsWith('symbols.')),
+      ),
+      floor: floors.deep,
+    },
+    // A server that has just started: the symbol index is building in the background while the first question runs.
+    {
+      label: 'deep, index building since start',
+      run: coldRun(workspace, DEEP, { warmWorkspace: workspace }),
+      floor: floors.deep,
+    },
+    { label: floors.gitAware, run: () => runFloor(workspace, GIT_AWARE_COMMANDS), commands: GIT_AWARE_COMMANDS.length },
+    { label: floors.deep, run: () => runFloor(workspace, DEEP_COMMANDS), commands: DEEP_COMMANDS.length },
+  ];
+  const results = await shuffledRounds(rows, COLD_RUNS);
+  const msOf = (label: string) => (results[rows.findIndex((row) => row.label === label)] ?? []).map((t) => t.ms);
+  for (const [i, row] of rows.entries()) {
+    if (row.floor === undefined) continue;
+    const ours = (results[i] ?? []).map((t) => t.ms);
+    const floorRow = rows.find((r) => r.label === row.floor);
+    const floor = msOf(row.floor);
+    const ratios = ours.map((ms, r) => ms / (floor[r] ?? ms));
+    console.log(`${row.label}: cold collection / git floor = ${(median(ours) / median(floor)).toFixed(2)}x`);
+    const cpu = (results[i] ?? []).map((t) => t.cpu);
+    console.log(
+      `  ours   median ${median(ours).toFixed(1)} ms (${spread(ours)}), process CPU median ${median(cpu).toFixed(0)} ms`,
+    );
+    console.log(
+      `  floor  median ${median(floor).toFixed(1)} ms (${spread(floor)})  [${floorRow?.commands} git commands in parallel]`,
+    );
+    console.log(`  per-run ratio median ${median(ratios).toFixed(2)} (${spread(ratios)})`);
   }
-  const ratios = ours.map((ms, i) => ms / (floor[i] ?? ms));
-  console.log(`${label}: cold collection / git floor = ${(median(ours) / median(floor)).toFixed(2)}x`);
-  console.log(`  ours   median ${median(ours).toFixed(1)} ms (${spread(ours)})`);
-  console.log(
-    `  floor  median ${median(floor).toFixed(1)} ms (${spread(floor)})  [${commands.length} git commands in parallel]`,
-  );
-  console.log(`  per-run ratio median ${median(ratios).toFixed(2)} (${spread(ratios.map((r) => r * 1))})`);
 }
 
 /** The symbol index built from nothing (what the server does at start), its memory, and the map's ranking. */
@@ -212,13 +233,7 @@ console.log(
 dirtyWorkTree(workspace);
 // First, while the process is fresh, so the memory figures are the index's own.
 await symbolIndexCold(workspace);
-await compareCold('git-aware', workspace, GIT_AWARE, GIT_AWARE_COMMANDS);
-await compareCold('deep', workspace, DEEP, DEEP_COMMANDS);
-// The same plan without the symbols entries, in the same run: what the symbols source adds to a cold request.
-const DEEP_WITHOUT_SYMBOLS = DEEP.filter((key) => !key.startsWith('symbols.'));
-await compareCold('deep without symbols', workspace, DEEP_WITHOUT_SYMBOLS, DEEP_COMMANDS);
-// A server that has just started: the symbol index is building in the background while the first question runs.
-await compareCold('deep, index building since start', workspace, DEEP, DEEP_COMMANDS, { warmWorkspace: workspace });
+await compareCold(workspace);
 await redactionShare(workspace);
 await warm(workspace);
 clearInterval(keepAlive);

@@ -85,13 +85,31 @@ function globMatcher(globs: string[]): (path: string) => boolean {
         globs.filter((g) => g.includes('/')),
         { dot: true },
       );
-      const basenameOnly = picomatch(
-        globs.filter((g) => !g.includes('/')),
-        { dot: true, basename: true },
-      );
+      const basenameOnly = basenameMatcher(globs.filter((g) => !g.includes('/')));
       match = (p) => basenameOnly(p) || withSlash(p);
     }
     return match(path.replaceAll('\\', '/').replace(/^\.\//, ''));
+  };
+}
+
+/**
+ * picomatch's `basename` mode for globs without a slash, with the same verdicts:
+ * a glob equal to the whole path, or one whose regex matches the path's last
+ * segment (the one before a trailing slash). picomatch cuts the segment again
+ * for every glob of a list and tests the globs one by one; the never-read list
+ * is about 70 of them, asked for every file a source opens (hundreds on a cold
+ * request). Here the segment is cut once and one regex holds them all.
+ */
+function basenameMatcher(globs: readonly string[]): (path: string) => boolean {
+  if (globs.length === 0) return () => false;
+  const literal = new Set(globs);
+  const sources = globs.map((glob) => picomatch.makeRe(glob, { dot: true }).source);
+  const any = new RegExp(`^(?:${sources.join('|')})$`);
+  return (path) => {
+    if (path === '') return false;
+    if (literal.has(path)) return true;
+    const end = path.endsWith('/') ? path.length - 1 : path.length;
+    return any.test(path.slice(path.lastIndexOf('/', end - 1) + 1, end));
   };
 }
 

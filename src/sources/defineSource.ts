@@ -12,6 +12,13 @@ export interface SourceFrame {
   timeoutMs: number;
   /** The plan keys (or key prefixes such as `instructions.`) this source can answer. */
   answers: readonly string[];
+  /**
+   * The source's first act is to start git commands (the listing, status, diffs,
+   * history). The other sources of a request let those spawn before doing their
+   * own work: git's processes are the longest chains of a cold request, and each
+   * spawn waits for the event loop.
+   */
+  spawnsFirst?: boolean;
 }
 
 export interface SourceCall {
@@ -33,7 +40,16 @@ export function defineSource(
     async collect(input, signal) {
       const wanted = (key: string) => wants(input.wanted, key);
       if (!frame.answers.some(wanted)) return { items: [] };
-      return collect({ input, signal, ws: workspaces.get(input.workspace), wanted });
+      const ws = workspaces.get(input.workspace);
+      ws.enter();
+      try {
+        // Only while commands are being started (a cold run): a warm one goes straight on.
+        const spawning = frame.spawnsFirst ? undefined : ws.spawning();
+        if (spawning) await spawning;
+        return await collect({ input, signal, ws, wanted });
+      } finally {
+        ws.leave();
+      }
     },
   };
 }

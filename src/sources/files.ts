@@ -3,16 +3,16 @@
 // logs and test output). Never-read, too large, binary, ignored and outside
 // files are skipped and reported; never-read wins even when named.
 
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { isGitIgnored } from './gitignored.ts';
+import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
 import { userText } from './mentions.ts';
+import { readRegularFile } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -64,6 +64,7 @@ export function createFilesSource(
     workspace: string,
     want: Wanted,
     track: (abs: string) => void,
+    ignored: (rel: string) => boolean,
   ): Promise<ReadOutcome> => {
     const { rel } = want;
     const skip = (reason: string): ReadOutcome => ({ skip: { path: rel, reason } });
@@ -71,15 +72,17 @@ export function createFilesSource(
     const verdict = guard.check(abs, zone, [rel]);
     if (!verdict.ok) return skip(verdict.missing ? 'not found' : verdict.reason);
     const real = verdict.real;
-    if (!want.explicit && isGitIgnored(workspace, rel)) return skip('ignored by .gitignore');
+    if (!want.explicit && ignored(rel)) return skip('ignored by .gitignore');
     track(abs);
-    const stat = await fs.stat(real);
-    if (stat.size > opts.maxBytes) return skip(`too large (${stat.size} bytes > ${opts.maxBytes})`);
-    const buffer = await fs.readFile(real);
+    // Synchronous: a few small files, and a thread-pool round trip per step costs more than the read.
+    const opened = readRegularFile(real, opts.maxBytes, true);
+    if (!opened) return skip('refused: not a regular file');
+    const { size, buffer } = opened;
+    if (!buffer) return skip(`too large (${size} bytes > ${opts.maxBytes})`);
     if (buffer.subarray(0, 8192).includes(0)) return skip('binary');
     const text = buffer.toString('utf8');
     const tail = keepsTail(rel);
-    const hint = `${rel}, ${stat.size} bytes`;
+    const hint = `${rel}, ${size} bytes`;
     const cut = tail ? tailLines(text, opts.headLines, hint) : headLines(text, opts.headLines, hint);
     const capped = capHead(cut.text, opts.maxChars, `cat ${rel}`);
     return {
@@ -112,8 +115,10 @@ export function createFilesSource(
     const result = await memo.get(key, async (tracker) => {
       const zone = workspaceZone(workspace, deps.allowedRoots);
       const guard = new FileGuard(deps.isNeverRead);
+      // Each .gitignore on the way is read and compiled once for all the files of this run.
+      const ignored = ignoreChecker(workspace);
       const outcomes = await mapLimit(list, deps.readConcurrency, (want) =>
-        readOne(guard, zone, workspace, want, (abs) => tracker.track(abs)).catch(
+        readOne(guard, zone, workspace, want, (abs) => tracker.track(abs), ignored).catch(
           (error: unknown): ReadOutcome => ({
             skip: { path: want.rel, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})` },
           }),

@@ -125,7 +125,7 @@ export function createGitSource(
 
   return defineSource(
     workspaces,
-    { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS },
+    { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS, spawnsFirst: true },
     async ({ ws, signal, wanted }) => {
       const parts = PARTS.filter(wanted);
       const repo = ws.repo();

@@ -63,14 +63,32 @@ const PATTERNS: Record<string, RegExp[]> = {
 PATTERNS.JavaScript = PATTERNS.TypeScript ?? [];
 PATTERNS.Kotlin = PATTERNS.Java ?? [];
 
+/**
+ * A word every import pattern of a language needs on its line; lines without
+ * one are not cut out of the text at all (most lines of a file). Go's import
+ * blocks hold bare strings, so Go reads every line.
+ */
+const KEYWORDS: Record<string, readonly string[]> = {
+  TypeScript: ['import', 'require', 'export'],
+  JavaScript: ['import', 'require', 'export'],
+  Python: ['import'],
+  Rust: ['use', 'crate'],
+  Java: ['import'],
+  Kotlin: ['import'],
+};
+
+/** Lines read for imports: the first 400. */
+const IMPORT_LINES = 400;
+
 /** Module names imported by one file (relative specifiers resolved against `file`). */
 export function importsOf(file: string, text: string): string[] {
   const language = languageOf(file);
   const patterns = language ? PATTERNS[language] : undefined;
-  if (!patterns) return [];
+  if (!patterns || !language) return [];
+  const keywords = KEYWORDS[language];
   const out: string[] = [];
   let inGoBlock = false;
-  for (const line of text.split('\n', 400)) {
+  for (const line of keywords ? linesHolding(text, keywords) : text.split('\n', IMPORT_LINES)) {
     if (language === 'Go') {
       if (/^\s*import\s*\(/.test(line)) inGoBlock = true;
       else if (inGoBlock && /^\s*\)/.test(line)) inGoBlock = false;
@@ -78,10 +96,44 @@ export function importsOf(file: string, text: string): string[] {
     for (const [i, pattern] of patterns.entries()) {
       if (language === 'Go' && i === 1 && !inGoBlock) continue;
       const spec = pattern.exec(line)?.[1];
-      if (spec && /\w/.test(spec)) out.push(normalize(file, spec, language ?? ''));
+      if (spec && /\w/.test(spec)) out.push(normalize(file, spec, language));
     }
   }
   return out;
+}
+
+/** The lines among the first `IMPORT_LINES` that hold one of `words`, in order (as `split` would give them). */
+export function linesHolding(text: string, words: readonly string[]): string[] {
+  let limit = text.length;
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+    if (++count === IMPORT_LINES) {
+      limit = i;
+      break;
+    }
+  }
+  // Where each word occurs next (from `pos` on); -1 once it does not any more.
+  const next = words.map(() => -2);
+  const lines: string[] = [];
+  let pos = 0;
+  while (pos < limit) {
+    let at = -1;
+    for (const [w, word] of words.entries()) {
+      let found = next[w] ?? -1;
+      if (found !== -1 && found < pos) {
+        found = text.indexOf(word, pos);
+        next[w] = found;
+      }
+      if (found !== -1 && found < limit && (at === -1 || found < at)) at = found;
+    }
+    if (at === -1) break;
+    const start = text.lastIndexOf('\n', at) + 1;
+    const cut = text.indexOf('\n', at);
+    const end = cut === -1 || cut > limit ? limit : cut;
+    lines.push(text.slice(start, end));
+    pos = end + 1;
+  }
+  return lines;
 }
 
 function normalize(file: string, spec: string, language: string): string {

@@ -40,6 +40,45 @@ function countLines(text: string): number {
   return text.endsWith('\n') ? n : n + 1;
 }
 
+interface LanguageCount {
+  files: number;
+  lines: number;
+  read: number;
+}
+
+/**
+ * Files per language, and the code files (those with a language) with their
+ * language's counter, in listing order. Every listed file passes here, so the
+ * language is judged once per extension. A dot that starts a name
+ * (`.gitignore`) or sits in a folder's (`a.d/Makefile`) is no extension: such
+ * paths are judged one by one.
+ */
+function countLanguages(files: readonly string[]) {
+  const byLanguage = new Map<string, LanguageCount>();
+  const codeFiles: string[] = [];
+  const codeEntries: LanguageCount[] = [];
+  const byExt = new Map<string, LanguageCount | null>();
+  for (const file of files) {
+    const dot = file.lastIndexOf('.');
+    const ext = dot > 0 && file.charCodeAt(dot - 1) !== 47 ? file.slice(dot) : undefined;
+    let entry = ext === undefined ? undefined : byExt.get(ext);
+    if (entry === undefined) {
+      const language = languageOf(file);
+      entry = language === undefined ? null : (byLanguage.get(language) ?? null);
+      if (language !== undefined && entry === null) {
+        entry = { files: 0, lines: 0, read: 0 };
+        byLanguage.set(language, entry);
+      }
+      if (ext !== undefined && !ext.includes('/')) byExt.set(ext, entry);
+    }
+    if (entry === null) continue;
+    codeFiles.push(file);
+    codeEntries.push(entry);
+    entry.files++;
+  }
+  return { byLanguage, codeFiles, codeEntries };
+}
+
 const top = (counts: Map<string, number>, n: number) =>
   [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, n);
 
@@ -50,7 +89,12 @@ export function createStatsSource(
 ): ContextSource {
   const opts = { ...defaultStatsOptions, ...options };
   const memo = new Memo<SourceResult>(deps, 8);
-  const frame = { name: 'stats', timeoutMs: 5_000, answers: ['stats.languages', 'stats.hotspots'] };
+  const frame = {
+    name: 'stats',
+    timeoutMs: 5_000,
+    answers: ['stats.languages', 'stats.hotspots'],
+    spawnsFirst: true,
+  };
   return defineSource(workspaces, frame, async ({ ws, signal, wanted }) => {
     const wantLanguages = wanted('stats.languages');
     const wantHotspots = wanted('stats.hotspots');
@@ -79,30 +123,19 @@ export function createStatsSource(
       const walk = await ws.walk();
       const zone = workspaceZone(ws.root, deps.allowedRoots);
       const guard = new FileGuard(deps.isNeverRead);
-      const byLanguage = new Map<string, { files: number; lines: number; read: number }>();
       const imported = new Map<string, number>();
-      const codeFiles: string[] = [];
-      for (const file of walk.files) {
-        const language = languageOf(file);
-        if (language === undefined) continue;
-        codeFiles.push(file);
-        let entry = byLanguage.get(language);
-        if (!entry) {
-          entry = { files: 0, lines: 0, read: 0 };
-          byLanguage.set(language, entry);
-        }
-        entry.files++;
-      }
+      const { byLanguage, codeFiles, codeEntries } = countLanguages(walk.files);
       const step = Math.max(1, codeFiles.length / opts.maxSampledFiles);
-      const sample: string[] = [];
-      for (let i = 0; i < codeFiles.length; i += step) sample.push(codeFiles[Math.floor(i)] ?? '');
+      const sample: number[] = [];
+      for (let i = 0; i < codeFiles.length; i += step) sample.push(Math.floor(i));
       const sampled = sample.length < codeFiles.length;
       // Small files, read synchronously in slices with a yield between them: a thread-pool
       // round trip per file costs more than the read itself, and other sources still get turns.
       for (let start = 0; start < sample.length; start += READ_SLICE) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-        for (const file of sample.slice(start, start + READ_SLICE)) {
-          const entry = byLanguage.get(languageOf(file) ?? '');
+        for (const at of sample.slice(start, start + READ_SLICE)) {
+          const file = codeFiles[at] ?? '';
+          const entry = codeEntries[at];
           if (!entry) continue;
           // Through the guard: a listed file can be a symlink (or sit under one) leading out.
           const { text } = guard.read(path.join(ws.root, file), zone, [file], {
@@ -119,13 +152,12 @@ export function createStatsSource(
       }
       const items: ContextItem[] = [];
       if (wantLanguages) {
-        const estimate = (s: { files: number; lines: number; read: number }) =>
-          s.read ? (s.lines / s.read) * s.files : 0;
+        const estimate = (s: LanguageCount) => (s.read ? (s.lines / s.read) * s.files : 0);
         const rows = [...byLanguage.entries()].sort(
           (a, b) => estimate(b[1]) - estimate(a[1]) || b[1].files - a[1].files,
         );
         const other = walk.files.length - codeFiles.length;
-        const lines = (s: { files: number; lines: number; read: number }) =>
+        const lines = (s: LanguageCount) =>
           s.read === s.files || s.read === 0 ? `${s.lines}` : `~${Math.round((s.lines / s.read) * s.files)}`;
         const text = [
           ...rows.map(([language, s]) => `${language}: ${s.files} files, ${lines(s)} lines`),

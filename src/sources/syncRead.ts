@@ -15,21 +15,38 @@ export function readTextIfFile(
   file: string,
   options: { maxBytes?: number; skipLarger?: boolean } = {},
 ): string | undefined {
-  const maxBytes = options.maxBytes ?? MAX_READ_BYTES;
-  let fd: number | undefined;
   try {
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat?.isFile()) return undefined;
-    if (options.skipLarger && stat.size > maxBytes) return undefined;
-    fd = fs.openSync(file, 'r');
-    const size = Math.min(stat.size, maxBytes);
-    const buffer = Buffer.allocUnsafe(size);
-    const read = fs.readSync(fd, buffer, 0, size, 0);
-    return buffer.toString('utf8', 0, read);
+    return readRegularFile(file, options.maxBytes ?? MAX_READ_BYTES, options.skipLarger)?.buffer?.toString('utf8');
   } catch {
     return undefined;
+  }
+}
+
+/** Reading never waits for a writer: a FIFO put in a checked file's place cannot stall the event loop. */
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * A regular file's size and its first `maxBytes` bytes (none when it is larger
+ * and `skipLarger` is set); undefined when it is not a regular file. The file
+ * is opened first and judged on the open descriptor, so what is read is what
+ * was judged. Throws what the file system throws (missing, no access).
+ */
+export function readRegularFile(
+  file: string,
+  maxBytes: number,
+  skipLarger = false,
+): { size: number; buffer?: Buffer } | undefined {
+  const fd = fs.openSync(file, OPEN_FLAGS);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    if (skipLarger && stat.size > maxBytes) return { size: stat.size };
+    const size = Math.min(stat.size, maxBytes);
+    const buffer = Buffer.allocUnsafe(size);
+    const read = size === 0 ? 0 : fs.readSync(fd, buffer, 0, size, 0);
+    return { size: stat.size, buffer: buffer.subarray(0, read) };
   } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 

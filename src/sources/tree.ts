@@ -9,7 +9,7 @@ import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { Memo } from './memo.ts';
-import { groupByDir } from './walk.ts';
+import { groupByDir, type WalkResult } from './walk.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface TreeOptions {
@@ -21,32 +21,39 @@ export interface TreeOptions {
 
 export const defaultTreeOptions: TreeOptions = { maxDepth: 4, maxFilesPerDir: 40, maxChars: 12_000 };
 
+/** What the tree needs of a walk: file counts per folder, and a folder's names when it is listed. */
+export type Folders = Pick<WalkResult, 'fileCounts' | 'namesIn'>;
+
 interface Dir {
+  path: string;
   dirs: Map<string, Dir>;
-  /** Sorted names; shared with the walk result, never modified. */
-  files: readonly string[];
+  /** Files directly inside. */
+  own: number;
+  /** Files at any depth below. */
   count: number;
+  /** Sub-folders, most files first; sorted once, on the first rendering that opens this folder. */
+  sorted?: Array<[string, Dir]>;
 }
 
-const newDir = (): Dir => ({ dirs: new Map(), files: [], count: 0 });
+const newDir = (dirPath: string): Dir => ({ path: dirPath, dirs: new Map(), own: 0, count: 0 });
 
-function build(byDir: ReadonlyMap<string, readonly string[]>): Dir {
-  const root = newDir();
+function build(fileCounts: ReadonlyMap<string, number>): Dir {
+  const root = newDir('');
   const nodes = new Map<string, Dir>([['', root]]);
   const nodeFor = (dirPath: string): Dir => {
     const known = nodes.get(dirPath);
     if (known) return known;
     const cut = dirPath.lastIndexOf('/');
-    const dir = newDir();
+    const dir = newDir(dirPath);
     nodeFor(cut === -1 ? '' : dirPath.slice(0, cut)).dirs.set(dirPath.slice(cut + 1), dir);
     nodes.set(dirPath, dir);
     return dir;
   };
-  for (const [dirPath, names] of byDir) {
-    if (names.length > 0) nodeFor(dirPath).files = names;
+  for (const [dirPath, count] of fileCounts) {
+    if (count > 0) nodeFor(dirPath).own = count;
   }
   const total = (dir: Dir): number => {
-    dir.count = dir.files.length;
+    dir.count = dir.own;
     for (const sub of dir.dirs.values()) dir.count += total(sub);
     return dir.count;
   };
@@ -55,7 +62,13 @@ function build(byDir: ReadonlyMap<string, readonly string[]>): Dir {
 }
 
 /** Renders at one depth limit; undefined as soon as the text would exceed `maxChars`. */
-function renderAt(root: Dir, rootName: string, depthLimit: number, options: TreeOptions): string | undefined {
+function renderAt(
+  root: Dir,
+  folders: Folders,
+  rootName: string,
+  depthLimit: number,
+  options: TreeOptions,
+): string | undefined {
   const lines = [`${rootName}/`];
   let size = lines[0]?.length ?? 0;
   const push = (line: string) => {
@@ -65,18 +78,22 @@ function renderAt(root: Dir, rootName: string, depthLimit: number, options: Tree
   };
   const visit = (dir: Dir, depth: number): boolean => {
     const indent = '  '.repeat(depth);
-    const subdirs = [...dir.dirs.entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
-    for (const [name, sub] of subdirs) {
+    dir.sorted ??= [...dir.dirs.entries()].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+    for (const [name, sub] of dir.sorted) {
       if (depth >= depthLimit) {
         if (!push(`${indent}${name}/ (${sub.count} files)`)) return false;
       } else if (!push(`${indent}${name}/`) || !visit(sub, depth + 1)) {
         return false;
       }
     }
-    // Files arrive sorted from the walk.
-    for (const name of dir.files.slice(0, options.maxFilesPerDir)) if (!push(`${indent}${name}`)) return false;
-    if (dir.files.length > options.maxFilesPerDir) {
-      return push(`${indent}… ${dir.files.length - options.maxFilesPerDir} more files`);
+    if (dir.own === 0) return true;
+    // Names are made here, for the folders actually listed; they arrive sorted.
+    const names = folders.namesIn(dir.path);
+    for (let i = 0; i < Math.min(names.length, options.maxFilesPerDir); i++) {
+      if (!push(`${indent}${names[i]}`)) return false;
+    }
+    if (names.length > options.maxFilesPerDir) {
+      return push(`${indent}… ${names.length - options.maxFilesPerDir} more files`);
     }
     return true;
   };
@@ -89,17 +106,26 @@ function renderAt(root: Dir, rootName: string, depthLimit: number, options: Tree
  * cut off halfway through its first folder.
  */
 export function renderTree(
-  files: readonly string[] | ReadonlyMap<string, readonly string[]>,
+  files: readonly string[] | Folders,
   rootName: string,
   options: TreeOptions = defaultTreeOptions,
 ): { text: string; depth: number; fits: boolean } {
-  const root = build('get' in files ? files : groupByDir(files));
+  const folders = 'namesIn' in files ? files : foldersOf(files);
+  const root = build(folders.fileCounts);
   for (let depth = options.maxDepth; depth >= 1; depth--) {
-    const text = renderAt(root, rootName, depth, options);
+    const text = renderAt(root, folders, rootName, depth, options);
     if (text !== undefined) return { text, depth, fits: true };
   }
-  const text = renderAt(root, rootName, 1, { ...options, maxChars: Number.POSITIVE_INFINITY }) ?? '';
+  const text = renderAt(root, folders, rootName, 1, { ...options, maxChars: Number.POSITIVE_INFINITY }) ?? '';
   return { text, depth: 1, fits: false };
+}
+
+function foldersOf(files: readonly string[]): Folders {
+  const byDir = groupByDir(files);
+  return {
+    fileCounts: new Map([...byDir].map(([dir, names]) => [dir, names.length])),
+    namesIn: (dir) => byDir.get(dir) ?? [],
+  };
 }
 
 export function createTreeSource(
@@ -109,25 +135,29 @@ export function createTreeSource(
 ): ContextSource {
   const opts = { ...defaultTreeOptions, ...options };
   const memo = new Memo<SourceResult>(deps, 8);
-  return defineSource(workspaces, { name: 'tree', timeoutMs: 3_000, answers: ['tree.root'] }, async ({ ws }) => {
-    return memo.get(ws.root, ws.gitFingerprint(), async () => {
-      const walk = await ws.walk();
-      const rendered = renderTree(walk.byDir, path.basename(ws.root), opts);
-      const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
-      const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
-      return {
-        items: [
-          {
-            key: 'tree.root',
-            source: 'tree',
-            title: `${path.basename(ws.root)}/ (${walk.files.length} files)`,
-            text: capped.text + note,
-            priority: 40,
-            kind: 'tree',
-            ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
-          },
-        ],
-      };
-    });
-  });
+  return defineSource(
+    workspaces,
+    { name: 'tree', timeoutMs: 3_000, answers: ['tree.root'], spawnsFirst: true },
+    async ({ ws }) => {
+      return memo.get(ws.root, ws.gitFingerprint(), async () => {
+        const walk = await ws.walk();
+        const rendered = renderTree(walk, path.basename(ws.root), opts);
+        const capped = capHead(rendered.text, opts.maxChars, 'ls -R');
+        const note = walk.truncated ? '\n… listing stopped at the file limit' : '';
+        return {
+          items: [
+            {
+              key: 'tree.root',
+              source: 'tree',
+              title: `${path.basename(ws.root)}/ (${walk.files.length} files)`,
+              text: capped.text + note,
+              priority: 40,
+              kind: 'tree',
+              ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
+            },
+          ],
+        };
+      });
+    },
+  );
 }

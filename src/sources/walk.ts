@@ -43,8 +43,15 @@ export interface WalkResult {
   dirs: string[];
   /** True when the walk stopped at the file limit. */
   truncated: boolean;
-  /** File names (sorted) by folder (`''` for the root): the tree is built from this without re-splitting paths. */
-  byDir: Map<string, string[]>;
+  /** How many files each folder holds directly (`''` for the root), for every folder of `dirs`. */
+  fileCounts: ReadonlyMap<string, number>;
+  /**
+   * A folder's own file names, sorted; worked out on first ask (the tree lists a
+   * few folders of a large repository, not all of them).
+   */
+  namesIn(dir: string): readonly string[];
+  /** `namesIn` of every folder at once (tests, small trees). */
+  readonly byDir: ReadonlyMap<string, readonly string[]>;
   /** Whether a path (relative, `/`-separated) would be skipped by the walk's rules. */
   isIgnored(relativePath: string, isDir: boolean): boolean;
 }
@@ -52,23 +59,68 @@ export interface WalkResult {
 /** Groups sorted paths by folder; one map lookup per change of folder. */
 export function groupByDir(files: readonly string[]): Map<string, string[]> {
   const byDir = new Map<string, string[]>();
+  for (const [dir, paths] of pathsByDir(files)) byDir.set(dir, namesOf(dir, paths));
+  return byDir;
+}
+
+/** Full paths by folder, in list order; one map lookup per change of folder. */
+function pathsByDir(files: readonly string[]): Map<string, string[]> {
+  const byDir = new Map<string, string[]>();
   let lastDir: string | undefined;
-  let names: string[] = [];
+  let paths: string[] = [];
   for (const file of files) {
     const cut = file.lastIndexOf('/');
     const dir = cut === -1 ? '' : file.slice(0, cut);
     if (dir !== lastDir) {
+      lastDir = dir;
       let known = byDir.get(dir);
       if (!known) {
         known = [];
         byDir.set(dir, known);
       }
-      names = known;
-      lastDir = dir;
+      paths = known;
     }
-    names.push(file.slice(cut + 1));
+    paths.push(file);
   }
   return byDir;
+}
+
+/** The names of a folder's files from their full paths, sorted (git lists untracked files after tracked ones). */
+function namesOf(dir: string, paths: readonly string[]): string[] {
+  const names = dir === '' ? paths.slice() : paths.map((file) => file.slice(dir.length + 1));
+  sortTail(names);
+  return names;
+}
+
+/**
+ * A walk result whose folder views come from the full paths of each folder's
+ * files, names made on demand (`byDir` is a getter: do not spread the result).
+ */
+function walkResult(
+  fields: Pick<WalkResult, 'files' | 'dirs' | 'truncated' | 'isIgnored'>,
+  paths: ReadonlyMap<string, readonly string[]>,
+): WalkResult {
+  const fileCounts = new Map<string, number>();
+  for (const [dir, list] of paths) fileCounts.set(dir, list.length);
+  const names = new Map<string, readonly string[]>();
+  const namesIn = (dir: string): readonly string[] => {
+    let known = names.get(dir);
+    if (known === undefined) {
+      known = namesOf(dir, paths.get(dir) ?? []);
+      names.set(dir, known);
+    }
+    return known;
+  };
+  let byDir: Map<string, readonly string[]> | undefined;
+  return {
+    ...fields,
+    fileCounts,
+    namesIn,
+    get byDir() {
+      byDir ??= new Map([...paths.keys()].map((dir) => [dir, namesIn(dir)]));
+      return byDir;
+    },
+  };
 }
 
 interface Rules {
@@ -135,76 +187,86 @@ export async function walkWorkTree(root: string, options: { maxFiles?: number } 
   await visit('', []);
   files.sort();
   dirs.sort();
-  const byDir = groupByDir(files);
-  return { files, dirs, truncated, byDir, isIgnored: (rel, isDir) => ignoredBy(allRules, rel, isDir) };
+  return walkResult(
+    { files, dirs, truncated, isIgnored: (rel, isDir) => ignoredBy(allRules, rel, isDir) },
+    pathsByDir(files),
+  );
 }
 
 /**
  * The same result from a ready-made file list (`git ls-files -co --exclude-standard`,
  * which applies .gitignore, .git/info/exclude and core.excludesFile exactly as git does).
- * Default-ignored directories are dropped too, even when tracked.
+ * Default-ignored directories are dropped too, even when tracked. On the cold
+ * path of every request in a repository, so it walks the list once, looks a
+ * folder up only where the folder changes, and leaves names and ignore rules to
+ * whoever asks for them.
  */
 export function walkResultFromList(root: string, listed: readonly string[], maxFiles = 100_000): WalkResult {
   const files: string[] = [];
-  // Folder → its file names, or null when the folder is default-ignored; each folder is judged once.
+  // Folder → the full paths of its files, or null when the folder is default-ignored; each folder judged once.
   const byDirOrSkip = new Map<string, string[] | null>([['', []]]);
-  const namesOf = (dir: string): string[] | null => {
+  const pathsIn = (dir: string): string[] | null => {
     const known = byDirOrSkip.get(dir);
     if (known !== undefined) return known;
     const cut = dir.lastIndexOf('/');
     const parent = cut === -1 ? '' : dir.slice(0, cut);
-    const keep = namesOf(parent) !== null && !DEFAULT_IGNORED_DIRS.has(dir.slice(cut + 1));
-    const names = keep ? [] : null;
-    byDirOrSkip.set(dir, names);
-    return names;
+    const keep = pathsIn(parent) !== null && !DEFAULT_IGNORED_DIRS.has(dir.slice(cut + 1));
+    const paths = keep ? [] : null;
+    byDirOrSkip.set(dir, paths);
+    return paths;
   };
   let truncated = false;
   let lastDir: string | undefined;
-  let names: string[] | null = null;
+  let paths: string[] | null = null;
   const gitignores: string[] = [];
   for (const file of listed) {
     const cut = file.lastIndexOf('/');
     const dir = cut === -1 ? '' : file.slice(0, cut);
     if (dir !== lastDir) {
-      names = namesOf(dir);
       lastDir = dir;
+      paths = pathsIn(dir);
     }
-    if (names === null) continue;
+    if (paths === null) continue;
     if (files.length >= maxFiles) {
       truncated = true;
       break;
     }
     files.push(file);
-    const name = file.slice(cut + 1);
-    names.push(name);
-    if (name === '.gitignore') gitignores.push(file);
+    paths.push(file);
+    if (file.length - cut === GITIGNORE.length + 1 && file.endsWith(GITIGNORE)) gitignores.push(file);
   }
-  const byDir = new Map<string, string[]>();
-  for (const [dir, list] of byDirOrSkip) if (list !== null) byDir.set(dir, list);
-  const dirs = [...byDir.keys()];
+  const kept = new Map<string, string[]>();
+  for (const [folder, list] of byDirOrSkip) if (list !== null) kept.set(folder, list);
+  sortTail(files);
+  let rules: Rules[] | undefined;
+  const isIgnored = (rel: string, isDir: boolean) => {
+    // Only the work-tree watcher asks, on a change after the request: the rules are read then.
+    rules ??= gitignoreRules(root, gitignores);
+    return ignoredBy(rules, rel, isDir);
+  };
+  return walkResult({ files, dirs: [...kept.keys()].sort(), truncated, isIgnored }, kept);
+}
+
+const GITIGNORE = '.gitignore';
+
+function gitignoreRules(root: string, files: readonly string[]): Rules[] {
   const rules: Rules[] = [];
-  for (const file of gitignores) {
+  for (const file of files) {
     try {
-      const base = file === '.gitignore' ? '' : file.slice(0, -'/.gitignore'.length);
+      const base = file === GITIGNORE ? '' : file.slice(0, -'/.gitignore'.length);
       const text = readTextIfFile(path.join(root, file), { maxBytes: IGNORE_FILE_BYTES });
       if (text !== undefined) rules.push({ base, matcher: ignore().add(text) });
     } catch {
       // Listed but unreadable: git already applied it.
     }
   }
-  if (sortTail(files)) for (const list of byDir.values()) sortTail(list);
-  return {
-    files,
-    dirs: dirs.sort(),
-    truncated,
-    byDir,
-    isIgnored: (rel, isDir) => ignoredBy(rules, rel, isDir),
-  };
+  return rules;
 }
 
 /**
  * git lists tracked files sorted and untracked ones after them: sort that short
- * tail and merge it in, instead of sorting 20,000 paths. Sorts in place; says
+ * tail and insert it into the head (a binary search per tail entry, the head
+ * moved up in blocks), instead of sorting 20,000 paths. Sorts in place; says
  * whether anything was out of order.
  */
 export function sortTail(list: string[]): boolean {
@@ -212,14 +274,23 @@ export function sortTail(list: string[]): boolean {
   while (cut < list.length && (list[cut - 1] ?? '') <= (list[cut] ?? '')) cut++;
   if (cut >= list.length) return false;
   const tail = list.slice(cut).sort();
-  const head = list.slice(0, cut);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < head.length && j < tail.length) {
-    list[k++] = (head[i] ?? '') <= (tail[j] ?? '') ? (head[i++] ?? '') : (tail[j++] ?? '');
+  // From the largest tail entry down: the head entries above it move to the end, then it goes below them.
+  let end = list.length;
+  let headEnd = cut;
+  for (let t = tail.length - 1; t >= 0; t--) {
+    const entry = tail[t] ?? '';
+    // The first head entry greater than `entry` (equal ones stay before it, as a stable merge keeps them).
+    let low = 0;
+    let high = headEnd;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((list[mid] ?? '') <= entry) low = mid + 1;
+      else high = mid;
+    }
+    list.copyWithin(end - (headEnd - low), low, headEnd);
+    end -= headEnd - low;
+    headEnd = low;
+    list[--end] = entry;
   }
-  while (i < head.length) list[k++] = head[i++] ?? '';
-  while (j < tail.length) list[k++] = tail[j++] ?? '';
   return true;
 }

@@ -37,6 +37,10 @@ export class WorkspaceState {
   #check: { stamp: string; result: RepoCheck } | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
   #git: SimpleGit | undefined;
+  #spawning: Promise<void> | undefined;
+  /** Sources collecting for this workspace right now, and what waits until there are none. */
+  #active = 0;
+  #whenIdle: Array<() => void> = [];
 
   constructor(
     readonly root: string,
@@ -60,8 +64,23 @@ export class WorkspaceState {
     return check && !check.ok ? check.reason : undefined;
   }
 
+  /**
+   * While git commands put together in the current run are being spawned: resolves
+   * on the next turn of the event loop, when simple-git has started them all.
+   * Undefined when no command was asked for (a warm run).
+   */
+  spawning(): Promise<void> | undefined {
+    return this.#spawning;
+  }
+
   /** Arguments that precede every git subcommand run here: the untrusted-repository overrides. */
   gitArgs(args: readonly string[]): string[] {
+    this.#spawning ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.#spawning = undefined;
+        resolve();
+      }),
+    );
     const repo = this.#locate();
     const check = repo ? this.#checked(repo) : undefined;
     return [...gitPrefix(check?.ok ? check.filters : []), ...args];
@@ -127,8 +146,8 @@ export class WorkspaceState {
         ? walkResultFromList(this.root, splitNul(await this.#sharedGit().raw(this.gitArgs(LS_FILES))))
         : null;
       const walk = result ?? (await walkWorkTree(this.root));
-      // Arming ~1,000 inotify watches takes a while: never on the request's path.
-      if (this.deps.watchWorkTree) setImmediate(() => this.watcher.arm(walk.dirs, walk.isIgnored));
+      // Arming ~1,000 inotify watches blocks the event loop for tens of milliseconds: never on the request's path.
+      if (this.deps.watchWorkTree) void this.#idle().then(() => this.watcher.arm(walk.dirs, walk.isIgnored));
       return walk;
     });
   }
@@ -136,13 +155,36 @@ export class WorkspaceState {
   /** Starts watching in the background (a walk), so the next request can trust the fingerprint. */
   armWatcherSoon(): Promise<void> {
     if (!this.deps.watchWorkTree || this.watcher.armed) return Promise.resolve();
-    this.#arming ??= new Promise<void>((resolve) => setImmediate(resolve))
+    this.#arming ??= this.#idle()
       .then(() => this.walk())
       .then(
-        (result) => this.watcher.arm(result.dirs, result.isIgnored),
+        (result) => this.#idle().then(() => this.watcher.arm(result.dirs, result.isIgnored)),
         () => undefined,
       );
     return this.#arming;
+  }
+
+  /** A source starts collecting for this workspace (defineSource counts them). */
+  enter(): void {
+    this.#active++;
+  }
+
+  /** A source is done; background work waiting for a quiet moment runs once none is left. */
+  leave(): void {
+    this.#active--;
+    if (this.#active > 0 || this.#whenIdle.length === 0) return;
+    const waiting = this.#whenIdle.splice(0);
+    setImmediate(() => {
+      for (const resolve of waiting) resolve();
+    });
+  }
+
+  /** Resolves on a later turn of the event loop at which no source is collecting for this workspace. */
+  #idle(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#active === 0) setImmediate(resolve);
+      else this.#whenIdle.push(resolve);
+    });
   }
 
   /** One simple-git instance for the shared, never-aborted commands (status, listing); made on first need. */

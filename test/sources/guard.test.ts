@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { FileGuard, makeZone, NEVER_READ_REASON } from '../../src/sources/guard.ts';
+import { readRegularFile } from '../../src/sources/syncRead.ts';
 import { makeDir } from '../support/gitRepo.ts';
 import { realNeverRead } from './input.ts';
 
@@ -43,5 +44,15 @@ describe('FileGuard', () => {
     execFileSync('mkfifo', [path.join(ws.dir, 'pipe.md')]);
     assert.deepEqual(guard.read(path.join(ws.dir, 'pipe.md'), zone), { refused: 'refused: not a regular file' });
     assert.deepEqual(guard.read('/dev/zero', makeZone('/dev', ['/dev'])), { refused: 'refused: not a regular file' });
+  });
+
+  test('a read judges the file it opened: a FIFO (as if swapped in after the check) returns at once, unread', () => {
+    const fifo = path.join(ws.dir, 'swapped.md');
+    execFileSync('mkfifo', [fifo]);
+    // Opened without waiting for a writer, then judged on the descriptor: no hang, nothing read.
+    assert.equal(readRegularFile(fifo, 1024), undefined);
+    assert.deepEqual(readRegularFile(path.join(ws.dir, 'a.md'), 1024)?.buffer?.toString(), 'A\n');
+    assert.deepEqual(readRegularFile(path.join(ws.dir, 'a.md'), 1, true), { size: 2 });
+    assert.throws(() => readRegularFile(path.join(ws.dir, 'missing.md'), 1024), { code: 'ENOENT' });
   });
 });

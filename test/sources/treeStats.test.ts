@@ -149,6 +149,41 @@ describe('stats source', () => {
     }
   });
 
+  test('a language is told by the extension only: dot files, dotted folders and upper case', async () => {
+    const repo = makeRepo({
+      files: {
+        'a.ts': 'a\n',
+        'x/.ts': 'not TypeScript\n',
+        'b.d/Makefile': 'all:\n',
+        '.py': 'not Python\n',
+        'TOOL.PY': 'import os\n',
+        'c.py': 'import os\n',
+      },
+    });
+    try {
+      const deps = testDeps();
+      const stats = createStatsSource(deps, new Workspaces(deps));
+      const result = await stats.collect(input(repo.dir, { wanted: ['stats.languages'] }), signal);
+      const text = result.items[0]?.text ?? '';
+      assert.match(text, /^TypeScript: 1 files, 1 lines$/m);
+      assert.match(text, /^Python: 2 files, 2 lines$/m);
+      assert.match(text, /^other: 3 files$/m);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test('import lines are read from the first 400 lines only, wherever they sit among them', () => {
+    const filler = Array.from({ length: 398 }, (_, i) => `const v${i} = ${i};`);
+    const text = ["import a from 'a';", ...filler, "import b from 'b';", "import c from 'c';"].join('\n');
+    assert.deepEqual(importsOf('x.ts', text), ['a', 'b']);
+    assert.deepEqual(importsOf('x.ts', "const s = 'import';\nexport { y } from './y';\r\nimport z from 'z'"), [
+      'y',
+      'z',
+    ]);
+    assert.deepEqual(importsOf('x.py', '# no imports here\nprint(1)\n'), []);
+  });
+
   test('import lines per language', () => {
     assert.deepEqual(importsOf('a/b.ts', "import type { X } from '../shared/types.ts';\nexport * from './y';"), [
       'shared/types',

@@ -67,6 +67,36 @@ describe('walkResultFromList (a git listing)', () => {
   });
 });
 
+describe('walkResultFromList: folders', () => {
+  test("counts files per folder at once and makes a folder's names only when asked", () => {
+    const walk = walkResultFromList('/nonexistent', ['a.md', 'src/b.ts', 'src/d.ts', 'src/deep/c.ts', 'src/a0.ts']);
+    assert.deepEqual([...walk.fileCounts.entries()].sort(), [
+      ['', 1],
+      ['src', 3],
+      ['src/deep', 1],
+    ]);
+    // git lists an untracked file (src/a0.ts) after the tracked ones; the folder's names come sorted.
+    assert.deepEqual(walk.namesIn('src'), ['a0.ts', 'b.ts', 'd.ts']);
+    assert.equal(walk.namesIn('src'), walk.namesIn('src'));
+    assert.deepEqual(walk.namesIn('nowhere'), []);
+    assert.deepEqual(walk.files, ['a.md', 'src/a0.ts', 'src/b.ts', 'src/d.ts', 'src/deep/c.ts']);
+  });
+
+  test('a listed .gitignore still says what the watcher should skip (read when first asked)', () => {
+    const dir = makeDir({ '.gitignore': '*.log\n', 'pkg/.gitignore': 'gen/\n', 'pkg/a.ts': 'a' });
+    try {
+      const walk = walkResultFromList(dir.dir, ['.gitignore', 'pkg/.gitignore', 'pkg/a.ts']);
+      assert.equal(walk.isIgnored('x.log', false), true);
+      assert.equal(walk.isIgnored('pkg/gen', true), true);
+      assert.equal(walk.isIgnored('gen', true), false);
+      assert.equal(walk.isIgnored('node_modules', true), true);
+      assert.equal(walk.isIgnored('pkg/a.ts', false), false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
 describe('sortTail', () => {
   test('merges an unsorted tail (untracked files) into a sorted head', () => {
     const list = ['a', 'c', 'e', 'g', 'd', 'b', 'z'];
@@ -75,5 +105,27 @@ describe('sortTail', () => {
     const sorted = ['a', 'b'];
     assert.equal(sortTail(sorted), false);
     assert.deepEqual(sorted, ['a', 'b']);
+  });
+
+  test('tail entries below, between, equal to and above the head all land in order', () => {
+    for (const [head, tail] of [
+      [['b', 'd', 'f'], ['a']],
+      [
+        ['b', 'd', 'f'],
+        ['c', 'e', 'a'],
+      ],
+      [
+        ['b', 'd', 'f'],
+        ['d', 'b', 'g'],
+      ],
+      [
+        ['a/x', 'a/y', 'b/z'],
+        ['a/w', 'a/x0', 'a0'],
+      ],
+    ]) {
+      const list = [...(head ?? []), ...(tail ?? [])];
+      sortTail(list);
+      assert.deepEqual(list, [...(head ?? []), ...(tail ?? [])].sort());
+    }
   });
 });
