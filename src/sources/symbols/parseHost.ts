@@ -1,0 +1,135 @@
+// The main thread's side of the parse worker (parseWorker.ts). The worker
+// starts when there is something to parse and exits once it has been idle for
+// `idleMs`, so the tree-sitter runtime, its grammars and the parse memory are
+// held only while an index builds, and the build's CPU stays off the event
+// loop. One host serves every workspace's index. A worker that crashes or
+// cannot start fails the batches it had; the index turns their languages off.
+
+import { Worker } from 'node:worker_threads';
+import type { ParseJob, ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
+
+/** The worker's module, beside this one: `.ts` when the sources run (tsx, Deno), `.js` in the compiled package. */
+export const defaultWorkerUrl = new URL(
+  `./parseWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
+
+export interface ParseHostOptions {
+  workerUrl: URL;
+  /** How long a worker with nothing to do lingers (the next request's named files reuse it) before it exits. */
+  idleMs: number;
+}
+
+export const defaultParseHostOptions: ParseHostOptions = { workerUrl: defaultWorkerUrl, idleMs: 5_000 };
+
+interface Waiter {
+  resolve(outcomes: ParseOutcome[]): void;
+  reject(error: Error): void;
+}
+
+/** Why a worker stopped, without its message (which could quote what it was parsing). */
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : error.name;
+  }
+  return 'unknown error';
+}
+
+/**
+ * Starts the worker. Node loads a TypeScript module in a worker only through a
+ * loader registered inside that worker (a worker does not inherit the main
+ * thread's tsx hooks), so the sources under Node (the tests, `npm run dev`)
+ * start it through tsx's API; Deno and the compiled package load it as it is.
+ */
+function spawn(url: URL): Worker {
+  if (!url.pathname.endsWith('.ts') || 'Deno' in globalThis) return new Worker(url);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register({ tsconfig: false }); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(boot, { eval: true });
+}
+
+export class ParseHost {
+  #worker: Worker | undefined;
+  readonly #pending = new Map<number, Waiter>();
+  #nextId = 0;
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  /** Workers started so far (tests and benches check that one exits and the next starts). */
+  started = 0;
+
+  constructor(private readonly options: ParseHostOptions = defaultParseHostOptions) {}
+
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
+  /** Parses `jobs` in the worker; rejects when it crashes or cannot start. */
+  parse(jobs: ParseJob[], timeoutMs: number): Promise<ParseOutcome[]> {
+    if (this.#closed) return Promise.reject(new Error('parse host closed'));
+    clearTimeout(this.#idle);
+    let worker: Worker;
+    try {
+      worker = this.#worker ?? this.#start();
+    } catch (error) {
+      return Promise.reject(new Error(`parse worker did not start (${describe(error)})`));
+    }
+    // Referenced while it works: a one-shot command (preview) waits for its answer.
+    worker.ref();
+    const id = ++this.#nextId;
+    return new Promise<ParseOutcome[]>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage({ id, jobs, timeoutMs } satisfies ParseRequest);
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#stop(new Error('parse host closed'));
+  }
+
+  #start(): Worker {
+    const worker = spawn(this.options.workerUrl);
+    this.started++;
+    worker.on('message', (reply: ParseReply) => {
+      const waiter = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      waiter?.resolve(reply.outcomes);
+      if (this.#pending.size === 0 && this.#worker === worker) this.#idleSoon(worker);
+    });
+    worker.on('error', (error) => this.#lost(worker, new Error(`parse worker crashed (${describe(error)})`)));
+    worker.on('exit', (code) => this.#lost(worker, new Error(`parse worker exited (code ${code})`)));
+    this.#worker = worker;
+    return worker;
+  }
+
+  /** Nothing to do: let the process exit without it, and end it after `idleMs`. */
+  #idleSoon(worker: Worker): void {
+    worker.unref();
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => this.#stop(), this.options.idleMs);
+    this.#idle.unref?.();
+  }
+
+  /** The worker went away on its own: whatever it had is lost. */
+  #lost(worker: Worker, error: Error): void {
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
+    clearTimeout(this.#idle);
+    this.#failPending(error);
+  }
+
+  #stop(error?: Error): void {
+    clearTimeout(this.#idle);
+    const worker = this.#worker;
+    this.#worker = undefined;
+    if (error) this.#failPending(error);
+    void worker?.terminate();
+  }
+
+  #failPending(error: Error): void {
+    const waiters = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const waiter of waiters) waiter.reject(error);
+  }
+}
