@@ -2,8 +2,11 @@
 // starts when there is something to parse and exits once it has been idle for
 // `idleMs`, so the tree-sitter runtime, its grammars and the parse memory are
 // held only while an index builds, and the build's CPU stays off the event
-// loop. One host serves every workspace's index. A worker that crashes or
-// cannot start fails the batches it had; the index turns their languages off.
+// loop. One host per process serves every index (`sharedParseHost`): source
+// sets made one after another (a server's, the CLI's, a benchmark's) reuse a
+// worker that is still up, as they reused grammars loaded in the thread
+// before. A worker that crashes or cannot start fails the batches it had; the
+// index turns their languages off.
 
 import { Worker } from 'node:worker_threads';
 import type { ParseJob, ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
@@ -132,4 +135,17 @@ export class ParseHost {
     this.#pending.clear();
     for (const waiter of waiters) waiter.reject(error);
   }
+}
+
+const shared = new Map<string, ParseHost>();
+
+/** The process's host for these options (one per worker module and idle time). */
+export function sharedParseHost(options: ParseHostOptions = defaultParseHostOptions): ParseHost {
+  const key = `${options.workerUrl.href}|${options.idleMs}`;
+  let host = shared.get(key);
+  if (!host) {
+    host = new ParseHost(options);
+    shared.set(key, host);
+  }
+  return host;
 }

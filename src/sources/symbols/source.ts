@@ -23,7 +23,6 @@ import {
   outlineItem,
   resolvePaths,
 } from './lookup.ts';
-import { ParseHost } from './parseHost.ts';
 import { defaultRepoMapOptions, rankFiles, renderRepoMap } from './repoMap.ts';
 import { defaultIndexOptions, type IndexOptions, SymbolIndex } from './symbolIndex.ts';
 import { extractTerms, type Terms } from './terms.ts';
@@ -83,8 +82,6 @@ export function createSymbolsSource(
 ): SymbolsSource {
   const opts = { ...defaultSymbolsOptions, ...options };
   const indexes = new Map<string, SymbolIndex>();
-  /** One parse worker at most, whichever workspace's index it parses for. */
-  const host = new ParseHost({ workerUrl: opts.workerUrl, idleMs: opts.workerIdleMs });
   /** Per workspace, the build waiting for a quiet moment. */
   const timers = new Map<string, NodeJS.Timeout>();
   const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps, 16);
@@ -95,7 +92,7 @@ export function createSymbolsSource(
   const indexFor = (root: string) => {
     let index = indexes.get(root);
     if (!index) {
-      index = new SymbolIndex(root, deps.isNeverRead, deps.allowedRoots, opts, host);
+      index = new SymbolIndex(root, deps.isNeverRead, deps.allowedRoots, opts);
       indexes.set(root, index);
     }
     return index;
@@ -291,7 +288,6 @@ export function createSymbolsSource(
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       for (const index of indexes.values()) index.close();
-      host.close();
     },
   };
 }

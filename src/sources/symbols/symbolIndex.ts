@@ -15,7 +15,7 @@ import { admit } from './admit.ts';
 import type { Definition } from './extract.ts';
 import { defaultLocator, type GrammarLocator } from './grammars.ts';
 import { type Grammar, grammarOf } from './languages.ts';
-import { defaultParseHostOptions, ParseHost } from './parseHost.ts';
+import { defaultParseHostOptions, type ParseHost, sharedParseHost } from './parseHost.ts';
 import type { ParseJob } from './parseProtocol.ts';
 
 /**
@@ -98,8 +98,6 @@ export class SymbolIndex {
   #listed = 0;
   #closed = false;
   readonly #host: ParseHost;
-  /** Whether the host is this index's own (closed with it) or shared with other workspaces' indexes. */
-  readonly #ownHost: boolean;
   /** Bumps whenever the index changes (memos of rendered results key on it). */
   version = 0;
 
@@ -108,10 +106,9 @@ export class SymbolIndex {
     private readonly isNeverRead: (rel: string) => boolean,
     private readonly allowedRoots: readonly string[],
     private readonly options: IndexOptions = defaultIndexOptions,
-    host?: ParseHost,
+    host: ParseHost = sharedParseHost({ workerUrl: options.workerUrl, idleMs: options.workerIdleMs }),
   ) {
-    this.#ownHost = host === undefined;
-    this.#host = host ?? new ParseHost({ workerUrl: options.workerUrl, idleMs: options.workerIdleMs });
+    this.#host = host;
   }
 
   state(): IndexState {
@@ -164,8 +161,8 @@ export class SymbolIndex {
   }
 
   close(): void {
+    // The shared worker is not ended here: another index may use it, and once idle it exits on its own.
     this.#closed = true;
-    if (this.#ownHost) this.#host.close();
   }
 
   /** Definitions by bare or qualified name (`create`, `OrderService.create`). */
