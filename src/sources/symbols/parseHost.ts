@@ -58,6 +58,8 @@ export class ParseHost {
   #nextId = 0;
   #idle: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** Pending requests someone waits for: the worker keeps the process alive while there are any. */
+  #holding = 0;
   /** Workers started so far (tests and benches check that one exits and the next starts). */
   started = 0;
 
@@ -67,8 +69,12 @@ export class ParseHost {
     return this.#worker !== undefined;
   }
 
-  /** Parses `jobs` in the worker; rejects when it crashes or cannot start. */
-  parse(jobs: ParseJob[], timeoutMs: number): Promise<ParseOutcome[]> {
+  /**
+   * Parses `jobs` in the worker; rejects when it crashes or cannot start.
+   * `keepAlive`: the process stays up until the answer comes (a request waits
+   * for it); a background build's batches do not hold a process that is done.
+   */
+  parse(jobs: ParseJob[], timeoutMs: number, keepAlive = true): Promise<ParseOutcome[]> {
     if (this.#closed) return Promise.reject(new Error('parse host closed'));
     clearTimeout(this.#idle);
     let worker: Worker;
@@ -77,12 +83,17 @@ export class ParseHost {
     } catch (error) {
       return Promise.reject(new Error(`parse worker did not start (${describe(error)})`));
     }
-    // Referenced while it works: a one-shot command (preview) waits for its answer.
-    worker.ref();
     const id = ++this.#nextId;
-    return new Promise<ParseOutcome[]>((resolve, reject) => {
+    const answered = new Promise<ParseOutcome[]>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.postMessage({ id, jobs, timeoutMs } satisfies ParseRequest);
+    });
+    if (!keepAlive) return answered;
+    this.#holding++;
+    this.#holdProcess();
+    return answered.finally(() => {
+      this.#holding--;
+      this.#holdProcess();
     });
   }
 
@@ -93,6 +104,8 @@ export class ParseHost {
 
   #start(): Worker {
     const worker = spawn(this.options.workerUrl);
+    // Unreferenced until a request waits for an answer (#holdProcess).
+    worker.unref();
     this.started++;
     worker.on('message', (reply: ParseReply) => {
       const waiter = this.#pending.get(reply.id);
@@ -106,7 +119,12 @@ export class ParseHost {
     return worker;
   }
 
-  /** Nothing to do: let the process exit without it, and end it after `idleMs`. */
+  #holdProcess(): void {
+    if (this.#holding > 0) this.#worker?.ref();
+    else this.#worker?.unref();
+  }
+
+  /** Nothing to do: end it after `idleMs`. */
   #idleSoon(worker: Worker): void {
     worker.unref();
     clearTimeout(this.#idle);

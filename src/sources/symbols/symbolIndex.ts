@@ -157,7 +157,7 @@ export class SymbolIndex {
       const prepared = this.#prepare(rel, guard, zone);
       if (prepared) batch.push(prepared);
     }
-    if (batch.length > 0) await this.#parse(batch);
+    if (batch.length > 0) await this.#parse(batch, true);
   }
 
   close(): void {
@@ -221,7 +221,7 @@ export class SymbolIndex {
       if (batch.length >= BATCH_FILES || chars >= BATCH_CHARS) {
         // At most one batch in the worker and one being read: the texts in memory stay bounded.
         await parsing;
-        parsing = this.#parse(batch);
+        parsing = this.#parse(batch, false);
         batch = [];
         chars = 0;
       }
@@ -231,7 +231,7 @@ export class SymbolIndex {
       }
     }
     await parsing;
-    if (batch.length > 0 && !this.#closed) await this.#parse(batch);
+    if (batch.length > 0 && !this.#closed) await this.#parse(batch, false);
   }
 
   /** Reads `rel` for parsing when its stamp changed; drops it when it is gone or refused. */
@@ -257,13 +257,17 @@ export class SymbolIndex {
     return { job: { rel, grammar, wasm, text: read.text }, stamp };
   }
 
-  /** Parses a batch in the worker and takes in what it found. A worker that crashed turns the batch's languages off. */
-  async #parse(batch: Prepared[]): Promise<void> {
+  /**
+   * Parses a batch in the worker and takes in what it found. A worker that crashed turns the batch's
+   * languages off. `waited`: a request waits for it (the background build does not hold a process that is done).
+   */
+  async #parse(batch: Prepared[], waited: boolean): Promise<void> {
     let outcomes: Awaited<ReturnType<ParseHost['parse']>>;
     try {
       outcomes = await this.#host.parse(
         batch.map((prepared) => prepared.job),
         this.options.parseTimeoutMs,
+        waited,
       );
     } catch (error) {
       if (this.#closed) return;

@@ -6,14 +6,18 @@
 // and the request still answers.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { loadPlans } from '../../../src/config/plans.ts';
 import { ParseHost } from '../../../src/sources/symbols/parseHost.ts';
 import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
 import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
-import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { makeDir, makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, realNeverRead, signal, testDeps } from '../input.ts';
 
 const gitAware = loadPlans()['git-aware'].entries.map((entry) => entry.items);
@@ -94,6 +98,43 @@ describe('symbols: the parse worker', () => {
       assert.equal(require.cache[runtime], undefined);
     } finally {
       symbols.close();
+    }
+  });
+
+  test('a one-shot process waits for the files a request names, not for the background build', () => {
+    // 1,500 files take seconds to parse; the named one is parsed at once, and the process ends after it.
+    const files = Object.fromEntries(
+      Array.from({ length: 1_500 }, (_, i) => [`m/f${i}.ts`, `export function f${i}(a: number) {\n  return a;\n}\n`]),
+    );
+    const big = makeDir(files);
+    const script = path.join(big.dir, 'oneShot.mts');
+    const src = (rel: string) => JSON.stringify(new URL(`../../../src/${rel}`, import.meta.url).href);
+    fs.writeFileSync(
+      script,
+      [
+        `import { SymbolIndex } from ${src('sources/symbols/symbolIndex.ts')};`,
+        `import { loadNeverRead } from ${src('redact/loadRules.ts')};`,
+        `import { DEFAULT_NEVER_READ_FILE } from ${src('redact/createRedactor.ts')};`,
+        'const index = new SymbolIndex(process.argv[2], loadNeverRead(DEFAULT_NEVER_READ_FILE), []);',
+        `const listing = ${JSON.stringify(Object.keys(files))};`,
+        "void index.ensure('start', async () => listing);",
+        "await index.refresh(['m/f7.ts']);",
+        "const found = index.lookup('f7').length;",
+        "process.on('exit', () => console.log(JSON.stringify({ found, indexed: index.state().indexed })));",
+      ].join('\n'),
+    );
+    try {
+      // The script lives outside the project: Deno finds the packages through the project's config.
+      const denoConfig = fileURLToPath(new URL('../../../deno.json', import.meta.url));
+      const runtime = 'Deno' in globalThis ? ['run', '-A', '--no-check', '--config', denoConfig] : ['--import', 'tsx'];
+      const run = spawnSync(process.execPath, [...runtime, script, big.dir], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      const { found, indexed } = JSON.parse(run.stdout) as { found: number; indexed: number };
+      assert.equal(found, 1, 'the named file was parsed before the process ended');
+      // The named file, and at most the batches (16 files each) that finished while it ended.
+      assert.ok(indexed <= 1 + 2 * 16, `the process waited for the background build (${indexed} files indexed)`);
+    } finally {
+      big.cleanup();
     }
   });
 
