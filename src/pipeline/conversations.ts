@@ -76,11 +76,44 @@ export function changedItems(known: ReadonlyMap<string, string>, items: readonly
  */
 export class ConversationCache {
   readonly #states: LRUCache<string, ConversationState | 'ambiguous'> | undefined;
+  /**
+   * Context blocks by their text, with how many stored states hold each. Every
+   * conversation opened on the same repository state in the same mode plans the
+   * same block, built afresh per request: without this, a thousand short chats
+   * keep a thousand copies of one block.
+   */
+  readonly #blocks = new Map<string, { text: string; users: number }>();
 
   /** `capacity` 0 remembers nothing (every turn starts fresh). */
   constructor(capacity = 1000, maxBytes = 64 * 1024 * 1024) {
     this.#states =
-      capacity > 0 ? new LRUCache({ max: capacity, maxSize: maxBytes, sizeCalculation: stateBytes }) : undefined;
+      capacity > 0
+        ? new LRUCache({
+            max: capacity,
+            maxSize: maxBytes,
+            sizeCalculation: stateBytes,
+            dispose: (state) => {
+              if (state !== 'ambiguous') this.#release(state.contextBlock);
+            },
+          })
+        : undefined;
+  }
+
+  /** The held instance of `block` (this one when it is new), counted as held once more. */
+  #share(block: string): string {
+    // A map finds an equal string by content; the entry gives back the instance already held.
+    const held = this.#blocks.get(block);
+    if (held) {
+      held.users++;
+      return held.text;
+    }
+    this.#blocks.set(block, { text: block, users: 1 });
+    return block;
+  }
+
+  #release(block: string): void {
+    const held = this.#blocks.get(block);
+    if (held && --held.users <= 0) this.#blocks.delete(block);
   }
 
   get(key: string): ConversationState | undefined {
@@ -89,10 +122,24 @@ export class ConversationCache {
   }
 
   set(key: string, state: ConversationState): void {
-    const previous = this.#states?.peek(key);
+    if (!this.#states) return;
+    const previous = this.#states.peek(key);
     const shared =
       previous !== undefined && (previous === 'ambiguous' || previous.conversationId !== state.conversationId);
-    this.#states?.set(key, shared ? 'ambiguous' : state);
+    // A copy per entry (states are never changed once stored), so that each entry's dispose releases its own hold.
+    if (shared) {
+      this.#states.set(key, 'ambiguous');
+      return;
+    }
+    const stored = { ...state, contextBlock: this.#share(state.contextBlock) };
+    this.#states.set(key, stored);
+    // A state too large for the cache is not stored (and never disposed): its hold ends here.
+    if (this.#states.peek(key) !== stored) this.#release(stored.contextBlock);
+  }
+
+  /** Distinct context blocks held (tests: equal blocks are held once). */
+  get blocks(): number {
+    return this.#blocks.size;
   }
 
   get size(): number {

@@ -77,4 +77,29 @@ describe('conversation keys', () => {
     assert.equal(cache.get('b'), undefined);
     assert.ok(cache.get('a') && cache.get('c'));
   });
+
+  test('conversations that planned the same block hold one copy of it, released with the last of them', () => {
+    const cache = new ConversationCache(3);
+    // Built afresh per request, as the pipeline does: equal text, distinct strings.
+    const block = (text: string) => ['<context>', text, '</context>'].join('\n');
+    for (const id of ['a', 'b', 'c']) cache.set(id, { ...state(id), contextBlock: block('same repository') });
+    assert.equal(cache.blocks, 1);
+    assert.equal(cache.get('a')?.contextBlock, block('same repository'));
+    cache.set('d', { ...state('d'), contextBlock: block('after an edit') });
+    assert.equal(cache.blocks, 2);
+    // 'a' went out (least recently used but for the get above: 'b'); the others still hold the first block.
+    cache.set('e', { ...state('e'), contextBlock: block('after an edit') });
+    cache.set('f', { ...state('f'), contextBlock: block('after an edit') });
+    assert.equal(cache.blocks, 1, 'the first block is gone with the last state that held it');
+    cache.set('f', state('other conversation'));
+    assert.equal(cache.get('f'), undefined);
+    assert.equal(cache.blocks, 1);
+  });
+
+  test('a state too large to keep holds no block', () => {
+    const cache = new ConversationCache(10, 1_000);
+    cache.set('big', { ...state('big'), contextBlock: 'x'.repeat(5_000) });
+    assert.equal(cache.get('big'), undefined);
+    assert.equal(cache.blocks, 0);
+  });
 });

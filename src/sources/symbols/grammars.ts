@@ -1,7 +1,8 @@
-// Loads the tree-sitter runtime and its grammars once per process, on first
-// use. A grammar that fails to load is remembered as failed with its reason,
-// so the symbol source turns that language off (and says so) instead of
-// failing requests or retrying the load on every one.
+// Loads the tree-sitter runtime and its grammars once per thread, on first
+// use: only the parse worker (parseWorker.ts) does. A grammar that fails to
+// load is remembered as failed with its reason, so the symbol source turns
+// that language off (and says so) instead of failing requests or retrying the
+// load for every file.
 
 import { createRequire } from 'node:module';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
@@ -14,7 +15,8 @@ type Runtime = typeof TreeSitter;
 export type Loaded = { ok: true; parser: TreeSitter.Parser } | { ok: false; reason: string };
 
 let runtime: Promise<Runtime> | undefined;
-const grammars = new Map<Grammar, Promise<Loaded>>();
+/** By wasm file. */
+const grammars = new Map<string, Promise<Loaded>>();
 
 function loadRuntime(): Promise<Runtime> {
   runtime ??= (async () => {
@@ -31,15 +33,15 @@ export type GrammarLocator = (grammar: Grammar) => string;
 export const defaultLocator: GrammarLocator = (grammar) =>
   require.resolve(`@vscode/tree-sitter-wasm/wasm/tree-sitter-${grammar}.wasm`);
 
-/** A parser for `grammar`, or why there is none. Never rejects. */
+/** A parser for `grammar` (from the file `locate` names), or why there is none. Never rejects. */
 export function loadGrammar(grammar: Grammar, locate: GrammarLocator = defaultLocator): Promise<Loaded> {
-  const key = grammar;
-  const known = locate === defaultLocator ? grammars.get(key) : undefined;
+  const wasm = locate(grammar);
+  const known = grammars.get(wasm);
   if (known) return known;
   const loading = (async (): Promise<Loaded> => {
     try {
       const mod = await loadRuntime();
-      const language = await mod.Language.load(locate(grammar));
+      const language = await mod.Language.load(wasm);
       const parser = new mod.Parser();
       parser.setLanguage(language);
       return { ok: true, parser };
@@ -48,7 +50,7 @@ export function loadGrammar(grammar: Grammar, locate: GrammarLocator = defaultLo
       return { ok: false, reason: `grammar failed to load (${message.slice(0, 120)})` };
     }
   })();
-  if (locate === defaultLocator) grammars.set(key, loading);
+  grammars.set(wasm, loading);
   return loading;
 }
 

@@ -1,17 +1,22 @@
 // The symbol index of one workspace: per file, its definitions and the names
-// it uses. Built in the background in small slices (other sources and
-// requests keep their turns), and incremental: a rebuild, started when the
+// it uses. Built in the background: this thread lists, stats and reads the
+// files (through the guard) in small slices, so other sources and requests
+// keep their turns, and the parse worker (parseHost.ts) parses them, so the
+// parser's memory is not the server's. Incremental: a rebuild, started when the
 // work-tree fingerprint changes, re-parses only files whose mtime or size
-// changed, and drops files that left the listing.
+// changed, and drops files that left the listing; one with nothing changed
+// starts no worker.
 
 import path from 'node:path';
 import { setTimeout } from 'node:timers';
 import { statStamp } from '../fingerprint.ts';
-import { FileGuard, workspaceZone } from '../guard.ts';
+import { FileGuard, workspaceZone, type Zone } from '../guard.ts';
 import { admit } from './admit.ts';
-import { type Definition, extractDefinitions, extractReferences } from './extract.ts';
-import { defaultLocator, type GrammarLocator, loadGrammar, parseWithin } from './grammars.ts';
-import { type Grammar, grammarOf, SPECS } from './languages.ts';
+import type { Definition } from './extract.ts';
+import { defaultLocator, type GrammarLocator } from './grammars.ts';
+import { type Grammar, grammarOf } from './languages.ts';
+import { defaultParseHostOptions, type ParseHost, sharedParseHost } from './parseHost.ts';
+import type { ParseJob } from './parseProtocol.ts';
 
 /**
  * A pause that does not keep the process alive: a server that has stopped
@@ -45,6 +50,10 @@ export interface IndexOptions {
   /** Files indexed at most (the rest are listed as not indexed). */
   maxFiles: number;
   locate: GrammarLocator;
+  /** The parse worker's module (the compiled package's, or the sources'). */
+  workerUrl: URL;
+  /** How long an idle parse worker lingers before it exits and its memory goes back to the system. */
+  workerIdleMs: number;
 }
 
 export const defaultIndexOptions: IndexOptions = {
@@ -52,7 +61,19 @@ export const defaultIndexOptions: IndexOptions = {
   sliceMs: 8,
   maxFiles: 50_000,
   locate: defaultLocator,
+  workerUrl: defaultParseHostOptions.workerUrl,
+  workerIdleMs: defaultParseHostOptions.idleMs,
 };
+
+/** Files sent to the worker at once, and their characters: one batch is parsed while the next is read. */
+const BATCH_FILES = 16;
+const BATCH_CHARS = 256 * 1024;
+
+/** A file read and ready to parse, with the stamp it had before the read. */
+interface Prepared {
+  job: ParseJob;
+  stamp: string;
+}
 
 export interface IndexState {
   /** At least one build has finished: lookups and the map are meaningful (perhaps a little stale). */
@@ -76,6 +97,7 @@ export class SymbolIndex {
   #building: Promise<void> | undefined;
   #listed = 0;
   #closed = false;
+  readonly #host: ParseHost;
   /** Bumps whenever the index changes (memos of rendered results key on it). */
   version = 0;
 
@@ -84,7 +106,10 @@ export class SymbolIndex {
     private readonly isNeverRead: (rel: string) => boolean,
     private readonly allowedRoots: readonly string[],
     private readonly options: IndexOptions = defaultIndexOptions,
-  ) {}
+    host: ParseHost = sharedParseHost({ workerUrl: options.workerUrl, idleMs: options.workerIdleMs }),
+  ) {
+    this.#host = host;
+  }
 
   state(): IndexState {
     return {
@@ -126,10 +151,17 @@ export class SymbolIndex {
   /** Re-parses these files now if they changed (the files a request names: they must be current). */
   async refresh(rels: readonly string[]): Promise<void> {
     const guard = new FileGuard(this.isNeverRead);
-    for (const rel of rels) await this.#update(rel, guard);
+    const zone = workspaceZone(this.root, this.allowedRoots);
+    const batch: Prepared[] = [];
+    for (const rel of rels) {
+      const prepared = this.#prepare(rel, guard, zone);
+      if (prepared) batch.push(prepared);
+    }
+    if (batch.length > 0) await this.#parse(batch, true);
   }
 
   close(): void {
+    // The shared worker is not ended here: another index may use it, and once idle it exits on its own.
     this.#closed = true;
   }
 
@@ -174,55 +206,87 @@ export class SymbolIndex {
     hinted.sort((a, b) => b.score - a.score);
     const order = [...hinted.map((hint) => hint.rel), ...rest];
     const guard = new FileGuard(this.isNeverRead);
+    const zone = workspaceZone(this.root, this.allowedRoots);
+    let batch: Prepared[] = [];
+    let chars = 0;
+    let parsing: Promise<void> | undefined;
     let sliceEnd = performance.now() + this.options.sliceMs;
     for (const rel of order) {
       if (this.#closed) return;
-      await this.#update(rel, guard);
+      const prepared = this.#prepare(rel, guard, zone);
+      if (prepared) {
+        batch.push(prepared);
+        chars += prepared.job.text.length;
+      }
+      if (batch.length >= BATCH_FILES || chars >= BATCH_CHARS) {
+        // At most one batch in the worker and one being read: the texts in memory stay bounded.
+        await parsing;
+        parsing = this.#parse(batch, false);
+        batch = [];
+        chars = 0;
+      }
       if (performance.now() > sliceEnd) {
         await yieldTurn();
         sliceEnd = performance.now() + this.options.sliceMs;
       }
     }
+    await parsing;
+    if (batch.length > 0 && !this.#closed) await this.#parse(batch, false);
   }
 
-  /** Parses `rel` when its stamp changed; drops it when it is gone or refused. */
-  async #update(rel: string, guard: FileGuard): Promise<void> {
+  /** Reads `rel` for parsing when its stamp changed; drops it when it is gone or refused. */
+  #prepare(rel: string, guard: FileGuard, zone: Zone): Prepared | undefined {
     const grammar = grammarOf(rel);
-    if (!grammar || this.#off.has(grammar)) return;
-    const abs = path.join(this.root, rel);
-    const stamp = statStamp(abs);
+    if (!grammar || this.#off.has(grammar)) return undefined;
+    const stamp = statStamp(path.join(this.root, rel));
     const known = this.files.get(rel);
-    if (known?.stamp === stamp || this.skipped.get(rel)?.stamp === stamp) return;
-    const loaded = await loadGrammar(grammar, this.options.locate);
-    if (!loaded.ok) {
-      this.#off.set(grammar, loaded.reason);
-      return;
+    if (known?.stamp === stamp || this.skipped.get(rel)?.stamp === stamp) return undefined;
+    let wasm: string;
+    try {
+      wasm = this.options.locate(grammar);
+    } catch {
+      this.#off.set(grammar, 'grammar failed to load (its file was not found)');
+      return undefined;
     }
-    const zone = workspaceZone(this.root, this.allowedRoots);
     const read = admit(guard, zone, this.root, rel);
     if ('missing' in read || 'skip' in read) {
       this.#drop(rel);
       if ('skip' in read && this.skipped.size < 200) this.skipped.set(rel, { reason: read.skip, stamp });
-      return;
+      return undefined;
     }
-    const tree = parseWithin(loaded.parser, read.text, this.options.parseTimeoutMs);
-    if (!tree) {
-      this.#off.set(grammar, `parse timed out on ${rel}`);
-      return;
-    }
+    return { job: { rel, grammar, wasm, text: read.text }, stamp };
+  }
+
+  /**
+   * Parses a batch in the worker and takes in what it found. A worker that crashed turns the batch's
+   * languages off. `waited`: a request waits for it (the background build does not hold a process that is done).
+   */
+  async #parse(batch: Prepared[], waited: boolean): Promise<void> {
+    let outcomes: Awaited<ReturnType<ParseHost['parse']>>;
     try {
-      const spec = SPECS[grammar];
-      this.files.set(rel, {
-        stamp,
-        grammar,
-        defs: extractDefinitions(tree, spec),
-        refs: extractReferences(tree, spec),
-      });
-      this.skipped.delete(rel);
-      this.#changed();
-    } finally {
-      tree.delete();
+      outcomes = await this.#host.parse(
+        batch.map((prepared) => prepared.job),
+        this.options.parseTimeoutMs,
+        waited,
+      );
+    } catch (error) {
+      if (this.#closed) return;
+      const reason = error instanceof Error ? error.message : String(error);
+      for (const { job } of batch) if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, reason);
+      return;
     }
+    outcomes.forEach((outcome, i) => {
+      const prepared = batch[i];
+      if (!prepared) return;
+      const { job, stamp } = prepared;
+      if ('off' in outcome) {
+        if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, outcome.off);
+        return;
+      }
+      this.files.set(job.rel, { stamp, grammar: job.grammar, defs: outcome.defs, refs: outcome.refs });
+      this.skipped.delete(job.rel);
+      this.#changed();
+    });
   }
 
   #drop(rel: string): void {

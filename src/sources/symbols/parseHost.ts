@@ -1,0 +1,169 @@
+// The main thread's side of the parse worker (parseWorker.ts). The worker
+// starts when there is something to parse and exits once it has been idle for
+// `idleMs`, so the tree-sitter runtime, its grammars and the parse memory are
+// held only while an index builds, and the build's CPU stays off the event
+// loop. One host per process serves every index (`sharedParseHost`): source
+// sets made one after another (a server's, the CLI's, a benchmark's) reuse a
+// worker that is still up, as they reused grammars loaded in the thread
+// before. A worker that crashes or cannot start fails the batches it had; the
+// index turns their languages off.
+
+import { Worker } from 'node:worker_threads';
+import type { ParseJob, ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
+
+/** The worker's module, beside this one: `.ts` when the sources run (tsx, Deno), `.js` in the compiled package. */
+export const defaultWorkerUrl = new URL(
+  `./parseWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
+
+export interface ParseHostOptions {
+  workerUrl: URL;
+  /** How long a worker with nothing to do lingers (the next request's named files reuse it) before it exits. */
+  idleMs: number;
+}
+
+export const defaultParseHostOptions: ParseHostOptions = { workerUrl: defaultWorkerUrl, idleMs: 5_000 };
+
+interface Waiter {
+  resolve(outcomes: ParseOutcome[]): void;
+  reject(error: Error): void;
+}
+
+/** Why a worker stopped, without its message (which could quote what it was parsing). */
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : error.name;
+  }
+  return 'unknown error';
+}
+
+/**
+ * Starts the worker. Node loads a TypeScript module in a worker only through a
+ * loader registered inside that worker (a worker does not inherit the main
+ * thread's tsx hooks), so the sources under Node (the tests, `npm run dev`)
+ * start it through tsx's API; Deno and the compiled package load it as it is.
+ */
+function spawn(url: URL): Worker {
+  if (!url.pathname.endsWith('.ts') || 'Deno' in globalThis) return new Worker(url);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register({ tsconfig: false }); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(boot, { eval: true });
+}
+
+export class ParseHost {
+  #worker: Worker | undefined;
+  readonly #pending = new Map<number, Waiter>();
+  #nextId = 0;
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  /** Pending requests someone waits for: the worker keeps the process alive while there are any. */
+  #holding = 0;
+  /** Workers started so far (tests and benches check that one exits and the next starts). */
+  started = 0;
+
+  constructor(private readonly options: ParseHostOptions = defaultParseHostOptions) {}
+
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
+  /**
+   * Parses `jobs` in the worker; rejects when it crashes or cannot start.
+   * `keepAlive`: the process stays up until the answer comes (a request waits
+   * for it); a background build's batches do not hold a process that is done.
+   */
+  parse(jobs: ParseJob[], timeoutMs: number, keepAlive = true): Promise<ParseOutcome[]> {
+    if (this.#closed) return Promise.reject(new Error('parse host closed'));
+    clearTimeout(this.#idle);
+    let worker: Worker;
+    try {
+      worker = this.#worker ?? this.#start();
+    } catch (error) {
+      return Promise.reject(new Error(`parse worker did not start (${describe(error)})`));
+    }
+    const id = ++this.#nextId;
+    const answered = new Promise<ParseOutcome[]>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage({ id, jobs, timeoutMs } satisfies ParseRequest);
+    });
+    if (!keepAlive) return answered;
+    this.#holding++;
+    this.#holdProcess();
+    return answered.finally(() => {
+      this.#holding--;
+      this.#holdProcess();
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#stop(new Error('parse host closed'));
+  }
+
+  #start(): Worker {
+    const worker = spawn(this.options.workerUrl);
+    // Unreferenced until a request waits for an answer (#holdProcess).
+    worker.unref();
+    this.started++;
+    worker.on('message', (reply: ParseReply) => {
+      const waiter = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      waiter?.resolve(reply.outcomes);
+      if (this.#pending.size === 0 && this.#worker === worker) this.#idleSoon(worker);
+    });
+    worker.on('error', (error) => this.#lost(worker, new Error(`parse worker crashed (${describe(error)})`)));
+    worker.on('exit', (code) => this.#lost(worker, new Error(`parse worker exited (code ${code})`)));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #holdProcess(): void {
+    if (this.#holding > 0) this.#worker?.ref();
+    else this.#worker?.unref();
+  }
+
+  /** Nothing to do: end it after `idleMs`. */
+  #idleSoon(worker: Worker): void {
+    worker.unref();
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => this.#stop(), this.options.idleMs);
+    this.#idle.unref?.();
+  }
+
+  /** The worker went away on its own: whatever it had is lost. */
+  #lost(worker: Worker, error: Error): void {
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
+    clearTimeout(this.#idle);
+    this.#failPending(error);
+  }
+
+  #stop(error?: Error): void {
+    clearTimeout(this.#idle);
+    const worker = this.#worker;
+    this.#worker = undefined;
+    if (error) this.#failPending(error);
+    void worker?.terminate();
+  }
+
+  #failPending(error: Error): void {
+    const waiters = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const waiter of waiters) waiter.reject(error);
+  }
+}
+
+const shared = new Map<string, ParseHost>();
+
+/** The process's host for these options (one per worker module and idle time). */
+export function sharedParseHost(options: ParseHostOptions = defaultParseHostOptions): ParseHost {
+  const key = `${options.workerUrl.href}|${options.idleMs}`;
+  let host = shared.get(key);
+  if (!host) {
+    host = new ParseHost(options);
+    shared.set(key, host);
+  }
+  return host;
+}

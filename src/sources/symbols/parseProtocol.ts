@@ -1,0 +1,29 @@
+// What the main thread and the parse worker (parseWorker.ts) say to each
+// other: plain data, copied by structured clone. The main thread reads every
+// file through the guard and sends its text; the worker reads nothing.
+
+import type { Definition } from './extract.ts';
+import type { Grammar } from './languages.ts';
+
+export interface ParseJob {
+  rel: string;
+  grammar: Grammar;
+  /** The grammar's wasm file (the main thread resolves it: tests point one at a broken file). */
+  wasm: string;
+  text: string;
+}
+
+export interface ParseRequest {
+  id: number;
+  jobs: ParseJob[];
+  /** A parse taking longer is given up (tree-sitter checks as it goes). */
+  timeoutMs: number;
+}
+
+/** One job's result: the file's definitions and references, or why its language goes off. */
+export type ParseOutcome = { rel: string; defs: Definition[]; refs: string[] } | { rel: string; off: string };
+
+export interface ParseReply {
+  id: number;
+  outcomes: ParseOutcome[];
+}

@@ -1,0 +1,164 @@
+// The parse worker (issue 15: the server's memory): the tree-sitter runtime,
+// the grammars and the parse memory live in a worker thread that starts when
+// there is something to parse and exits once idle, so the server's own thread
+// never holds them; a rebuild with nothing changed starts no worker; a worker
+// that crashes or cannot start turns the languages it had off, with a report,
+// and the request still answers.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadPlans } from '../../../src/config/plans.ts';
+import { ParseHost } from '../../../src/sources/symbols/parseHost.ts';
+import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
+import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
+import { Workspaces } from '../../../src/sources/workspace.ts';
+import { makeDir, makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { input, realNeverRead, signal, testDeps } from '../input.ts';
+
+const gitAware = loadPlans()['git-aware'].entries.map((entry) => entry.items);
+const crashing = new URL('../../fixtures/symbols/crashingParseWorker.mjs', import.meta.url);
+
+let repo: TempRepo;
+// The index pauses on unreferenced timers and an idle worker is unreferenced: keep this process alive meanwhile.
+let keepAlive: NodeJS.Timeout;
+
+before(() => {
+  keepAlive = setInterval(() => undefined, 1_000);
+  repo = makeRepo({
+    files: {
+      'src/orders.ts': 'export function parseInvoice(text: string) {\n  return text;\n}\n',
+      'billing/rates.py': 'def compute_rate(amount):\n    return amount\n',
+    },
+  });
+});
+
+after(() => {
+  clearInterval(keepAlive);
+  repo.cleanup();
+});
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(condition(), what);
+}
+
+function sourceFor(options: Partial<SymbolsOptions>) {
+  const deps = testDeps();
+  const workspaces = new Workspaces(deps);
+  return createSymbolsSource(deps, workspaces, { buildDelayMs: 0, waitMs: 30_000, ...options });
+}
+
+describe('symbols: the parse worker', () => {
+  test('it exits once idle, a rebuild with nothing changed starts none, an edit starts the next', async () => {
+    const host = new ParseHost({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const index = new SymbolIndex(repo.dir, realNeverRead, [], defaultIndexOptions, host);
+    const list = () => Promise.resolve(repo.git('ls-files', '-co', '--exclude-standard').trim().split('\n'));
+    try {
+      await index.ensure('one', list);
+      assert.deepEqual(
+        index.lookup('parseInvoice').map((hit) => hit.rel),
+        ['src/orders.ts'],
+      );
+      assert.equal(host.started, 1);
+      await until(() => !host.running, 'the idle worker exits');
+      await index.ensure('two', list);
+      assert.equal(host.started, 1, 'nothing changed: no worker');
+      repo.write(
+        'billing/rates.py',
+        'def compute_rate(amount):\n    return amount\n\ndef round_rate(x):\n    return x\n',
+      );
+      await index.ensure('three', list);
+      assert.equal(host.started, 2);
+      assert.deepEqual(
+        index.lookup('round_rate').map((hit) => hit.rel),
+        ['billing/rates.py'],
+      );
+      assert.deepEqual([...index.state().off], []);
+    } finally {
+      index.close();
+      host.close();
+    }
+  });
+
+  test("the server's thread never loads the tree-sitter runtime", async () => {
+    const symbols = sourceFor({});
+    try {
+      const result = await symbols.source.collect(
+        input(repo.dir, { text: 'where is `parseInvoice`?', wanted: gitAware }),
+        signal,
+      );
+      assert.ok(result.items.some((item) => item.key === 'symbols.def.src/orders.ts#parseInvoice@1'));
+      const require = createRequire(import.meta.url);
+      const runtime = require.resolve('@vscode/tree-sitter-wasm');
+      assert.equal(require.cache[runtime], undefined);
+    } finally {
+      symbols.close();
+    }
+  });
+
+  test('a one-shot process waits for the files a request names, not for the background build', () => {
+    // 1,500 files take seconds to parse; the named one is parsed at once, and the process ends after it.
+    const files = Object.fromEntries(
+      Array.from({ length: 1_500 }, (_, i) => [`m/f${i}.ts`, `export function f${i}(a: number) {\n  return a;\n}\n`]),
+    );
+    const big = makeDir(files);
+    const script = path.join(big.dir, 'oneShot.mts');
+    const src = (rel: string) => JSON.stringify(new URL(`../../../src/${rel}`, import.meta.url).href);
+    fs.writeFileSync(
+      script,
+      [
+        `import { SymbolIndex } from ${src('sources/symbols/symbolIndex.ts')};`,
+        `import { loadNeverRead } from ${src('redact/loadRules.ts')};`,
+        `import { DEFAULT_NEVER_READ_FILE } from ${src('redact/createRedactor.ts')};`,
+        'const index = new SymbolIndex(process.argv[2], loadNeverRead(DEFAULT_NEVER_READ_FILE), []);',
+        `const listing = ${JSON.stringify(Object.keys(files))};`,
+        "void index.ensure('start', async () => listing);",
+        "await index.refresh(['m/f7.ts']);",
+        "const found = index.lookup('f7').length;",
+        "process.on('exit', () => console.log(JSON.stringify({ found, indexed: index.state().indexed })));",
+      ].join('\n'),
+    );
+    try {
+      // The script lives outside the project: Deno finds the packages through the project's config.
+      const denoConfig = fileURLToPath(new URL('../../../deno.json', import.meta.url));
+      const runtime = 'Deno' in globalThis ? ['run', '-A', '--no-check', '--config', denoConfig] : ['--import', 'tsx'];
+      const run = spawnSync(process.execPath, [...runtime, script, big.dir], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      const { found, indexed } = JSON.parse(run.stdout) as { found: number; indexed: number };
+      assert.equal(found, 1, 'the named file was parsed before the process ended');
+      // The named file, and at most the batches (16 files each) that finished while it ended.
+      assert.ok(indexed <= 1 + 2 * 16, `the process waited for the background build (${indexed} files indexed)`);
+    } finally {
+      big.cleanup();
+    }
+  });
+
+  for (const [what, workerUrl, reason] of [
+    ['crashes', crashing, /^symbols off: parse worker crashed/],
+    ['cannot start', new URL('./no-such-worker.mjs', crashing), /^symbols off: parse worker crashed/],
+  ] as const) {
+    test(`a worker that ${what} turns the languages it had off, with a report; the request still answers`, async () => {
+      const symbols = sourceFor({ workerUrl });
+      try {
+        const text = 'where are compute_rate and `parseInvoice`? See billing/rates.py';
+        const result = await symbols.source.collect(input(repo.dir, { text, wanted: gitAware }), signal);
+        assert.deepEqual(
+          result.items.filter((item) => item.key.startsWith('symbols.def.')),
+          [],
+        );
+        const off = Object.fromEntries((result.skipped ?? []).map((skip) => [skip.path, skip.reason]));
+        assert.match(off['(python)'] ?? '', reason);
+        assert.match(off['(typescript)'] ?? '', reason);
+        // The reason names the failure, never what was being parsed.
+        assert.doesNotMatch(JSON.stringify(result.skipped), /aborted|compute_rate|parseInvoice/);
+      } finally {
+        symbols.close();
+      }
+    });
+  }
+});
