@@ -1,9 +1,10 @@
 -- A request's in-flight record is written before the prompt goes upstream, on
 -- the path to its first chunk, and replaced when the answer ends. Indexing its
--- question for search only to delete the entry moments later cost that write
--- about a third of its time (bench/overhead), so an in-flight row is not in the
--- full-text index: it enters it with its final version, or when it is marked
--- (interrupted, aborted at shutdown) by an UPDATE of its outcome.
+-- question for search, only to delete the entry when the final version replaces
+-- it, made that write a good deal slower (bench/overhead/README.md), so an
+-- in-flight row is not in the full-text index: it enters it with its final
+-- version, or when it is marked (interrupted, aborted at shutdown) by an UPDATE
+-- of its outcome. `audit search` finds a request once its answer has ended.
 
 DROP TRIGGER snapshots_fts_insert;
 DROP TRIGGER snapshots_fts_delete;

@@ -58,13 +58,13 @@ export async function collectContext(
   input: Omit<CollectInput, 'wanted' | 'mode'>,
   options: { logger: Logger; now: () => number; signal: AbortSignal },
 ): Promise<CollectResult> {
-  // The sources start on a turn of the event loop of their own, not in the one that chose the mode
-  // (which parsed the message too). They start together: they share one parse of its mentions
-  // (Workspace.named keeps it until the current task ends).
   const needed = sourcesForPlan(plan);
   const chosen = sources.filter((source) => needed.has(source.name));
   // No source to run (mode off): no turn to give up either; the request goes on to the model.
   if (chosen.length === 0) return { items: [], reports: [], ms: 0 };
+  // The sources start on a turn of the event loop of their own, not in the one that chose the mode
+  // (which parsed the message too). They start together: they share one parse of its mentions
+  // (Workspace.named keeps it until the current task ends).
   await setImmediate();
   const started = options.now();
   const wanted = plan.entries.map((entry) => entry.items);
