@@ -65,6 +65,8 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
   let fullLogged = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let immediate = false;
+  /** A runWaited is scheduled for this turn. */
+  let urgent = false;
   let backoff = initialBackoff;
   let closed = false;
   let waiters: { key: string; resolve: (result: AuditWrite) => void }[] = [];
@@ -112,11 +114,15 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     return true;
   }
 
-  /** The oldest entries, up to MAX_BATCH_BYTES: a long backlog is written in slices, the event loop free between them. */
-  function nextBatch(): [string, Held<E>][] {
+  /**
+   * The oldest entries, up to MAX_BATCH_BYTES: a long backlog is written in slices, the event loop free
+   * between them. `only`: just those keys (the records requests wait on; the rest keep their timer).
+   */
+  function nextBatch(only?: ReadonlySet<string>): [string, Held<E>][] {
     const batch: [string, Held<E>][] = [];
     let size = 0;
     for (const item of held) {
+      if (only && !only.has(item[0])) continue;
       if (batch.length > 0 && size + item[1].bytes > MAX_BATCH_BYTES) break;
       batch.push(item);
       size += item[1].bytes;
@@ -124,11 +130,11 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     return batch;
   }
 
-  /** One try at the oldest queued entries; returns the keys written. */
-  function attempt(): Set<string> {
+  /** One try at the oldest queued entries (or only those of `only`); returns the keys written. */
+  function attempt(only?: ReadonlySet<string>): Set<string> {
     const written = new Set<string>();
     if (held.size === 0) return written;
-    const batch = nextBatch();
+    const batch = nextBatch(only);
     try {
       options.write(batch.map(([, { entry }]) => entry));
       for (const [key] of batch) {
@@ -160,6 +166,33 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
     immediate = false;
     if (closed) return;
     tryNow();
+  }
+
+  /**
+   * The records requests wait on (pushNow), written at the end of this turn of the event loop: what
+   * reached pushNow in the same turn shares one transaction. The other queued entries (the final
+   * versions of finished requests) are left to their timer, so a request about to go upstream does
+   * not also pay for writing the ones before it.
+   */
+  function runWaited(): void {
+    urgent = false;
+    if (closed) return;
+    if (!writable) {
+      // Degraded meanwhile: the retry timer owns the queue; answer from the state.
+      settleWaiters(new Set());
+      return;
+    }
+    let keys = new Set(waiters.map((waiter) => waiter.key));
+    // Slices: a backlog of waited records larger than one transaction (rare) goes on until all are in.
+    while (keys.size > 0) {
+      settleWaiters(attempt(keys));
+      if (!writable || closed) break;
+      keys = new Set(waiters.map((waiter) => waiter.key));
+    }
+    if (!writable) {
+      schedule(backoff);
+      backoff = Math.min(backoff * 2, maxBackoff);
+    } else if (held.size > 0) schedule(options.delayMs);
   }
 
   /** One attempt, then whatever comes next is scheduled, whoever tried (the timer, a read, a flush). */
@@ -209,12 +242,9 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
       if (!writable) return Promise.resolve({ written: false, reason: reason ?? 'write failed' });
       return new Promise((resolve) => {
         waiters.push({ key, resolve });
-        if (immediate) return;
-        // Requests that reach the upstream in the same turn of the event loop share one transaction.
-        if (timer !== undefined) clearTimeout(timer);
-        timer = undefined;
-        immediate = true;
-        setImmediate(run);
+        if (urgent) return;
+        urgent = true;
+        setImmediate(runWaited);
       });
     },
     peek: (key) => held.get(key)?.entry,

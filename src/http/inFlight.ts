@@ -55,7 +55,13 @@ export function createInFlight(): InFlight {
     middleware,
     signalOf(request) {
       const own = running.get(request);
-      return own ? AbortSignal.any([request.signal, own.signal]) : request.signal;
+      if (!own) return request.signal;
+      // The client leaving aborts the request's own controller: one signal for both, without the
+      // AbortSignal.any (a new signal, weak references, a finalizer) every chat paid for.
+      const client = request.signal;
+      if (client.aborted) own.abort(client.reason);
+      else client.addEventListener('abort', () => own.abort(client.reason), { once: true });
+      return own.signal;
     },
     get size() {
       return running.size;

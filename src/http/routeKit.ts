@@ -17,7 +17,10 @@ import { writeSse } from './nodeSse.ts';
 import { sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
-export type RouteEnv = { Variables: RequestIdVariables & AccessGuardVariables };
+export type RouteEnv = { Variables: RequestIdVariables & AccessGuardVariables & MintedIdVariables };
+
+/** Set when the request id is the server's own (app.ts mints one when the client sends none). */
+export type MintedIdVariables = { requestIdMinted: boolean };
 
 /** What the pipeline watches for this request: the client leaving, or shutdown ending it. */
 export function requestSignal(c: Context<RouteEnv>, inFlight: InFlight | undefined): AbortSignal {
@@ -55,8 +58,13 @@ export interface RouteDeps {
 export function requestFacts(
   c: Context<RouteEnv>,
   inFlight: InFlight | undefined,
-): { headers: PipelineHeaders; requestId: string; signal: AbortSignal } {
-  return { headers: pipelineHeaders(c), requestId: c.get('requestId'), signal: requestSignal(c, inFlight) };
+): { headers: PipelineHeaders; requestId: string; requestIdMinted: boolean; signal: AbortSignal } {
+  return {
+    headers: pipelineHeaders(c),
+    requestId: c.get('requestId'),
+    requestIdMinted: c.get('requestIdMinted') === true,
+    signal: requestSignal(c, inFlight),
+  };
 }
 
 /** What the calls without context (embeddings, legacy completions) take: the id, the client, the signal. */

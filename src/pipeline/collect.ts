@@ -58,14 +58,16 @@ export async function collectContext(
   input: Omit<CollectInput, 'wanted' | 'mode'>,
   options: { logger: Logger; now: () => number; signal: AbortSignal },
 ): Promise<CollectResult> {
+  const needed = sourcesForPlan(plan);
+  const chosen = sources.filter((source) => needed.has(source.name));
+  // No source to run (mode off): no turn to give up either; the request goes on to the model.
+  if (chosen.length === 0) return { items: [], reports: [], ms: 0 };
   // The sources start on a turn of the event loop of their own, not in the one that chose the mode
   // (which parsed the message too). They start together: they share one parse of its mentions
   // (Workspace.named keeps it until the current task ends).
   await setImmediate();
   const started = options.now();
-  const needed = sourcesForPlan(plan);
   const wanted = plan.entries.map((entry) => entry.items);
-  const chosen = sources.filter((source) => needed.has(source.name));
   const outcomes = await Promise.all(
     chosen.map((source) => runOne(source, { ...input, wanted, mode: plan.mode }, options)),
   );

@@ -3,6 +3,7 @@
 // whatever the outcome. An answer that ends well also keeps this turn's
 // conversation state for the next and refines the model's calibration.
 
+import { setImmediate } from 'node:timers/promises';
 import { nextCalibration, suspectTruncation } from '../budget/index.ts';
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Snapshot, UpstreamEvent } from '../shared/types.ts';
@@ -41,14 +42,19 @@ export async function* record(
     if (outcome !== 'ok') run.upstreamAbort.abort(new Error('client went away'));
     run.input.signal.removeEventListener('abort', run.onClientGone);
     snapshot.timings.upstreamMs = deps.now() - forwarded.startedAt;
+    // Before the last frames leave: the client may send its next turn as soon as it reads them.
+    const { next } = prepared.budgeted.turn;
+    if (outcome === 'ok' && next) rememberTurn(deps.conversations, prepared.budgeted.keys, reply, next);
+    // A stream's frames of this turn leave at its end (http/nodeSse.ts), the last ones too: what
+    // follows only completes the audit (calibration, the final save, the log line), so it waits for
+    // them instead of holding the answer's bytes back. The in-flight record is on disk already.
+    if (snapshot.stream) await setImmediate();
     try {
       checkPromptCount(snapshot, prepared, deps);
     } catch (error) {
       // Calibration is a refinement: it must never cost the request its snapshot.
       deps.logger.error('pipeline.after_answer_failed', { id: snapshot.id, error: (error as Error)?.name });
     }
-    const { next } = prepared.budgeted.turn;
-    if (outcome === 'ok' && next) rememberTurn(deps.conversations, prepared.budgeted.keys, reply, next);
     await closeSnapshot(snapshot, deps, run.started, outcome, failure);
   }
 }

@@ -29,8 +29,12 @@ export async function admit(run: Run, deps: PipelineDeps): Promise<Admitted> {
   refuseIfAuditDown(deps);
   // Findings outside the messages and the context (headers, tool schemas …); the stages count their own.
   const counts = run.snapshot.redactions;
-  const headers = { ...run.input.headers, requestId: run.input.requestId };
+  // An id the server minted holds none of the client's text: stored as it is, with no scan (a unique
+  // text each time, it would only crowd the redactor's result cache).
+  const minted = run.input.requestIdMinted === true;
+  const headers = { ...run.input.headers, requestId: minted ? '' : run.input.requestId };
   Object.assign(run.snapshot, await storedHeaders(headers, deps.redactor, counts));
+  if (minted) run.snapshot.requestId = run.input.requestId;
   const cleaned = await cleanRequest(run.input.request, { kind: deps.upstream.kind, redactor: deps.redactor });
   addCounts(counts, cleaned.counts);
   run.snapshot.model = cleaned.request.model;

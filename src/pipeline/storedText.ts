@@ -32,6 +32,7 @@ export async function storedText(
   counts: Record<string, number>,
 ): Promise<string | undefined> {
   if (text === undefined) return undefined;
+  if (text === '') return text;
   try {
     const result = await redactor.redact(capUtf8(text, maxBytes));
     for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;

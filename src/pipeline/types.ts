@@ -81,6 +81,8 @@ export interface PipelineInput {
   request: ChatRequest;
   headers: PipelineHeaders;
   requestId: string;
+  /** The server made the id up (the client sent none): it holds none of the client's text. */
+  requestIdMinted?: boolean | undefined;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }

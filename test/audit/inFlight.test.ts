@@ -105,15 +105,73 @@ describe('in-flight records and a database that cannot take writes', () => {
     assert.equal(outcomeOf(temp.path(), 'full-2'), second.outcome);
   });
 
-  it('writes a backlog larger than one transaction in slices, and a waiter in a later slice still hears "written"', async () => {
+  it('writes in-flight records larger than one transaction in slices, and a waiter in a later slice still hears "written"', async () => {
     const store = openAuditStore({ path: temp.path() });
     const large = (id: string) =>
-      makeSnapshot({ id, forwarded: [{ role: 'user', content: `${id} ${'x'.repeat(900_000)}` }] });
-    for (const id of ['b1', 'b2', 'b3', 'b4']) store.save(large(id));
-    assert.deepEqual(await store.saveInFlight(large('b5')), { written: true });
-    for (const id of ['b1', 'b2', 'b3', 'b4', 'b5']) assert.ok(outcomeOf(temp.path(), id), `${id} on disk`);
+      makeSnapshot({
+        id,
+        outcome: 'in_flight',
+        forwarded: [{ role: 'user', content: `${id} ${'x'.repeat(900_000)}` }],
+      });
+    const results = await Promise.all(['b1', 'b2', 'b3'].map((id) => store.saveInFlight(large(id))));
+    assert.deepEqual(results, [{ written: true }, { written: true }, { written: true }]);
+    for (const id of ['b1', 'b2', 'b3']) assert.equal(outcomeOf(temp.path(), id), 'in_flight', `${id} on disk`);
     assert.equal(store.health().queued, 0);
     await store.close();
+  });
+
+  it('an in-flight write does not also carry the finished snapshots queued before it; their timer writes them', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    store.save(makeSnapshot({ id: 'finished' }));
+    assert.deepEqual(await store.saveInFlight(makeSnapshot({ id: 'next', outcome: 'in_flight' })), { written: true });
+    assert.equal(outcomeOf(temp.path(), 'next'), 'in_flight', 'the waited record is on disk');
+    assert.equal(outcomeOf(temp.path(), 'finished'), undefined, 'the finished one was not written on the way');
+    const deadline = Date.now() + 5000;
+    while (store.health().queued > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(outcomeOf(temp.path(), 'finished'), 'ok', 'written by its timer, without a flush or a read');
+    await store.close();
+  });
+
+  it('search finds a request by its question once it ends or is marked, never twice, and not while in flight', async () => {
+    const writer = openAuditStore({ path: temp.path() });
+    const asking = (id: string) =>
+      makeSnapshot({
+        id,
+        outcome: 'in_flight',
+        forwarded: [{ role: 'user', content: `walrus ${id}` }],
+        reply: { content: '' },
+      });
+    const ended = asking('ended');
+    const cut = asking('cut');
+    await writer.saveInFlight(ended);
+    await writer.saveInFlight(cut);
+    assert.deepEqual(writer.search('walrus'), [], 'in-flight rows are not indexed');
+    writer.save({ ...ended, outcome: 'ok', reply: { content: 'an answer about walruses' } });
+    assert.deepEqual(
+      writer.search('walrus').map((summary) => summary.id),
+      ['ended'],
+    );
+    await writer.close();
+    const raw = openRaw(temp.path());
+    raw.prepare("UPDATE snapshots SET writer_pid = ? WHERE id = 'cut'").run(DEAD_PID);
+    raw.close();
+
+    const next = openAuditStore({ path: temp.path() });
+    assert.deepEqual(
+      next
+        .search('walrus')
+        .map((summary) => summary.id)
+        .sort(),
+      ['cut', 'ended'],
+      'marked interrupted',
+    );
+    assert.deepEqual(
+      next.search('walruses').map((summary) => summary.id),
+      ['ended'],
+    );
+    next.prune({ olderThanMs: 0 });
+    assert.deepEqual(next.search('walrus'), [], 'pruned rows leave the index');
+    await next.close();
   });
 
   it('a flush that meets a lock leaves the retry to the queue, which writes once the lock goes', async () => {

@@ -27,13 +27,13 @@ describe('migrations', () => {
     const migrations = readMigrations();
     assert.deepEqual(
       migrations.map((m) => `${m.version}_${m.name}`),
-      ['1_init', '2_search', '3_calibration', '4_message_chains', '5_in_flight'],
+      ['1_init', '2_search', '3_calibration', '4_message_chains', '5_in_flight', '6_in_flight_unindexed'],
     );
   });
 
   it('applies every migration to a fresh database and records each', async () => {
     const store = openAuditStore({ path: temp.path(), now: () => 42 });
-    assert.equal(store.stats().schemaVersion, 5);
+    assert.equal(store.stats().schemaVersion, 6);
     await store.close();
     assert.deepEqual(recorded(temp.path()), [
       { version: 1, name: 'init' },
@@ -41,10 +41,11 @@ describe('migrations', () => {
       { version: 3, name: 'calibration' },
       { version: 4, name: 'message_chains' },
       { version: 5, name: 'in_flight' },
+      { version: 6, name: 'in_flight_unindexed' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
-    assert.equal(recorded(temp.path()).length, 5, 'reopening applies nothing twice');
+    assert.equal(recorded(temp.path()).length, 6, 'reopening applies nothing twice');
   });
 
   it('brings an old database up to date and keeps (and indexes) its rows', async () => {
@@ -67,7 +68,7 @@ describe('migrations', () => {
 
     const store = openAuditStore({ path: temp.path(), now: () => 1000 });
     try {
-      assert.equal(store.stats().schemaVersion, 5);
+      assert.equal(store.stats().schemaVersion, 6);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
       assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
       assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
@@ -131,7 +132,7 @@ describe('migrations', () => {
         assert.match(
           error.message,
           new RegExp(
-            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 5\\)`,
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 6\\)`,
           ),
         );
         return true;
