@@ -9,30 +9,46 @@ import path from 'node:path';
 /** Above this many directories we do not watch (inotify limits); the TTL covers it. */
 const MAX_WATCHED_DIRS = 4_000;
 
+/**
+ * Directories watched per turn of the event loop while arming. Each `fs.watch`
+ * call blocks; a whole work tree at once would stall whatever else runs (a
+ * request's redaction, audit write, upstream call), so arming yields between slices.
+ */
+const ARM_SLICE_DIRS = 50;
+
 export class WorkTreeWatcher {
   #generation = 0;
-  #state: 'idle' | 'armed' | 'unavailable' = 'idle';
+  #state: 'idle' | 'arming' | 'armed' | 'unavailable' = 'idle';
   readonly #watchers = new Map<string, fs.FSWatcher>();
 
   constructor(private readonly root: string) {}
 
   /** Part of every work-tree fingerprint: changes on every event, and when arming completes. */
   stamp(): string {
-    return `${this.#state}:${this.#generation}`;
+    // Arming reads as idle: starting it must not look like a change (a needless re-walk).
+    const state = this.#state === 'arming' ? 'idle' : this.#state;
+    return `${state}:${this.#generation}`;
   }
 
   get armed(): boolean {
     return this.#state === 'armed';
   }
 
-  arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): void {
+  /** Watches `dirs` a slice per turn of the event loop; resolves once armed (or given up). */
+  async arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
     if (this.#state !== 'idle') return;
     if (dirs.length > MAX_WATCHED_DIRS) {
       this.#state = 'unavailable';
       return;
     }
+    this.#state = 'arming';
     try {
-      for (const dir of dirs) this.#watch(dir, isIgnored);
+      for (let i = 0; i < dirs.length; i += ARM_SLICE_DIRS) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        // Closed meanwhile (close() gives up an arming in progress).
+        if (this.#state !== 'arming') return;
+        for (const dir of dirs.slice(i, i + ARM_SLICE_DIRS)) this.#watch(dir, isIgnored);
+      }
       this.#state = 'armed';
     } catch {
       this.close();
@@ -71,6 +87,7 @@ export class WorkTreeWatcher {
   }
 
   close(): void {
+    if (this.#state === 'arming') this.#state = 'unavailable';
     for (const watcher of this.#watchers.values()) watcher.close();
     this.#watchers.clear();
   }

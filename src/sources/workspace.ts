@@ -146,7 +146,8 @@ export class WorkspaceState {
         ? walkResultFromList(this.root, splitNul(await this.#sharedGit().raw(this.gitArgs(LS_FILES))))
         : null;
       const walk = result ?? (await walkWorkTree(this.root));
-      // Arming ~1,000 inotify watches blocks the event loop for tens of milliseconds: never on the request's path.
+      // Arming blocks on every directory: it starts once no source is collecting and goes in
+      // slices (workTreeWatcher.ts), so the request's next steps run between them, not behind them.
       if (this.deps.watchWorkTree) void this.#idle().then(() => this.watcher.arm(walk.dirs, walk.isIgnored));
       return walk;
     });
