@@ -48,7 +48,10 @@ export interface WriteQueue<E> {
   close(): number;
 }
 
-/** One transaction's worth: a slice of a backlog costs the event loop tens of milliseconds, not seconds. */
+/**
+ * One transaction's worth. A backlog written by the timer goes in slices with the event loop free
+ * between them; the records requests wait on (runWaited) go slice after slice in one turn.
+ */
 const MAX_BATCH_BYTES = 2 * 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,8 +118,8 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
   }
 
   /**
-   * The oldest entries, up to MAX_BATCH_BYTES: a long backlog is written in slices, the event loop free
-   * between them. `only`: just those keys (the records requests wait on; the rest keep their timer).
+   * The oldest entries, up to MAX_BATCH_BYTES: one slice of a long backlog. `only`: just those keys
+   * (the records requests wait on; the rest keep their timer).
    */
   function nextBatch(only?: ReadonlySet<string>): [string, Held<E>][] {
     const batch: [string, Held<E>][] = [];
@@ -183,7 +186,9 @@ export function createWriteQueue<E>(options: WriteQueueOptions<E>): WriteQueue<E
       return;
     }
     let keys = new Set(waiters.map((waiter) => waiter.key));
-    // Slices: a backlog of waited records larger than one transaction (rare) goes on until all are in.
+    // Waited records larger than one transaction (rare) are written slice after slice without yielding:
+    // every one belongs to a request that cannot go upstream before it is in, so a pause would only
+    // delay those requests (the timer's backlog in tryNow is the one that yields between slices).
     while (keys.size > 0) {
       settleWaiters(attempt(keys));
       if (!writable || closed) break;
