@@ -47,7 +47,9 @@ export async function* record(
     if (outcome === 'ok' && next) rememberTurn(deps.conversations, prepared.budgeted.keys, reply, next);
     // A stream's frames of this turn leave at its end (http/nodeSse.ts), the last ones too: what
     // follows only completes the audit (calibration, the final save, the log line), so it waits for
-    // them instead of holding the answer's bytes back. The in-flight record is on disk already.
+    // them instead of holding the answer's bytes back. The in-flight record went to disk before the
+    // prompt went upstream, unless the audit could not write and was not required (the request then
+    // carries a warning, and this final save is queued like any other).
     if (snapshot.stream) await setImmediate();
     try {
       checkPromptCount(snapshot, prepared, deps);
