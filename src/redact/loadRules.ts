@@ -97,8 +97,8 @@ function globMatcher(globs: string[]): (path: string) => boolean {
  * a glob equal to the whole path, or one whose regex matches the path's last
  * segment (the one before a trailing slash). picomatch cuts the segment again
  * for every glob of a list and tests the globs one by one; the never-read list
- * is about 70 of them, asked for every file a source opens (hundreds on a cold
- * request). Here the segment is cut once and one regex holds them all.
+ * is a long one, asked for every file a source opens (many on a cold request).
+ * Here the segment is cut once and one regex holds them all.
  */
 function basenameMatcher(globs: readonly string[]): (path: string) => boolean {
   if (globs.length === 0) return () => false;

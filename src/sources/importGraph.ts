@@ -77,7 +77,7 @@ const KEYWORDS: Record<string, readonly string[]> = {
   Kotlin: ['import'],
 };
 
-/** Lines read for imports: the first 400. */
+/** Lines read for imports, from the top: imports sit at the head of a file. */
 const IMPORT_LINES = 400;
 
 /** Module names imported by one file (relative specifiers resolved against `file`). */

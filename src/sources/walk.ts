@@ -266,7 +266,7 @@ function gitignoreRules(root: string, files: readonly string[]): Rules[] {
 /**
  * git lists tracked files sorted and untracked ones after them: sort that short
  * tail and insert it into the head (a binary search per tail entry, the head
- * moved up in blocks), instead of sorting 20,000 paths. Sorts in place; says
+ * moved up in blocks), instead of sorting the whole listing. Sorts in place; says
  * whether anything was out of order.
  */
 export function sortTail(list: string[]): boolean {
