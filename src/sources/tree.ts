@@ -9,7 +9,7 @@ import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { Memo } from './memo.ts';
-import { groupByDir, type WalkResult } from './walk.ts';
+import type { WalkResult } from './walk.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface TreeOptions {
@@ -106,11 +106,10 @@ function renderAt(
  * cut off halfway through its first folder.
  */
 export function renderTree(
-  files: readonly string[] | Folders,
+  folders: Folders,
   rootName: string,
   options: TreeOptions = defaultTreeOptions,
 ): { text: string; depth: number; fits: boolean } {
-  const folders = 'namesIn' in files ? files : foldersOf(files);
   const root = build(folders.fileCounts);
   for (let depth = options.maxDepth; depth >= 1; depth--) {
     const text = renderAt(root, folders, rootName, depth, options);
@@ -118,14 +117,6 @@ export function renderTree(
   }
   const text = renderAt(root, folders, rootName, 1, { ...options, maxChars: Number.POSITIVE_INFINITY }) ?? '';
   return { text, depth: 1, fits: false };
-}
-
-function foldersOf(files: readonly string[]): Folders {
-  const byDir = groupByDir(files);
-  return {
-    fileCounts: new Map([...byDir].map(([dir, names]) => [dir, names.length])),
-    namesIn: (dir) => byDir.get(dir) ?? [],
-  };
 }
 
 export function createTreeSource(

@@ -50,17 +50,8 @@ export interface WalkResult {
    * few folders of a large repository, not all of them).
    */
   namesIn(dir: string): readonly string[];
-  /** `namesIn` of every folder at once (tests, small trees). */
-  readonly byDir: ReadonlyMap<string, readonly string[]>;
   /** Whether a path (relative, `/`-separated) would be skipped by the walk's rules. */
   isIgnored(relativePath: string, isDir: boolean): boolean;
-}
-
-/** Groups sorted paths by folder; one map lookup per change of folder. */
-export function groupByDir(files: readonly string[]): Map<string, string[]> {
-  const byDir = new Map<string, string[]>();
-  for (const [dir, paths] of pathsByDir(files)) byDir.set(dir, namesOf(dir, paths));
-  return byDir;
 }
 
 /** Full paths by folder, in list order; one map lookup per change of folder. */
@@ -92,10 +83,7 @@ function namesOf(dir: string, paths: readonly string[]): string[] {
   return names;
 }
 
-/**
- * A walk result whose folder views come from the full paths of each folder's
- * files, names made on demand (`byDir` is a getter: do not spread the result).
- */
+/** A walk result whose folder views come from the full paths of each folder's files, names made on demand. */
 function walkResult(
   fields: Pick<WalkResult, 'files' | 'dirs' | 'truncated' | 'isIgnored'>,
   paths: ReadonlyMap<string, readonly string[]>,
@@ -111,16 +99,7 @@ function walkResult(
     }
     return known;
   };
-  let byDir: Map<string, readonly string[]> | undefined;
-  return {
-    ...fields,
-    fileCounts,
-    namesIn,
-    get byDir() {
-      byDir ??= new Map([...paths.keys()].map((dir) => [dir, namesIn(dir)]));
-      return byDir;
-    },
-  };
+  return { ...fields, fileCounts, namesIn };
 }
 
 interface Rules {
@@ -266,13 +245,12 @@ function gitignoreRules(root: string, files: readonly string[]): Rules[] {
 /**
  * git lists tracked files sorted and untracked ones after them: sort that short
  * tail and insert it into the head (a binary search per tail entry, the head
- * moved up in blocks), instead of sorting the whole listing. Sorts in place; says
- * whether anything was out of order.
+ * moved up in blocks), instead of sorting the whole listing. Sorts in place.
  */
-export function sortTail(list: string[]): boolean {
+export function sortTail(list: string[]): void {
   let cut = 1;
   while (cut < list.length && (list[cut - 1] ?? '') <= (list[cut] ?? '')) cut++;
-  if (cut >= list.length) return false;
+  if (cut >= list.length) return;
   const tail = list.slice(cut).sort();
   // From the largest tail entry down: the head entries above it move to the end, then it goes below them.
   let end = list.length;
@@ -292,5 +270,4 @@ export function sortTail(list: string[]): boolean {
     headEnd = low;
     list[--end] = entry;
   }
-  return true;
 }

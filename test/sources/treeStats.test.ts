@@ -4,6 +4,7 @@ import { createEnvSource } from '../../src/sources/env.ts';
 import { importsOf } from '../../src/sources/importGraph.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { createTreeSource, renderTree } from '../../src/sources/tree.ts';
+import { walkResultFromList } from '../../src/sources/walk.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
@@ -72,16 +73,25 @@ describe('tree source', () => {
   test('renderTree caps the files listed per folder', () => {
     const files = Array.from({ length: 5 }, (_, i) => `f${i}.txt`);
     assert.equal(
-      renderTree(files, 'r', { maxDepth: 2, maxFilesPerDir: 3, maxChars: 1000 }).text,
+      renderTree(walkResultFromList('/nonexistent', files), 'r', { maxDepth: 2, maxFilesPerDir: 3, maxChars: 1000 })
+        .text,
       'r/\n  f0.txt\n  f1.txt\n  f2.txt\n  … 2 more files',
     );
   });
 
   test('renderTree picks the deepest depth that fits the character budget', () => {
     const files = Array.from({ length: 60 }, (_, i) => `a${i % 3}/b${i % 5}/c${i}.ts`).sort();
-    const full = renderTree(files, 'r', { maxDepth: 4, maxFilesPerDir: 100, maxChars: 100_000 });
+    const full = renderTree(walkResultFromList('/nonexistent', files), 'r', {
+      maxDepth: 4,
+      maxFilesPerDir: 100,
+      maxChars: 100_000,
+    });
     assert.equal(full.depth, 4);
-    const small = renderTree(files, 'r', { maxDepth: 4, maxFilesPerDir: 100, maxChars: 300 });
+    const small = renderTree(walkResultFromList('/nonexistent', files), 'r', {
+      maxDepth: 4,
+      maxFilesPerDir: 100,
+      maxChars: 300,
+    });
     assert.equal(small.fits, true);
     assert.ok(small.depth < 4);
     assert.ok(small.text.length <= 300);
