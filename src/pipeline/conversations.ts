@@ -53,8 +53,12 @@ export function itemHash(item: ContextItem): string {
   return createHash('sha256').update(item.title).update('\0').update(item.text).digest('hex').slice(0, 32);
 }
 
-/** Items that are new or changed since the model last saw them. The env item's clock always changes: not news. */
-/** Roughly the bytes a state holds: its texts (a character a byte, as V8 keeps most of them) and the hashes it knows. */
+/**
+ * Roughly the bytes a state holds: its texts (a character a byte, as V8 keeps most of them) and the hashes it knows.
+ * The context block counts in full for every state, though states with equal blocks share one copy (#share):
+ * an entry's size is fixed when it is stored, and a block charged to its first holder only would outlive that
+ * holder uncounted. Overcounting errs the safe way: fewer states kept, never more memory than the bound.
+ */
 function stateBytes(state: ConversationState | 'ambiguous'): number {
   if (state === 'ambiguous') return 64;
   let bytes = 256 + state.contextBlock.length;
@@ -63,6 +67,7 @@ function stateBytes(state: ConversationState | 'ambiguous'): number {
   return bytes;
 }
 
+/** Items that are new or changed since the model last saw them. The env item's clock always changes: not news. */
 export function changedItems(known: ReadonlyMap<string, string>, items: readonly ContextItem[]): ContextItem[] {
   return items.filter((item) => item.source !== 'env' && known.get(item.key) !== itemHash(item));
 }
