@@ -6,7 +6,8 @@
 // sets made one after another (a server's, the CLI's, a benchmark's) reuse a
 // worker that is still up, as they reused grammars loaded in the thread
 // before. A worker that crashes or cannot start fails the batches it had; the
-// index turns their languages off.
+// index skips their files for that update (symbolIndex.ts says when a
+// language goes off).
 
 import { Worker } from 'node:worker_threads';
 import type { ParseJob, ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
@@ -24,6 +25,21 @@ export interface ParseHostOptions {
 }
 
 export const defaultParseHostOptions: ParseHostOptions = { workerUrl: defaultWorkerUrl, idleMs: 5_000 };
+
+/**
+ * A request the worker did not answer. `culprit`: it was the one the worker was working on when it went
+ * (the oldest pending: the worker takes requests in order); the others only waited behind it, perhaps
+ * from another index, and say nothing about their own files.
+ */
+export class ParseLost extends Error {
+  constructor(
+    message: string,
+    readonly culprit: boolean,
+  ) {
+    super(message);
+    this.name = 'ParseLost';
+  }
+}
 
 interface Waiter {
   resolve(outcomes: ParseOutcome[]): void;
@@ -75,13 +91,13 @@ export class ParseHost {
    * for it); a background build's batches do not hold a process that is done.
    */
   parse(jobs: ParseJob[], timeoutMs: number, keepAlive = true): Promise<ParseOutcome[]> {
-    if (this.#closed) return Promise.reject(new Error('parse host closed'));
+    if (this.#closed) return Promise.reject(new ParseLost('parse host closed', false));
     clearTimeout(this.#idle);
     let worker: Worker;
     try {
       worker = this.#worker ?? this.#start();
     } catch (error) {
-      return Promise.reject(new Error(`parse worker did not start (${describe(error)})`));
+      return Promise.reject(new ParseLost(`parse worker did not start (${describe(error)})`, true));
     }
     const id = ++this.#nextId;
     const answered = new Promise<ParseOutcome[]>((resolve, reject) => {
@@ -99,7 +115,7 @@ export class ParseHost {
 
   close(): void {
     this.#closed = true;
-    this.#stop(new Error('parse host closed'));
+    this.#stop('parse host closed');
   }
 
   #start(): Worker {
@@ -113,8 +129,8 @@ export class ParseHost {
       waiter?.resolve(reply.outcomes);
       if (this.#pending.size === 0 && this.#worker === worker) this.#idleSoon(worker);
     });
-    worker.on('error', (error) => this.#lost(worker, new Error(`parse worker crashed (${describe(error)})`)));
-    worker.on('exit', (code) => this.#lost(worker, new Error(`parse worker exited (code ${code})`)));
+    worker.on('error', (error) => this.#lost(worker, `parse worker crashed (${describe(error)})`));
+    worker.on('exit', (code) => this.#lost(worker, `parse worker exited (code ${code})`));
     this.#worker = worker;
     return worker;
   }
@@ -133,25 +149,28 @@ export class ParseHost {
   }
 
   /** The worker went away on its own: whatever it had is lost. */
-  #lost(worker: Worker, error: Error): void {
+  #lost(worker: Worker, reason: string): void {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
     clearTimeout(this.#idle);
-    this.#failPending(error);
+    this.#failPending(reason, true);
   }
 
-  #stop(error?: Error): void {
+  #stop(reason?: string): void {
     clearTimeout(this.#idle);
     const worker = this.#worker;
     this.#worker = undefined;
-    if (error) this.#failPending(error);
+    if (reason) this.#failPending(reason, false);
     void worker?.terminate();
   }
 
-  #failPending(error: Error): void {
+  /** `crashed`: the worker went while working, so the oldest pending request is the culprit. */
+  #failPending(reason: string, crashed: boolean): void {
     const waiters = [...this.#pending.values()];
     this.#pending.clear();
-    for (const waiter of waiters) waiter.reject(error);
+    waiters.forEach((waiter, i) => {
+      waiter.reject(new ParseLost(reason, crashed && i === 0));
+    });
   }
 }
 

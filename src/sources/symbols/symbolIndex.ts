@@ -15,7 +15,7 @@ import { admit } from './admit.ts';
 import type { Definition } from './extract.ts';
 import { defaultLocator, type GrammarLocator } from './grammars.ts';
 import { type Grammar, grammarOf } from './languages.ts';
-import { defaultParseHostOptions, type ParseHost, sharedParseHost } from './parseHost.ts';
+import { defaultParseHostOptions, type ParseHost, ParseLost, sharedParseHost } from './parseHost.ts';
 import type { ParseJob } from './parseProtocol.ts';
 
 /**
@@ -69,6 +69,9 @@ export const defaultIndexOptions: IndexOptions = {
 const BATCH_FILES = 16;
 const BATCH_CHARS = 256 * 1024;
 
+/** Crashes of the worker, on batches holding a language, that turn the language off. */
+const CRASHES_OFF = 2;
+
 /** A file read and ready to parse, with the stamp it had before the read. */
 interface Prepared {
   job: ParseJob;
@@ -91,6 +94,8 @@ export class SymbolIndex {
   /** Files not parsed, why, and the stamp they had then (bounded), for the report. */
   readonly skipped = new Map<string, { reason: string; stamp: string }>();
   readonly #off = new Map<Grammar, string>();
+  /** Per language, how often the worker crashed on a batch holding it. */
+  readonly #crashes = new Map<Grammar, number>();
   #byName: Map<string, DefinitionHit[]> | undefined;
   #builtFor: string | undefined;
   #wantedFor: string | undefined;
@@ -251,15 +256,23 @@ export class SymbolIndex {
     const read = admit(guard, zone, this.root, rel);
     if ('missing' in read || 'skip' in read) {
       this.#drop(rel);
-      if ('skip' in read && this.skipped.size < 200) this.skipped.set(rel, { reason: read.skip, stamp });
+      if ('skip' in read) this.#skip(rel, read.skip, stamp);
       return undefined;
     }
     return { job: { rel, grammar, wasm, text: read.text }, stamp };
   }
 
   /**
-   * Parses a batch in the worker and takes in what it found. A worker that crashed turns the batch's
-   * languages off. `waited`: a request waits for it (the background build does not hold a process that is done).
+   * Parses a batch in the worker and takes in what it found. `waited`: a request waits for it (the
+   * background build does not hold a process that is done).
+   *
+   * A worker that went away fails the batch's files as skips for this update only (the next one reads
+   * them again), not their languages: one bad file, a momentary lack of memory or another index's batch
+   * that crashed the shared worker says little about a language. A language goes off when it is clearly
+   * the language: its grammar did not load, a parse timed out (the worker answers so), or batches holding
+   * it crashed the worker CRASHES_OFF times (counted only for the batch the worker was on). Counting per
+   * language rather than finding the file keeps this simple; a language sharing batches with a bad file
+   * may go off with it, which is what happened to every language before.
    */
   async #parse(batch: Prepared[], waited: boolean): Promise<void> {
     let outcomes: Awaited<ReturnType<ParseHost['parse']>>;
@@ -272,7 +285,13 @@ export class SymbolIndex {
     } catch (error) {
       if (this.#closed) return;
       const reason = error instanceof Error ? error.message : String(error);
-      for (const { job } of batch) if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, reason);
+      for (const { job } of batch) this.#skip(job.rel, reason, '');
+      if (!(error instanceof ParseLost) || !error.culprit) return;
+      for (const grammar of new Set(batch.map((prepared) => prepared.job.grammar))) {
+        const crashes = (this.#crashes.get(grammar) ?? 0) + 1;
+        this.#crashes.set(grammar, crashes);
+        if (crashes >= CRASHES_OFF && !this.#off.has(grammar)) this.#off.set(grammar, reason);
+      }
       return;
     }
     outcomes.forEach((outcome, i) => {
@@ -283,10 +302,21 @@ export class SymbolIndex {
         if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, outcome.off);
         return;
       }
+      if ('skip' in outcome) {
+        // Its old definitions no longer match its text; it is read again once it changes.
+        this.#drop(job.rel);
+        this.#skip(job.rel, outcome.skip, stamp);
+        return;
+      }
       this.files.set(job.rel, { stamp, grammar: job.grammar, defs: outcome.defs, refs: outcome.refs });
       this.skipped.delete(job.rel);
       this.#changed();
     });
+  }
+
+  /** Notes a file not parsed (bounded); with an empty stamp it is read again at the next update. */
+  #skip(rel: string, reason: string, stamp: string): void {
+    if (this.skipped.size < 200 || this.skipped.has(rel)) this.skipped.set(rel, { reason, stamp });
   }
 
   #drop(rel: string): void {

@@ -2,8 +2,9 @@
 // the grammars and the parse memory live in a worker thread that starts when
 // there is something to parse and exits once idle, so the server's own thread
 // never holds them; a rebuild with nothing changed starts no worker; a worker
-// that crashes or cannot start turns the languages it had off, with a report,
-// and the request still answers.
+// that crashes or cannot start skips the files it had for that update (a
+// language goes off on repeated crashes), with a report, and the request
+// still answers; a file the extraction throws on is skipped alone.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadPlans } from '../../../src/config/plans.ts';
-import { ParseHost } from '../../../src/sources/symbols/parseHost.ts';
+import type { Grammar } from '../../../src/sources/symbols/languages.ts';
+import { ParseHost, ParseLost } from '../../../src/sources/symbols/parseHost.ts';
 import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
 import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
@@ -138,13 +140,16 @@ describe('symbols: the parse worker', () => {
     }
   });
 
-  for (const [what, workerUrl, reason] of [
-    ['crashes', crashing, /^symbols off: parse worker crashed/],
-    ['cannot start', new URL('./no-such-worker.mjs', crashing), /^symbols off: parse worker crashed/],
+  for (const [what, workerUrl] of [
+    ['crashes', crashing],
+    ['cannot start', new URL('./no-such-worker.mjs', crashing)],
   ] as const) {
-    test(`a worker that ${what} turns the languages it had off, with a report; the request still answers`, async () => {
+    test(`a worker that ${what} skips the files it had; a language goes off on the second crash; requests answer`, async () => {
       const symbols = sourceFor({ workerUrl });
+      const reason = /parse worker crashed/;
       try {
+        // The named file's batch crashes the worker (python: once), then the build's batch (python: twice,
+        // typescript: once).
         const text = 'where are compute_rate and `parseInvoice`? See billing/rates.py';
         const result = await symbols.source.collect(input(repo.dir, { text, wanted: gitAware }), signal);
         assert.deepEqual(
@@ -152,13 +157,63 @@ describe('symbols: the parse worker', () => {
           [],
         );
         const off = Object.fromEntries((result.skipped ?? []).map((skip) => [skip.path, skip.reason]));
-        assert.match(off['(python)'] ?? '', reason);
-        assert.match(off['(typescript)'] ?? '', reason);
+        assert.match(off['(python)'] ?? '', /^symbols off: parse worker crashed/);
+        assert.equal(off['(typescript)'], undefined, 'one crash does not turn a language off');
+        assert.match(off['billing/rates.py'] ?? '', reason);
         // The reason names the failure, never what was being parsed.
         assert.doesNotMatch(JSON.stringify(result.skipped), /aborted|compute_rate|parseInvoice/);
+        // The file that crashed once is read again at the next update: its second crash turns typescript off.
+        const again = await symbols.source.collect(
+          input(repo.dir, { text: 'what does src/orders.ts do?', wanted: gitAware }),
+          signal,
+        );
+        const offAgain = Object.fromEntries((again.skipped ?? []).map((skip) => [skip.path, skip.reason]));
+        assert.match(offAgain['(typescript)'] ?? '', /^symbols off: parse worker crashed/);
       } finally {
         symbols.close();
       }
     });
   }
+
+  test('a crash counts against the batch the worker was on, not the ones waiting behind it', async () => {
+    const host = new ParseHost({ workerUrl: crashing, idleMs: 50 });
+    const job = (rel: string, grammar: 'python' | 'typescript') => ({
+      rel,
+      grammar,
+      wasm: defaultIndexOptions.locate(grammar),
+      text: 'x = 1\n',
+    });
+    try {
+      const results = await Promise.allSettled([
+        host.parse([job('a.py', 'python')], 1_000),
+        host.parse([job('b.ts', 'typescript')], 1_000),
+      ]);
+      const culprits = results.map((result) =>
+        result.status === 'rejected' && result.reason instanceof ParseLost ? result.reason.culprit : 'answered',
+      );
+      assert.deepEqual(culprits, [true, false]);
+    } finally {
+      host.close();
+    }
+  });
+
+  test('a file whose extraction throws is skipped alone; the batch and later requests are answered', async () => {
+    const host = new ParseHost({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const wasm = defaultIndexOptions.locate('python');
+    const good = { rel: 'ok.py', grammar: 'python' as const, wasm, text: 'def fine():\n    pass\n' };
+    // A language the extraction has no rules for makes it throw, as a stack overflow on a deeply nested file would.
+    const bad = { ...good, rel: 'bad.py', grammar: 'no-such-language' as Grammar };
+    try {
+      const outcomes = await host.parse([bad, good], 1_000);
+      assert.match(JSON.stringify(outcomes[0]), /"skip":"symbols could not be extracted \(TypeError\)"/);
+      assert.deepEqual(outcomes[1] && 'defs' in outcomes[1] ? outcomes[1].defs.map((def) => def.name) : outcomes[1], [
+        'fine',
+      ]);
+      const later = await host.parse([good], 1_000);
+      assert.ok(later[0] && 'defs' in later[0], 'a later request is answered');
+      assert.equal(host.started, 1, 'the same worker answered both');
+    } finally {
+      host.close();
+    }
+  });
 });
