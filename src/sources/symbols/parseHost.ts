@@ -22,7 +22,16 @@ export interface ParseHostOptions {
   workerUrl: URL;
   /** How long a worker with nothing to do lingers (the next request's named files reuse it) before it exits. */
   idleMs: number;
+  /**
+   * Added to a request's parse time limit (its files x the per-file parse timeout) for what the timeout
+   * does not bound: the worker's start, grammar loads, extraction. A worker that does not answer by then
+   * is ended and its requests fail as if it had crashed. Default DEFAULT_ANSWER_MARGIN_MS.
+   */
+  answerMarginMs?: number;
 }
+
+/** Generous: a start under a loaded machine must not count as a hang. */
+const DEFAULT_ANSWER_MARGIN_MS = 10_000;
 
 export const defaultParseHostOptions: ParseHostOptions = { workerUrl: defaultWorkerUrl, idleMs: 5_000 };
 
@@ -44,6 +53,8 @@ export class ParseLost extends Error {
 interface Waiter {
   resolve(outcomes: ParseOutcome[]): void;
   reject(error: Error): void;
+  /** How long the worker may take on this request once it is the one being worked on. */
+  budgetMs: number;
 }
 
 /** Why a worker stopped, without its message (which could quote what it was parsing). */
@@ -73,6 +84,8 @@ export class ParseHost {
   readonly #pending = new Map<number, Waiter>();
   #nextId = 0;
   #idle: ReturnType<typeof setTimeout> | undefined;
+  /** Ends a worker that does not answer the request it is on (#armDeadline). */
+  #deadline: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   /** Pending requests someone waits for: the worker keeps the process alive while there are any. */
   #holding = 0;
@@ -100,10 +113,12 @@ export class ParseHost {
       return Promise.reject(new ParseLost(`parse worker did not start (${describe(error)})`, true));
     }
     const id = ++this.#nextId;
+    const budgetMs = jobs.length * timeoutMs + (this.options.answerMarginMs ?? DEFAULT_ANSWER_MARGIN_MS);
     const answered = new Promise<ParseOutcome[]>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(id, { resolve, reject, budgetMs });
       worker.postMessage({ id, jobs, timeoutMs } satisfies ParseRequest);
     });
+    if (this.#pending.size === 1) this.#armDeadline(worker);
     if (!keepAlive) return answered;
     this.#holding++;
     this.#holdProcess();
@@ -127,7 +142,9 @@ export class ParseHost {
       const waiter = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
       waiter?.resolve(reply.outcomes);
-      if (this.#pending.size === 0 && this.#worker === worker) this.#idleSoon(worker);
+      if (this.#worker !== worker) return;
+      if (this.#pending.size === 0) this.#idleSoon(worker);
+      else this.#armDeadline(worker);
     });
     worker.on('error', (error) => this.#lost(worker, `parse worker crashed (${describe(error)})`));
     worker.on('exit', (code) => this.#lost(worker, `parse worker exited (code ${code})`));
@@ -140,9 +157,27 @@ export class ParseHost {
     else this.#worker?.unref();
   }
 
+  /**
+   * The worker takes requests in order, so the oldest pending one is the one it is on: it must answer
+   * within its budget, or the worker is ended and every pending request fails (#lost), so no caller (a
+   * one-shot process held alive by its wait, later batches queued behind) waits forever. Unreferenced:
+   * while a request waits, the worker's own reference keeps the process up for it.
+   */
+  #armDeadline(worker: Worker): void {
+    clearTimeout(this.#deadline);
+    const head = this.#pending.values().next().value;
+    if (!head) return;
+    this.#deadline = setTimeout(() => {
+      this.#lost(worker, 'parse worker did not answer in time');
+      void worker.terminate();
+    }, head.budgetMs);
+    this.#deadline.unref?.();
+  }
+
   /** Nothing to do: end it after `idleMs`. */
   #idleSoon(worker: Worker): void {
     worker.unref();
+    clearTimeout(this.#deadline);
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => this.#stop(), this.options.idleMs);
     this.#idle.unref?.();
@@ -153,11 +188,13 @@ export class ParseHost {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
     clearTimeout(this.#idle);
+    clearTimeout(this.#deadline);
     this.#failPending(reason, true);
   }
 
   #stop(reason?: string): void {
     clearTimeout(this.#idle);
+    clearTimeout(this.#deadline);
     const worker = this.#worker;
     this.#worker = undefined;
     if (reason) this.#failPending(reason, false);
@@ -176,9 +213,9 @@ export class ParseHost {
 
 const shared = new Map<string, ParseHost>();
 
-/** The process's host for these options (one per worker module and idle time). */
+/** The process's host for these options (one per worker module, idle time and margin). */
 export function sharedParseHost(options: ParseHostOptions = defaultParseHostOptions): ParseHost {
-  const key = `${options.workerUrl.href}|${options.idleMs}`;
+  const key = `${options.workerUrl.href}|${options.idleMs}|${options.answerMarginMs}`;
   let host = shared.get(key);
   if (!host) {
     host = new ParseHost(options);

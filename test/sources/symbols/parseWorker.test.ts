@@ -24,6 +24,7 @@ import { input, realNeverRead, signal, testDeps } from '../input.ts';
 
 const gitAware = loadPlans()['git-aware'].entries.map((entry) => entry.items);
 const crashing = new URL('../../fixtures/symbols/crashingParseWorker.mjs', import.meta.url);
+const hanging = new URL('../../fixtures/symbols/hangingParseWorker.mjs', import.meta.url);
 
 let repo: TempRepo;
 // The index pauses on unreferenced timers and an idle worker is unreferenced: keep this process alive meanwhile.
@@ -213,6 +214,29 @@ describe('symbols: the parse worker', () => {
       assert.ok(later[0] && 'defs' in later[0], 'a later request is answered');
       assert.equal(host.started, 1, 'the same worker answered both');
     } finally {
+      host.close();
+    }
+  });
+
+  test('a worker that never answers is ended at its deadline; waiting requests fail and refresh() returns', async () => {
+    const host = new ParseHost({ workerUrl: hanging, idleMs: 50, answerMarginMs: 300 });
+    const index = new SymbolIndex(repo.dir, realNeverRead, [], { ...defaultIndexOptions, parseTimeoutMs: 100 }, host);
+    try {
+      // One file: 1 x 100 ms + 300 ms. The refresh resolves; the file is skipped for this update, with why.
+      await index.refresh(['billing/rates.py']);
+      assert.match(index.skipped.get('billing/rates.py')?.reason ?? '', /^parse worker did not answer in time$/);
+      assert.equal(host.running, false, 'the stuck worker was ended');
+      // A request queued behind the stuck one fails with it, not as its culprit.
+      const wasm = defaultIndexOptions.locate('python');
+      const job = { rel: 'a.py', grammar: 'python' as const, wasm, text: 'x = 1\n' };
+      const results = await Promise.allSettled([host.parse([job], 100), host.parse([job], 100)]);
+      assert.deepEqual(
+        results.map((result) => (result.status === 'rejected' ? (result.reason as ParseLost).culprit : 'answered')),
+        [true, false],
+      );
+      assert.equal(host.started, 2);
+    } finally {
+      index.close();
       host.close();
     }
   });
