@@ -72,10 +72,11 @@ const BATCH_CHARS = 256 * 1024;
 /** Crashes of the worker, on batches holding a language, that turn the language off. */
 const CRASHES_OFF = 2;
 
-/** A file read and ready to parse, with the stamp it had before the read. */
+/** A file read and ready to parse, with the stamp it had before the read and the read's place in order. */
 interface Prepared {
   job: ParseJob;
   stamp: string;
+  seq: number;
 }
 
 export interface IndexState {
@@ -96,6 +97,13 @@ export class SymbolIndex {
   readonly #off = new Map<Grammar, string>();
   /** Per language, how often the worker crashed on a batch holding it. */
   readonly #crashes = new Map<Grammar, number>();
+  /** Reads so far: each read of a file takes the next number. */
+  #reads = 0;
+  /**
+   * Per file, the number of the read the index holds the result of. A background batch read before a
+   * request's refresh can come back after it: its older result must not replace the fresher one.
+   */
+  readonly #held = new Map<string, number>();
   #byName: Map<string, DefinitionHit[]> | undefined;
   #builtFor: string | undefined;
   #wantedFor: string | undefined;
@@ -197,7 +205,10 @@ export class SymbolIndex {
     }
     this.#listed = wanted.size;
     for (const rel of this.files.keys()) {
-      if (!wanted.has(rel)) this.#drop(rel);
+      if (!wanted.has(rel)) {
+        this.#newer(rel, ++this.#reads);
+        this.#drop(rel);
+      }
     }
     // Files the question hints at go first (the best hints first), so a lookup during the first build finds
     // them sooner.
@@ -243,6 +254,7 @@ export class SymbolIndex {
   #prepare(rel: string, guard: FileGuard, zone: Zone): Prepared | undefined {
     const grammar = grammarOf(rel);
     if (!grammar || this.#off.has(grammar)) return undefined;
+    const seq = ++this.#reads;
     const stamp = statStamp(path.join(this.root, rel));
     const known = this.files.get(rel);
     if (known?.stamp === stamp || this.skipped.get(rel)?.stamp === stamp) return undefined;
@@ -255,11 +267,12 @@ export class SymbolIndex {
     }
     const read = admit(guard, zone, this.root, rel);
     if ('missing' in read || 'skip' in read) {
+      this.#newer(rel, seq);
       this.#drop(rel);
       if ('skip' in read) this.#skip(rel, read.skip, stamp);
       return undefined;
     }
-    return { job: { rel, grammar, wasm, text: read.text }, stamp };
+    return { job: { rel, grammar, wasm, text: read.text }, stamp, seq };
   }
 
   /**
@@ -285,7 +298,7 @@ export class SymbolIndex {
     } catch (error) {
       if (this.#closed) return;
       const reason = error instanceof Error ? error.message : String(error);
-      for (const { job } of batch) this.#skip(job.rel, reason, '');
+      for (const { job, seq } of batch) if (this.#newer(job.rel, seq)) this.#skip(job.rel, reason, '');
       if (!(error instanceof ParseLost) || !error.culprit) return;
       for (const grammar of new Set(batch.map((prepared) => prepared.job.grammar))) {
         const crashes = (this.#crashes.get(grammar) ?? 0) + 1;
@@ -297,11 +310,12 @@ export class SymbolIndex {
     outcomes.forEach((outcome, i) => {
       const prepared = batch[i];
       if (!prepared) return;
-      const { job, stamp } = prepared;
+      const { job, stamp, seq } = prepared;
       if ('off' in outcome) {
         if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, outcome.off);
         return;
       }
+      if (!this.#newer(job.rel, seq)) return;
       if ('skip' in outcome) {
         // Its old definitions no longer match its text; it is read again once it changes.
         this.#drop(job.rel);
@@ -312,6 +326,13 @@ export class SymbolIndex {
       this.skipped.delete(job.rel);
       this.#changed();
     });
+  }
+
+  /** Whether read `seq` of `rel` is at least as new as what the index holds for it; if so, it is held now. */
+  #newer(rel: string, seq: number): boolean {
+    if ((this.#held.get(rel) ?? 0) > seq) return false;
+    this.#held.set(rel, seq);
+    return true;
   }
 
   /** Notes a file not parsed (bounded); with an empty stamp it is read again at the next update. */

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { loadPlans } from '../../../src/config/plans.ts';
 import type { Grammar } from '../../../src/sources/symbols/languages.ts';
 import { ParseHost, ParseLost } from '../../../src/sources/symbols/parseHost.ts';
+import type { ParseJob, ParseOutcome } from '../../../src/sources/symbols/parseProtocol.ts';
 import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
 import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
@@ -238,6 +239,44 @@ describe('symbols: the parse worker', () => {
     } finally {
       index.close();
       host.close();
+    }
+  });
+
+  test("a background batch read before a request's refresh does not overwrite what the refresh found", async () => {
+    // The build's batches wait here until released; a request's (keepAlive) go straight through.
+    class HeldBackground extends ParseHost {
+      readonly held: (() => void)[] = [];
+      override parse(jobs: ParseJob[], timeoutMs: number, keepAlive = true): Promise<ParseOutcome[]> {
+        if (keepAlive) return super.parse(jobs, timeoutMs, keepAlive);
+        return new Promise<void>((release) => this.held.push(release)).then(() =>
+          super.parse(jobs, timeoutMs, keepAlive),
+        );
+      }
+    }
+    const small = makeRepo({ files: { 'stale.ts': 'export function oldName() {}\n' } });
+    const host = new HeldBackground({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const index = new SymbolIndex(small.dir, realNeverRead, [], defaultIndexOptions, host);
+    try {
+      const building = index.ensure('one', () => Promise.resolve(['stale.ts']));
+      await until(() => host.held.length === 1, 'the build read the file and sent it');
+      small.write('stale.ts', 'export function newName(a: number) {}\n');
+      await index.refresh(['stale.ts']);
+      assert.deepEqual(
+        index.lookup('newName').map((hit) => hit.rel),
+        ['stale.ts'],
+      );
+      host.held[0]?.();
+      await building;
+      assert.deepEqual(
+        index.lookup('newName').map((hit) => hit.rel),
+        ['stale.ts'],
+        'the fresher result stays',
+      );
+      assert.deepEqual(index.lookup('oldName'), []);
+    } finally {
+      index.close();
+      host.close();
+      small.cleanup();
     }
   });
 });
