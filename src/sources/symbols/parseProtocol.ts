@@ -20,8 +20,14 @@ export interface ParseRequest {
   timeoutMs: number;
 }
 
-/** One job's result: the file's definitions and references, or why its language goes off. */
-export type ParseOutcome = { rel: string; defs: Definition[]; refs: string[] } | { rel: string; off: string };
+/**
+ * One job's result: the file's definitions and references, why its language goes off (its grammar did not
+ * load, a parse timed out), or why this file alone was not indexed (extraction threw on it).
+ */
+export type ParseOutcome =
+  | { rel: string; defs: Definition[]; refs: string[] }
+  | { rel: string; off: string }
+  | { rel: string; skip: string };
 
 export interface ParseReply {
   id: number;

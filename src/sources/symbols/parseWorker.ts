@@ -9,6 +9,11 @@ import { loadGrammar, parseWithin } from './grammars.ts';
 import { SPECS } from './languages.ts';
 import type { ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
 
+/** An error's kind, without its message (which could quote what was being parsed). */
+function describe(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown error';
+}
+
 async function handle(request: ParseRequest): Promise<ParseReply> {
   const outcomes: ParseOutcome[] = [];
   for (const job of request.jobs) {
@@ -25,6 +30,10 @@ async function handle(request: ParseRequest): Promise<ParseReply> {
     try {
       const spec = SPECS[job.grammar];
       outcomes.push({ rel: job.rel, defs: extractDefinitions(tree, spec), refs: extractReferences(tree, spec) });
+    } catch (error) {
+      // One file the extraction cannot take (a stack overflow on deep nesting): that file is skipped, its
+      // language and the rest of the batch are not. The reason names the error, never the file's text.
+      outcomes.push({ rel: job.rel, skip: `symbols could not be extracted (${describe(error)})` });
     } finally {
       tree.delete();
     }
@@ -32,8 +41,19 @@ async function handle(request: ParseRequest): Promise<ParseReply> {
   return { id: request.id, outcomes };
 }
 
-// One request at a time, in the order sent (a grammar loads once, for the first job that needs it).
+/** Answers a request even when handling it throws outside a job (every file skipped): its sender never waits in vain. */
+async function answer(request: ParseRequest): Promise<ParseReply> {
+  try {
+    return await handle(request);
+  } catch (error) {
+    const skip = `symbols could not be extracted (${describe(error)})`;
+    return { id: request.id, outcomes: request.jobs.map((job) => ({ rel: job.rel, skip })) };
+  }
+}
+
+// One request at a time, in the order sent (a grammar loads once, for the first job that needs it). The
+// catch keeps the chain going: one request that fails never leaves the later ones unanswered.
 let queue = Promise.resolve();
 parentPort?.on('message', (request: ParseRequest) => {
-  queue = queue.then(async () => parentPort?.postMessage(await handle(request)));
+  queue = queue.then(async () => parentPort?.postMessage(await answer(request))).catch(() => undefined);
 });

@@ -15,7 +15,7 @@ import { admit } from './admit.ts';
 import type { Definition } from './extract.ts';
 import { defaultLocator, type GrammarLocator } from './grammars.ts';
 import { type Grammar, grammarOf } from './languages.ts';
-import { defaultParseHostOptions, type ParseHost, sharedParseHost } from './parseHost.ts';
+import { defaultParseHostOptions, type ParseHost, ParseLost, sharedParseHost } from './parseHost.ts';
 import type { ParseJob } from './parseProtocol.ts';
 
 /**
@@ -69,10 +69,14 @@ export const defaultIndexOptions: IndexOptions = {
 const BATCH_FILES = 16;
 const BATCH_CHARS = 256 * 1024;
 
-/** A file read and ready to parse, with the stamp it had before the read. */
+/** Crashes of the worker, on batches holding a language, that turn the language off. */
+const CRASHES_OFF = 2;
+
+/** A file read and ready to parse, with the stamp it had before the read and the read's place in order. */
 interface Prepared {
   job: ParseJob;
   stamp: string;
+  seq: number;
 }
 
 export interface IndexState {
@@ -91,6 +95,15 @@ export class SymbolIndex {
   /** Files not parsed, why, and the stamp they had then (bounded), for the report. */
   readonly skipped = new Map<string, { reason: string; stamp: string }>();
   readonly #off = new Map<Grammar, string>();
+  /** Per language, how often the worker crashed on a batch holding it. */
+  readonly #crashes = new Map<Grammar, number>();
+  /** Reads so far: each read of a file takes the next number. */
+  #reads = 0;
+  /**
+   * Per file, the number of the read the index holds the result of. A background batch read before a
+   * request's refresh can come back after it: its older result must not replace the fresher one.
+   */
+  readonly #held = new Map<string, number>();
   #byName: Map<string, DefinitionHit[]> | undefined;
   #builtFor: string | undefined;
   #wantedFor: string | undefined;
@@ -192,7 +205,10 @@ export class SymbolIndex {
     }
     this.#listed = wanted.size;
     for (const rel of this.files.keys()) {
-      if (!wanted.has(rel)) this.#drop(rel);
+      if (!wanted.has(rel)) {
+        this.#newer(rel, ++this.#reads);
+        this.#drop(rel);
+      }
     }
     // Files the question hints at go first (the best hints first), so a lookup during the first build finds
     // them sooner.
@@ -238,6 +254,7 @@ export class SymbolIndex {
   #prepare(rel: string, guard: FileGuard, zone: Zone): Prepared | undefined {
     const grammar = grammarOf(rel);
     if (!grammar || this.#off.has(grammar)) return undefined;
+    const seq = ++this.#reads;
     const stamp = statStamp(path.join(this.root, rel));
     const known = this.files.get(rel);
     if (known?.stamp === stamp || this.skipped.get(rel)?.stamp === stamp) return undefined;
@@ -250,16 +267,25 @@ export class SymbolIndex {
     }
     const read = admit(guard, zone, this.root, rel);
     if ('missing' in read || 'skip' in read) {
+      this.#newer(rel, seq);
       this.#drop(rel);
-      if ('skip' in read && this.skipped.size < 200) this.skipped.set(rel, { reason: read.skip, stamp });
+      if ('skip' in read) this.#skip(rel, read.skip, stamp);
       return undefined;
     }
-    return { job: { rel, grammar, wasm, text: read.text }, stamp };
+    return { job: { rel, grammar, wasm, text: read.text }, stamp, seq };
   }
 
   /**
-   * Parses a batch in the worker and takes in what it found. A worker that crashed turns the batch's
-   * languages off. `waited`: a request waits for it (the background build does not hold a process that is done).
+   * Parses a batch in the worker and takes in what it found. `waited`: a request waits for it (the
+   * background build does not hold a process that is done).
+   *
+   * A worker that went away fails the batch's files as skips for this update only (the next one reads
+   * them again), not their languages: one bad file, a momentary lack of memory or another index's batch
+   * that crashed the shared worker says little about a language. A language goes off when it is clearly
+   * the language: its grammar did not load, a parse timed out (the worker answers so), or batches holding
+   * it crashed the worker CRASHES_OFF times (counted only for the batch the worker was on). Counting per
+   * language rather than finding the file keeps this simple; a language sharing batches with a bad file
+   * may go off with it, which is what happened to every language before.
    */
   async #parse(batch: Prepared[], waited: boolean): Promise<void> {
     let outcomes: Awaited<ReturnType<ParseHost['parse']>>;
@@ -272,21 +298,46 @@ export class SymbolIndex {
     } catch (error) {
       if (this.#closed) return;
       const reason = error instanceof Error ? error.message : String(error);
-      for (const { job } of batch) if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, reason);
+      for (const { job, seq } of batch) if (this.#newer(job.rel, seq)) this.#skip(job.rel, reason, '');
+      if (!(error instanceof ParseLost) || !error.culprit) return;
+      for (const grammar of new Set(batch.map((prepared) => prepared.job.grammar))) {
+        const crashes = (this.#crashes.get(grammar) ?? 0) + 1;
+        this.#crashes.set(grammar, crashes);
+        if (crashes >= CRASHES_OFF && !this.#off.has(grammar)) this.#off.set(grammar, reason);
+      }
       return;
     }
     outcomes.forEach((outcome, i) => {
       const prepared = batch[i];
       if (!prepared) return;
-      const { job, stamp } = prepared;
+      const { job, stamp, seq } = prepared;
       if ('off' in outcome) {
         if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, outcome.off);
+        return;
+      }
+      if (!this.#newer(job.rel, seq)) return;
+      if ('skip' in outcome) {
+        // Its old definitions no longer match its text; it is read again once it changes.
+        this.#drop(job.rel);
+        this.#skip(job.rel, outcome.skip, stamp);
         return;
       }
       this.files.set(job.rel, { stamp, grammar: job.grammar, defs: outcome.defs, refs: outcome.refs });
       this.skipped.delete(job.rel);
       this.#changed();
     });
+  }
+
+  /** Whether read `seq` of `rel` is at least as new as what the index holds for it; if so, it is held now. */
+  #newer(rel: string, seq: number): boolean {
+    if ((this.#held.get(rel) ?? 0) > seq) return false;
+    this.#held.set(rel, seq);
+    return true;
+  }
+
+  /** Notes a file not parsed (bounded); with an empty stamp it is read again at the next update. */
+  #skip(rel: string, reason: string, stamp: string): void {
+    if (this.skipped.size < 200 || this.skipped.has(rel)) this.skipped.set(rel, { reason, stamp });
   }
 
   #drop(rel: string): void {

@@ -2,8 +2,9 @@
 // the grammars and the parse memory live in a worker thread that starts when
 // there is something to parse and exits once idle, so the server's own thread
 // never holds them; a rebuild with nothing changed starts no worker; a worker
-// that crashes or cannot start turns the languages it had off, with a report,
-// and the request still answers.
+// that crashes or cannot start skips the files it had for that update (a
+// language goes off on repeated crashes), with a report, and the request
+// still answers; a file the extraction throws on is skipped alone.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadPlans } from '../../../src/config/plans.ts';
-import { ParseHost } from '../../../src/sources/symbols/parseHost.ts';
+import type { Grammar } from '../../../src/sources/symbols/languages.ts';
+import { ParseHost, ParseLost } from '../../../src/sources/symbols/parseHost.ts';
+import type { ParseJob, ParseOutcome } from '../../../src/sources/symbols/parseProtocol.ts';
 import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
 import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
@@ -22,6 +25,7 @@ import { input, realNeverRead, signal, testDeps } from '../input.ts';
 
 const gitAware = loadPlans()['git-aware'].entries.map((entry) => entry.items);
 const crashing = new URL('../../fixtures/symbols/crashingParseWorker.mjs', import.meta.url);
+const hanging = new URL('../../fixtures/symbols/hangingParseWorker.mjs', import.meta.url);
 
 let repo: TempRepo;
 // The index pauses on unreferenced timers and an idle worker is unreferenced: keep this process alive meanwhile.
@@ -138,13 +142,16 @@ describe('symbols: the parse worker', () => {
     }
   });
 
-  for (const [what, workerUrl, reason] of [
-    ['crashes', crashing, /^symbols off: parse worker crashed/],
-    ['cannot start', new URL('./no-such-worker.mjs', crashing), /^symbols off: parse worker crashed/],
+  for (const [what, workerUrl] of [
+    ['crashes', crashing],
+    ['cannot start', new URL('./no-such-worker.mjs', crashing)],
   ] as const) {
-    test(`a worker that ${what} turns the languages it had off, with a report; the request still answers`, async () => {
+    test(`a worker that ${what} skips the files it had; a language goes off on the second crash; requests answer`, async () => {
       const symbols = sourceFor({ workerUrl });
+      const reason = /parse worker crashed/;
       try {
+        // The named file's batch crashes the worker (python: once), then the build's batch (python: twice,
+        // typescript: once).
         const text = 'where are compute_rate and `parseInvoice`? See billing/rates.py';
         const result = await symbols.source.collect(input(repo.dir, { text, wanted: gitAware }), signal);
         assert.deepEqual(
@@ -152,13 +159,124 @@ describe('symbols: the parse worker', () => {
           [],
         );
         const off = Object.fromEntries((result.skipped ?? []).map((skip) => [skip.path, skip.reason]));
-        assert.match(off['(python)'] ?? '', reason);
-        assert.match(off['(typescript)'] ?? '', reason);
+        assert.match(off['(python)'] ?? '', /^symbols off: parse worker crashed/);
+        assert.equal(off['(typescript)'], undefined, 'one crash does not turn a language off');
+        assert.match(off['billing/rates.py'] ?? '', reason);
         // The reason names the failure, never what was being parsed.
         assert.doesNotMatch(JSON.stringify(result.skipped), /aborted|compute_rate|parseInvoice/);
+        // The file that crashed once is read again at the next update: its second crash turns typescript off.
+        const again = await symbols.source.collect(
+          input(repo.dir, { text: 'what does src/orders.ts do?', wanted: gitAware }),
+          signal,
+        );
+        const offAgain = Object.fromEntries((again.skipped ?? []).map((skip) => [skip.path, skip.reason]));
+        assert.match(offAgain['(typescript)'] ?? '', /^symbols off: parse worker crashed/);
       } finally {
         symbols.close();
       }
     });
   }
+
+  test('a crash counts against the batch the worker was on, not the ones waiting behind it', async () => {
+    const host = new ParseHost({ workerUrl: crashing, idleMs: 50 });
+    const job = (rel: string, grammar: 'python' | 'typescript') => ({
+      rel,
+      grammar,
+      wasm: defaultIndexOptions.locate(grammar),
+      text: 'x = 1\n',
+    });
+    try {
+      const results = await Promise.allSettled([
+        host.parse([job('a.py', 'python')], 1_000),
+        host.parse([job('b.ts', 'typescript')], 1_000),
+      ]);
+      const culprits = results.map((result) =>
+        result.status === 'rejected' && result.reason instanceof ParseLost ? result.reason.culprit : 'answered',
+      );
+      assert.deepEqual(culprits, [true, false]);
+    } finally {
+      host.close();
+    }
+  });
+
+  test('a file whose extraction throws is skipped alone; the batch and later requests are answered', async () => {
+    const host = new ParseHost({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const wasm = defaultIndexOptions.locate('python');
+    const good = { rel: 'ok.py', grammar: 'python' as const, wasm, text: 'def fine():\n    pass\n' };
+    // A language the extraction has no rules for makes it throw, as a stack overflow on a deeply nested file would.
+    const bad = { ...good, rel: 'bad.py', grammar: 'no-such-language' as Grammar };
+    try {
+      const outcomes = await host.parse([bad, good], 1_000);
+      assert.match(JSON.stringify(outcomes[0]), /"skip":"symbols could not be extracted \(TypeError\)"/);
+      assert.deepEqual(outcomes[1] && 'defs' in outcomes[1] ? outcomes[1].defs.map((def) => def.name) : outcomes[1], [
+        'fine',
+      ]);
+      const later = await host.parse([good], 1_000);
+      assert.ok(later[0] && 'defs' in later[0], 'a later request is answered');
+      assert.equal(host.started, 1, 'the same worker answered both');
+    } finally {
+      host.close();
+    }
+  });
+
+  test('a worker that never answers is ended at its deadline; waiting requests fail and refresh() returns', async () => {
+    const host = new ParseHost({ workerUrl: hanging, idleMs: 50, answerMarginMs: 300 });
+    const index = new SymbolIndex(repo.dir, realNeverRead, [], { ...defaultIndexOptions, parseTimeoutMs: 100 }, host);
+    try {
+      // One file: 1 x 100 ms + 300 ms. The refresh resolves; the file is skipped for this update, with why.
+      await index.refresh(['billing/rates.py']);
+      assert.match(index.skipped.get('billing/rates.py')?.reason ?? '', /^parse worker did not answer in time$/);
+      assert.equal(host.running, false, 'the stuck worker was ended');
+      // A request queued behind the stuck one fails with it, not as its culprit.
+      const wasm = defaultIndexOptions.locate('python');
+      const job = { rel: 'a.py', grammar: 'python' as const, wasm, text: 'x = 1\n' };
+      const results = await Promise.allSettled([host.parse([job], 100), host.parse([job], 100)]);
+      assert.deepEqual(
+        results.map((result) => (result.status === 'rejected' ? (result.reason as ParseLost).culprit : 'answered')),
+        [true, false],
+      );
+      assert.equal(host.started, 2);
+    } finally {
+      index.close();
+      host.close();
+    }
+  });
+
+  test("a background batch read before a request's refresh does not overwrite what the refresh found", async () => {
+    // The build's batches wait here until released; a request's (keepAlive) go straight through.
+    class HeldBackground extends ParseHost {
+      readonly held: (() => void)[] = [];
+      override parse(jobs: ParseJob[], timeoutMs: number, keepAlive = true): Promise<ParseOutcome[]> {
+        if (keepAlive) return super.parse(jobs, timeoutMs, keepAlive);
+        return new Promise<void>((release) => this.held.push(release)).then(() =>
+          super.parse(jobs, timeoutMs, keepAlive),
+        );
+      }
+    }
+    const small = makeRepo({ files: { 'stale.ts': 'export function oldName() {}\n' } });
+    const host = new HeldBackground({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const index = new SymbolIndex(small.dir, realNeverRead, [], defaultIndexOptions, host);
+    try {
+      const building = index.ensure('one', () => Promise.resolve(['stale.ts']));
+      await until(() => host.held.length === 1, 'the build read the file and sent it');
+      small.write('stale.ts', 'export function newName(a: number) {}\n');
+      await index.refresh(['stale.ts']);
+      assert.deepEqual(
+        index.lookup('newName').map((hit) => hit.rel),
+        ['stale.ts'],
+      );
+      host.held[0]?.();
+      await building;
+      assert.deepEqual(
+        index.lookup('newName').map((hit) => hit.rel),
+        ['stale.ts'],
+        'the fresher result stays',
+      );
+      assert.deepEqual(index.lookup('oldName'), []);
+    } finally {
+      index.close();
+      host.close();
+      small.cleanup();
+    }
+  });
 });
