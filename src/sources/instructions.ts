@@ -4,6 +4,7 @@
 // the root's first, then those of the folders in play (the folders of the
 // files named or changed), nearest last, each with its `@imports`.
 
+import type fs from 'node:fs';
 import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
@@ -15,8 +16,7 @@ import { matchesAny } from './globs.ts';
 import { FileGuard, makeZone, type Zone } from './guard.ts';
 import { resolveImports } from './instructionImports.ts';
 import { isInside, userText } from './mentions.ts';
-import { listDir } from './syncRead.ts';
-import { type StatTracker, TrackedMemo } from './trackedMemo.ts';
+import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
 export const MAX_INSTRUCTION_CHARS = 40_000;
@@ -48,12 +48,14 @@ export function ancestorsOf(dir: string): string[] {
   return out;
 }
 
-function listMarkdown(dir: string, tracker: StatTracker, suffix: string, recursive: boolean): string[] {
-  tracker.track(dir);
+/** A folder's entries, sorted by name, stamped into the run's tracker (the run's shared listing). */
+type List = (dir: string) => fs.Dirent[];
+
+function listMarkdown(dir: string, list: List, suffix: string, recursive: boolean): string[] {
   const out: string[] = [];
-  for (const entry of listDir(dir)) {
+  for (const entry of list(dir)) {
     const abs = path.join(dir, entry.name);
-    if (entry.isDirectory() && recursive) out.push(...listMarkdown(abs, tracker, suffix, true));
+    if (entry.isDirectory() && recursive) out.push(...listMarkdown(abs, list, suffix, true));
     // Links are listed too: the guard decides on their real path, and reports a refusal.
     else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(suffix)) out.push(abs);
   }
@@ -95,13 +97,16 @@ function candidatesFor(workspace: string, home: string, zones: Zones): Candidate
 const depth = (rel: string) => (rel === '' ? 0 : rel.split('/').length);
 
 /** The folders of the files in play and their parents inside the workspace (not the root), shallowest first. */
-export function nestedFolders(workspace: string, inPlay: readonly string[]): string[] {
+export function nestedFolders(
+  workspace: string,
+  inPlay: readonly string[],
+  ignored: (rel: string) => boolean = ignoreChecker(workspace),
+): string[] {
   const dirs = new Set<string>();
   for (const file of inPlay) {
     const parts = file.split('/').slice(0, -1);
     for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
   }
-  const ignored = ignoreChecker(workspace);
   return [...dirs]
     .filter((dir) => !dir.startsWith('..') && !ignored(`${dir}/`))
     .sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
@@ -114,25 +119,30 @@ export function nestedFolders(workspace: string, inPlay: readonly string[]): str
  * applies root first, nearest last; AGENTS.md and the folder's own rule
  * directories follow the same order.
  */
-function nestedCandidates(workspace: string, inPlay: readonly string[], tracker: StatTracker, zone: Zone): Candidate[] {
+function nestedCandidates(
+  workspace: string,
+  inPlay: readonly string[],
+  list: List,
+  ignored: (rel: string) => boolean,
+  zone: Zone,
+): Candidate[] {
   const out: Candidate[] = [];
-  for (const dir of nestedFolders(workspace, inPlay)) {
+  for (const dir of nestedFolders(workspace, inPlay, ignored)) {
     const base = path.join(workspace, dir);
     // One listing per folder (tracked: a file added there invalidates) instead of a guard check
     // per name that is not there; most folders in play hold no instruction file at all.
-    tracker.track(base);
-    const present = new Set(listDir(base).map((entry) => entry.name));
+    const present = new Set(list(base).map((entry) => entry.name));
     for (const name of ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md']) {
       if (!present.has(name.split('/')[0] ?? name)) continue;
       out.push({ abs: path.join(base, name), zone, group: 'project', priority: name === 'AGENTS.md' ? 92 : 95 });
     }
     if (present.has('.claude')) {
-      for (const abs of listMarkdown(path.join(base, '.claude', 'rules'), tracker, '.md', true)) {
+      for (const abs of listMarkdown(path.join(base, '.claude', 'rules'), list, '.md', true)) {
         out.push({ abs, zone, group: 'rules', priority: 85, scope: dir });
       }
     }
     if (present.has('.cursor')) {
-      for (const abs of listMarkdown(path.join(base, '.cursor', 'rules'), tracker, '.mdc', false)) {
+      for (const abs of listMarkdown(path.join(base, '.cursor', 'rules'), list, '.mdc', false)) {
         out.push({ abs, zone, group: 'rules', priority: 80, scope: dir });
       }
     }
@@ -146,19 +156,19 @@ function inScope(inPlay: readonly string[], scope: string | undefined): string[]
   return inPlay.filter((file) => file.startsWith(`${scope}/`)).map((file) => file.slice(scope.length + 1));
 }
 
-function ruleCandidates(workspace: string, home: string, tracker: StatTracker, zones: Zones): Candidate[] {
+function ruleCandidates(workspace: string, home: string, list: List, zones: Zones): Candidate[] {
   const out: Candidate[] = [];
   const roots = [
     { dir: path.join(home, '.claude', 'rules'), zone: zones.user },
     { dir: path.join(workspace, '.claude', 'rules'), zone: zones.workspace },
   ];
   for (const { dir, zone } of roots) {
-    for (const abs of listMarkdown(dir, tracker, '.md', true)) out.push({ abs, zone, group: 'rules', priority: 85 });
+    for (const abs of listMarkdown(dir, list, '.md', true)) out.push({ abs, zone, group: 'rules', priority: 85 });
   }
-  for (const abs of listMarkdown(path.join(workspace, '.github', 'instructions'), tracker, '.instructions.md', false)) {
+  for (const abs of listMarkdown(path.join(workspace, '.github', 'instructions'), list, '.instructions.md', false)) {
     out.push({ abs, zone: zones.workspace, group: 'project', priority: 80 });
   }
-  for (const abs of listMarkdown(path.join(workspace, '.cursor', 'rules'), tracker, '.mdc', false)) {
+  for (const abs of listMarkdown(path.join(workspace, '.cursor', 'rules'), list, '.mdc', false)) {
     out.push({ abs, zone: zones.workspace, group: 'rules', priority: 80 });
   }
   return out;
@@ -226,10 +236,12 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
         home: makeZone('~/.claude', [path.join(home, '.claude')]),
         user: makeZone('~/.claude', [path.parse(home).root]),
       };
+      const list: List = (dir) => ws.listings.list(dir, tracker);
+      const ignored = (rel: string) => ws.listings.ignored(rel);
       const all = [
         ...candidatesFor(workspace, home, zones),
-        ...ruleCandidates(workspace, home, tracker, zones),
-        ...nestedCandidates(workspace, inPlay, tracker, zones.workspace),
+        ...ruleCandidates(workspace, home, list, zones),
+        ...nestedCandidates(workspace, inPlay, list, ignored, zones.workspace),
       ];
       for (const candidate of all) {
         tracker.track(candidate.abs);

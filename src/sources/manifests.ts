@@ -9,11 +9,9 @@ import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts
 import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { ignoreChecker } from './gitignored.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import * as facts from './manifestFacts.ts';
 import { userText } from './mentions.ts';
-import { listDir } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -95,12 +93,11 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
         const zone = workspaceZone(root, deps.allowedRoots);
         const items: ContextItem[] = [];
         const skipped: SkippedPath[] = [];
-        const isGitIgnored = ignoreChecker(root);
+        const isGitIgnored = (rel: string) => ws.listings.ignored(rel);
         for (const dir of dirs) {
           const abs = path.join(root, dir);
           if (dir !== '' && isGitIgnored(`${dir}/`)) continue;
-          tracker.track(abs);
-          for (const entry of listDir(abs)) {
+          for (const entry of ws.listings.list(abs, tracker)) {
             const reader = entry.isFile() || entry.isSymbolicLink() ? readerFor(entry.name) : undefined;
             if (!reader) continue;
             const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;

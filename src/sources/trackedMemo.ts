@@ -14,6 +14,11 @@ export class StatTracker {
     if (!this.stamps.has(file)) this.stamps.set(file, statStamp(file));
   }
 
+  /** Records a stamp taken earlier in this run, before the path was read (a shared listing). */
+  adopt(file: string, stamp: string): void {
+    if (!this.stamps.has(file)) this.stamps.set(file, stamp);
+  }
+
   stillValid(): boolean {
     for (const [file, stamp] of this.stamps) if (statStamp(file) !== stamp) return false;
     return true;

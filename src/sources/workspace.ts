@@ -10,6 +10,7 @@ import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, sta
 import { checkRepo, gitPrefix, type RepoCheck } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
+import { RunListings } from './runListings.ts';
 import { parseStatus, type StatusSnapshot } from './statusParse.ts';
 import { type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
 import { WorkTreeWatcher } from './workTreeWatcher.ts';
@@ -25,6 +26,8 @@ function splitNul(raw: string): string[] {
 
 export class WorkspaceState {
   readonly watcher: WorkTreeWatcher;
+  /** Folder listings and the ignore checker, shared by the sources of one run. */
+  readonly listings: RunListings;
   readonly #walkMemo: Memo<WalkResult>;
   readonly #statusMemo: Memo<StatusSnapshot | undefined>;
   #dirty: string[] = [];
@@ -47,6 +50,7 @@ export class WorkspaceState {
     readonly deps: SourceDeps,
   ) {
     this.watcher = new WorkTreeWatcher(root);
+    this.listings = new RunListings(root);
     this.#walkMemo = new Memo(deps, 1);
     this.#statusMemo = new Memo(deps, 1);
   }
@@ -173,6 +177,8 @@ export class WorkspaceState {
   /** A source is done; background work waiting for a quiet moment runs once none is left. */
   leave(): void {
     this.#active--;
+    // The next request lists afresh, even one that starts within this turn of the event loop.
+    if (this.#active === 0) this.listings.clear();
     if (this.#active > 0 || this.#whenIdle.length === 0) return;
     const waiting = this.#whenIdle.splice(0);
     setImmediate(() => {
