@@ -2,14 +2,15 @@
 // point git anywhere, count its processes, fix the clock and the home directory.
 
 import os from 'node:os';
-import { type SimpleGit, simpleGit } from 'simple-git';
 import { silentLogger } from '../shared/logger.ts';
 import type { Logger } from '../shared/ports.ts';
+import { type GitRunner, spawnGit } from './gitRunner.ts';
 
-export type GitFactory = (baseDir: string, signal?: AbortSignal) => SimpleGit;
+/** A simple-git instance fits: only `raw` is used. */
+export type GitFactory = (baseDir: string, signal?: AbortSignal) => GitRunner;
 
 export interface SourceDeps {
-  /** Builds a simple-git instance for a directory; called only when a git command must run. */
+  /** Builds a git client (`spawnGit`, or a simple-git instance) for a directory; called only when a git command must run. */
   git: GitFactory;
   /** The user's home, for `~/.claude/CLAUDE.md` and `~/` imports. */
   homeDir: string;
@@ -58,15 +59,7 @@ export const gitOverridesAllowed = {
   allowUnsafeProtocolOverride: true,
 } as const;
 
-export const defaultGitFactory: GitFactory = (baseDir, signal) =>
-  simpleGit({
-    baseDir,
-    unsafe: gitOverridesAllowed,
-    maxConcurrentProcesses: 8,
-    // Resolve as soon as the process closes its pipes instead of waiting after `exit`.
-    completion: { onClose: true, onExit: false },
-    ...(signal ? { abort: signal } : {}),
-  });
+export const defaultGitFactory: GitFactory = spawnGit;
 
 export function defaultSourceDeps(overrides: Partial<SourceDeps> & Pick<SourceDeps, 'isNeverRead'>): SourceDeps {
   return {

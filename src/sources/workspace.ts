@@ -4,9 +4,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SimpleGit } from 'simple-git';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
+import type { GitRunner } from './gitRunner.ts';
 import { checkRepo, gitPrefix, type RepoCheck } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
@@ -39,7 +39,7 @@ export class WorkspaceState {
   #repo: RepoLocation | undefined;
   #check: { stamp: string; result: RepoCheck } | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
-  #git: SimpleGit | undefined;
+  #git: GitRunner | undefined;
   #spawning: Promise<void> | undefined;
   /** Sources collecting for this workspace right now, and what waits until there are none. */
   #active = 0;
@@ -195,7 +195,7 @@ export class WorkspaceState {
   }
 
   /** One simple-git instance for the shared, never-aborted commands (status, listing); made on first need. */
-  #sharedGit(): SimpleGit {
+  #sharedGit(): GitRunner {
     this.#git ??= this.deps.git(this.root);
     return this.#git;
   }
