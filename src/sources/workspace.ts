@@ -70,7 +70,7 @@ export class WorkspaceState {
 
   /**
    * While git commands put together in the current run are being spawned: resolves
-   * on the next turn of the event loop, when simple-git has started them all.
+   * on the next turn of the event loop, when the git client has started them all.
    * Undefined when no command was asked for (a warm run).
    */
   spawning(): Promise<void> | undefined {
@@ -194,7 +194,7 @@ export class WorkspaceState {
     });
   }
 
-  /** One simple-git instance for the shared, never-aborted commands (status, listing); made on first need. */
+  /** One git client for the shared, never-aborted commands (status, listing); made on first need. */
   #sharedGit(): GitRunner {
     this.#git ??= this.deps.git(this.root);
     return this.#git;
