@@ -186,6 +186,11 @@ export class WorkspaceState {
     });
   }
 
+  /** Background work (the symbol index's build) holds back until no request is collecting here. */
+  whenIdle(): Promise<void> {
+    return this.#idle();
+  }
+
   /** Resolves on a later turn of the event loop at which no source is collecting for this workspace. */
   #idle(): Promise<void> {
     return new Promise((resolve) => {

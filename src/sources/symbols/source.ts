@@ -104,7 +104,8 @@ export function createSymbolsSource(
     // Without an armed watcher an in-place edit does not change the fingerprint: the TTL backstop of the
     // other memos then starts a rebuild (a stat per file) now and then.
     const epoch = ws.watcher.armed ? 0 : Math.floor(deps.clock() / Math.max(1, deps.memoTtlMs));
-    return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first);
+    // Every build gives way to collecting requests until one waits on it (`hurry`, at the wait below).
+    return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first, () => ws.whenIdle());
   };
 
   /** Builds once `buildDelayMs` passed without a request for this workspace (each request restarts the wait). */
@@ -206,7 +207,11 @@ export function createSymbolsSource(
         // waits, and only for the first build; later ones serve the last index while the next builds.
         const building = build(input.workspace, hinted(terms));
         state = index.state();
-        if (!state.current && (small || !state.ready)) await waitFor(building);
+        if (!state.current && (small || !state.ready)) {
+          // This request is collecting: a build still giving way to requests would wait on it.
+          index.hurry();
+          await waitFor(building);
+        }
         state = index.state();
       } else if (!state.current) {
         // Nobody waits: start after this request, so its other sources keep the processor.

@@ -108,6 +108,12 @@ export class SymbolIndex {
   #builtFor: string | undefined;
   #wantedFor: string | undefined;
   #building: Promise<void> | undefined;
+  /**
+   * The running build's wait for a quiet workspace (see `ensure`), and how a build paused on it is let go
+   * when a request starts waiting on it.
+   */
+  #whenIdle: (() => Promise<void>) | undefined;
+  #release: (() => void) | undefined;
   #listed = 0;
   #closed = false;
   readonly #host: ParseHost;
@@ -137,15 +143,22 @@ export class SymbolIndex {
   /**
    * Brings the index up to date with the work tree whose state is `fingerprint`
    * (listing: `list()`), in the background. Resolves when that build ends.
+   *
+   * `whenIdle` (a build nobody waits on): before reading and before sending each batch the build waits
+   * for it, so the git processes of a request collecting meanwhile have both cores to themselves. A
+   * request that then waits on the build calls `hurry()`: it is itself collecting, so a build still
+   * pausing would wait on it.
    */
   ensure(
     fingerprint: string,
     list: () => Promise<readonly string[]>,
     first: (rel: string) => number = () => 0,
+    whenIdle?: () => Promise<void>,
   ): Promise<void> {
     this.#wantedFor = fingerprint;
     if (this.#building) return this.#building;
     if (this.#builtFor === fingerprint) return Promise.resolve();
+    this.#whenIdle = whenIdle;
     const run = async () => {
       while (!this.#closed && this.#wantedFor !== this.#builtFor) {
         const target = this.#wantedFor;
@@ -157,8 +170,27 @@ export class SymbolIndex {
       .catch(() => undefined)
       .finally(() => {
         this.#building = undefined;
+        this.#whenIdle = undefined;
       });
     return this.#building;
+  }
+
+  /** Someone waits on the running build: it stops pausing (and goes on now if it is paused). */
+  hurry(): void {
+    this.#whenIdle = undefined;
+    this.#release?.();
+  }
+
+  /** A turn of the event loop; for a build nobody waits on, one at which no request is collecting. */
+  #pause(): Promise<void> {
+    const whenIdle = this.#whenIdle;
+    if (!whenIdle) return yieldTurn();
+    return new Promise<void>((resolve) => {
+      this.#release = resolve;
+      void whenIdle().then(resolve);
+    }).finally(() => {
+      this.#release = undefined;
+    });
   }
 
   /** Re-parses these files now if they changed (the files a request names: they must be current). */
@@ -227,7 +259,14 @@ export class SymbolIndex {
     let chars = 0;
     let parsing: Promise<void> | undefined;
     let sliceEnd = performance.now() + this.options.sliceMs;
+    // Before reading a batch (once per batch: unchanged files are a stat each and fill none).
+    let beforeBatch = true;
     for (const rel of order) {
+      if (beforeBatch && this.#whenIdle) {
+        await this.#pause();
+        sliceEnd = performance.now() + this.options.sliceMs;
+      }
+      beforeBatch = false;
       if (this.#closed) return;
       const prepared = this.#prepare(rel, guard, zone);
       if (prepared) {
@@ -237,16 +276,20 @@ export class SymbolIndex {
       if (batch.length >= BATCH_FILES || chars >= BATCH_CHARS) {
         // At most one batch in the worker and one being read: the texts in memory stay bounded.
         await parsing;
+        if (this.#whenIdle) await this.#pause();
+        if (this.#closed) return;
         parsing = this.#parse(batch, false);
+        beforeBatch = true;
         batch = [];
         chars = 0;
       }
       if (performance.now() > sliceEnd) {
-        await yieldTurn();
+        await this.#pause();
         sliceEnd = performance.now() + this.options.sliceMs;
       }
     }
     await parsing;
+    if (batch.length > 0 && this.#whenIdle) await this.#pause();
     if (batch.length > 0 && !this.#closed) await this.#parse(batch, false);
   }
 
