@@ -208,6 +208,8 @@ export class SymbolIndex {
   close(): void {
     // The shared worker is not ended here: another index may use it, and once idle it exits on its own.
     this.#closed = true;
+    // A build paused for a quiet moment ends now rather than at the next one.
+    this.#release?.();
   }
 
   /** Definitions by bare or qualified name (`create`, `OrderService.create`). */
