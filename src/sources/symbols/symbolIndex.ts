@@ -54,6 +54,12 @@ export interface IndexOptions {
   workerUrl: URL;
   /** How long an idle parse worker lingers before it exits and its memory goes back to the system. */
   workerIdleMs: number;
+  /**
+   * The longest a build nobody waits on gives way to requests at one pause. Requests that overlap without
+   * a gap (a busy editor, several clients) would otherwise hold it back for good; past this it sends one
+   * more batch and pauses again.
+   */
+  maxPauseMs: number;
 }
 
 export const defaultIndexOptions: IndexOptions = {
@@ -63,6 +69,7 @@ export const defaultIndexOptions: IndexOptions = {
   locate: defaultLocator,
   workerUrl: defaultParseHostOptions.workerUrl,
   workerIdleMs: defaultParseHostOptions.idleMs,
+  maxPauseMs: 2_000,
 };
 
 /** Files sent to the worker at once, and their characters: one batch is parsed while the next is read. */
@@ -181,14 +188,21 @@ export class SymbolIndex {
     this.#release?.();
   }
 
-  /** A turn of the event loop; for a build nobody waits on, one at which no request is collecting. */
+  /**
+   * A turn of the event loop; for a build nobody waits on, one at which no request is collecting, or
+   * `maxPauseMs`, whichever comes first.
+   */
   #pause(): Promise<void> {
     const whenIdle = this.#whenIdle;
     if (!whenIdle) return yieldTurn();
+    let timer: NodeJS.Timeout | undefined;
     return new Promise<void>((resolve) => {
       this.#release = resolve;
       void whenIdle().then(resolve);
+      timer = setTimeout(resolve, this.options.maxPauseMs);
+      timer.unref?.();
     }).finally(() => {
+      clearTimeout(timer);
       this.#release = undefined;
     });
   }

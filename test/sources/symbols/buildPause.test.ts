@@ -2,7 +2,8 @@
 // a source is collecting for the workspace it sends no batch to the parse
 // worker (the request's git processes keep both cores) and goes on once none
 // is; a request that waits on the build is not held by that pause (it is
-// itself collecting: the build would wait on it).
+// itself collecting: the build would wait on it), and requests that overlap
+// without a gap hold it back for a bounded time at each pause, not for good.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -84,6 +85,33 @@ describe('symbols: the background build gives way to requests', () => {
       );
     } finally {
       if (collecting) ws.leave();
+      index.close();
+      host.close();
+      workspaces.closeAll();
+    }
+  });
+
+  test('requests that never leave a gap hold the build back for a bounded time only', async () => {
+    const workspaces = new Workspaces(testDeps());
+    const ws = workspaces.get(repo.dir);
+    const host = new CountingHost({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const index = new SymbolIndex(ws.root, realNeverRead, [], { ...defaultIndexOptions, maxPauseMs: 100 }, host);
+    // Collecting from start to end: the workspace is never idle while the build runs.
+    ws.enter();
+    try {
+      await index.ensure(
+        'busy',
+        async () => (await ws.walk()).files,
+        undefined,
+        () => ws.whenIdle(),
+      );
+      assert.equal(index.state().indexed, FILES + 1, 'every file indexed although no request ever ended');
+      assert.deepEqual(
+        index.lookup('helper7').map((hit) => hit.rel),
+        ['src/mod7.ts'],
+      );
+    } finally {
+      ws.leave();
       index.close();
       host.close();
       workspaces.closeAll();
