@@ -8,27 +8,15 @@
 // starts no worker.
 
 import path from 'node:path';
-import { setTimeout } from 'node:timers';
 import { statStamp } from '../fingerprint.ts';
 import { FileGuard, workspaceZone, type Zone } from '../guard.ts';
 import { admit } from './admit.ts';
+import { BuildPacer } from './buildPacer.ts';
 import type { Definition } from './extract.ts';
 import { defaultLocator, type GrammarLocator } from './grammars.ts';
 import { type Grammar, grammarOf } from './languages.ts';
 import { defaultParseHostOptions, type ParseHost, ParseLost, sharedParseHost } from './parseHost.ts';
 import type { ParseJob } from './parseProtocol.ts';
-
-/**
- * A pause that does not keep the process alive: a server that has stopped
- * exits without waiting for a build nobody will use. (An unreferenced
- * setImmediate would not do: the loop then sleeps in its poll phase until some
- * other event comes.)
- */
-function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    setTimeout(resolve, 0).unref?.();
-  });
-}
 
 export interface IndexedFile {
   stamp: string;
@@ -54,11 +42,7 @@ export interface IndexOptions {
   workerUrl: URL;
   /** How long an idle parse worker lingers before it exits and its memory goes back to the system. */
   workerIdleMs: number;
-  /**
-   * The longest a build nobody waits on gives way to requests at one pause. Requests that overlap without
-   * a gap (a busy editor, several clients) would otherwise hold it back for good; past this it sends one
-   * more batch and pauses again.
-   */
+  /** The longest one pause of a build nobody waits on gives way to requests (buildPacer.ts). */
   maxPauseMs: number;
 }
 
@@ -115,12 +99,8 @@ export class SymbolIndex {
   #builtFor: string | undefined;
   #wantedFor: string | undefined;
   #building: Promise<void> | undefined;
-  /**
-   * The running build's wait for a quiet workspace (see `ensure`), and how a build paused on it is let go
-   * when a request starts waiting on it.
-   */
-  #whenIdle: (() => Promise<void>) | undefined;
-  #release: (() => void) | undefined;
+  /** How the running build gives way to requests (see `ensure`). */
+  readonly #pacer: BuildPacer;
   #listed = 0;
   #closed = false;
   readonly #host: ParseHost;
@@ -135,6 +115,7 @@ export class SymbolIndex {
     host: ParseHost = sharedParseHost({ workerUrl: options.workerUrl, idleMs: options.workerIdleMs }),
   ) {
     this.#host = host;
+    this.#pacer = new BuildPacer(options.maxPauseMs);
   }
 
   state(): IndexState {
@@ -165,7 +146,7 @@ export class SymbolIndex {
     this.#wantedFor = fingerprint;
     if (this.#building) return this.#building;
     if (this.#builtFor === fingerprint) return Promise.resolve();
-    this.#whenIdle = whenIdle;
+    this.#pacer.giveWay(whenIdle);
     const run = async () => {
       while (!this.#closed && this.#wantedFor !== this.#builtFor) {
         const target = this.#wantedFor;
@@ -177,34 +158,14 @@ export class SymbolIndex {
       .catch(() => undefined)
       .finally(() => {
         this.#building = undefined;
-        this.#whenIdle = undefined;
+        this.#pacer.giveWay(undefined);
       });
     return this.#building;
   }
 
   /** Someone waits on the running build: it stops pausing (and goes on now if it is paused). */
   hurry(): void {
-    this.#whenIdle = undefined;
-    this.#release?.();
-  }
-
-  /**
-   * A turn of the event loop; for a build nobody waits on, one at which no request is collecting, or
-   * `maxPauseMs`, whichever comes first.
-   */
-  #pause(): Promise<void> {
-    const whenIdle = this.#whenIdle;
-    if (!whenIdle) return yieldTurn();
-    let timer: NodeJS.Timeout | undefined;
-    return new Promise<void>((resolve) => {
-      this.#release = resolve;
-      void whenIdle().then(resolve);
-      timer = setTimeout(resolve, this.options.maxPauseMs);
-      timer.unref?.();
-    }).finally(() => {
-      clearTimeout(timer);
-      this.#release = undefined;
-    });
+    this.#pacer.hurry();
   }
 
   /** Re-parses these files now if they changed (the files a request names: they must be current). */
@@ -223,7 +184,7 @@ export class SymbolIndex {
     // The shared worker is not ended here: another index may use it, and once idle it exits on its own.
     this.#closed = true;
     // A build paused for a quiet moment ends now rather than at the next one.
-    this.#release?.();
+    this.#pacer.hurry();
   }
 
   /** Definitions by bare or qualified name (`create`, `OrderService.create`). */
@@ -278,8 +239,8 @@ export class SymbolIndex {
     // Before reading a batch (once per batch: unchanged files are a stat each and fill none).
     let beforeBatch = true;
     for (const rel of order) {
-      if (beforeBatch && this.#whenIdle) {
-        await this.#pause();
+      if (beforeBatch && this.#pacer.givingWay) {
+        await this.#pacer.pause();
         sliceEnd = performance.now() + this.options.sliceMs;
       }
       beforeBatch = false;
@@ -292,7 +253,7 @@ export class SymbolIndex {
       if (batch.length >= BATCH_FILES || chars >= BATCH_CHARS) {
         // At most one batch in the worker and one being read: the texts in memory stay bounded.
         await parsing;
-        if (this.#whenIdle) await this.#pause();
+        if (this.#pacer.givingWay) await this.#pacer.pause();
         if (this.#closed) return;
         parsing = this.#parse(batch, false);
         beforeBatch = true;
@@ -300,12 +261,12 @@ export class SymbolIndex {
         chars = 0;
       }
       if (performance.now() > sliceEnd) {
-        await this.#pause();
+        await this.#pacer.pause();
         sliceEnd = performance.now() + this.options.sliceMs;
       }
     }
     await parsing;
-    if (batch.length > 0 && this.#whenIdle) await this.#pause();
+    if (batch.length > 0 && this.#pacer.givingWay) await this.#pacer.pause();
     if (batch.length > 0 && !this.#closed) await this.#parse(batch, false);
   }
 
