@@ -12,6 +12,7 @@ import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { renderDiff } from './diffText.ts';
 import type { RepoLocation } from './fingerprint.ts';
+import { formatBytes, GitCommandError, gitErrorReason, readPrefix } from './gitRunner.ts';
 import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import type { BranchHeader } from './statusParse.ts';
@@ -33,6 +34,13 @@ export interface GitSourceOptions {
   diffstatChars: number;
   logChars: number;
   diffChars: number;
+  /**
+   * Bytes of a diff read at most (git is stopped there); default DIFF_BYTES_PER_CHAR
+   * times `diffChars`. The rendering keeps the smallest hunks of all files and names
+   * lockfiles and generated files without their lines, wherever they come in git's
+   * order, so what is read must be many times what is kept.
+   */
+  diffBytes?: number | undefined;
   /** Commits always shown; more when the branch has more since it left the default branch. */
   logCount: number;
   /** Commits of the branch shown at most. */
@@ -49,6 +57,33 @@ export const defaultGitOptions: GitSourceOptions = {
   branchLogMax: 50,
   timeoutMs: 5_000,
 };
+
+const DIFF_BYTES_PER_CHAR = 64;
+/** Both logs have a fixed number of one-line commits; only a hostile subject line reaches this. */
+const LOG_BYTES = 256 * 1024;
+/** Names of the files inside untracked folders (the item lists a hundred of them). */
+const UNTRACKED_BYTES = 4 * 1024 * 1024;
+const EMPTY = { text: '', cut: false };
+
+/** Bytes read for an item cut to `chars` characters by line: room for many more lines than are kept. */
+const textBytes = (chars: number) => Math.max(64 * 1024, 16 * chars);
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** An item whose command was stopped at its byte limit says so, as a capped one does, and is marked truncated. */
+function cutNote(capped: Capped, cut: boolean, command: string, maxBytes?: number): Capped {
+  if (!cut) return capped;
+  const limit = maxBytes === undefined ? '' : ` past ${formatBytes(maxBytes)}`;
+  const note = `… more not read (git's output goes on${limit}); run \`${command}\` to see all`;
+  return { text: capped.text === '' ? note : `${capped.text}\n${note}`, truncated: true };
+}
 
 /** Repository metadata files are read up to these sizes (regular files only). */
 const PACKED_REFS_BYTES = 64 * 1024 * 1024;
@@ -136,10 +171,11 @@ export function createGitSource(
       const result = await memo.get(`${ws.root}|${parts.join(',')}`, ws.gitFingerprint(), async () => {
         const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
         let git: ReturnType<SourceDeps['git']> | undefined;
-        const run = (args: string[]) => {
+        const run = (args: string[], maxBytes: number, separator: '\n' | '\0' = '\n') => {
           git ??= deps.git(ws.root, signal);
-          return git.raw(ws.gitArgs(args));
+          return readPrefix(git, ws.gitArgs(args), maxBytes, separator);
         };
+        const none = Promise.resolve(EMPTY);
         const needStatus = want('git.branch') || want('git.status') || want('git.untracked');
         const status = needStatus ? ws.status() : Promise.resolve(undefined);
         const headRef = readHeadRef(repo);
@@ -154,70 +190,101 @@ export function createGitSource(
           '--format=%h %ad %an: %s',
           ...range,
         ];
+        const diffBytes = opts.diffBytes ?? DIFF_BYTES_PER_CHAR * opts.diffChars;
         // Files inside untracked folders: asked only when the status shows such a folder.
         const untracked = want('git.untracked')
           ? status.then(async (snapshot) => {
               const entries = snapshot ? untrackedEntries(snapshot) : [];
               // Bounded: the command line stays short; files in folders past the limit are not listed.
               const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
-              const expanded = dirs.length > 0 ? await run(expandArgs(dirs)) : '';
-              return untrackedFiles(entries, expanded, repo.topLevel, ws.root);
+              const expanded = dirs.length > 0 ? await run(expandArgs(dirs), UNTRACKED_BYTES, '\0') : EMPTY;
+              return { files: untrackedFiles(entries, expanded.text, repo.topLevel, ws.root), cut: expanded.cut };
             })
-          : Promise.resolve([]);
+          : Promise.resolve({ files: [], cut: false });
+        // Each part settles on its own: one command failing (or printing too much) costs that part only.
         const [snapshot, diffstat, log, branchLog, staged, unstaged, newFiles] = await Promise.all([
-          status,
-          want('git.diffstat')
-            ? run(unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'])
-            : '',
-          want('git.log') && !unborn ? run(logArgs(opts.logCount, [])) : '',
+          settle(status),
+          settle(
+            want('git.diffstat')
+              ? run(
+                  unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+                  textBytes(opts.diffstatChars),
+                )
+              : none,
+          ),
+          settle(want('git.log') && !unborn ? run(logArgs(opts.logCount, []), LOG_BYTES) : none),
           // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
-          want('git.log') && base ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--'])).catch(() => '') : '',
-          want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, '--cached']) : '',
-          want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT]) : '',
-          untracked,
+          want('git.log') && base
+            ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--']), LOG_BYTES).catch(() => EMPTY)
+            : none,
+          settle(want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, '--cached'], diffBytes) : none),
+          settle(want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT], diffBytes) : none),
+          settle(untracked),
         ]);
+        // Given up (the source's time is over): nothing of this run is worth keeping in the memo.
+        if (signal.aborted) throw new GitCommandError('git: aborted', null);
         const items: ContextItem[] = [];
         const skipped: SkippedPath[] = [];
-        if (snapshot && want('git.branch')) {
+        /** The part's value, or undefined with the failure recorded as a skip (a fixed reason, no git output). */
+        const ok = <T>(key: string, part: Settled<T>): T | undefined => {
+          if (part.ok) return part.value;
+          skipped.push({ path: key, reason: gitErrorReason(part.error) });
+          return undefined;
+        };
+        const statusKeys = ['git.branch', 'git.status', 'git.untracked'].filter(want);
+        if (!snapshot.ok) for (const key of statusKeys) ok(key, snapshot);
+        const head = snapshot.ok ? snapshot.value : undefined;
+        if (head && want('git.branch')) {
           items.push(
-            item('git.branch', 'branch', { text: branchText(snapshot.header, repo), truncated: false }, 'text', 80),
+            item('git.branch', 'branch', { text: branchText(head.header, repo), truncated: false }, 'text', 80),
           );
         }
-        if (snapshot && want('git.status')) {
-          const text = snapshot.shortLines.join('\n') || '(clean: nothing to commit)';
+        if (head && want('git.status')) {
+          const text = head.shortLines.join('\n') || '(clean: nothing to commit)';
           items.push(
             item('git.status', 'git status --short', capHead(text, opts.statusChars, 'git status --short'), 'text', 70),
           );
         }
-        if (want('git.diffstat')) {
-          const text = diffstat.trimEnd() || '(no changes against HEAD)';
+        const stat = ok('git.diffstat', diffstat);
+        if (want('git.diffstat') && stat) {
+          const text = stat.text.trimEnd() || '(no changes against HEAD)';
+          const capped = capHead(text, opts.diffstatChars, 'git diff HEAD --stat');
           items.push(
-            item(
-              'git.diffstat',
-              'git diff HEAD --stat',
-              capHead(text, opts.diffstatChars, 'git diff HEAD --stat'),
-              'text',
-              60,
-            ),
+            item('git.diffstat', 'git diff HEAD --stat', cutNote(capped, stat.cut, 'git diff HEAD --stat'), 'text', 60),
           );
         }
-        if (want('git.log')) {
-          const { title, text } = logText(log, branchLog, base, headRef, opts.logCount);
+        const recent = ok('git.log', log);
+        if (want('git.log') && recent) {
+          const { title, text } = logText(recent.text, branchLog.text, base, headRef, opts.logCount);
           items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
         }
-        const diffItem = (key: string, raw: string, command: string, empty: string) => {
+        const diffItem = (
+          key: string,
+          part: Settled<{ text: string; cut: boolean }>,
+          command: string,
+          empty: string,
+        ) => {
+          const raw = ok(key, part);
+          if (raw === undefined) return;
           const rendered =
-            raw.trim() === ''
-              ? { text: empty, truncated: false }
-              : renderDiff(raw, opts.diffChars, command, deps.isNeverRead);
-          items.push(item(key, command, rendered, 'diff', 65));
+            raw.text.trim() === ''
+              ? { text: raw.cut ? '' : empty, truncated: false }
+              : renderDiff(raw.text, opts.diffChars, command, deps.isNeverRead);
+          items.push(item(key, command, cutNote(rendered, raw.cut, command, diffBytes), 'diff', 65));
         };
         if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
         if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');
-        if (want('git.untracked')) {
-          const found = untrackedItems(ws.root, newFiles, deps);
+        const fresh = head ? ok('git.untracked', newFiles) : undefined;
+        if (want('git.untracked') && fresh) {
+          const found = untrackedItems(ws.root, fresh.files, deps);
           items.push(...found.items);
           skipped.push(...found.skipped);
+          if (fresh.cut) {
+            skipped.push({
+              path: 'git.untracked',
+              reason: `files inside untracked folders listed up to ${formatBytes(UNTRACKED_BYTES)} of names`,
+            });
+          }
         }
         return skipped.length > 0 ? { items, skipped } : { items };
       });
