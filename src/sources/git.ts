@@ -10,9 +10,10 @@ import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../s
 import { type Capped, capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
+import { diffKeeper } from './diffKeeper.ts';
 import { renderDiff } from './diffText.ts';
 import type { RepoLocation } from './fingerprint.ts';
-import { formatBytes, GitCommandError, gitErrorReason, readPrefix } from './gitRunner.ts';
+import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './gitRunner.ts';
 import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import type { BranchHeader } from './statusParse.ts';
@@ -35,12 +36,14 @@ export interface GitSourceOptions {
   logChars: number;
   diffChars: number;
   /**
-   * Bytes of a diff read at most (git is stopped there); default DIFF_BYTES_PER_CHAR
-   * times `diffChars`. The rendering keeps the smallest hunks of all files and names
-   * lockfiles and generated files without their lines, wherever they come in git's
-   * order, so what is read must be many times what is kept.
+   * Bytes of a diff kept (diffKeeper.ts): in all (default 64 times `diffChars`: the
+   * rendering picks the smallest hunks of every file, and names lockfiles and
+   * generated files without their lines wherever they come in git's order), for
+   * one file (default 4 times `diffChars`), and read at most before git is stopped.
    */
   diffBytes?: number | undefined;
+  diffFileBytes?: number | undefined;
+  diffReadBytes: number;
   /** Commits always shown; more when the branch has more since it left the default branch. */
   logCount: number;
   /** Commits of the branch shown at most. */
@@ -53,12 +56,12 @@ export const defaultGitOptions: GitSourceOptions = {
   diffstatChars: 2_000,
   logChars: 2_000,
   diffChars: 12_000,
+  diffReadBytes: 64 * 1024 * 1024,
   logCount: 10,
   branchLogMax: 50,
   timeoutMs: 5_000,
 };
 
-const DIFF_BYTES_PER_CHAR = 64;
 /** Both logs have a fixed number of one-line commits; only a hostile subject line reaches this. */
 const LOG_BYTES = 256 * 1024;
 /** Names of the files inside untracked folders (the item lists a hundred of them). */
@@ -77,11 +80,10 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   );
 }
 
-/** An item whose command was stopped at its byte limit says so, as a capped one does, and is marked truncated. */
-function cutNote(capped: Capped, cut: boolean, command: string, maxBytes?: number): Capped {
+/** An item whose command's output was cut at a byte limit says so, as a capped one does, and is marked truncated. */
+function cutNote(capped: Capped, cut: boolean, command: string): Capped {
   if (!cut) return capped;
-  const limit = maxBytes === undefined ? '' : ` past ${formatBytes(maxBytes)}`;
-  const note = `… more not read (git's output goes on${limit}); run \`${command}\` to see all`;
+  const note = `… parts of \`${command}\` not read (too large); run \`${command}\` to see all`;
   return { text: capped.text === '' ? note : `${capped.text}\n${note}`, truncated: true };
 }
 
@@ -190,7 +192,15 @@ export function createGitSource(
           '--format=%h %ad %an: %s',
           ...range,
         ];
-        const diffBytes = opts.diffBytes ?? DIFF_BYTES_PER_CHAR * opts.diffChars;
+        const diffLimits = {
+          keepBytes: opts.diffBytes ?? 64 * opts.diffChars,
+          fileBytes: opts.diffFileBytes ?? 4 * opts.diffChars,
+          readBytes: opts.diffReadBytes,
+        };
+        const diff = (args: string[]) => {
+          git ??= deps.git(ws.root, signal);
+          return readKept(git, ws.gitArgs(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]), diffKeeper(diffLimits));
+        };
         // Files inside untracked folders: asked only when the status shows such a folder.
         const untracked = want('git.untracked')
           ? status.then(async (snapshot) => {
@@ -217,8 +227,8 @@ export function createGitSource(
           want('git.log') && base
             ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--']), LOG_BYTES).catch(() => EMPTY)
             : none,
-          settle(want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, '--cached'], diffBytes) : none),
-          settle(want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT], diffBytes) : none),
+          settle(want('git.diff.staged') ? diff(['--cached']) : none),
+          settle(want('git.diff.unstaged') ? diff([]) : none),
           settle(untracked),
         ]);
         // Given up (the source's time is over): nothing of this run is worth keeping in the memo.
@@ -270,7 +280,7 @@ export function createGitSource(
             raw.text.trim() === ''
               ? { text: raw.cut ? '' : empty, truncated: false }
               : renderDiff(raw.text, opts.diffChars, command, deps.isNeverRead);
-          items.push(item(key, command, cutNote(rendered, raw.cut, command, diffBytes), 'diff', 65));
+          items.push(item(key, command, cutNote(rendered, raw.cut, command), 'diff', 65));
         };
         if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
         if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');

@@ -14,20 +14,58 @@
 import { spawn } from 'node:child_process';
 import { gitFailureReason, subcommandOf } from './gitFailure.ts';
 
-/** What was read of a command's stdout, up to a byte limit. */
+/** What was kept of a command's stdout. */
 export interface GitOutput {
   text: string;
-  /** The output went on past the limit: `text` is its first part and git was stopped. */
+  /** Part of the output is not in `text`: git was stopped, or the keeper left some out. */
   cut: boolean;
-  /** Bytes read from git's stdout (the limit plus at most the last chunk). */
+  /** Bytes read from git's stdout. */
   bytes: number;
+}
+
+/**
+ * Takes git's stdout chunk by chunk and keeps what its caller can use; when it
+ * wants no more, git is stopped. Keeping is the caller's business (a first part,
+ * or so many bytes a file of a diff), the runner only stops reading.
+ */
+export interface OutputKeeper {
+  /** Takes the next chunk; false once nothing more is wanted. */
+  push(chunk: Buffer): boolean;
+  /** What was kept; `stopped` when the runner stopped reading before git was done. */
+  result(stopped: boolean): { text: string; cut: boolean };
 }
 
 /** What the sources need of a git client: run one command, get its stdout. */
 export interface GitRunner {
   raw(args: string[]): Promise<string>;
-  /** Reads stdout up to `maxBytes`, then kills git. Optional: a simple-git instance has no such method. */
-  rawLimited?(args: string[], maxBytes: number): Promise<GitOutput>;
+  /** Hands stdout to `keeper` and stops git once it wants no more. Optional: a simple-git instance has no such method. */
+  rawKept?(args: string[], keeper: OutputKeeper): Promise<GitOutput>;
+}
+
+/** Keeps the first `maxBytes`; when cut, up to the end of the last whole record (a line, or a NUL-ended entry). */
+export function prefixKeeper(maxBytes: number, separator: '\n' | '\0' = '\n'): OutputKeeper {
+  const kept: Buffer[] = [];
+  let size = 0;
+  let cut = false;
+  return {
+    push(chunk) {
+      if (size + chunk.length <= maxBytes) {
+        kept.push(chunk);
+        size += chunk.length;
+        return true;
+      }
+      kept.push(chunk.subarray(0, maxBytes - size));
+      size = maxBytes;
+      cut = true;
+      return false;
+    },
+    result() {
+      const all = Buffer.concat(kept);
+      // Neither separator byte occurs inside a UTF-8 character: the cut never splits one.
+      if (!cut) return { text: all.toString('utf8'), cut };
+      return { text: all.subarray(0, all.lastIndexOf(separator) + 1).toString('utf8'), cut };
+    },
+  };
 }
 
 /**
@@ -74,14 +112,13 @@ const STDERR_BYTES = 4096;
  * aborts (the process is killed).
  */
 export function spawnGit(baseDir: string, signal?: AbortSignal): GitRunner {
-  const run = (args: string[], maxBytes: number) => runGit(baseDir, args, maxBytes, signal);
   return {
-    raw: async (args) => (await run(args, Number.POSITIVE_INFINITY)).text,
-    rawLimited: run,
+    raw: async (args) => (await runGit(baseDir, args, undefined, signal)).text,
+    rawKept: (args, keeper) => runGit(baseDir, args, keeper, signal),
   };
 }
 
-function runGit(baseDir: string, args: string[], maxBytes: number, signal?: AbortSignal): Promise<GitOutput> {
+function runGit(baseDir: string, args: string[], keeper: OutputKeeper | undefined, signal?: AbortSignal) {
   return new Promise<GitOutput>((resolve, reject) => {
     if (signal?.aborted) {
       reject(new GitCommandError('git: aborted', null));
@@ -90,24 +127,18 @@ function runGit(baseDir: string, args: string[], maxBytes: number, signal?: Abor
     const child = spawn('git', args, { cwd: baseDir, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let kept = 0;
     let bytes = 0;
     let errBytes = 0;
-    let cut = false;
+    let stopped = false;
     child.stdout.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      if (cut) return;
-      if (kept + chunk.length <= maxBytes) {
-        out.push(chunk);
-        kept += chunk.length;
-        return;
+      if (!keeper) out.push(chunk);
+      else if (!stopped && !keeper.push(chunk)) {
+        // Nothing more wanted: stop reading and stop git (it would go on writing).
+        stopped = true;
+        child.stdout.destroy();
+        child.kill();
       }
-      // Past the limit: keep what fits, stop reading and stop git (it would go on writing).
-      out.push(chunk.subarray(0, maxBytes - kept));
-      kept = maxBytes;
-      cut = true;
-      child.stdout.destroy();
-      child.kill();
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (errBytes >= STDERR_BYTES) return;
@@ -124,40 +155,34 @@ function runGit(baseDir: string, args: string[], maxBytes: number, signal?: Abor
     child.on('close', (code) => {
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) reject(new GitCommandError('git: aborted', code));
-      else if (cut) resolve({ text: Buffer.concat(out).toString('utf8'), cut, bytes });
-      else if (code !== 0) {
+      else if (code !== 0 && !stopped) {
         const reason = gitFailureReason(Buffer.concat(err).toString('utf8'));
         const what = `git ${subcommandOf(args)} failed (${code === null ? 'killed' : `exit ${code}`})`;
         reject(new GitCommandError(reason ? `${what}: ${reason}` : what, code));
-      } else resolve({ text: Buffer.concat(out).toString('utf8'), cut, bytes });
+      } else if (keeper) resolve({ ...keeper.result(stopped), bytes });
+      else resolve({ text: Buffer.concat(out).toString('utf8'), cut: false, bytes });
     });
   });
 }
 
-/** At most `maxBytes` of the output, UTF-8, whoever the runner is. */
-async function limited(git: GitRunner, args: string[], maxBytes: number): Promise<GitOutput> {
-  if (git.rawLimited) return git.rawLimited(args, maxBytes);
-  // A runner without a limit (simple-git in tests): the same answer, cut after the fact.
+/** The output as `keeper` keeps it, whoever the runner is. */
+export async function readKept(git: GitRunner, args: string[], keeper: OutputKeeper): Promise<GitOutput> {
+  if (git.rawKept) return git.rawKept(args, keeper);
+  // A runner without it (simple-git in tests): the whole answer, kept the same way after the fact.
   const whole = Buffer.from(await git.raw(args), 'utf8');
-  if (whole.length <= maxBytes) return { text: whole.toString('utf8'), cut: false, bytes: whole.length };
-  return { text: whole.subarray(0, maxBytes).toString('utf8'), cut: true, bytes: whole.length };
+  const stopped = !keeper.push(whole);
+  return { ...keeper.result(stopped), bytes: whole.length };
 }
 
-/**
- * The output up to `maxBytes`, for callers that can use a first part (diffs,
- * history): when cut, it ends after the last whole record (`separator`: a line,
- * or a NUL-ended entry), never in the middle of one (nor of a UTF-8 character:
- * neither separator byte occurs inside one).
- */
+/** Up to `maxBytes` of the output, for callers that can use a first part (history, listings). */
 export async function readPrefix(
   git: GitRunner,
   args: string[],
   maxBytes: number,
   separator: '\n' | '\0' = '\n',
 ): Promise<{ text: string; cut: boolean }> {
-  const output = await limited(git, args, maxBytes);
-  if (!output.cut) return { text: output.text, cut: false };
-  return { text: output.text.slice(0, output.text.lastIndexOf(separator) + 1), cut: true };
+  const { text, cut } = await readKept(git, args, prefixKeeper(maxBytes, separator));
+  return { text, cut };
 }
 
 /**
@@ -165,7 +190,7 @@ export async function readPrefix(
  * left out reads as unchanged); past `maxBytes` it rejects with GitOutputTooLarge.
  */
 export async function readWhole(git: GitRunner, args: string[], maxBytes: number): Promise<string> {
-  const output = await limited(git, args, maxBytes);
+  const output = await readKept(git, args, prefixKeeper(maxBytes));
   if (output.cut) throw new GitOutputTooLarge(subcommandOf(args), maxBytes);
   return output.text;
 }

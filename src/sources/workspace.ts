@@ -18,13 +18,10 @@ import { WorkTreeWatcher } from './workTreeWatcher.ts';
 /** The work tree as git sees it: tracked plus untracked-but-not-ignored files. */
 const LS_FILES = ['ls-files', '-z', '-co', '--exclude-standard'];
 
-/**
- * Bytes of a listing read at most: a 200k-file monorepo's paths with room to
- * spare. `ls-files` past it is cut after its last whole name, as the walk cuts
- * a listing past its file limit (marked truncated); `status` past it fails
- * (a file left out of it would read as unchanged).
- */
-export const LISTING_BYTES = 64 * 1024 * 1024;
+// Listings are read up to deps.gitListingBytes: `ls-files` past it is cut after its
+// last whole name, as the walk cuts a listing past its file limit (marked truncated);
+// `status` past it fails (a file left out of it would read as unchanged), and each
+// source that wanted it reports the part skipped.
 
 function splitNul(raw: string): string[] {
   const list = raw.split('\0');
@@ -209,7 +206,7 @@ export class WorkspaceState {
 
   async #listFiles(): Promise<{ text: string; cut: boolean }> {
     try {
-      return await readPrefix(this.#sharedGit(), this.gitArgs(LS_FILES), LISTING_BYTES, '\0');
+      return await readPrefix(this.#sharedGit(), this.gitArgs(LS_FILES), this.deps.gitListingBytes, '\0');
     } catch (error) {
       // The walk is shared by several sources' reports: a fixed reason, never git's own words.
       throw new GitCommandError(gitErrorReason(error), null);
@@ -245,7 +242,7 @@ export class WorkspaceState {
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
       const git = this.#sharedGit();
       const args = this.gitArgs(['status', '--porcelain=v1', '-z', '--branch']);
-      const raw = await readWhole(git, args, LISTING_BYTES).catch((error: unknown) => {
+      const raw = await readWhole(git, args, this.deps.gitListingBytes).catch((error: unknown) => {
         throw error instanceof GitCommandError ? error : new GitCommandError(gitErrorReason(error), null);
       });
       const snapshot = parseStatus(raw, repo.topLevel, this.root);

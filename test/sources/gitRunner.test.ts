@@ -5,7 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { GitCommandError, GitOutputTooLarge, readPrefix, readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
+import {
+  GitCommandError,
+  GitOutputTooLarge,
+  prefixKeeper,
+  readPrefix,
+  readWhole,
+  spawnGit,
+} from '../../src/sources/gitRunner.ts';
 import { makeRepo } from '../support/gitRepo.ts';
 import { countingGit } from './input.ts';
 
@@ -27,7 +34,7 @@ test('a limit stops reading and stops git: a first part of whole lines, marked c
     const line = `${'y'.repeat(70)}\n`;
     huge.write('gen/output.log', `start\n${line.repeat((40 * 1024 * 1024) / line.length)}`);
     const limit = 256 * 1024;
-    const output = await spawnGit(huge.dir).rawLimited?.(['diff'], limit);
+    const output = await spawnGit(huge.dir).rawKept?.(['diff'], prefixKeeper(limit));
     assert.ok(output);
     assert.equal(output.cut, true);
     assert.ok(Buffer.byteLength(output.text) <= limit, 'no more than the limit is kept');
