@@ -11,6 +11,7 @@ import type { SourceResult } from '../../src/shared/types.ts';
 import { createFilesSource } from '../../src/sources/files.ts';
 import { createGitSource } from '../../src/sources/git.ts';
 import { type GitRunner, spawnGit } from '../../src/sources/gitRunner.ts';
+import { createStatsSource } from '../../src/sources/stats.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeRepo } from '../support/gitRepo.ts';
 import { input, signal, testDeps } from './input.ts';
@@ -137,4 +138,20 @@ test('a listing past the limit is cut after a whole name and the walk is marked 
   const full = await new Workspaces(testDeps()).get(repo.dir).walk();
   assert.equal(full.truncated, false);
   assert.equal(full.files.length, 40);
+});
+
+test('a history that cannot be read: the hotspots still list the imports and say why the changed files are missing', async () => {
+  const repo = makeRepo({ files: { 'src/a.js': "import x from './b.js';\n", 'src/b.js': 'export default 1;\n' } });
+  cleanups.push(repo.cleanup);
+  // The commit's tree is gone: `git log --name-only` fails, `ls-files` (the index) still lists the files.
+  const tree = repo.git('rev-parse', 'HEAD^{tree}').trim();
+  fs.rmSync(path.join(repo.dir, '.git', 'objects', tree.slice(0, 2), tree.slice(2)));
+  const deps = testDeps();
+  const stats = createStatsSource(deps, new Workspaces(deps));
+  const result = await stats.collect(input(repo.dir, { wanted: ['stats.hotspots'] }), signal);
+  assert.match(result.items[0]?.text ?? '', /Most imported modules:\n {2}src\/b \(1 files\)/);
+  assert.doesNotMatch(result.items[0]?.text ?? '', /Most changed files/);
+  assert.deepEqual(result.skipped, [
+    { path: 'stats.hotspots', reason: 'most changed files: git log failed (exit 128): a missing or corrupt object' },
+  ]);
 });
