@@ -107,8 +107,8 @@ const STDERR_BYTES = 4096;
 
 /**
  * Runs `git <args>` in `baseDir`. `raw` resolves with the whole stdout once the
- * process has closed its pipes with exit code 0; `rawLimited` stops reading at
- * the limit. Both reject with a GitCommandError otherwise, or when `signal`
+ * process has closed its pipes with exit code 0; `rawKept` hands it to a keeper
+ * and stops git once the keeper wants no more. Both reject with a GitCommandError otherwise, or when `signal`
  * aborts (the process is killed).
  */
 export function spawnGit(baseDir: string, signal?: AbortSignal): GitRunner {
