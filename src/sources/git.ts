@@ -1,8 +1,10 @@
 // The git source: branch, status, diff stat, the commits of the branch (at
 // least the last ten), and (when the plan wants them) the staged and unstaged
-// changed lines and the untracked files with their heads. All commands run in parallel; the
-// whole answer is memoized on a stat-only fingerprint, so a warm request with
-// nothing changed spawns no git process at all.
+// changed lines and the untracked files with their heads. All commands run in
+// parallel, each read up to a byte limit sized from what its item keeps, and
+// each part stands alone: a command that fails costs its own item, named in
+// the report. The whole answer is memoized on a stat-only fingerprint, so a
+// warm request with nothing changed spawns no git process at all.
 
 import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../shared/types.ts';
 import { type Capped, capHead } from './cap.ts';
