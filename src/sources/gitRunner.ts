@@ -202,6 +202,9 @@ export async function readWhole(git: GitRunner, args: string[], maxBytes: number
  */
 export function gitErrorReason(error: unknown): string {
   if (error instanceof GitCommandError) return error.message;
+  // Not started (no git on PATH, a folder gone): the error code says which.
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `git could not start (${code})`;
   if (error instanceof Error) return `git failed (${error.name})`;
   return 'git failed';
 }

@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import {
   GitCommandError,
   GitOutputTooLarge,
+  gitErrorReason,
   prefixKeeper,
   readPrefix,
   readWhole,
@@ -88,7 +89,12 @@ test('a failing command rejects with a fixed sentence and the exit code, never q
     return true;
   });
   // Not started at all: a folder that is not there.
-  await assert.rejects(spawnGit(`${repo.dir}/nope`).raw(['status']));
+  const notStarted = await spawnGit(`${repo.dir}/nope`)
+    .raw(['status'])
+    .catch((error: unknown) => error);
+  assert.equal(gitErrorReason(notStarted), 'git could not start (ENOENT)');
+  // Any other error (simple-git's quote git's stderr): its class only.
+  assert.equal(gitErrorReason(new TypeError("fatal: path 'private-plans.txt'")), 'git failed (TypeError)');
 });
 
 test('an abort kills the process and rejects; an already aborted signal starts nothing', async () => {
