@@ -128,134 +128,154 @@ export function createGitSource(
         const refused = ws.repoRefusal();
         return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
       }
-      const result = await memo.get(`${ws.root}|${parts.join(',')}`, ws.gitFingerprint(), async () => {
-        const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
-        let git: ReturnType<SourceDeps['git']> | undefined;
-        const run = (args: string[], maxBytes: number, separator: '\n' | '\0' = '\n') => {
-          git ??= deps.git(ws.root, signal);
-          return readPrefix(git, ws.gitArgs(args), maxBytes, separator);
-        };
-        const none = Promise.resolve(EMPTY);
-        const needStatus = want('git.branch') || want('git.status') || want('git.untracked');
-        const status = needStatus ? ws.status() : Promise.resolve(undefined);
-        const headRef = readHeadRef(repo);
-        const unborn = headRef !== undefined && !refExists(repo, headRef);
-        const base = branchBase(repo, headRef, unborn);
-        const logArgs = (count: number, range: string[]) => [
-          'log',
-          ...NO_DRIVERS,
-          '--no-show-signature',
-          `-${count}`,
-          '--date=short',
-          '--format=%h %ad %an: %s',
-          ...range,
-        ];
-        const diffLimits = {
-          keepBytes: opts.diffBytes ?? 64 * opts.diffChars,
-          fileBytes: opts.diffFileBytes ?? 4 * opts.diffChars,
-          readBytes: opts.diffReadBytes,
-        };
-        const diff = (args: string[]) => {
-          git ??= deps.git(ws.root, signal);
-          return readKept(git, ws.gitArgs(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]), diffKeeper(diffLimits));
-        };
-        // Files inside untracked folders: asked only when the status shows such a folder.
-        const untracked = want('git.untracked')
-          ? status.then(async (snapshot) => {
-              const entries = snapshot ? untrackedEntries(snapshot) : [];
-              // Bounded: the command line stays short; files in folders past the limit are not listed.
-              const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
-              const expanded = dirs.length > 0 ? await run(expandArgs(dirs), UNTRACKED_BYTES, '\0') : EMPTY;
-              return { files: untrackedFiles(entries, expanded.text, repo.topLevel, ws.root), cut: expanded.cut };
-            })
-          : Promise.resolve({ files: [], cut: false });
-        // Each part settles on its own: one command failing (or printing too much) costs that part only.
-        const [snapshot, diffstat, log, branchLog, staged, unstaged, newFiles] = await Promise.all([
-          settle(status),
-          settle(
-            want('git.diffstat')
-              ? run(
-                  unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'],
-                  textBytes(opts.diffstatChars),
-                )
+      // A part that failed is asked again next time: git failing can be passing (an object being repacked).
+      let failed = false;
+      const result = await memo.get(
+        `${ws.root}|${parts.join(',')}`,
+        ws.gitFingerprint(),
+        async () => {
+          const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
+          let git: ReturnType<SourceDeps['git']> | undefined;
+          const run = (args: string[], maxBytes: number, separator: '\n' | '\0' = '\n') => {
+            git ??= deps.git(ws.root, signal);
+            return readPrefix(git, ws.gitArgs(args), maxBytes, separator);
+          };
+          const none = Promise.resolve(EMPTY);
+          const needStatus = want('git.branch') || want('git.status') || want('git.untracked');
+          const status = needStatus ? ws.status() : Promise.resolve(undefined);
+          const headRef = readHeadRef(repo);
+          const unborn = headRef !== undefined && !refExists(repo, headRef);
+          const base = branchBase(repo, headRef, unborn);
+          const logArgs = (count: number, range: string[]) => [
+            'log',
+            ...NO_DRIVERS,
+            '--no-show-signature',
+            `-${count}`,
+            '--date=short',
+            '--format=%h %ad %an: %s',
+            ...range,
+          ];
+          const diffLimits = {
+            keepBytes: opts.diffBytes ?? 64 * opts.diffChars,
+            fileBytes: opts.diffFileBytes ?? 4 * opts.diffChars,
+            readBytes: opts.diffReadBytes,
+          };
+          const diff = (args: string[]) => {
+            git ??= deps.git(ws.root, signal);
+            return readKept(git, ws.gitArgs(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]), diffKeeper(diffLimits));
+          };
+          // Files inside untracked folders: asked only when the status shows such a folder.
+          const untracked = want('git.untracked')
+            ? status.then(async (snapshot) => {
+                const entries = snapshot ? untrackedEntries(snapshot) : [];
+                // Bounded: the command line stays short; files in folders past the limit are not listed.
+                const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
+                const expanded = dirs.length > 0 ? await run(expandArgs(dirs), UNTRACKED_BYTES, '\0') : EMPTY;
+                return { files: untrackedFiles(entries, expanded.text, repo.topLevel, ws.root), cut: expanded.cut };
+              })
+            : Promise.resolve({ files: [], cut: false });
+          // Each part settles on its own: one command failing (or printing too much) costs that part only.
+          const [snapshot, diffstat, log, branchLog, staged, unstaged, newFiles] = await Promise.all([
+            settle(status),
+            settle(
+              want('git.diffstat')
+                ? run(
+                    unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+                    textBytes(opts.diffstatChars),
+                  )
+                : none,
+            ),
+            settle(want('git.log') && !unborn ? run(logArgs(opts.logCount, []), LOG_BYTES) : none),
+            // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
+            want('git.log') && base
+              ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--']), LOG_BYTES).catch(() => EMPTY)
               : none,
-          ),
-          settle(want('git.log') && !unborn ? run(logArgs(opts.logCount, []), LOG_BYTES) : none),
-          // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
-          want('git.log') && base
-            ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--']), LOG_BYTES).catch(() => EMPTY)
-            : none,
-          settle(want('git.diff.staged') ? diff(['--cached']) : none),
-          settle(want('git.diff.unstaged') ? diff([]) : none),
-          settle(untracked),
-        ]);
-        // Given up (the source's time is over): nothing of this run is worth keeping in the memo.
-        if (signal.aborted) throw new GitCommandError('git: aborted', null);
-        const items: ContextItem[] = [];
-        const skipped: SkippedPath[] = [];
-        /** The part's value, or undefined with the failure recorded as a skip (a fixed reason, no git output). */
-        const ok = <T>(key: string, part: Settled<T>): T | undefined => {
-          if (part.ok) return part.value;
-          skipped.push({ path: key, reason: gitErrorReason(part.error) });
-          return undefined;
-        };
-        const statusKeys = ['git.branch', 'git.status', 'git.untracked'].filter(want);
-        if (!snapshot.ok) for (const key of statusKeys) ok(key, snapshot);
-        const head = snapshot.ok ? snapshot.value : undefined;
-        if (head && want('git.branch')) {
-          items.push(
-            item('git.branch', 'branch', { text: branchText(head.header, repo), truncated: false }, 'text', 80),
-          );
-        }
-        if (head && want('git.status')) {
-          const text = head.shortLines.join('\n') || '(clean: nothing to commit)';
-          items.push(
-            item('git.status', 'git status --short', capHead(text, opts.statusChars, 'git status --short'), 'text', 70),
-          );
-        }
-        const stat = ok('git.diffstat', diffstat);
-        if (want('git.diffstat') && stat) {
-          const text = stat.text.trimEnd() || '(no changes against HEAD)';
-          const capped = capHead(text, opts.diffstatChars, 'git diff HEAD --stat');
-          items.push(
-            item('git.diffstat', 'git diff HEAD --stat', cutNote(capped, stat.cut, 'git diff HEAD --stat'), 'text', 60),
-          );
-        }
-        const recent = ok('git.log', log);
-        if (want('git.log') && recent) {
-          const { title, text } = logText(recent.text, branchLog.text, base, headRef, opts.logCount);
-          items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
-        }
-        const diffItem = (
-          key: string,
-          part: Settled<{ text: string; cut: boolean }>,
-          command: string,
-          empty: string,
-        ) => {
-          const raw = ok(key, part);
-          if (raw === undefined) return;
-          const rendered =
-            raw.text.trim() === ''
-              ? { text: raw.cut ? '' : empty, truncated: false }
-              : renderDiff(raw.text, opts.diffChars, command, deps.isNeverRead);
-          items.push(item(key, command, cutNote(rendered, raw.cut, command), 'diff', 65));
-        };
-        if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
-        if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');
-        const fresh = head ? ok('git.untracked', newFiles) : undefined;
-        if (want('git.untracked') && fresh) {
-          const found = untrackedItems(ws.root, fresh.files, deps);
-          items.push(...found.items);
-          skipped.push(...found.skipped);
-          if (fresh.cut) {
-            skipped.push({
-              path: 'git.untracked',
-              reason: `files inside untracked folders listed up to ${formatBytes(UNTRACKED_BYTES)} of names`,
-            });
+            settle(want('git.diff.staged') ? diff(['--cached']) : none),
+            settle(want('git.diff.unstaged') ? diff([]) : none),
+            settle(untracked),
+          ]);
+          // Given up (the source's time is over): nothing of this run is worth keeping in the memo.
+          if (signal.aborted) throw new GitCommandError('git: aborted', null);
+          const items: ContextItem[] = [];
+          const skipped: SkippedPath[] = [];
+          /** The part's value, or undefined with the failure recorded as a skip (a fixed reason, no git output). */
+          const ok = <T>(key: string, part: Settled<T>): T | undefined => {
+            if (part.ok) return part.value;
+            failed = true;
+            skipped.push({ path: key, reason: gitErrorReason(part.error) });
+            return undefined;
+          };
+          const statusKeys = ['git.branch', 'git.status', 'git.untracked'].filter(want);
+          if (!snapshot.ok) for (const key of statusKeys) ok(key, snapshot);
+          const head = snapshot.ok ? snapshot.value : undefined;
+          if (head && want('git.branch')) {
+            items.push(
+              item('git.branch', 'branch', { text: branchText(head.header, repo), truncated: false }, 'text', 80),
+            );
           }
-        }
-        return skipped.length > 0 ? { items, skipped } : { items };
-      });
+          if (head && want('git.status')) {
+            const text = head.shortLines.join('\n') || '(clean: nothing to commit)';
+            items.push(
+              item(
+                'git.status',
+                'git status --short',
+                capHead(text, opts.statusChars, 'git status --short'),
+                'text',
+                70,
+              ),
+            );
+          }
+          const stat = ok('git.diffstat', diffstat);
+          if (want('git.diffstat') && stat) {
+            const text = stat.text.trimEnd() || '(no changes against HEAD)';
+            const capped = capHead(text, opts.diffstatChars, 'git diff HEAD --stat');
+            items.push(
+              item(
+                'git.diffstat',
+                'git diff HEAD --stat',
+                cutNote(capped, stat.cut, 'git diff HEAD --stat'),
+                'text',
+                60,
+              ),
+            );
+          }
+          const recent = ok('git.log', log);
+          if (want('git.log') && recent) {
+            const { title, text } = logText(recent.text, branchLog.text, base, headRef, opts.logCount);
+            items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
+          }
+          const diffItem = (
+            key: string,
+            part: Settled<{ text: string; cut: boolean }>,
+            command: string,
+            empty: string,
+          ) => {
+            const raw = ok(key, part);
+            if (raw === undefined) return;
+            const rendered =
+              raw.text.trim() === ''
+                ? { text: raw.cut ? '' : empty, truncated: false }
+                : renderDiff(raw.text, opts.diffChars, command, deps.isNeverRead);
+            items.push(item(key, command, cutNote(rendered, raw.cut, command), 'diff', 65));
+          };
+          if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
+          if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');
+          const fresh = head ? ok('git.untracked', newFiles) : undefined;
+          if (want('git.untracked') && fresh) {
+            const found = untrackedItems(ws.root, fresh.files, deps);
+            items.push(...found.items);
+            skipped.push(...found.skipped);
+            if (fresh.cut) {
+              skipped.push({
+                path: 'git.untracked',
+                reason: `files inside untracked folders listed up to ${formatBytes(UNTRACKED_BYTES)} of names`,
+              });
+            }
+          }
+          return skipped.length > 0 ? { items, skipped } : { items };
+        },
+        () => !failed,
+      );
       void ws.armWatcherSoon();
       return result;
     },

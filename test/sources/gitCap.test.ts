@@ -100,6 +100,25 @@ test('a failing diff costs the diff parts only, with a fixed reason that quotes 
   assert.doesNotMatch(JSON.stringify(result.skipped), new RegExp(sha.slice(0, 7)));
 });
 
+test('a failed part is asked again on the next request, though nothing on disk seems changed', async () => {
+  const repo = makeRepo({ files: { 'notes.txt': 'a\n' } });
+  cleanups.push(repo.cleanup);
+  repo.write('notes.txt', 'a\nb\n');
+  const sha = repo.git('rev-parse', 'HEAD:notes.txt').trim();
+  const object = path.join(repo.dir, '.git', 'objects', sha.slice(0, 2), sha.slice(2));
+  const saved = fs.readFileSync(object);
+  // Gone for a moment (as while a repository is repacked), then back: the object store is not in the fingerprint.
+  fs.rmSync(object);
+  const deps = testDeps();
+  const source = createGitSource(deps, new Workspaces(deps));
+  const ask = () => source.collect(input(repo.dir, { wanted: ['git.diff.unstaged'] }), signal);
+  assert.equal((await ask()).skipped?.[0]?.path, 'git.diff.unstaged');
+  fs.writeFileSync(object, saved);
+  const again = await ask();
+  assert.equal(again.skipped, undefined);
+  assert.match(again.items[0]?.text ?? '', /\+b/);
+});
+
 test('a status too large to read is a skip for the parts that need it; the diff and the log still arrive', async () => {
   const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`src/module-${i}.js`, `v${i}\n`]));
   const repo = makeRepo({ files });
