@@ -31,6 +31,11 @@ export interface SourceDeps {
   memoTtlMs: number;
   /** Arm fs.watch on the work tree's directories so in-place edits invalidate memos at once. */
   watchWorkTree: boolean;
+  /**
+   * Bytes of `git ls-files` and `git status` output read at most (listings sized
+   * for a 200k-file monorepo with room to spare); see workspace.ts.
+   */
+  gitListingBytes: number;
   /** How many files are read at once. */
   readConcurrency: number;
   logger: Logger;
@@ -73,6 +78,7 @@ export function defaultSourceDeps(overrides: Partial<SourceDeps> & Pick<SourceDe
     memoTtlMs: 30_000,
     watchWorkTree: true,
     readConcurrency: 16,
+    gitListingBytes: 64 * 1024 * 1024,
     logger: silentLogger,
     ...overrides,
   };

@@ -9,6 +9,7 @@ import { capHead, headLines, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { ignoreChecker } from './gitignored.ts';
+import { gitErrorReason } from './gitRunner.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
 import { userText } from './mentions.ts';
@@ -105,7 +106,14 @@ export function createFilesSource(
     const wantChanged = wanted('files.changed.');
     const workspace = ws.root;
     const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
-    const status = wantChanged ? await ws.status() : undefined;
+    // Without the status the changed files are unknown; the named ones are still read.
+    let statusFailure: SkippedPath | undefined;
+    const status = wantChanged
+      ? await ws.status().catch((error: unknown) => {
+          statusFailure = { path: 'files.changed', reason: gitErrorReason(error) };
+          return undefined;
+        })
+      : undefined;
     const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
     const namedSet = new Set(list.map((w) => w.rel));
     const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));
@@ -138,6 +146,6 @@ export function createFilesSource(
       }
       return { items, skipped };
     });
-    return result;
+    return statusFailure ? { ...result, skipped: [...result.skipped, statusFailure] } : result;
   });
 }

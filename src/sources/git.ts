@@ -1,21 +1,21 @@
 // The git source: branch, status, diff stat, the commits of the branch (at
 // least the last ten), and (when the plan wants them) the staged and unstaged
-// changed lines and the untracked files with their heads. All commands run in parallel; the
-// whole answer is memoized on a stat-only fingerprint, so a warm request with
-// nothing changed spawns no git process at all.
+// changed lines and the untracked files with their heads. All commands run in
+// parallel, each read up to a byte limit sized from what its item keeps, and
+// each part stands alone: a command that fails costs its own item, named in
+// the report. The whole answer is memoized on a stat-only fingerprint, so a
+// warm request with nothing changed spawns no git process at all.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../shared/types.ts';
 import { type Capped, capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
+import { diffKeeper } from './diffKeeper.ts';
 import { renderDiff } from './diffText.ts';
-import type { RepoLocation } from './fingerprint.ts';
+import { branchBase, branchText, logText, readHeadRef, refExists } from './gitBranch.ts';
+import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './gitRunner.ts';
 import { NO_DRIVERS } from './gitSafety.ts';
 import { Memo } from './memo.ts';
-import type { BranchHeader } from './statusParse.ts';
-import { readTextIfFile } from './syncRead.ts';
 import { expandArgs, untrackedEntries, untrackedFiles, untrackedItems } from './untracked.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -33,6 +33,15 @@ export interface GitSourceOptions {
   diffstatChars: number;
   logChars: number;
   diffChars: number;
+  /**
+   * Bytes of a diff kept (diffKeeper.ts): in all (default 64 times `diffChars`: the
+   * rendering picks the smallest hunks of every file, and names lockfiles and
+   * generated files without their lines wherever they come in git's order), for
+   * one file (default 4 times `diffChars`), and read at most before git is stopped.
+   */
+  diffBytes?: number | undefined;
+  diffFileBytes?: number | undefined;
+  diffReadBytes: number;
   /** Commits always shown; more when the branch has more since it left the default branch. */
   logCount: number;
   /** Commits of the branch shown at most. */
@@ -45,13 +54,36 @@ export const defaultGitOptions: GitSourceOptions = {
   diffstatChars: 2_000,
   logChars: 2_000,
   diffChars: 12_000,
+  diffReadBytes: 64 * 1024 * 1024,
   logCount: 10,
   branchLogMax: 50,
   timeoutMs: 5_000,
 };
 
-/** Repository metadata files are read up to these sizes (regular files only). */
-const PACKED_REFS_BYTES = 64 * 1024 * 1024;
+/** Both logs have a fixed number of one-line commits; only a hostile subject line reaches this. */
+const LOG_BYTES = 256 * 1024;
+/** Names of the files inside untracked folders (the item lists a hundred of them). */
+const UNTRACKED_BYTES = 4 * 1024 * 1024;
+const EMPTY = { text: '', cut: false };
+
+/** Bytes read for an item cut to `chars` characters by line: room for many more lines than are kept. */
+const textBytes = (chars: number) => Math.max(64 * 1024, 16 * chars);
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** An item whose command's output was cut at a byte limit says so, as a capped one does, and is marked truncated. */
+function cutNote(capped: Capped, cut: boolean, command: string): Capped {
+  if (!cut) return capped;
+  const note = `… parts of \`${command}\` not read (too large); run \`${command}\` to see all`;
+  return { text: capped.text === '' ? note : `${capped.text}\n${note}`, truncated: true };
+}
 
 const PARTS = [
   'git.branch',
@@ -65,43 +97,6 @@ const PARTS = [
 
 /** Untracked folders looked inside, at most. */
 const MAX_UNTRACKED_DIRS = 200;
-
-/** A ref name read from the repository's files, safe to pass to git as a revision. */
-const SAFE_REF = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
-
-function refExists(repo: RepoLocation, ref: string): boolean {
-  if (fs.existsSync(path.join(repo.commonDir, ref))) return true;
-  const packed = readTextIfFile(path.join(repo.commonDir, 'packed-refs'), { maxBytes: PACKED_REFS_BYTES });
-  return packed?.includes(` ${ref}\n`) ?? false;
-}
-
-/** origin/HEAD if the clone recorded it, else a local main or master; read from files, no git call. */
-export function defaultBranch(repo: RepoLocation): string | undefined {
-  const text = readTextIfFile(path.join(repo.commonDir, 'refs', 'remotes', 'origin', 'HEAD'), { maxBytes: 4096 });
-  const match = /^ref: refs\/remotes\/(.+)$/m.exec(text ?? '');
-  if (match?.[1]) return match[1].trim();
-  for (const name of ['main', 'master']) if (refExists(repo, `refs/heads/${name}`)) return name;
-  return undefined;
-}
-
-function branchText(header: BranchHeader, repo: RepoLocation): string {
-  const lines: string[] = [];
-  if (header.branch === undefined) {
-    // Unreadable HEAD: leave the hash out.
-    const sha = (readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 }) ?? '').trim().slice(0, 12);
-    lines.push(`Branch: (detached HEAD${sha ? ` at ${sha}` : ''})`);
-  } else {
-    lines.push(`Branch: ${header.branch}${header.unborn ? ' (no commits yet)' : ''}`);
-  }
-  const base = defaultBranch(repo);
-  if (base) lines.push(`Default branch: ${base}`);
-  if (header.upstream) {
-    lines.push(`Upstream: ${header.upstream} (ahead ${header.ahead}, behind ${header.behind})`);
-  } else if (header.branch !== undefined) {
-    lines.push('Upstream: none');
-  }
-  return lines.join('\n');
-}
 
 function item(key: string, title: string, capped: Capped, kind: ContextItem['kind'], priority: number): ContextItem {
   return {
@@ -133,129 +128,156 @@ export function createGitSource(
         const refused = ws.repoRefusal();
         return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
       }
-      const result = await memo.get(`${ws.root}|${parts.join(',')}`, ws.gitFingerprint(), async () => {
-        const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
-        let git: ReturnType<SourceDeps['git']> | undefined;
-        const run = (args: string[]) => {
-          git ??= deps.git(ws.root, signal);
-          return git.raw(ws.gitArgs(args));
-        };
-        const needStatus = want('git.branch') || want('git.status') || want('git.untracked');
-        const status = needStatus ? ws.status() : Promise.resolve(undefined);
-        const headRef = readHeadRef(repo);
-        const unborn = headRef !== undefined && !refExists(repo, headRef);
-        const base = branchBase(repo, headRef, unborn);
-        const logArgs = (count: number, range: string[]) => [
-          'log',
-          ...NO_DRIVERS,
-          '--no-show-signature',
-          `-${count}`,
-          '--date=short',
-          '--format=%h %ad %an: %s',
-          ...range,
-        ];
-        // Files inside untracked folders: asked only when the status shows such a folder.
-        const untracked = want('git.untracked')
-          ? status.then(async (snapshot) => {
-              const entries = snapshot ? untrackedEntries(snapshot) : [];
-              // Bounded: the command line stays short; files in folders past the limit are not listed.
-              const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
-              const expanded = dirs.length > 0 ? await run(expandArgs(dirs)) : '';
-              return untrackedFiles(entries, expanded, repo.topLevel, ws.root);
-            })
-          : Promise.resolve([]);
-        const [snapshot, diffstat, log, branchLog, staged, unstaged, newFiles] = await Promise.all([
-          status,
-          want('git.diffstat')
-            ? run(unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'])
-            : '',
-          want('git.log') && !unborn ? run(logArgs(opts.logCount, [])) : '',
-          // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
-          want('git.log') && base ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--'])).catch(() => '') : '',
-          want('git.diff.staged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, '--cached']) : '',
-          want('git.diff.unstaged') ? run(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT]) : '',
-          untracked,
-        ]);
-        const items: ContextItem[] = [];
-        const skipped: SkippedPath[] = [];
-        if (snapshot && want('git.branch')) {
-          items.push(
-            item('git.branch', 'branch', { text: branchText(snapshot.header, repo), truncated: false }, 'text', 80),
-          );
-        }
-        if (snapshot && want('git.status')) {
-          const text = snapshot.shortLines.join('\n') || '(clean: nothing to commit)';
-          items.push(
-            item('git.status', 'git status --short', capHead(text, opts.statusChars, 'git status --short'), 'text', 70),
-          );
-        }
-        if (want('git.diffstat')) {
-          const text = diffstat.trimEnd() || '(no changes against HEAD)';
-          items.push(
-            item(
-              'git.diffstat',
-              'git diff HEAD --stat',
-              capHead(text, opts.diffstatChars, 'git diff HEAD --stat'),
-              'text',
-              60,
+      // A part that failed is asked again next time: git failing can be passing (an object being repacked).
+      let failed = false;
+      const result = await memo.get(
+        `${ws.root}|${parts.join(',')}`,
+        ws.gitFingerprint(),
+        async () => {
+          const want = (part: string) => parts.includes(part as (typeof PARTS)[number]);
+          let git: ReturnType<SourceDeps['git']> | undefined;
+          const run = (args: string[], maxBytes: number, separator: '\n' | '\0' = '\n') => {
+            git ??= deps.git(ws.root, signal);
+            return readPrefix(git, ws.gitArgs(args), maxBytes, separator);
+          };
+          const none = Promise.resolve(EMPTY);
+          const needStatus = want('git.branch') || want('git.status') || want('git.untracked');
+          const status = needStatus ? ws.status() : Promise.resolve(undefined);
+          const headRef = readHeadRef(repo);
+          const unborn = headRef !== undefined && !refExists(repo, headRef);
+          const base = branchBase(repo, headRef, unborn);
+          const logArgs = (count: number, range: string[]) => [
+            'log',
+            ...NO_DRIVERS,
+            '--no-show-signature',
+            `-${count}`,
+            '--date=short',
+            '--format=%h %ad %an: %s',
+            ...range,
+          ];
+          const diffLimits = {
+            keepBytes: opts.diffBytes ?? 64 * opts.diffChars,
+            fileBytes: opts.diffFileBytes ?? 4 * opts.diffChars,
+            readBytes: opts.diffReadBytes,
+          };
+          const diff = (args: string[]) => {
+            git ??= deps.git(ws.root, signal);
+            return readKept(git, ws.gitArgs(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]), diffKeeper(diffLimits));
+          };
+          // Files inside untracked folders: asked only when the status shows such a folder.
+          const untracked = want('git.untracked')
+            ? status.then(async (snapshot) => {
+                const entries = snapshot ? untrackedEntries(snapshot) : [];
+                // Bounded: the command line stays short; files in folders past the limit are not listed.
+                const dirs = entries.filter((rel) => rel.endsWith('/')).slice(0, MAX_UNTRACKED_DIRS);
+                const expanded = dirs.length > 0 ? await run(expandArgs(dirs), UNTRACKED_BYTES, '\0') : EMPTY;
+                return { files: untrackedFiles(entries, expanded.text, repo.topLevel, ws.root), cut: expanded.cut };
+              })
+            : Promise.resolve({ files: [], cut: false });
+          // Each part settles on its own: one command failing (or printing too much) costs that part only.
+          const [snapshot, diffstat, log, branchLog, staged, unstaged, newFiles] = await Promise.all([
+            settle(status),
+            settle(
+              want('git.diffstat')
+                ? run(
+                    unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+                    textBytes(opts.diffstatChars),
+                  )
+                : none,
             ),
-          );
-        }
-        if (want('git.log')) {
-          const { title, text } = logText(log, branchLog, base, headRef, opts.logCount);
-          items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
-        }
-        const diffItem = (key: string, raw: string, command: string, empty: string) => {
-          const rendered =
-            raw.trim() === ''
-              ? { text: empty, truncated: false }
-              : renderDiff(raw, opts.diffChars, command, deps.isNeverRead);
-          items.push(item(key, command, rendered, 'diff', 65));
-        };
-        if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
-        if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');
-        if (want('git.untracked')) {
-          const found = untrackedItems(ws.root, newFiles, deps);
-          items.push(...found.items);
-          skipped.push(...found.skipped);
-        }
-        return skipped.length > 0 ? { items, skipped } : { items };
-      });
+            settle(want('git.log') && !unborn ? run(logArgs(opts.logCount, []), LOG_BYTES) : none),
+            // A default branch that does not resolve (a stale origin/HEAD) costs the branch count, not the log.
+            want('git.log') && base
+              ? run(logArgs(opts.branchLogMax, [`${base}..HEAD`, '--']), LOG_BYTES).catch(() => EMPTY)
+              : none,
+            settle(want('git.diff.staged') ? diff(['--cached']) : none),
+            settle(want('git.diff.unstaged') ? diff([]) : none),
+            settle(untracked),
+          ]);
+          // Given up (the source's time is over): nothing of this run is worth keeping in the memo.
+          if (signal.aborted) throw new GitCommandError('git: aborted', null);
+          const items: ContextItem[] = [];
+          const skipped: SkippedPath[] = [];
+          /** The part's value, or undefined with the failure recorded as a skip (a fixed reason, no git output). */
+          const ok = <T>(key: string, part: Settled<T>): T | undefined => {
+            if (part.ok) return part.value;
+            failed = true;
+            skipped.push({ path: key, reason: gitErrorReason(part.error) });
+            return undefined;
+          };
+          const statusKeys = ['git.branch', 'git.status', 'git.untracked'].filter(want);
+          if (!snapshot.ok) for (const key of statusKeys) ok(key, snapshot);
+          const head = snapshot.ok ? snapshot.value : undefined;
+          if (head && want('git.branch')) {
+            items.push(
+              item('git.branch', 'branch', { text: branchText(head.header, repo), truncated: false }, 'text', 80),
+            );
+          }
+          if (head && want('git.status')) {
+            const text = head.shortLines.join('\n') || '(clean: nothing to commit)';
+            items.push(
+              item(
+                'git.status',
+                'git status --short',
+                capHead(text, opts.statusChars, 'git status --short'),
+                'text',
+                70,
+              ),
+            );
+          }
+          const stat = ok('git.diffstat', diffstat);
+          if (want('git.diffstat') && stat) {
+            const text = stat.text.trimEnd() || '(no changes against HEAD)';
+            const capped = capHead(text, opts.diffstatChars, 'git diff HEAD --stat');
+            items.push(
+              item(
+                'git.diffstat',
+                'git diff HEAD --stat',
+                cutNote(capped, stat.cut, 'git diff HEAD --stat'),
+                'text',
+                60,
+              ),
+            );
+          }
+          const recent = ok('git.log', log);
+          if (want('git.log') && recent) {
+            const { title, text } = logText(recent.text, branchLog.text, base, headRef, opts.logCount);
+            items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
+          }
+          const diffItem = (
+            key: string,
+            part: Settled<{ text: string; cut: boolean }>,
+            command: string,
+            empty: string,
+          ) => {
+            const raw = ok(key, part);
+            if (raw === undefined) return;
+            const rendered =
+              raw.text.trim() === ''
+                ? { text: raw.cut ? '' : empty, truncated: false }
+                : renderDiff(raw.text, opts.diffChars, command, deps.isNeverRead);
+            items.push(item(key, command, cutNote(rendered, raw.cut, command), 'diff', 65));
+          };
+          if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
+          if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');
+          const fresh = head ? ok('git.untracked', newFiles) : undefined;
+          if (want('git.untracked') && fresh) {
+            const found = untrackedItems(ws.root, fresh.files, deps);
+            items.push(...found.items);
+            skipped.push(...found.skipped);
+            if (fresh.cut) {
+              skipped.push({
+                path: 'git.untracked',
+                reason: `files inside untracked folders listed up to ${formatBytes(UNTRACKED_BYTES)} of names`,
+              });
+            }
+          }
+          return skipped.length > 0 ? { items, skipped } : { items };
+        },
+        () => !failed,
+      );
       void ws.armWatcherSoon();
       return result;
     },
   );
-}
-
-function readHeadRef(repo: RepoLocation): string | undefined {
-  const head = readTextIfFile(path.join(repo.gitDir, 'HEAD'), { maxBytes: 4096 })?.trim();
-  return head?.startsWith('ref: ') ? head.slice(5) : undefined;
-}
-
-/** The default branch to count the current branch's commits from; undefined on it, or without one. */
-function branchBase(repo: RepoLocation, headRef: string | undefined, unborn: boolean): string | undefined {
-  if (unborn || headRef === undefined) return undefined;
-  const base = defaultBranch(repo);
-  if (base === undefined || !SAFE_REF.test(base) || base.includes('..')) return undefined;
-  return headRef === `refs/heads/${base}` ? undefined : base;
-}
-
-/** The branch's own commits (all, up to the cap) when they are more than the last `count`; else the last `count`. */
-export function logText(
-  log: string,
-  branchLog: string,
-  base: string | undefined,
-  headRef: string | undefined,
-  count: number,
-): { title: string; text: string } {
-  const recent = log.trimEnd().split('\n').filter(Boolean);
-  const own = branchLog.trimEnd().split('\n').filter(Boolean);
-  if (recent.length === 0) return { title: `last ${count} commits`, text: '(no commits yet)' };
-  if (base === undefined) return { title: `last ${count} commits`, text: recent.join('\n') };
-  const branch = headRef?.replace(/^refs\/heads\//, '') ?? 'HEAD';
-  const lines = [`${own.length} commit(s) on ${branch} since it left ${base}:`, ...own];
-  const earlier = recent.filter((line) => !own.includes(line));
-  if (own.length < count && earlier.length > 0)
-    lines.push(`earlier (on ${base}):`, ...earlier.slice(0, count - own.length));
-  return { title: `commits of ${branch} since ${base}`, text: lines.join('\n') };
 }

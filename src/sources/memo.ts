@@ -38,8 +38,10 @@ export class Memo<T> {
   /**
    * Returns the memoized value or computes it. The fingerprint is taken by the
    * caller before computing, so a change made while computing is seen next time.
+   * `keep` says whether a computed value may be reused (a partial answer after a
+   * failure that may pass is not).
    */
-  async get(key: string, fingerprint: string, compute: () => Promise<T>): Promise<T> {
+  async get(key: string, fingerprint: string, compute: () => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
     const hit = this.peek(key, fingerprint);
     if (hit !== undefined) return hit;
     const running = this.#inFlight.get(key);
@@ -47,7 +49,7 @@ export class Memo<T> {
     const at = this.time.clock();
     const promise = compute().then(
       (value) => {
-        this.#entries.set(key, { fingerprint, at, value });
+        if (keep?.(value) ?? true) this.#entries.set(key, { fingerprint, at, value });
         return value;
       },
       (error: unknown) => {

@@ -2,9 +2,10 @@
 // and the files changed most often in recent history.
 
 import path from 'node:path';
-import type { ContextItem, ContextSource, SourceResult } from '../shared/types.ts';
+import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../shared/types.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
+import { formatBytes, gitErrorReason, readPrefix } from './gitRunner.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import { importsOf, languageOf } from './importGraph.ts';
 import { Memo } from './memo.ts';
@@ -31,6 +32,12 @@ export const defaultStatsOptions: StatsOptions = {
 };
 
 const READ_SLICE = 50;
+
+/**
+ * History read at most: one commit touching every file of a monorepo prints
+ * megabytes of names; the counts over the part read still name the hotspots.
+ */
+const HISTORY_BYTES = 4 * 1024 * 1024;
 
 /** Lines of `text`; a last line without a line break counts too. */
 function countLines(text: string): number {
@@ -101,25 +108,28 @@ export function createStatsSource(
     const key = `${ws.root}|${wantLanguages}|${wantHotspots}`;
     return memo.get(key, ws.gitFingerprint(), async () => {
       const repo = ws.repo();
+      const skipped: SkippedPath[] = [];
       const history =
         wantHotspots && repo
-          ? deps
-              .git(ws.root, signal)
-              .raw(
-                ws.gitArgs([
-                  'log',
-                  '--no-ext-diff',
-                  '--no-textconv',
-                  `-${opts.historyCommits}`,
-                  '--name-only',
-                  '--format=',
-                  '--no-renames',
-                  '--',
-                  '.',
-                ]),
-              )
-              .catch(() => '')
-          : Promise.resolve('');
+          ? readPrefix(
+              deps.git(ws.root, signal),
+              ws.gitArgs([
+                'log',
+                '--no-ext-diff',
+                '--no-textconv',
+                `-${opts.historyCommits}`,
+                '--name-only',
+                '--format=',
+                '--no-renames',
+                '--',
+                '.',
+              ]),
+              HISTORY_BYTES,
+            ).catch((error: unknown) => {
+              skipped.push({ path: 'stats.hotspots', reason: `most changed files: ${gitErrorReason(error)}` });
+              return undefined;
+            })
+          : Promise.resolve(undefined);
       const walk = await ws.walk();
       const zone = workspaceZone(ws.root, deps.allowedRoots);
       const guard = new FileGuard(deps.isNeverRead);
@@ -175,15 +185,17 @@ export function createStatsSource(
       }
       if (wantHotspots) {
         const changes = new Map<string, number>();
-        for (const line of (await history).split('\n')) {
+        const log = await history;
+        for (const line of (log?.text ?? '').split('\n')) {
           if (line.trim() !== '') changes.set(line, (changes.get(line) ?? 0) + 1);
         }
         const lines = [
           sampled ? `Most imported modules (in ${sample.length} sampled files):` : 'Most imported modules:',
         ];
         for (const [spec, count] of top(imported, opts.top)) lines.push(`  ${spec} (${count} files)`);
-        if (repo) {
-          lines.push(`Most changed files (last ${opts.historyCommits} commits):`);
+        if (repo && log) {
+          const cut = log.cut ? `, counted over the first ${formatBytes(HISTORY_BYTES)} of it` : '';
+          lines.push(`Most changed files (last ${opts.historyCommits} commits${cut}):`);
           for (const [file, count] of top(changes, opts.top)) lines.push(`  ${file} (${count} commits)`);
         }
         items.push({
@@ -195,7 +207,9 @@ export function createStatsSource(
           kind: 'text',
         });
       }
-      return { items };
+      // Given up (the source's time is over): an aborted history is no answer to keep in the memo.
+      if (signal.aborted) throw new Error('stats: aborted');
+      return skipped.length > 0 ? { items, skipped } : { items };
     });
   });
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
-import type { GitRunner } from './gitRunner.ts';
+import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole } from './gitRunner.ts';
 import { checkRepo, gitPrefix, type RepoCheck } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
@@ -17,6 +17,11 @@ import { WorkTreeWatcher } from './workTreeWatcher.ts';
 
 /** The work tree as git sees it: tracked plus untracked-but-not-ignored files. */
 const LS_FILES = ['ls-files', '-z', '-co', '--exclude-standard'];
+
+// Listings are read up to deps.gitListingBytes: `ls-files` past it is cut after its
+// last whole name, as the walk cuts a listing past its file limit (marked truncated);
+// `status` past it fails (a file left out of it would read as unchanged), and each
+// source that wanted it reports the part skipped.
 
 function splitNul(raw: string): string[] {
   const list = raw.split('\0');
@@ -146,9 +151,9 @@ export class WorkspaceState {
   walk(): Promise<WalkResult> {
     return this.#walkMemo.get('walk', this.gitFingerprint(), async () => {
       const repo = this.repo();
-      const result = repo
-        ? walkResultFromList(this.root, splitNul(await this.#sharedGit().raw(this.gitArgs(LS_FILES))))
-        : null;
+      const listed = repo ? await this.#listFiles() : undefined;
+      const result = listed ? walkResultFromList(this.root, splitNul(listed.text)) : null;
+      if (result && listed?.cut) result.truncated = true;
       const walk = result ?? (await walkWorkTree(this.root));
       // Arming blocks on every directory: it starts once no source is collecting and goes in
       // slices (workTreeWatcher.ts), so the request's next steps run between them, not behind them.
@@ -199,6 +204,15 @@ export class WorkspaceState {
     });
   }
 
+  async #listFiles(): Promise<{ text: string; cut: boolean }> {
+    try {
+      return await readPrefix(this.#sharedGit(), this.gitArgs(LS_FILES), this.deps.gitListingBytes, '\0');
+    } catch (error) {
+      // The walk is shared by several sources' reports: a fixed reason, never git's own words.
+      throw new GitCommandError(gitErrorReason(error), null);
+    }
+  }
+
   /** One git client for the shared, never-aborted commands (status, listing); made on first need. */
   #sharedGit(): GitRunner {
     this.#git ??= this.deps.git(this.root);
@@ -227,7 +241,10 @@ export class WorkspaceState {
     if (!repo) return Promise.resolve(undefined);
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
       const git = this.#sharedGit();
-      const raw = await git.raw(this.gitArgs(['status', '--porcelain=v1', '-z', '--branch']));
+      const args = this.gitArgs(['status', '--porcelain=v1', '-z', '--branch']);
+      const raw = await readWhole(git, args, this.deps.gitListingBytes).catch((error: unknown) => {
+        throw error instanceof GitCommandError ? error : new GitCommandError(gitErrorReason(error), null);
+      });
       const snapshot = parseStatus(raw, repo.topLevel, this.root);
       this.#dirty = snapshot.entries
         .slice(0, 200)
