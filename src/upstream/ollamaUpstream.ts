@@ -79,15 +79,23 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
         idleTimeoutMs,
       });
       const { context } = timer;
+      // One signal carries the whole call: the timer's, which the caller's aborts too. The client's
+      // own (stream.abort()) is left out of the fetch: streamEvents ends the call through the timer.
+      const unfollow = timer.follow();
+      const client = new Ollama({
+        host: baseUrl,
+        fetch: (input, init) => baseFetch(input, { ...init, signal: timer.signal }),
+      });
 
       let stream: AbortableAsyncIterator<ChatResponse>;
       try {
-        stream = await clientWith([signal, timer.signal]).chat(body);
+        stream = await client.chat(body);
       } catch (error) {
         timer.stop();
+        unfollow();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(stream, timer, makeId);
+      return streamEvents(stream, timer, makeId, unfollow);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {
@@ -120,6 +128,7 @@ async function* streamEvents(
   stream: AbortableAsyncIterator<ChatResponse>,
   timers: StreamTimers,
   makeId: () => string,
+  unfollow: () => void,
 ): AsyncGenerator<UpstreamEvent> {
   const mapper = createOllamaEventMapper(makeId);
   const lines = stream[Symbol.asyncIterator]();
@@ -138,8 +147,10 @@ async function* streamEvents(
   } finally {
     timers.stop();
     timers.watch.stop();
-    // The consumer stopped early (client left, or an error): close this socket only.
-    if (!finished) stream.abort();
+    // The consumer stopped early (client left, or an error): close this socket only. The fetch
+    // carries the timer's signal, not the client's (see chat), so the timer's abort is what closes it.
+    if (!finished) timers.abort();
+    unfollow();
     await lines.return?.();
   }
 }
