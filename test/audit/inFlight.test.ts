@@ -26,8 +26,7 @@ function recordingLogger(): Logger & { events: string[] } {
 /** Above Linux's largest pid_max (2^22): no process has it. */
 const DEAD_PID = 4_194_304 + 17;
 
-const countRows = (path: string, table: string) =>
-  Number(queryRaw(path, `SELECT count(*) AS n FROM ${table}`)[0]?.n);
+const countRows = (path: string, table: string) => Number(queryRaw(path, `SELECT count(*) AS n FROM ${table}`)[0]?.n);
 
 const outcomeOf = (path: string, id: string) =>
   queryRaw(path, 'SELECT outcome FROM snapshots WHERE id = ?', id)[0]?.outcome;
