@@ -7,7 +7,7 @@
 import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
-import { type StreamTimers, startStreamTimers, timedItems } from './callTimers.ts';
+import { type StreamTimers, startStreamTimers } from './callTimers.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { ollamaExtras } from './ollamaGenerate.ts';
@@ -135,7 +135,18 @@ async function* streamEvents(
   const { context } = timers;
   let finished = false;
   try {
-    for await (const line of timedItems(lines, timers)) {
+    // timedItems' loop, written out: one async generator less between the upstream's lines and the client.
+    let answered = false;
+    for (;;) {
+      if (answered) timers.watch.waiting();
+      const next = await lines.next();
+      timers.watch.received();
+      if (next.done) break;
+      if (!answered) {
+        answered = true;
+        timers.stop();
+      }
+      const line = next.value;
       // Set before the last events go out: a consumer may stop right after them, and the answer is complete.
       if (line.done) finished = true;
       yield* mapper.map(line);
