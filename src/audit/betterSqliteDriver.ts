@@ -25,6 +25,9 @@ function openBetterSqlite(path: string, options: DriverOptions): SqlDriver {
     }
     return prepared;
   };
+  // One wrapper per connection: db.transaction(fn) builds four wrapped functions and their properties on
+  // every call, and the audit store runs a transaction for every request's in-flight record.
+  const inTransaction = db.transaction((fn: () => unknown) => fn());
   return {
     exec: (sql) => {
       db.exec(sql);
@@ -42,7 +45,7 @@ function openBetterSqlite(path: string, options: DriverOptions): SqlDriver {
         all: (...params) => (rows ? (prepared.all(...params) as SqlRow[]) : []),
       };
     },
-    transaction: (fn) => db.transaction(fn).immediate(),
+    transaction: <T>(fn: () => T) => inTransaction.immediate(fn) as T,
     pragma: (name, value) => {
       const sql = value === undefined ? name : `${name} = ${value}`;
       const rows = db.pragma(sql) as SqlRow[];

@@ -13,6 +13,24 @@ export interface SnapshotIo {
   read(id: string): Snapshot | undefined;
 }
 
+/**
+ * An in-flight record whose messages are this short keeps them on its own row (as rows did before
+ * message chains): it is written on the request's way to the model, and a chain costs a hash per
+ * message, a lookup and a node in another table (two more B-trees in the commit). The final version
+ * replaces the row and chains the messages as usual; a row left in flight by a crash reads back the same.
+ */
+const IN_FLIGHT_INLINE_CHARS = 2048;
+
+function keptOnRow(snapshot: Snapshot, messages: string[]): boolean {
+  if (snapshot.outcome !== 'in_flight') return false;
+  let chars = 0;
+  for (const message of messages) {
+    chars += message.length;
+    if (chars > IN_FLIGHT_INLINE_CHARS) return false;
+  }
+  return true;
+}
+
 export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
   const insertBlob = db.prepare(
     'INSERT INTO blobs (sha256, text, bytes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
@@ -33,7 +51,7 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
         insertBlob.run(context.key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);
       }
       const messages = encodeMessages(snapshot.forwarded, context);
-      const chain = dedupe === 'all' ? writeChain(db, messages) : undefined;
+      const chain = dedupe === 'all' && !keptOnRow(snapshot, messages) ? writeChain(db, messages) : undefined;
       const forwardedJson = chain ? '' : `[${messages.join(',')}]`;
       // Triggers keep the search index and the conversations right when a row is replaced.
       deleteSnapshot.run(snapshot.id);

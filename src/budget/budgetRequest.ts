@@ -122,7 +122,8 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
     available,
     counter,
     itemOverhead: input.itemOverhead,
-    terms: input.terms ?? questionTerms(latestUserText(input.messages)),
+    // Terms only rank items: with none to fit (mode off, a turn with nothing new) the question is not parsed.
+    terms: input.terms ?? (input.items.length > 0 ? questionTerms(latestUserText(input.messages)) : undefined),
   });
   const trimmedCount = context.report.reduce((sum, entry) => sum + entry.trimmed.length, 0);
   if (trimmedCount > 0) warnings.push(`${plural(trimmedCount, 'context item')} trimmed or dropped to fit the budget`);

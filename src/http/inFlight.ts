@@ -10,11 +10,24 @@ import { fixedError } from '../shared/errors.ts';
 /** The answer of a request that shutdown turned away or cut off. */
 export class ShuttingDownError extends fixedError(503, 'server_error', 'server_shutting_down') {}
 
+/** What signalOf needs of Node's response: whether it finished before its connection closed. */
+export interface ClientSide {
+  once(event: 'close', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+  readonly destroyed: boolean;
+}
+
+/** The reason @hono/node-server gives the request's signal when the client leaves. */
+const CLIENT_GONE = 'Client connection prematurely closed.';
+
 export interface InFlight {
   /** Counts each request until its handler is done; once stopping, answers 503 instead. */
   readonly middleware: MiddlewareHandler;
-  /** What the pipeline watches for this request: the client leaving, or shutdown ending it. */
-  signalOf(request: Request): AbortSignal;
+  /**
+   * What the pipeline watches for this request: the client leaving, or shutdown ending it. With
+   * Node's response at hand (`outgoing`), the client leaving is seen on it directly.
+   */
+  signalOf(request: Request, outgoing?: ClientSide): AbortSignal;
   readonly size: number;
   readonly stopping: boolean;
   /** Turn new requests away from now on. */
@@ -53,9 +66,21 @@ export function createInFlight(): InFlight {
 
   return {
     middleware,
-    signalOf(request) {
+    signalOf(request, outgoing) {
       const own = running.get(request);
       if (!own) return request.signal;
+      if (outgoing) {
+        // As @hono/node-server decides it for the request's own signal (a response closed before it
+        // finished), without building that signal: one more AbortController and an EventTarget
+        // listener per request, on the way to the model.
+        const onClose = () => {
+          if (!outgoing.writableFinished) own.abort(CLIENT_GONE);
+        };
+        // Closed already (the client left while its body was read): its 'close' has been and gone.
+        if (outgoing.destroyed) onClose();
+        else outgoing.once('close', onClose);
+        return own.signal;
+      }
       // The client leaving aborts the request's own controller: one signal for both, without the
       // AbortSignal.any (a new signal, weak references, a finalizer) every chat paid for.
       const client = request.signal;

@@ -24,7 +24,7 @@ export type MintedIdVariables = { requestIdMinted: boolean };
 
 /** What the pipeline watches for this request: the client leaving, or shutdown ending it. */
 export function requestSignal(c: Context<RouteEnv>, inFlight: InFlight | undefined): AbortSignal {
-  return inFlight?.signalOf(c.req.raw) ?? c.req.raw.signal;
+  return inFlight?.signalOf(c.req.raw, nodeResponseOf(c)) ?? c.req.raw.signal;
 }
 
 export const SSE_HEADERS = {

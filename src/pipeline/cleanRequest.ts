@@ -69,7 +69,12 @@ export function upstreamParams(request: ChatRequest, kind: UpstreamKind): Record
   );
 }
 
-async function cleanField(value: unknown, path: string, walk: Walk): Promise<Cleaned> {
+/**
+ * Synchronous unless a string in the field must go through the redactor (or, below it, a container
+ * holds such a field): most fields of a chat (role, content, stream, the sampling options) are only
+ * looked up in the table, and a promise for each cost every request a chain of microtasks.
+ */
+function cleanField(value: unknown, path: string, walk: Walk): Cleaned | Promise<Cleaned> {
   const rule = ruleFor(path);
   if (!rule) {
     walk.unknownFields += 1;
@@ -88,33 +93,42 @@ async function cleanField(value: unknown, path: string, walk: Walk): Promise<Cle
       return typeof value === 'string' && rule.values?.includes(value) ? value : DROP;
     case 'image':
       return normalizeImage(value);
-    case 'redact': {
-      try {
-        const { out, counts } = await redactField(value, walk.redactor);
-        for (const [rule, n] of Object.entries(counts)) walk.counts[rule] = (walk.counts[rule] ?? 0) + n;
-        return out;
-      } catch {
-        walk.unscannable.add(path);
-        return DROP;
-      }
-    }
+    case 'redact':
+      return redactInto(value, path, walk);
+  }
+}
+
+async function redactInto(value: unknown, path: string, walk: Walk): Promise<Cleaned> {
+  try {
+    const { out, counts } = await redactField(value, walk.redactor);
+    for (const [rule, n] of Object.entries(counts)) walk.counts[rule] = (walk.counts[rule] ?? 0) + n;
+    return out;
+  } catch {
+    walk.unscannable.add(path);
+    return DROP;
   }
 }
 
 /** An object's keys or an array's elements, each by its own rule. */
-async function walkContainer(value: unknown, path: string, walk: Walk): Promise<Cleaned> {
+function walkContainer(value: unknown, path: string, walk: Walk): Cleaned | Promise<Cleaned> {
   if (Array.isArray(value)) {
-    const items = await Promise.all(value.map((item) => cleanField(item, `${path}[]`, walk)));
-    return items.filter((item) => item !== DROP);
+    const items = value.map((item) => cleanField(item, `${path}[]`, walk));
+    return whenSettled(items, (done) => done.filter((item) => item !== DROP));
   }
   if (value === null || typeof value !== 'object') return DROP;
-  const entries = await Promise.all(
-    Object.entries(value).map(
-      async ([key, child]) => [key, await cleanField(child, path === '' ? key : `${path}.${key}`, walk)] as const,
+  const entries = Object.entries(value);
+  const children = entries.map(([key, child]) => cleanField(child, path === '' ? key : `${path}.${key}`, walk));
+  return whenSettled(children, (done) =>
+    // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
+    Object.fromEntries(
+      entries.map(([key], i) => [key, done[i]] as const).filter(([, child]) => child !== DROP && child !== undefined),
     ),
   );
-  // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
-  return Object.fromEntries(entries.filter(([, child]) => child !== DROP && child !== undefined));
+}
+
+/** `then` of the values, at once when none is a promise. */
+function whenSettled<T>(values: (Cleaned | Promise<Cleaned>)[], then: (done: Cleaned[]) => T): T | Promise<T> {
+  return values.some((value) => value instanceof Promise) ? Promise.all(values).then(then) : then(values);
 }
 
 type FieldMemo = LRUCache<string, { json: string; counts: Record<string, number> }>;

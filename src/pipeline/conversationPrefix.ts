@@ -37,8 +37,14 @@ const SLICE_CHARS = 1 << 20;
 /** What one message costs besides its text (a hash of its own), in the same units. */
 const MESSAGE_COST = 256;
 
+/** The last workspace's key: a server answers for one workspace nearly always, and this is a hash per request. */
+let lastWorkspace: { workspace: string; key: string } | undefined;
+
 function workspaceKey(workspace: string): string {
-  return createHash('sha256').update('ctxproxy-conversation\0').update(workspace).digest('hex');
+  if (lastWorkspace?.workspace === workspace) return lastWorkspace.key;
+  const key = createHash('sha256').update('ctxproxy-conversation\0').update(workspace).digest('hex');
+  lastWorkspace = { workspace, key };
+  return key;
 }
 
 /** keys[k] is the key of the first k messages; keys[0] is the workspace alone. */

@@ -15,6 +15,11 @@ export interface FirstByteTimer {
   stop(): void;
   /** Ends the call from our side (a stall, the consumer left). */
   abort(): void;
+  /**
+   * From now on the caller's signal aborts `signal` too (with its reason), so `signal` alone can
+   * carry the call; returns the function that stops following.
+   */
+  follow(): () => void;
   /** What classifyUpstreamFailure needs to know about this call. */
   context(): UpstreamFailureContext;
 }
@@ -40,6 +45,17 @@ export function startFirstByteTimer(call: FirstByteCall): FirstByteTimer {
     signal: local.signal,
     stop: () => clearTimeout(timer),
     abort: () => local.abort(),
+    follow() {
+      // A listener where AbortSignal.any would add a signal (weak references, a finalizer) to every call.
+      const caller = call.signal;
+      if (caller.aborted) {
+        local.abort(caller.reason);
+        return () => {};
+      }
+      const onAbort = () => local.abort(caller.reason);
+      caller.addEventListener('abort', onAbort, { once: true });
+      return () => caller.removeEventListener('abort', onAbort);
+    },
     context: () => ({
       kind: call.kind,
       baseUrl: call.baseUrl,

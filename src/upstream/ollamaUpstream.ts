@@ -7,7 +7,7 @@
 import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
-import { type StreamTimers, startStreamTimers, timedItems } from './callTimers.ts';
+import { type StreamTimers, startStreamTimers } from './callTimers.ts';
 import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { ollamaExtras } from './ollamaGenerate.ts';
@@ -79,15 +79,23 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
         idleTimeoutMs,
       });
       const { context } = timer;
+      // One signal carries the whole call: the timer's, which the caller's aborts too. The client's
+      // own (stream.abort()) is left out of the fetch: streamEvents ends the call through the timer.
+      const unfollow = timer.follow();
+      const client = new Ollama({
+        host: baseUrl,
+        fetch: (input, init) => baseFetch(input, { ...init, signal: timer.signal }),
+      });
 
       let stream: AbortableAsyncIterator<ChatResponse>;
       try {
-        stream = await clientWith([signal, timer.signal]).chat(body);
+        stream = await client.chat(body);
       } catch (error) {
         timer.stop();
+        unfollow();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(stream, timer, makeId);
+      return streamEvents(stream, timer, makeId, unfollow);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {
@@ -120,13 +128,25 @@ async function* streamEvents(
   stream: AbortableAsyncIterator<ChatResponse>,
   timers: StreamTimers,
   makeId: () => string,
+  unfollow: () => void,
 ): AsyncGenerator<UpstreamEvent> {
   const mapper = createOllamaEventMapper(makeId);
   const lines = stream[Symbol.asyncIterator]();
   const { context } = timers;
   let finished = false;
   try {
-    for await (const line of timedItems(lines, timers)) {
+    // timedItems' loop, written out: one async generator less between the upstream's lines and the client.
+    let answered = false;
+    for (;;) {
+      if (answered) timers.watch.waiting();
+      const next = await lines.next();
+      timers.watch.received();
+      if (next.done) break;
+      if (!answered) {
+        answered = true;
+        timers.stop();
+      }
+      const line = next.value;
       // Set before the last events go out: a consumer may stop right after them, and the answer is complete.
       if (line.done) finished = true;
       yield* mapper.map(line);
@@ -138,8 +158,10 @@ async function* streamEvents(
   } finally {
     timers.stop();
     timers.watch.stop();
-    // The consumer stopped early (client left, or an error): close this socket only.
-    if (!finished) stream.abort();
+    // The consumer stopped early (client left, or an error): close this socket only. The fetch
+    // carries the timer's signal, not the client's (see chat), so the timer's abort is what closes it.
+    if (!finished) timers.abort();
+    unfollow();
     await lines.return?.();
   }
 }

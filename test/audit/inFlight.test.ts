@@ -26,6 +26,8 @@ function recordingLogger(): Logger & { events: string[] } {
 /** Above Linux's largest pid_max (2^22): no process has it. */
 const DEAD_PID = 4_194_304 + 17;
 
+const countRows = (path: string, table: string) => Number(queryRaw(path, `SELECT count(*) AS n FROM ${table}`)[0]?.n);
+
 const outcomeOf = (path: string, id: string) =>
   queryRaw(path, 'SELECT outcome FROM snapshots WHERE id = ?', id)[0]?.outcome;
 
@@ -68,6 +70,53 @@ describe('in-flight records and a database that cannot take writes', () => {
     assert.ok(logger.events.includes('audit.interrupted'));
     next.settleInFlight('aborted');
     assert.equal(outcomeOf(temp.path(), 'mine'), 'aborted', 'a shutdown settles its own rows');
+    await next.close();
+  });
+
+  it('a short in-flight record keeps its messages on its row, a long one chains them; both read back as sent', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const short = makeSnapshot({
+      id: 'short',
+      outcome: 'in_flight',
+      contextBlock: undefined,
+      forwarded: [{ role: 'user', content: 'question number 1' }],
+    });
+    const long = makeSnapshot({
+      id: 'long',
+      outcome: 'in_flight',
+      contextBlock: undefined,
+      forwarded: [
+        { role: 'user', content: `first ${'x'.repeat(3000)}` },
+        { role: 'assistant', content: 'answer' },
+        { role: 'user', content: 'second' },
+      ],
+    });
+    await Promise.all([store.saveInFlight(short), store.saveInFlight(long)]);
+    const head = (id: string) => queryRaw(temp.path(), 'SELECT messages_head FROM snapshots WHERE id = ?', id)[0];
+    assert.equal(head('short')?.messages_head, null, 'on its row: no chain written before the prompt leaves');
+    assert.equal(typeof head('long')?.messages_head, 'string', 'a long history is chained at once');
+    assert.equal(countRows(temp.path(), 'message_nodes'), 3);
+    assert.deepStrictEqual(store.get('short'), short);
+    assert.deepStrictEqual(store.get('long'), long);
+
+    const final = { ...short, outcome: 'ok' as const, reply: { content: 'hi', finishReason: 'stop' as const } };
+    store.save(final);
+    await store.flush();
+    assert.equal(typeof head('short')?.messages_head, 'string', 'the final version chains its messages');
+    assert.equal(countRows(temp.path(), 'message_nodes'), 4);
+    assert.deepStrictEqual(store.get('short'), final);
+    await store.close();
+
+    // Cut off in flight: the row of a writer that is gone reads back with its messages.
+    const writer = openAuditStore({ path: temp.path() });
+    const cut = makeSnapshot({ id: 'cut', outcome: 'in_flight', forwarded: [{ role: 'user', content: 'cut off' }] });
+    await writer.saveInFlight(cut);
+    await writer.close();
+    const raw = openRaw(temp.path());
+    raw.prepare("UPDATE snapshots SET writer_pid = ? WHERE id = 'cut'").run(DEAD_PID);
+    raw.close();
+    const next = openAuditStore({ path: temp.path() });
+    assert.deepStrictEqual(next.get('cut'), { ...cut, outcome: 'interrupted' });
     await next.close();
   });
 

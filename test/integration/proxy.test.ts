@@ -504,6 +504,42 @@ describe('client abort', () => {
   });
 });
 
+describe('client abort before the answer', () => {
+  test('a client that leaves while the model has not answered closes the upstream request; the snapshot says aborted', async () => {
+    fake.reply(MODEL, { hangBeforeHeaders: true });
+    try {
+      const index = fake.chats.length;
+      const controller = new AbortController();
+      const pending = client.chat.completions
+        .create(
+          { model: MODEL, stream: true, messages: [{ role: 'user', content: 'leave before the answer' }] },
+          { signal: controller.signal, maxRetries: 0 },
+        )
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      // Bounded poll: the prompt reached the model (the in-flight record is on disk by then).
+      for (let i = 0; i < 250 && fake.chats.length === index; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(fake.chats.length, index + 1, 'the prompt reached the fake');
+      controller.abort();
+      assert.ok(await pending, 'the client saw its abort');
+      // Only the client leaving can end this call: the fake never answers, the first-byte timer is 30 s.
+      await fake.closed(index);
+      const inFlight = proxy.store.list({ limit: 5 }).find((summary) => summary.question === 'leave before the answer');
+      assert.ok(inFlight, 'the request is in the log');
+      let snapshot = proxy.store.get(inFlight.id);
+      for (let i = 0; i < 50 && snapshot?.outcome === 'in_flight'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        snapshot = proxy.store.get(inFlight.id);
+      }
+      assert.equal(snapshot?.outcome, 'aborted');
+    } finally {
+      fake.reply(MODEL, {});
+    }
+  });
+});
+
 describe('models, health and the audit row', () => {
   test('/v1/models lists each model and its +mode variants', async () => {
     const list = await client.models.list();
