@@ -42,6 +42,14 @@ export interface GitSourceOptions {
   diffBytes?: number | undefined;
   diffFileBytes?: number | undefined;
   diffReadBytes: number;
+  /**
+   * Files larger than this are not diffed at all: git reports them as binary
+   * (`core.bigFileThreshold`), and the diffstat gives their sizes. Diffing one
+   * costs git time in proportion to its size (more for a file built to be
+   * slow) and its lines would be cut to `diffFileBytes` anyway; past the read
+   * limit, it would also hide the edits git lists after it.
+   */
+  diffBigFileBytes: number;
   /** Commits always shown; more when the branch has more since it left the default branch. */
   logCount: number;
   /** Commits of the branch shown at most. */
@@ -55,6 +63,7 @@ export const defaultGitOptions: GitSourceOptions = {
   logChars: 2_000,
   diffChars: 12_000,
   diffReadBytes: 64 * 1024 * 1024,
+  diffBigFileBytes: 8 * 1024 * 1024,
   logCount: 10,
   branchLogMax: 50,
   timeoutMs: 5_000,
@@ -160,9 +169,14 @@ export function createGitSource(
             fileBytes: opts.diffFileBytes ?? 4 * opts.diffChars,
             readBytes: opts.diffReadBytes,
           };
+          const bigFiles = ['-c', `core.bigFileThreshold=${opts.diffBigFileBytes}`];
           const diff = (args: string[]) => {
             git ??= deps.git(ws.root, signal);
-            return readKept(git, ws.gitArgs(['diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]), diffKeeper(diffLimits));
+            return readKept(
+              git,
+              ws.gitArgs([...bigFiles, 'diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]),
+              diffKeeper(diffLimits),
+            );
           };
           // Files inside untracked folders: asked only when the status shows such a folder.
           const untracked = want('git.untracked')
@@ -180,7 +194,7 @@ export function createGitSource(
             settle(
               want('git.diffstat')
                 ? run(
-                    unborn ? ['diff', ...NO_DRIVERS, '--cached', '--stat'] : ['diff', ...NO_DRIVERS, 'HEAD', '--stat'],
+                    [...bigFiles, 'diff', ...NO_DRIVERS, ...(unborn ? ['--cached'] : ['HEAD']), '--stat'],
                     textBytes(opts.diffstatChars),
                   )
                 : none,

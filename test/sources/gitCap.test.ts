@@ -1,4 +1,5 @@
-// Hostile or huge repositories: a diff of tens of megabytes is read only up to
+// Hostile or huge repositories: a file over the big-file size is not diffed (named,
+// with its size in the diffstat); a diff of tens of megabytes is read only up to
 // its byte limit and shows as truncated; one git command failing costs its own
 // part, with a reason in fixed words (git's stderr quotes the repository); a
 // status too large to read is a skip, not a failed source.
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import type { SourceResult } from '../../src/shared/types.ts';
 import { createFilesSource } from '../../src/sources/files.ts';
-import { createGitSource } from '../../src/sources/git.ts';
+import { createGitSource, type GitSourceOptions } from '../../src/sources/git.ts';
 import { type GitRunner, spawnGit } from '../../src/sources/gitRunner.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
@@ -23,8 +24,15 @@ after(() => {
 
 const GIT_PARTS = ['git.branch', 'git.status', 'git.log', 'git.diffstat', 'git.diff.unstaged'];
 
-async function collectGit(dir: string, deps = testDeps()): Promise<SourceResult> {
-  const source = createGitSource(deps, new Workspaces(deps));
+/** Big files diffed like any other: what the byte limits alone do with a huge change. */
+const DIFF_ALL = { diffBigFileBytes: 1024 * 1024 * 1024 };
+
+async function collectGit(
+  dir: string,
+  deps = testDeps(),
+  options: Partial<GitSourceOptions> = {},
+): Promise<SourceResult> {
+  const source = createGitSource(deps, new Workspaces(deps), options);
   return source.collect(input(dir, { wanted: GIT_PARTS }), signal);
 }
 
@@ -55,9 +63,25 @@ function hugeChange() {
   return repo;
 }
 
-test('a 40 MB change: its first lines are kept, the small edit after it arrives, the item is truncated', async () => {
+test('a 40 MB change is not diffed: named with its size, the small edit after it arrives, git barely read', async () => {
   const repo = hugeChange();
-  const result = await collectGit(repo.dir);
+  const { factory, counter } = countingSpawn();
+  const result = await collectGit(repo.dir, testDeps({ git: factory }));
+  assert.deepEqual(result.items.map((item) => item.key).sort(), [...GIT_PARTS].sort());
+  const diff = result.items.find((item) => item.key === 'git.diff.unstaged');
+  assert.ok(diff);
+  assert.match(diff.text, /\+stop\(\);/, 'the small edit after the huge one');
+  assert.match(diff.text, /logs\/build\.log/, 'the huge file is named');
+  assert.doesNotMatch(diff.text, /build step ok/, 'none of its lines');
+  const stat = result.items.find((item) => item.key === 'git.diffstat');
+  assert.match(stat?.text ?? '', /logs\/build\.log \| Bin 6 -> \d+ bytes/, 'the diffstat gives its size');
+  assert.ok(counter.bytes < 64 * 1024, `read ${counter.bytes} bytes`);
+  assert.equal(result.skipped, undefined);
+});
+
+test('a 40 MB change diffed (big-file size raised): its first lines are kept, the small edit after it arrives, the item is truncated', async () => {
+  const repo = hugeChange();
+  const result = await collectGit(repo.dir, testDeps(), DIFF_ALL);
   assert.deepEqual(result.items.map((item) => item.key).sort(), [...GIT_PARTS].sort());
   const diff = result.items.find((item) => item.key === 'git.diff.unstaged');
   assert.ok(diff);
@@ -73,7 +97,7 @@ test('past the read limit git is stopped: a few megabytes read, the diff truncat
   const repo = hugeChange();
   const { factory, counter } = countingSpawn();
   const deps = testDeps({ git: factory });
-  const source = createGitSource(deps, new Workspaces(deps), { diffReadBytes: 1024 * 1024 });
+  const source = createGitSource(deps, new Workspaces(deps), { ...DIFF_ALL, diffReadBytes: 1024 * 1024 });
   const result = await source.collect(input(repo.dir, { wanted: GIT_PARTS }), signal);
   assert.deepEqual(result.items.map((item) => item.key).sort(), [...GIT_PARTS].sort());
   const diff = result.items.find((item) => item.key === 'git.diff.unstaged');
