@@ -58,7 +58,8 @@ export function machineWrittenText(text: string): string | undefined {
 /** Why a file's changed lines are not worth (or not allowed) showing; undefined when they are. */
 export function skipReason(file: DiffFile, isNeverRead: (rel: string) => boolean): string | undefined {
   if (isNeverRead(file.path)) return 'never read (a secret by nature)';
-  if (/^(Binary files |GIT binary patch)/m.test(file.header)) return 'binary';
+  // git says binary for a file over its big-file size too (git.ts sets one for diffs).
+  if (/^(Binary files |GIT binary patch)/m.test(file.header)) return 'binary or too large to diff';
   const byName = machineWrittenName(file.path);
   if (byName) return byName;
   for (const hunk of file.hunks) {
@@ -190,7 +191,8 @@ export function renderDiff(
   const skipped = all.filter((file) => file.skip !== undefined);
   if (skipped.length > 0) {
     out.push(
-      `(changed lines not shown: ${skipped.map((f) => `${f.path} [${f.skip}, ${counts(f.hunks)}]`).join('; ')})`,
+      // A file git shows no lines of (binary, or over the big-file size) has no counts to give.
+      `(changed lines not shown: ${skipped.map((f) => `${f.path} [${f.hunks.length > 0 ? `${f.skip}, ${counts(f.hunks)}` : f.skip}]`).join('; ')})`,
     );
   }
   return { text: out.join('\n'), truncated };

@@ -102,7 +102,7 @@ describe('git source: changed lines, untracked files, branch commits', () => {
       assert.doesNotMatch(text, new RegExp(hidden));
     }
     assert.match(text, /package-lock\.json \[lockfile, \+2\/-1\]/);
-    assert.match(text, /logo\.png \[binary/);
+    assert.match(text, /logo\.png \[binary or too large to diff\]/);
     assert.match(text, /gen\/api\.ts \[generated \(@generated\)/);
     assert.match(text, /\.env \[never read \(a secret by nature\)/);
   });
