@@ -14,6 +14,7 @@ import { createSymbolsSource } from '../../../src/sources/symbols/source.ts';
 import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { until } from '../../support/poll.ts';
 import { input, realNeverRead, signal, testDeps } from '../input.ts';
 
 const plans = loadPlans();
@@ -38,11 +39,6 @@ after(() => {
   clearInterval(keepAlive);
   repo.cleanup();
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(condition(), what);
-}
 
 /** Counts the batches the build sends to the worker. */
 class CountingHost extends ParseHost {

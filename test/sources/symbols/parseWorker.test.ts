@@ -21,6 +21,7 @@ import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/s
 import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { until } from '../../support/poll.ts';
 import { input, realNeverRead, signal, testDeps } from '../input.ts';
 
 const gitAware = loadPlans()['git-aware'].entries.map((entry) => entry.items);
@@ -45,11 +46,6 @@ after(() => {
   clearInterval(keepAlive);
   repo.cleanup();
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(condition(), what);
-}
 
 function sourceFor(options: Partial<SymbolsOptions>) {
   const deps = testDeps();
