@@ -4,6 +4,7 @@
 import type { AuditStoreFull } from './audit/store.ts';
 import { endQuietlyOnClosedPipe } from './cli/closedPipe.ts';
 import { type CommandLine, checkServeArguments, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
+import type { SettingsFile } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
 
 // Everything else is imported by the command that needs it: `--help` must not pay for
@@ -16,6 +17,7 @@ const err = (text: string) => process.stderr.write(text);
 export async function main(argv: string[]): Promise<number> {
   let line: CommandLine;
   let settings: Settings;
+  let settingsFiles: SettingsFile[];
   endQuietlyOnClosedPipe(process.stdout, (code) => process.exit(code));
   try {
     line = parseCommandLine(argv);
@@ -28,8 +30,17 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (line.command === 'serve') checkServeArguments(line.rest);
-    const { loadSettings } = await import('./config/loadSettings.ts');
-    settings = loadSettings({ flags: line.flags, configFlag: line.configFlag, env: process.env, cwd: process.cwd() });
+    const { loadSettingsReport, ignoredKeysWarning } = await import('./config/loadSettings.ts');
+    ({ settings, files: settingsFiles } = loadSettingsReport({
+      flags: line.flags,
+      configFlag: line.configFlag,
+      env: process.env,
+      cwd: process.cwd(),
+    }));
+    for (const file of settingsFiles) {
+      const warning = ignoredKeysWarning(file);
+      if (warning) err(`ctxproxy: ${warning}\n`);
+    }
     if (line.command === 'serve' || line.command === 'preview') {
       const { checkWorkspace } = await import('./cli/startupChecks.ts');
       checkWorkspace(settings.workspace);
@@ -48,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     switch (line.command) {
       case 'serve': {
         const { runServeCommand } = await import('./cli/serveCommand.ts');
-        return await runServeCommand(settings, { out, err });
+        return await runServeCommand(settings, { out, err }, settingsFiles);
       }
       case 'redact': {
         const [{ runRedactCommand }, { createRedactor }] = await Promise.all([

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { OPTION_SPECS } from '../config/optionSpecs.ts';
 import type { SettingKey } from '../config/options.ts';
+import { WORKSPACE_KEYS } from '../config/settingOwners.ts';
 
 export const COMMANDS = ['serve', 'preview', 'redact', 'audit'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -104,9 +105,12 @@ Usage:
   ctxproxy audit export [--since T] [--format jsonl]
   ctxproxy audit prune --older-than 30d [--max-db-mb N] [--yes]
 
-Options (each also an environment variable and a key of ctxproxy.config.json):
+Options (each also an environment variable and a key of your config file):
 ${options.join('\n')}
-  ${'--config FILE'.padEnd(30)} settings file (ctxproxy.config.json in the workspace) [CTXPROXY_CONFIG]
+  ${'--config FILE'.padEnd(30)} your settings file ($XDG_CONFIG_HOME/ctxproxy/config.json, else ~/.config/ctxproxy/config.json) [CTXPROXY_CONFIG]
   ${'--help'.padEnd(30)} this text
+
+A workspace's ctxproxy.config.json may set only ${WORKSPACE_KEYS.join(', ')}
+(what cannot hurt you); any other key in it is ignored, with a warning.
 `;
 }

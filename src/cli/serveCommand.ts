@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { openAuditStore } from '../audit/store.ts';
 import type { AuditStoreFull, AuditStoreOptions } from '../audit/types.ts';
-import { SettingsError } from '../config/loadSettings.ts';
+import { SettingsError, type SettingsFile } from '../config/loadSettings.ts';
 import type { Settings } from '../config/options.ts';
 import { createApp } from '../http/app.ts';
 import { auditRoutes } from '../http/auditRoutes.ts';
@@ -133,7 +133,11 @@ export interface ServeIo {
 }
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
-export async function runServeCommand(settings: Settings, io: ServeIo): Promise<number> {
+export async function runServeCommand(
+  settings: Settings,
+  io: ServeIo,
+  settingsFiles: readonly SettingsFile[] = [],
+): Promise<number> {
   const logger = createLogger();
   const running = await createServer({ settings, logger, warm: true });
   // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
@@ -157,7 +161,8 @@ export async function runServeCommand(settings: Settings, io: ServeIo): Promise<
     `ctxproxy listening on ${running.url}/v1\n` +
       `  upstream  ${settings.upstream} (${settings.upstreamKind})\n` +
       `  workspace ${settings.workspace}\n` +
-      `  audit     ${settings.db} (browse ${running.url}/audit)\n`,
+      `  audit     ${settings.db} (browse ${running.url}/audit)\n` +
+      `  settings  ${describeSettingsFiles(settingsFiles)}\n`,
   );
   if (!isLoopback(settings.host) && !settings.authToken) {
     io.out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
@@ -169,6 +174,17 @@ export async function runServeCommand(settings: Settings, io: ServeIo): Promise<
   await running.close(hurry.signal);
   logger.info('server.stopped', {});
   return 0;
+}
+
+/** Which files the settings came from, so that a setting obeyed from an unexpected place shows. */
+function describeSettingsFiles(files: readonly SettingsFile[]): string {
+  if (files.length === 0) return 'no settings file (defaults, environment and flags only)';
+  return files
+    .map((file) => {
+      const ignored = file.ignored.length > 0 ? `, ignored ${file.ignored.join(', ')}` : '';
+      return `${file.path} (${file.role === 'user' ? 'yours' : `workspace: only its safe keys${ignored}`})`;
+    })
+    .join('; ');
 }
 
 /** How long a forced stop waits for the cut-off requests and the last audit write. */

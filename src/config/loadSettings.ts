@@ -1,11 +1,21 @@
-// Resolves settings from flags, environment and config file into one validated
+// Resolves settings from flags, environment and config files into one validated
 // object. A wrong value gets one line naming the option and where it came from.
+//
+// Two files may be read. The user's own (`--config FILE`, else
+// $XDG_CONFIG_HOME/ctxproxy/config.json, else ~/.config/ctxproxy/config.json)
+// may set every key. The workspace's ctxproxy.config.json is the repository's,
+// often a stranger's: it may set only the keys settingOwners.ts gives the
+// workspace; any other key in it is ignored, and named in one warning line.
+// Order, weakest first: defaults, workspace file, user file, environment, flags.
+// An X-Ctx-Workspace folder's file is never read: settings are fixed at start.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
 import { OPTION_SPECS } from './optionSpecs.ts';
 import { type SettingKey, type Settings, settingsSchema } from './options.ts';
+import { SETTING_OWNERS, WORKSPACE_KEYS } from './settingOwners.ts';
 
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
@@ -21,26 +31,62 @@ export interface SettingsInput {
   readFile?: (file: string) => string;
 }
 
+/** A settings file that was read, and what of it was not obeyed. */
+export interface SettingsFile {
+  path: string;
+  /** `user`: every key counts; `workspace`: only the keys a repository may set. */
+  role: 'user' | 'workspace';
+  /** Keys present in the file and ignored (a workspace file's user-only or unknown keys). */
+  ignored: string[];
+}
+
+export interface LoadedSettings {
+  settings: Settings;
+  /** The files read, in the order they were applied. */
+  files: SettingsFile[];
+}
+
+/** The file name looked for at the top of the workspace. */
+export const WORKSPACE_CONFIG_NAME = 'ctxproxy.config.json';
+
 type Origin = { where: string; value: unknown };
 
 export function loadSettings(input: SettingsInput): Settings {
+  return loadSettingsReport(input).settings;
+}
+
+export function loadSettingsReport(input: SettingsInput): LoadedSettings {
   const readFile = input.readFile ?? ((file: string) => readFileSync(file, 'utf8'));
   const origins = new Map<string, Origin>();
   const merged: Record<string, unknown> = {};
+  const files: SettingsFile[] = [];
   const put = (key: string, value: unknown, where: string) => {
     merged[key] = value;
     origins.set(key, { where, value });
   };
 
-  const workspaceHint = pick(input.flags.workspace) ?? input.env.CTXPROXY_WORKSPACE ?? input.cwd;
-  const configFile = input.configFlag ?? input.env.CTXPROXY_CONFIG;
-  const configPath = configFile
-    ? path.resolve(input.cwd, configFile)
-    : path.join(path.resolve(input.cwd, workspaceHint), 'ctxproxy.config.json');
-  if (configFile || existsSync(configPath)) {
-    for (const [key, value] of Object.entries(readConfigFile(configPath, readFile))) {
-      put(key, value, `config file ${configPath} (key "${key}")`);
+  const explicit = input.configFlag ?? input.env.CTXPROXY_CONFIG;
+  const userPath = explicit ? path.resolve(input.cwd, explicit) : defaultUserConfigPath(input.env);
+  const userData = explicit || existsSync(userPath) ? readConfigFile(userPath, readFile) : undefined;
+
+  const workspaceHint =
+    pick(input.flags.workspace) ??
+    input.env.CTXPROXY_WORKSPACE ??
+    (typeof userData?.workspace === 'string' ? userData.workspace : undefined) ??
+    input.cwd;
+  const workspacePath = path.join(path.resolve(input.cwd, workspaceHint), WORKSPACE_CONFIG_NAME);
+  // A user who names the workspace's file with --config has vouched for it: it is read once, as theirs.
+  if (!(userData && samePath(userPath, workspacePath)) && existsSync(workspacePath)) {
+    const ignored: string[] = [];
+    for (const [key, value] of Object.entries(readConfigFile(workspacePath, readFile))) {
+      if (!(WORKSPACE_KEYS as readonly string[]).includes(key)) ignored.push(key);
+      else put(key, value, `workspace config file ${workspacePath} (key "${key}")`);
     }
+    files.push({ path: workspacePath, role: 'workspace', ignored });
+  }
+  if (userData) {
+    for (const [key, value] of Object.entries(userData)) put(key, value, `config file ${userPath} (key "${key}")`);
+    files.push({ path: userPath, role: 'user', ignored: [] });
   }
 
   if (input.env.OLLAMA_HOST && !input.env.CTXPROXY_UPSTREAM) {
@@ -64,7 +110,39 @@ export function loadSettings(input: SettingsInput): Settings {
   if (!parsed.success) throw new SettingsError(describeSettingsIssue(parsed.error, origins));
   const settings = parsed.data;
   settings.allowedRoots = settings.allowedRoots.map((root) => path.resolve(workspace, root));
-  return settings;
+  return { settings, files };
+}
+
+/** `$XDG_CONFIG_HOME/ctxproxy/config.json` (an absolute XDG_CONFIG_HOME only, as the spec says), else `~/.config/…`. */
+export function defaultUserConfigPath(env: Record<string, string | undefined>): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || homedir(), '.config');
+  return path.join(base, 'ctxproxy', 'config.json');
+}
+
+/**
+ * One line for the user about a workspace file's keys that were not obeyed, or undefined.
+ * Unknown keys are named apart: they may be a typo, not an attack.
+ */
+export function ignoredKeysWarning(file: SettingsFile): string | undefined {
+  if (file.ignored.length === 0) return undefined;
+  const userOnly = file.ignored.filter((key) => Object.hasOwn(SETTING_OWNERS, key));
+  const unknown = file.ignored.filter((key) => !Object.hasOwn(SETTING_OWNERS, key));
+  const parts = [
+    userOnly.length > 0 &&
+      `${userOnly.join(', ')} (only the user sets these: a flag, the environment or ~/.config/ctxproxy/config.json)`,
+    unknown.length > 0 && `${unknown.join(', ')} (not settings)`,
+  ].filter(Boolean);
+  return `ignoring ${parts.join('; ')} in ${file.path}; a workspace file may set only ${WORKSPACE_KEYS.join(', ')}`;
+}
+
+function samePath(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 function pick(value: string | boolean | undefined): string | undefined {

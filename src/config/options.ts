@@ -43,7 +43,10 @@ const browserOrigin = z
   )
   .transform((value) => (/^https?:/.test(value) ? new URL(value).origin : value));
 
-/** The resolved settings. Each field is also a key of ctxproxy.config.json. */
+/**
+ * The resolved settings. Each field is also a key of the user's config file; which of them a
+ * workspace's ctxproxy.config.json may set is decided in settingOwners.ts.
+ */
 export const settingsSchema = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
@@ -89,6 +92,8 @@ export const settingsSchema = z
     allowedOrigins: commaList(browserOrigin).default([]),
     /** When the audit log cannot be written: off, answer with X-Ctx-Warning; on, refuse chats with 503. */
     requireAudit: z.boolean().default(false),
+    /** Globs never to open, on top of rules/never-read.json (same syntax); they can only add to it. */
+    neverRead: z.array(z.string().trim().min(1).max(500)).max(500).default([]),
   })
   .strict();
 

@@ -55,7 +55,8 @@ export interface PipelineDepsInput {
 export async function createPipelineDeps(input: PipelineDepsInput): Promise<PipelineDeps> {
   const { store, overrides = {} } = input;
   const logger = input.logger ?? silentLogger;
-  const redactor = overrides.redactor ?? (await createRedactor({ warm: input.warm }));
+  const redactor =
+    overrides.redactor ?? (await createRedactor({ warm: input.warm, extraNeverRead: input.settings.neverRead }));
   if (input.warm) setTimeout(warmTokenizer, 0);
   // Files that are secrets by nature are never opened: the sources ask the redactor's list.
   const sourceSet = overrides.sources

@@ -33,6 +33,8 @@ export interface PipelineSettings {
   models: Readonly<Record<string, { window: number }>>;
   /** Refuse (503) rather than answer a request the audit log cannot record. */
   requireAudit?: boolean | undefined;
+  /** More never-read globs, on top of rules/never-read.json. */
+  neverRead?: readonly string[] | undefined;
 }
 
 export interface PipelineDeps {

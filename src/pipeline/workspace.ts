@@ -30,7 +30,7 @@ export function resolveWorkspace(
   const inside = roots.some((root) => real === root || real.startsWith(`${root}${path.sep}`));
   if (!inside) {
     throw new BadRequestError(
-      `X-Ctx-Workspace "${header}" is outside the allowed roots; add it to "allowedRoots" in ctxproxy.config.json.`,
+      `X-Ctx-Workspace "${header}" is outside the allowed roots; add it to "allowedRoots" in your config file (~/.config/ctxproxy/config.json).`,
       'workspace_not_allowed',
     );
   }

@@ -27,6 +27,8 @@ export interface RedactorOptions {
   rulesDir?: string | undefined;
   /** The never-read list; default `rules/never-read.json` of this package. */
   neverReadFile?: string | undefined;
+  /** More never-read globs (the `neverRead` setting); they only add to the list. */
+  extraNeverRead?: readonly string[] | undefined;
   /** A scan that takes longer rejects with RedactionTimeoutError (the caller drops the item). Default 2000. */
   timeoutMs?: number | undefined;
   /** Run secretlint's preset as a second guard. Default true; false only for measurements. */
@@ -82,7 +84,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const useSecretlint = options.secretlint ?? true;
   const rules = loadRedactionRules(options.rulesDir ?? DEFAULT_RULES_DIR, fs, readDerivedRules(fs));
-  const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs);
+  const isNeverRead = loadNeverRead(options.neverReadFile ?? DEFAULT_NEVER_READ_FILE, fs, options.extraNeverRead);
   const scanner = createScanner(rules, options.without);
   if (options.checkExamples) {
     const noDeadline: Deadline = { check() {} };

@@ -300,14 +300,23 @@ export function loadRedactionRules(
   return rules;
 }
 
-export function loadNeverRead(file: string, fs: RuleFs = realRuleFs): (relativePath: string) => boolean {
+/**
+ * `extra` (the `neverRead` setting, which a workspace may set) only adds to the list: the file's
+ * exceptions do not apply to it, so it can never make a file readable.
+ */
+export function loadNeverRead(
+  file: string,
+  fs: RuleFs = realRuleFs,
+  extra: readonly string[] = [],
+): (relativePath: string) => boolean {
   const spec: NeverReadSpec = parseJsonFile(file, neverReadFileSchema, fs);
   const blocked = globMatcher(spec.patterns);
   const allowed = spec.exceptions.length > 0 ? globMatcher(spec.exceptions) : () => false;
+  const alsoBlocked = extra.length > 0 ? globMatcher([...extra]) : () => false;
   return (relativePath) => {
     // Judge every path segment's tail too, so `a/.aws/credentials` and
     // `keys/id_rsa` match whatever prefix the workspace adds.
     const path = relativePath.replaceAll('\\', '/').replace(/^\.\//, '');
-    return blocked(path) && !allowed(path);
+    return (blocked(path) && !allowed(path)) || alsoBlocked(path);
   };
 }

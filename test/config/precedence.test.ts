@@ -1,23 +1,29 @@
 // Where each setting comes from: a flag beats its environment variable, which
-// beats the config file, which beats the default. Read through a real config
-// file in a temporary workspace, the way `ctxproxy serve` finds it.
+// beats the user's config file, which beats the default. Read through a real
+// config file in a temporary config folder ($XDG_CONFIG_HOME), the way
+// `ctxproxy serve` finds it.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadSettings, SettingsError } from '../../src/config/loadSettings.ts';
 
 const workspace = mkdtempSync(path.join(tmpdir(), 'ctxproxy-precedence-'));
-after(() => rmSync(workspace, { recursive: true, force: true }));
+const configHome = mkdtempSync(path.join(tmpdir(), 'ctxproxy-precedence-xdg-'));
+after(() => {
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(configHome, { recursive: true, force: true });
+});
+mkdirSync(path.join(configHome, 'ctxproxy'));
 writeFileSync(
-  path.join(workspace, 'ctxproxy.config.json'),
+  path.join(configHome, 'ctxproxy', 'config.json'),
   JSON.stringify({ port: 5001, mode: 'deep', upstream: 'http://127.0.0.1:7001' }),
 );
 
 const load = (flags: Parameters<typeof loadSettings>[0]['flags'], env: Record<string, string> = {}) =>
-  loadSettings({ flags, env, cwd: workspace });
+  loadSettings({ flags, env: { XDG_CONFIG_HOME: configHome, ...env }, cwd: workspace });
 
 describe('settings precedence', () => {
   it('takes the default when nothing names a setting', () => {
@@ -71,10 +77,23 @@ describe('settings precedence', () => {
     );
   });
 
-  it('finds the config file through --config before the workspace default', () => {
+  it('finds the config file through --config before the one in the config folder', () => {
     const other = path.join(workspace, 'other.json');
     writeFileSync(other, JSON.stringify({ port: 5004 }));
-    assert.equal(loadSettings({ flags: {}, configFlag: 'other.json', env: {}, cwd: workspace }).port, 5004);
-    assert.equal(loadSettings({ flags: {}, env: { CTXPROXY_CONFIG: other }, cwd: workspace }).port, 5004);
+    const env = { XDG_CONFIG_HOME: configHome };
+    assert.equal(loadSettings({ flags: {}, configFlag: 'other.json', env, cwd: workspace }).port, 5004);
+    assert.equal(loadSettings({ flags: {}, env: { ...env, CTXPROXY_CONFIG: other }, cwd: workspace }).port, 5004);
+  });
+
+  it('falls back to ~/.config/ctxproxy/config.json when XDG_CONFIG_HOME is unset', () => {
+    assert.equal(loadSettings({ flags: {}, env: { HOME: path.dirname(configHome) }, cwd: workspace }).port, 4141);
+    const home = mkdtempSync(path.join(tmpdir(), 'ctxproxy-precedence-home-'));
+    try {
+      mkdirSync(path.join(home, '.config', 'ctxproxy'), { recursive: true });
+      writeFileSync(path.join(home, '.config', 'ctxproxy', 'config.json'), JSON.stringify({ port: 5005 }));
+      assert.equal(loadSettings({ flags: {}, env: { HOME: home }, cwd: workspace }).port, 5005);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

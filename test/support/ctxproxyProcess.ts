@@ -23,11 +23,17 @@ function chooseBin(build: string | undefined): string {
   return fileURLToPath(new URL('../../bin/ctxproxy.js', import.meta.url));
 }
 
+/**
+ * A config folder that does not exist: the child reads no user config file (the developer's
+ * ~/.config/ctxproxy/config.json would otherwise count) unless a test sets XDG_CONFIG_HOME itself.
+ */
+export const NO_USER_CONFIG_HOME = fileURLToPath(new URL('../fixtures/no-user-config-home/', import.meta.url));
+
 /** Environment without the developer's own ctxproxy or Ollama settings. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('CTXPROXY_') || key === 'OLLAMA_HOST') delete env[key];
-  return { ...env, ...extra };
+  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG_HOME, ...extra };
 }
 
 /** Runs the command to its end: exit code and everything it wrote; `input` is its standard input. */
