@@ -3,6 +3,10 @@
 // count and by size, oldest forgotten first. A restart forgets everything; the
 // client is then told to resend the conversation in `input`.
 //
+// Each response is kept under the scope that made it (the workspace, and the
+// token where the server has one): asked for from another scope it is unknown,
+// so a conversation about one repository cannot be carried into another.
+//
 // Why keep them at all: the AI SDK's default `openai` provider sends earlier
 // tool calls as `item_reference`s, and `previous_response_id` is how the
 // Responses API continues a conversation. Holding a few hundred small
@@ -26,11 +30,17 @@ export interface ResponseMemoryOptions {
 interface Held {
   entry: RememberedResponse;
   itemIds: string[];
+  scope: string;
+}
+
+interface HeldItem {
+  item: ResponseItem;
+  scope: string;
 }
 
 export class ResponseMemory {
   private readonly responses: LRUCache<string, Held>;
-  private readonly items = new Map<string, ResponseItem>();
+  private readonly items = new Map<string, HeldItem>();
   readonly maxResponses: number;
 
   constructor(options: ResponseMemoryOptions = {}) {
@@ -45,21 +55,24 @@ export class ResponseMemory {
     });
   }
 
-  remember(id: string, entry: RememberedResponse, output: ResponseItem[]): void {
+  /** `scope`: who may use it again (see responseScope in responsesInput.ts). */
+  remember(id: string, entry: RememberedResponse, output: ResponseItem[], scope: string): void {
     const size = JSON.stringify(entry.history).length + JSON.stringify(output).length;
     if (size > this.responses.maxSize) return;
     const itemIds = output.flatMap((item) => (typeof item.id === 'string' ? [item.id] : []));
     // Stored first: replacing an earlier response of this id forgets its items before these are added.
-    this.responses.set(id, { entry, itemIds }, { size: Math.max(1, size) });
-    for (const item of output) if (typeof item.id === 'string') this.items.set(item.id, item);
+    this.responses.set(id, { entry, itemIds, scope }, { size: Math.max(1, size) });
+    for (const item of output) if (typeof item.id === 'string') this.items.set(item.id, { item, scope });
   }
 
-  /** Oldest forgotten first: reading a response does not make it younger. */
-  response(id: string): RememberedResponse | undefined {
-    return this.responses.peek(id)?.entry;
+  /** Oldest forgotten first: reading a response does not make it younger. Another scope's is unknown. */
+  response(id: string, scope: string): RememberedResponse | undefined {
+    const held = this.responses.peek(id);
+    return held?.scope === scope ? held.entry : undefined;
   }
 
-  item(id: string): ResponseItem | undefined {
-    return this.items.get(id);
+  item(id: string, scope: string): ResponseItem | undefined {
+    const held = this.items.get(id);
+    return held?.scope === scope ? held.item : undefined;
   }
 }

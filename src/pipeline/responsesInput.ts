@@ -9,17 +9,31 @@ import type { ResponseItem, ResponsesRequest } from '../shared/responsesRequest.
 import type { ChatMessage, ContentPart, ToolDefinition } from '../shared/types.ts';
 import type { ResponseMemory } from './responseMemory.ts';
 import { type PipelineDeps, type PipelineInput, type PipelineResult, runPipeline } from './runPipeline.ts';
+import { resolveWorkspace } from './workspace.ts';
 
 export interface ResponsesInput {
   body: ResponsesRequest;
   headers: PipelineInput['headers'];
   requestId: string;
   signal: AbortSignal;
+  /** Who is asking, where the server has a token (a digest of the one presented); absent without one. */
+  credential?: string | undefined;
 }
 
 export interface ResponsesRun extends PipelineResult {
   /** The conversation as chat messages without the instructions: what the memory keeps. */
   history: ChatMessage[];
+  /** Where this response may be continued from (the memory's scope). */
+  scope: string;
+}
+
+/**
+ * The workspace the request reads (its X-Ctx-Workspace, resolved as the pipeline does) and the
+ * credential: a stored response is found again only by requests with the same two.
+ */
+export function responseScope(input: Pick<ResponsesInput, 'headers' | 'credential'>, deps: PipelineDeps): string {
+  const workspace = resolveWorkspace(input.headers.workspace, deps.settings, deps.fs);
+  return `${workspace}\u0000${input.credential ?? ''}`;
 }
 
 export async function runResponses(
@@ -27,21 +41,23 @@ export async function runResponses(
   deps: PipelineDeps,
   memory: ResponseMemory,
 ): Promise<ResponsesRun> {
-  const { request, history } = toChatRequest(input.body, memory);
+  const scope = responseScope(input, deps);
+  const { request, history } = toChatRequest(input.body, memory, scope);
   const result = await runPipeline(
     { request, headers: input.headers, requestId: input.requestId, signal: input.signal },
     deps,
   );
-  return { ...result, history };
+  return { ...result, history, scope };
 }
 
 export function toChatRequest(
   body: ResponsesRequest,
   memory: ResponseMemory,
+  scope: string,
 ): { request: ChatRequest; history: ChatMessage[] } {
-  const earlier = previousHistory(body.previous_response_id, memory);
+  const earlier = previousHistory(body.previous_response_id, memory, scope);
   const given = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input ?? []);
-  const history = itemsToMessages(given, memory, earlier);
+  const history = itemsToMessages(given, memory, scope, earlier);
   const messages: ChatMessage[] = body.instructions
     ? [{ role: 'system', content: body.instructions }, ...history]
     : history;
@@ -66,12 +82,13 @@ export function toChatRequest(
   return { request, history };
 }
 
-function previousHistory(id: string | null | undefined, memory: ResponseMemory): ChatMessage[] {
+/** Unknown, forgotten, or made in another workspace: the same answer, which tells nothing of the others. */
+function previousHistory(id: string | null | undefined, memory: ResponseMemory, scope: string): ChatMessage[] {
   if (!id) return [];
-  const previous = memory.response(id);
+  const previous = memory.response(id, scope);
   if (!previous) {
     throw new BadRequestError(
-      `previous_response_id "${id}" is not known to this ctxproxy: it keeps the last ${memory.maxResponses} responses in memory only, and forgets them on restart (and those sent with store: false). Resend the whole conversation in input instead.`,
+      `previous_response_id "${id}" is not known to this ctxproxy: it keeps the last ${memory.maxResponses} responses in memory only, and forgets them on restart (and those sent with store: false); a response is known only to requests for the workspace that made it. Resend the whole conversation in input instead.`,
       'previous_response_not_found',
       'previous_response_id',
     );
@@ -83,11 +100,12 @@ function previousHistory(id: string | null | undefined, memory: ResponseMemory):
 export function itemsToMessages(
   items: ResponseItem[],
   memory: ResponseMemory,
+  scope: string,
   start: ChatMessage[] = [],
 ): ChatMessage[] {
   const messages = [...start];
   for (const raw of items) {
-    const item = raw.type === 'item_reference' ? referenced(raw, memory) : raw;
+    const item = raw.type === 'item_reference' ? referenced(raw, memory, scope) : raw;
     if (item === undefined) continue;
     const type = item.type ?? 'message';
     if (type === 'message') messages.push(toMessage(item));
@@ -116,9 +134,9 @@ export function itemsToMessages(
  * references when `store` is on. Reasoning is never sent to the model, so an
  * unknown reasoning reference is skipped; any other unknown one is a 400.
  */
-function referenced(reference: ResponseItem, memory: ResponseMemory): ResponseItem | undefined {
+function referenced(reference: ResponseItem, memory: ResponseMemory, scope: string): ResponseItem | undefined {
   const id = requiredString(reference, 'id');
-  const item = memory.item(id);
+  const item = memory.item(id, scope);
   if (!item && id.startsWith('rs_')) return undefined;
   if (!item) {
     throw new BadRequestError(
