@@ -7,17 +7,25 @@
 //   4. a request with a body must say `Content-Type: application/json`, so that
 //      the "simple" requests a page may send anywhere without asking (no-cors
 //      fetch, sendBeacon, a form) cannot run a chat. The audit sign-in form is
-//      the one exception, and only from the audit page's own origin.
+//      the one exception, and only from the audit page's own origin;
+//   5. with a token, an address that keeps sending wrong ones waits (429, see
+//      authThrottle.ts): the routes note each check, the guard counts them.
 // Refusals are counted and logged with sizes only; the audit log stores nothing
 // of them (app.ts checks the `accessRefused` variable set here).
 
 import type { Context, MiddlewareHandler } from 'hono';
-import { ForbiddenError, type ProxyError, UnsupportedMediaTypeError } from '../shared/errors.ts';
+import {
+  ForbiddenError,
+  type ProxyError,
+  TooManyAuthFailuresError,
+  UnsupportedMediaTypeError,
+} from '../shared/errors.ts';
 import { bareHostName } from '../shared/hostName.ts';
 import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
+import { type AuthThrottle, tokenCheckOf } from './authThrottle.ts';
 
-export const REFUSAL_REASONS = ['remote-address', 'host', 'origin', 'content-type'] as const;
+export const REFUSAL_REASONS = ['remote-address', 'host', 'origin', 'content-type', 'auth-throttle'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export type AccessGuardVariables = {
@@ -37,6 +45,8 @@ export interface AccessGuardOptions {
   remoteAddress: (c: Context) => string | undefined;
   /** POST paths that take an HTML form (the audit sign-in and sign-out), accepted from the same origin only. */
   formPaths?: readonly string[] | undefined;
+  /** With a token: slows down addresses that keep getting it wrong. */
+  authThrottle?: AuthThrottle | undefined;
   logger: Logger;
 }
 
@@ -60,7 +70,13 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
   ]);
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const formPaths = new Set(options.formPaths ?? []);
-  const counts: Record<RefusalReason, number> = { 'remote-address': 0, host: 0, origin: 0, 'content-type': 0 };
+  const counts: Record<RefusalReason, number> = {
+    'remote-address': 0,
+    host: 0,
+    origin: 0,
+    'content-type': 0,
+    'auth-throttle': 0,
+  };
 
   const refuse = (c: Context, reason: RefusalReason, error: ProxyError): never => {
     counts[reason] += 1;
@@ -86,6 +102,21 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         new ForbiddenError(
           'ctxproxy serves only clients on this machine unless it is started with an auth token (CTXPROXY_AUTH_TOKEN).',
           'remote_client_not_allowed',
+        ),
+      );
+    }
+
+    const { authThrottle } = options;
+    const address = options.remoteAddress(c) ?? 'unknown';
+    const waitMs = authThrottle?.waitMs(address) ?? 0;
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      c.header('Retry-After', String(seconds));
+      refuse(
+        c,
+        'auth-throttle',
+        new TooManyAuthFailuresError(
+          `Too many wrong auth tokens from this address; try again in ${seconds} s. Every request from it waits until then.`,
         ),
       );
     }
@@ -151,6 +182,8 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
       }
     }
     await next();
+    const check = tokenCheckOf(c);
+    if (authThrottle && check) authThrottle.record(address, check === 'right');
   };
 
   return {

@@ -12,6 +12,7 @@ import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { createAccessGuard } from './accessGuard.ts';
 import { AUDIT_FORM_PATHS } from './auditRoutes.ts';
+import { createAuthThrottle, noteTokenCheck } from './authThrottle.ts';
 import { completionsRoutes } from './completionsRoute.ts';
 import { embeddingsRoutes } from './embeddingsRoute.ts';
 import { hasBearer, requireBearer } from './guards.ts';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
     allowedOrigins: deps.allowedOrigins,
     remoteClientsAllowed: deps.authToken !== undefined,
     remoteAddress,
+    authThrottle: deps.authToken === undefined ? undefined : createAuthThrottle(),
     formPaths: AUDIT_FORM_PATHS,
     logger: deps.logger,
   });
@@ -76,7 +78,13 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
 
   app.get('/healthz', async (c) => {
     // With a token, a caller without it learns only that ctxproxy is up (not where the upstream is).
-    if (deps.authToken && !hasBearer(c.req.header('authorization'), deps.authToken)) return c.json({ status: 'ok' });
+    if (deps.authToken) {
+      const header = c.req.header('authorization');
+      const right = hasBearer(header, deps.authToken);
+      // A wrong token here would tell right from wrong by the answer's size: it counts as a guess.
+      if (header !== undefined) noteTokenCheck(c, right);
+      if (!right) return c.json({ status: 'ok' });
+    }
     const reachable = await upstream
       .listModels(AbortSignal.timeout(2000))
       .then(() => true)

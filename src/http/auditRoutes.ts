@@ -18,6 +18,7 @@ import { CONTENT_SECURITY_POLICY } from '../ui/pageAssets.ts';
 import { LoginPage, NotFoundPage } from '../ui/simplePages.tsx';
 import { conversationTurns, listPage } from '../ui/snapshotPaging.ts';
 import { type AuditSessions, auditSessions, DEFAULT_SESSION_TTL_MS } from './auditSessions.ts';
+import { noteTokenCheck } from './authThrottle.ts';
 
 export interface AuditRoutesDeps {
   store: AuditStore;
@@ -48,7 +49,10 @@ function isAuthorized(c: Context, token: string, sessions: AuditSessions): boole
   if (sessions.has(getCookie(c, AUDIT_SESSION_COOKIE))) return true;
   const header = c.req.header('authorization');
   const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
-  return bearer !== undefined && sameSecret(bearer.trim(), token);
+  if (bearer === undefined) return false;
+  const right = sameSecret(bearer.trim(), token);
+  noteTokenCheck(c, right);
+  return right;
 }
 
 const securityHeaders: MiddlewareHandler = async (c, next) => {
@@ -100,7 +104,9 @@ export function auditRoutes(deps: AuditRoutesDeps): Hono {
     const next = safeNext(typeof form.next === 'string' ? form.next : undefined);
     if (authToken === undefined) return c.redirect(next, 303);
     const given = typeof form.token === 'string' ? form.token : '';
-    if (!sameSecret(given, authToken)) return c.html(LoginPage({ next, failed: true }), 401);
+    const right = sameSecret(given, authToken);
+    noteTokenCheck(c, right);
+    if (!right) return c.html(LoginPage({ next, failed: true }), 401);
     setCookie(c, AUDIT_SESSION_COOKIE, sessions.create(), {
       httpOnly: true,
       sameSite: 'Strict',

@@ -4,6 +4,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthError } from '../shared/errors.ts';
 import { sameSecret } from '../shared/sameSecret.ts';
+import { noteTokenCheck } from './authThrottle.ts';
 
 type Middleware = MiddlewareHandler;
 
@@ -19,8 +20,9 @@ export function requireBearer(authToken: string): Middleware {
     const header = c.req.header('authorization') ?? '';
     const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
     if (!token) throw new AuthError('This ctxproxy requires a token: send "Authorization: Bearer <token>".');
-    if (!sameSecret(token, authToken))
-      throw new AuthError('The bearer token is not the one ctxproxy was started with.');
+    const right = sameSecret(token, authToken);
+    noteTokenCheck(c, right);
+    if (!right) throw new AuthError('The bearer token is not the one ctxproxy was started with.');
     await next();
   };
 }

@@ -7,6 +7,7 @@ export type ErrorType =
   | 'not_found_error'
   | 'upstream_error'
   | 'timeout_error'
+  | 'rate_limit_error'
   | 'server_error';
 
 export class ProxyError extends Error {
@@ -46,6 +47,8 @@ export function fixedError(status: number, type: ErrorType, code: string, param:
 }
 
 export class AuthError extends fixedError(401, 'authentication_error', 'invalid_api_key') {}
+/** Too many wrong auth tokens from one address (http/authThrottle.ts). */
+export class TooManyAuthFailuresError extends fixedError(429, 'rate_limit_error', 'too_many_auth_failures') {}
 export class UnsupportedMediaTypeError extends fixedError(415, 'invalid_request_error', 'unsupported_media_type') {}
 export class ContextLengthError extends fixedError(
   400,

@@ -92,7 +92,14 @@ describe('refusals', () => {
     assert.equal(await h.snapshotCount(), before, 'no audit row for a refused request');
 
     const health = (await (await request('/healthz')).json()) as { refused: Record<string, number> };
-    assert.deepEqual(health.refused, { total: 3, 'remote-address': 0, host: 1, origin: 1, 'content-type': 1 });
+    assert.deepEqual(health.refused, {
+      total: 3,
+      'remote-address': 0,
+      host: 1,
+      origin: 1,
+      'content-type': 1,
+      'auth-throttle': 0,
+    });
 
     const refused = logs.filter((line) => line.event === 'http.refused');
     assert.deepEqual(
