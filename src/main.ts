@@ -4,6 +4,7 @@
 import type { AuditStoreFull } from './audit/store.ts';
 import { endQuietlyOnClosedPipe } from './cli/closedPipe.ts';
 import { type CommandLine, checkServeArguments, helpText, parseCommandLine, UsageError } from './cli/commandLine.ts';
+import { safeText } from './cli/terminalText.ts';
 import type { SettingsFile } from './config/loadSettings.ts';
 import type { Settings } from './config/options.ts';
 
@@ -11,8 +12,11 @@ import type { Settings } from './config/options.ts';
 // zod, SQLite, secretlint, the tokenizer or Hono, nor `audit list` for the redactor.
 // commandLine.ts stays light for the same reason (see config/optionSpecs.ts).
 
-const out = (text: string) => process.stdout.write(text);
-const err = (text: string) => process.stderr.write(text);
+// Every command's words pass through safeText (cli/terminalText.ts): names and text from a
+// repository, the model or the log may hold escape sequences. `redact` writes its data raw.
+const rawOut = (text: string) => process.stdout.write(text);
+const out = (text: string) => process.stdout.write(safeText(text));
+const err = (text: string) => process.stderr.write(safeText(text));
 
 export async function main(argv: string[]): Promise<number> {
   let line: CommandLine;
@@ -66,7 +70,13 @@ export async function main(argv: string[]): Promise<number> {
           import('./cli/redactCommand.ts'),
           import('./redact/createRedactor.ts'),
         ]);
-        return await runRedactCommand(line.rest, { redactor: await createRedactor(), stdin: process.stdin, out, err });
+        // A filter: its output is the input, masked, byte for byte (see terminalText.ts).
+        return await runRedactCommand(line.rest, {
+          redactor: await createRedactor(),
+          stdin: process.stdin,
+          out: rawOut,
+          err,
+        });
       }
       case 'audit': {
         const { runAuditCommand } = await import('./cli/auditCommand.ts');
@@ -99,7 +109,7 @@ function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined
     const { createInterface } = await import('node:readline/promises');
     const prompt = createInterface({ input: process.stdin, output: process.stdout });
     try {
-      return /^y(es)?$/i.test((await prompt.question(question)).trim());
+      return /^y(es)?$/i.test((await prompt.question(safeText(question))).trim());
     } finally {
       prompt.close();
     }

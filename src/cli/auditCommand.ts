@@ -5,6 +5,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { AuditStoreFull } from '../audit/types.ts';
 import { formatSnapshot, formatSummaries } from './auditFormat.ts';
+import { safeJson } from './terminalText.ts';
 
 export interface AuditCommandIo {
   store: AuditStoreFull;
@@ -68,7 +69,7 @@ function parse(command: string, args: string[], options: Options) {
   }
 }
 
-const json = (value: unknown) => JSON.stringify(value, null, 2);
+const json = (value: unknown) => safeJson(value, 2);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function list(args: string[], io: AuditCommandIo): number {
@@ -115,7 +116,7 @@ function exportCommand(args: string[], io: AuditCommandIo): number {
   if (sinceText !== undefined && since === undefined) {
     throw new UsageError(`--since: expected an ISO date (2026-11-01) or a duration (7d, 12h), got '${sinceText}'`);
   }
-  for (const snapshot of io.store.export({ since })) io.out(`${JSON.stringify(snapshot)}\n`);
+  for (const snapshot of io.store.export({ since })) io.out(`${safeJson(snapshot)}\n`);
   return 0;
 }
 

@@ -1,16 +1,14 @@
 // Terminal renderings of the audit log for `ctxproxy audit list|show|search`.
 // Text from the model or the client is made safe to print: control characters
-// (escape sequences could rewrite the terminal) are shown as U+FFFD.
+// (escape sequences could rewrite the terminal) are shown as U+FFFD (terminalText.ts;
+// main.ts applies it to all output as well).
 
 import type { ChatMessage, ContextPart, Snapshot, SnapshotSummary } from '../shared/types.ts';
+import { safeText } from './terminalText.ts';
 
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const QUESTION_WIDTH = 60;
 
-/** Keeps newlines and tabs, replaces every other control character. */
-export function safeText(text: string): string {
-  return text.replace(UNSAFE, '\uFFFD');
-}
+export { safeText };
 
 /** One line: whitespace collapsed, cut to `width` with an ellipsis. */
 export function excerpt(text: string, width: number): string {

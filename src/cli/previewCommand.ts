@@ -7,6 +7,7 @@ import { snapshotFields } from '../pipeline/snapshot.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage } from '../shared/types.ts';
+import { safeJson, safeText } from './terminalText.ts';
 
 const NO_MODEL = '(no --model)';
 /** The window assumed without --model: the pipeline's own default for a model it cannot ask about. */
@@ -58,7 +59,7 @@ export async function runPreviewCommand(
   const { modeUsed, request: forwarded } = prepared.assembled;
   if (parsed.values.json) {
     io.out(
-      `${JSON.stringify(
+      `${safeJson(
         {
           model: parsed.values.model ?? null,
           assumedWindow: parsed.values.model === undefined ? PREVIEW_DEFAULT_WINDOW : undefined,
@@ -72,7 +73,6 @@ export async function runPreviewCommand(
           redactions: fields.redactions,
           warnings: fields.warnings,
         },
-        null,
         2,
       )}\n`,
     );
@@ -103,7 +103,8 @@ export async function runPreviewCommand(
   }
   lines.push('', 'forwarded messages:');
   for (const message of forwarded.messages) lines.push('', `── ${message.role} ──`, renderContent(message));
-  io.out(`${lines.join('\n')}\n`);
+  // Names and text from the workspace (a file named with an escape sequence) are shown, never obeyed.
+  io.out(`${safeText(lines.join('\n'))}\n`);
   return 0;
 }
 
