@@ -181,6 +181,7 @@ function describeSettingsFiles(files: readonly SettingsFile[]): string {
   if (files.length === 0) return 'no settings file (defaults, environment and flags only)';
   return files
     .map((file) => {
+      if (file.unreadable) return `${file.path} (workspace: ignored, ${file.unreadable})`;
       const ignored = file.ignored.length > 0 ? `, ignored ${file.ignored.join(', ')}` : '';
       return `${file.path} (${file.role === 'user' ? 'yours' : `workspace: only its safe keys${ignored}`})`;
     })

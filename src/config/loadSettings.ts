@@ -9,7 +9,7 @@
 // Order, weakest first: defaults, workspace file, user file, environment, flags.
 // An X-Ctx-Workspace folder's file is never read: settings are fixed at start.
 
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -38,6 +38,8 @@ export interface SettingsFile {
   role: 'user' | 'workspace';
   /** Keys present in the file and ignored (a workspace file's user-only or unknown keys). */
   ignored: string[];
+  /** Why the whole file was ignored (a workspace file that is not a small regular file), if it was. */
+  unreadable?: string;
 }
 
 export interface LoadedSettings {
@@ -78,11 +80,14 @@ export function loadSettingsReport(input: SettingsInput): LoadedSettings {
   // A user who names the workspace's file with --config has vouched for it: it is read once, as theirs.
   if (!(userData && samePath(userPath, workspacePath)) && existsSync(workspacePath)) {
     const ignored: string[] = [];
-    for (const [key, value] of Object.entries(readConfigFile(workspacePath, readFile))) {
+    const unreadable = notASmallFile(workspacePath);
+    const data = unreadable ? {} : readConfigFile(workspacePath, readFile);
+    if (unreadable) files.push({ path: workspacePath, role: 'workspace', ignored, unreadable });
+    for (const [key, value] of Object.entries(data)) {
       if (!(WORKSPACE_KEYS as readonly string[]).includes(key)) ignored.push(key);
       else put(key, value, `workspace config file ${workspacePath} (key "${key}")`);
     }
-    files.push({ path: workspacePath, role: 'workspace', ignored });
+    if (!unreadable) files.push({ path: workspacePath, role: 'workspace', ignored });
   }
   if (userData) {
     for (const [key, value] of Object.entries(userData)) put(key, value, `config file ${userPath} (key "${key}")`);
@@ -125,6 +130,7 @@ export function defaultUserConfigPath(env: Record<string, string | undefined>): 
  * Unknown keys are named apart: they may be a typo, not an attack.
  */
 export function ignoredKeysWarning(file: SettingsFile): string | undefined {
+  if (file.unreadable) return `ignoring ${file.path}: ${file.unreadable}`;
   if (file.ignored.length === 0) return undefined;
   const userOnly = file.ignored.filter((key) => Object.hasOwn(SETTING_OWNERS, key));
   const unknown = file.ignored.filter((key) => !Object.hasOwn(SETTING_OWNERS, key));
@@ -134,6 +140,27 @@ export function ignoredKeysWarning(file: SettingsFile): string | undefined {
     unknown.length > 0 && `${unknown.join(', ')} (not settings)`,
   ].filter(Boolean);
   return `ignoring ${parts.join('; ')} in ${file.path}; a workspace file may set only ${WORKSPACE_KEYS.join(', ')}`;
+}
+
+/** The largest workspace config file read: a settings file is a few lines. */
+const WORKSPACE_CONFIG_MAX_BYTES = 256 * 1024;
+
+/**
+ * A repository's file could be a link to /dev/zero or to one of your files, a FIFO that never
+ * ends, or a gigabyte of JSON: only a regular file (not a link) of a sane size is read.
+ * Says why not, or undefined.
+ */
+function notASmallFile(file: string): string | undefined {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(file);
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  if (stat.isSymbolicLink()) return 'a symbolic link (a repository may not point ctxproxy at another file)';
+  if (!stat.isFile()) return 'not a regular file';
+  if (stat.size > WORKSPACE_CONFIG_MAX_BYTES) return `larger than ${WORKSPACE_CONFIG_MAX_BYTES / 1024} KiB`;
+  return undefined;
 }
 
 function samePath(a: string, b: string): boolean {

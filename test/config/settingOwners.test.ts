@@ -3,7 +3,8 @@
 // file). Read through real files in a temporary workspace and config folder.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -116,6 +117,31 @@ describe('who may set what', () => {
     });
     assert.equal(settings.port, 4343);
     assert.deepEqual(files, [{ path: workspaceFile, role: 'user', ignored: [] }]);
+  });
+
+  it('reads no workspace file that is a link, a FIFO or a device, or too large: ignored whole, with a warning', () => {
+    const elsewhere = path.join(root, 'mine.json');
+    writeFileSync(elsewhere, JSON.stringify({ mode: 'deep', models: { m: { window: 4096 } } }));
+    const cases: [string, () => void, RegExp][] = [
+      ['a link to another file', () => symlinkSync(elsewhere, workspaceFile), /symbolic link/],
+      ['a link to /dev/zero', () => symlinkSync('/dev/zero', workspaceFile), /symbolic link/],
+      ['a FIFO', () => execFileSync('mkfifo', [workspaceFile]), /not a regular file/],
+      ['a large file', () => writeFileSync(workspaceFile, `{"mode":"deep"${' '.repeat(300 * 1024)}}`), /larger than/],
+    ];
+    for (const [what, make, reason] of cases) {
+      rmSync(workspaceFile, { force: true });
+      rmSync(userFile, { force: true });
+      make();
+      const { settings, files } = loadSettingsReport({
+        flags: {},
+        env: { XDG_CONFIG_HOME: configHome },
+        cwd: workspace,
+      });
+      assert.equal(settings.mode, 'auto', what);
+      assert.equal(files.length, 1, what);
+      assert.match(ignoredKeysWarning(files[0] as never) ?? '', reason, what);
+    }
+    rmSync(workspaceFile, { force: true });
   });
 
   it('is the table in README.md', () => {
