@@ -113,7 +113,12 @@ export function loadSettingsReport(input: SettingsInput): LoadedSettings {
 
   const parsed = settingsSchema.safeParse(merged);
   if (!parsed.success) throw new SettingsError(describeSettingsIssue(parsed.error, origins));
-  const settings = parsed.data;
+  const settings: Settings = parsed.data;
+  // Windows from the repository are ceilings only (see Settings.workspaceModels).
+  if (origins.get('models')?.where.startsWith('workspace ')) {
+    settings.workspaceModels = settings.models;
+    settings.models = {};
+  }
   settings.allowedRoots = settings.allowedRoots.map((root) => path.resolve(workspace, root));
   return { settings, files };
 }

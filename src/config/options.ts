@@ -97,7 +97,14 @@ export const settingsSchema = z
   })
   .strict();
 
-export type Settings = z.infer<typeof settingsSchema>;
-export type SettingKey = keyof Settings;
+export type SettingKey = keyof z.infer<typeof settingsSchema>;
+export type Settings = z.infer<typeof settingsSchema> & {
+  /**
+   * The per-model windows a workspace's config file gave, when the user gave none: they may only
+   * lower what the upstream reports (a stranger's huge window would make Ollama allocate for it).
+   * Not a key of any file: loadSettings.ts moves a workspace's `models` here.
+   */
+  workspaceModels?: Readonly<Record<string, { window: number }>> | undefined;
+};
 
 // The flag table lives in optionSpecs.ts, without zod, so `--help` can print it cheaply.

@@ -34,7 +34,10 @@ export const SETTING_OWNERS: Readonly<Record<SettingKey, SettingOwnership>> = {
   redactMessages: { owner: 'user', why: 'off sends your secrets unmasked' },
   historyOverflow: { owner: 'workspace', why: 'what to do when the conversation does not fit' },
   safetyRatio: { owner: 'workspace', why: 'how full the window is packed (0.1 to 1)' },
-  models: { owner: 'workspace', why: "the models' context windows" },
+  models: {
+    owner: 'workspace',
+    why: "the models' windows; from a workspace they only lower what the upstream reports",
+  },
   allowedRoots: { owner: 'user', why: 'which other folders X-Ctx-Workspace may read' },
   retentionDays: { owner: 'user', why: 'deletes audit snapshots' },
   maxDbMb: { owner: 'user', why: 'deletes audit snapshots' },

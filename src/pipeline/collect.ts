@@ -33,12 +33,18 @@ export async function collect(
 
 const DEFAULT_WINDOW = 8192;
 
-/** The config file's per-model window wins; else the upstream's answer; else a cautious default. */
+/**
+ * The user's per-model window wins; else the upstream's answer, lowered (never raised) by the
+ * workspace's; else the workspace's; else a cautious default.
+ */
 async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
   const configured = deps.settings.models[model]?.window;
   if (configured) return { tokens: configured, assumed: false };
   const reported = await deps.upstream.contextWindow(model).catch(() => undefined);
-  return reported ? { tokens: reported, assumed: false } : { tokens: DEFAULT_WINDOW, assumed: true };
+  const ceiling = deps.settings.workspaceModels?.[model]?.window;
+  if (reported && ceiling) return { tokens: Math.min(reported, ceiling), assumed: false };
+  if (reported || ceiling) return { tokens: (reported || ceiling) as number, assumed: false };
+  return { tokens: DEFAULT_WINDOW, assumed: true };
 }
 
 export interface CollectResult {

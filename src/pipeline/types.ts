@@ -31,6 +31,8 @@ export interface PipelineSettings {
   historyOverflow: 'drop-oldest' | 'error';
   safetyRatio: number;
   models: Readonly<Record<string, { window: number }>>;
+  /** Windows from the workspace's config file: they may lower the upstream's, never raise it. */
+  workspaceModels?: Readonly<Record<string, { window: number }>> | undefined;
   /** Refuse (503) rather than answer a request the audit log cannot record. */
   requireAudit?: boolean | undefined;
   /** More never-read globs, on top of rules/never-read.json. */

@@ -89,7 +89,8 @@ describe('who may set what', () => {
     const safe = { mode: 'deep', models: { m: { window: 4096 } }, neverRead: ['secrets/**'], safetyRatio: 0.5 };
     const { settings } = load({ workspace: safe });
     assert.equal(settings.mode, 'deep');
-    assert.deepEqual(settings.models, { m: { window: 4096 } });
+    assert.deepEqual(settings.models, {}, "a workspace's windows are not the user's");
+    assert.deepEqual(settings.workspaceModels, { m: { window: 4096 } }, 'they are ceilings');
     assert.deepEqual(settings.neverRead, ['secrets/**']);
     assert.equal(settings.safetyRatio, 0.5);
     const both = load({ workspace: safe, user: { mode: 'quick' } });

@@ -4,7 +4,8 @@
 // the repository, the network address, a token it knows. The real `serve`, with
 // a fake home and config folder whose config.json names the user's model server:
 // none of the repository's keys is obeyed, each is named in one warning line,
-// and the keys a repository may set (extra never-read paths) still count.
+// and the keys a repository may set (extra never-read paths) still count, its
+// model windows only as ceilings.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ import { pick, seededRng, UPPER } from '../redact/secretGen.ts';
 import { BIN, cleanEnv } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeDir, makeRepo, type TempDir, type TempRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
 const awsKeyId = `AKIA${pick(seededRng(2412), `${UPPER}234567`, 16)}`;
@@ -55,6 +57,8 @@ before(async () => {
         authToken: 'attacker-known-token',
         retentionDays: 1,
         neverRead: ['private.txt'],
+        // A window far beyond the model's: Ollama would try to allocate for it.
+        models: { [MODEL]: { window: 50_000_000 } },
         mode: 'deep',
       }),
     },
@@ -122,15 +126,26 @@ describe("a repository's ctxproxy.config.json", () => {
   test('does not choose the upstream, switch redaction off, or set a token', async () => {
     // No token is needed: the repository's token is not the server's.
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'anything', maxRetries: 0 });
-    await client.chat.completions.create({
-      model: MODEL,
-      messages: [{ role: 'user', content: `my key is ${awsKeyId}; what is in private.txt?` }],
-    });
+    const { response } = await client.chat.completions
+      .create({
+        model: MODEL,
+        messages: [{ role: 'user', content: `my key is ${awsKeyId}; what is in private.txt?` }],
+      })
+      .withResponse();
     assert.equal(attacker.chats.length, 0, "nothing reached the repository's model server");
     const sent = JSON.stringify(user.chats.at(-1)?.body ?? {});
     assert.ok(sent.length > 2, "the user's model server got the chat");
     assert.ok(!sent.includes(awsKeyId), 'the key in the message was redacted');
     assert.ok(!sent.includes(PRIVATE_MARKER), "the repository's own extra never-read path was obeyed");
+    // The snapshot says which window the budget used: the model's, not the repository's 50 M.
+    const id = response.headers.get('x-ctx-snapshot-id');
+    let snapshot: { budget?: { window: number } } | undefined;
+    await until(async () => {
+      const found = await fetch(`${url}/api/audit/snapshots/${id}`);
+      snapshot = found.status === 200 ? ((await found.json()) as typeof snapshot) : undefined;
+      return snapshot !== undefined;
+    }, 'the snapshot to be written');
+    assert.equal(snapshot?.budget?.window, 32768, "the repository's window may only lower the model's");
   });
 
   test("does not let the repository's web origin or Host in", async () => {
