@@ -182,7 +182,7 @@ function describeSettingsFiles(files: readonly SettingsFile[]): string {
   return files
     .map((file) => {
       if (file.unreadable) return `${file.path} (workspace: ignored, ${file.unreadable})`;
-      const ignored = file.ignored.length > 0 ? `, ignored ${file.ignored.join(', ')}` : '';
+      const ignored = file.ignored.length > 0 ? `, ignored ${file.ignored.length} key(s): see the warning` : '';
       return `${file.path} (${file.role === 'user' ? 'yours' : `workspace: only its safe keys${ignored}`})`;
     })
     .join('; ');

@@ -108,6 +108,15 @@ describe('who may set what', () => {
     assert.throws(() => load({ user: { modee: 'deep' } }), /unknown key\(s\) modee/);
   });
 
+  it("keeps the warning one short line however many and however long the file's keys are", () => {
+    const keys = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`${'k'.repeat(1000)}\n${i}`, 1]));
+    const { files } = load({ workspace: keys });
+    const warning = ignoredKeysWarning(files[0] as never) ?? '';
+    assert.doesNotMatch(warning, /\n/);
+    assert.ok(warning.length < 2000, `${warning.length} characters`);
+    assert.match(warning, /and 80 more/);
+  });
+
   it('trusts the workspace file in full when the user names it with --config', () => {
     writeFileSync(workspaceFile, JSON.stringify({ port: 4343 }));
     const { settings, files } = loadSettingsReport({

@@ -108,6 +108,33 @@ describe('a stored Responses conversation stays in its workspace', () => {
   });
 });
 
+describe("an X-Ctx-Workspace folder's own ctxproxy.config.json", () => {
+  test('is never read: it cannot switch redaction off for its requests', async () => {
+    repoB.write('ctxproxy.config.json', JSON.stringify({ redactMessages: false, mode: 'off' }));
+    const proxy = await startProxy({
+      upstreamUrl: fake.url,
+      workspace: repoA.dir,
+      settings: { allowedRoots: [path.dirname(repoB.dir)] },
+    });
+    try {
+      const secret = `ghp_${'A1b2C3d4E5'.repeat(3)}123456`;
+      const before = fake.chats.length;
+      const response = await fetch(`${proxy.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-ctx-workspace': repoB.dir },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: `my token ${secret}` }] }),
+      });
+      assert.equal(response.status, 200);
+      await response.text();
+      assert.ok(fake.chats.length > before);
+      assert.ok(!sentSince(before).includes(secret), 'still redacted');
+    } finally {
+      await proxy.close();
+      repoB.write('ctxproxy.config.json', '{}');
+    }
+  });
+});
+
 describe('an allowed root of /', () => {
   test('admits X-Ctx-Workspace anywhere (root + separator was `//`)', async () => {
     const proxy = await startProxy({ upstreamUrl: fake.url, workspace: repoA.dir, settings: { allowedRoots: ['/'] } });
