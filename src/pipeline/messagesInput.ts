@@ -74,6 +74,8 @@ export function toChatRequest(body: MessagesRequest | CountTokensRequest): {
   }
   const effort = reasoningEffort(body);
   if (effort !== undefined) request.reasoning_effort = effort;
+  const format = responseFormat(body);
+  if (format) request.response_format = format;
   if ('max_tokens' in body) addSampling(request, body as MessagesRequest);
 
   for (const [what, count] of mapping.leftOut) {
@@ -259,18 +261,33 @@ function toChatToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>): 
   }
 }
 
-/** thinking (enabled, adaptive, disabled) or output_config.effort → reasoning_effort, as Ollama maps them to `think`. */
+/**
+ * thinking or output_config.effort → reasoning_effort, as Ollama maps them to
+ * `think`: disabled turns it off, any other thinking type (enabled, adaptive,
+ * between_tools …) turns it on, at the effort asked for or medium.
+ */
 function reasoningEffort(body: MessagesRequest | CountTokensRequest): string | undefined {
   const type = body.thinking?.type;
   if (type === 'disabled') return 'none';
   const effort = body.output_config?.effort?.toLowerCase().trim();
   const level = effort === 'max' || effort === 'xhigh' ? 'high' : effort;
   const known = level === 'low' || level === 'medium' || level === 'high' ? level : undefined;
-  if (type === 'enabled' || type === 'adaptive') return known ?? 'medium';
-  if (type !== undefined) {
-    throw new BadRequestError('thinking.type must be enabled, adaptive or disabled.', 'invalid_request', 'thinking');
-  }
+  if (type !== undefined) return known ?? 'medium';
   return known;
+}
+
+/** output_config.format (structured outputs) → response_format json_schema, which Ollama takes as `format`. */
+function responseFormat(body: MessagesRequest | CountTokensRequest): ChatRequest['response_format'] {
+  const format = body.output_config?.format;
+  if (format === undefined || format === null) return undefined;
+  if (format.type !== 'json_schema' || typeof format.schema !== 'object' || format.schema === null) {
+    throw new BadRequestError(
+      'output_config.format must be {"type":"json_schema","schema":{…}}.',
+      'invalid_request',
+      'output_config',
+    );
+  }
+  return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
 }
 
 const KNOWN_BLOCKS = [

@@ -39,7 +39,14 @@ const fields = {
     .nullable()
     .optional(),
   /** Newer clients say how hard to think here instead of a thinking budget. */
-  output_config: z.object({ effort: z.string().nullable().optional() }).passthrough().nullable().optional(),
+  output_config: z
+    .object({
+      effort: z.string().nullable().optional(),
+      format: z.record(z.string(), z.unknown()).nullable().optional(),
+    })
+    .passthrough()
+    .nullable()
+    .optional(),
 };
 
 export const messagesRequestSchema = z
