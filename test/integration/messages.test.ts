@@ -110,6 +110,26 @@ describe('messages.create', () => {
     assert.doesNotMatch(JSON.stringify(snapshot), /ghp_/);
   });
 
+  test('the beta route Claude Code calls (/v1/messages?beta=true, anthropic-beta headers) is the same route', async () => {
+    const { data, response } = await client.beta.messages
+      .create({
+        model: MODEL,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'hi' }],
+        betas: ['some-beta-2025-01-01'],
+      })
+      .withResponse();
+    assert.equal(response.status, 200);
+    assert.deepEqual(data.content, [{ type: 'text', text: DEFAULT_FAKE_CONTENT }]);
+    const raw = await post(
+      '/v1/messages?beta=true',
+      { model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] },
+      { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'some-beta-2025-01-01' },
+    );
+    assert.equal(raw.status, 200);
+    assert.equal(((await raw.json()) as { type: string }).type, 'message');
+  });
+
   test('max_tokens reached is stop_reason max_tokens', async () => {
     fake.reply(MODEL, { content: 'cut short', doneReason: 'length' });
     try {
