@@ -48,5 +48,7 @@ export function anthropicErrorBody(error: ProxyError): {
   type: 'error';
   error: { type: AnthropicErrorType; message: string };
 } {
-  return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } };
+  // Anthropic words an overflow "prompt is too long: …", and Claude Code compacts the conversation on it.
+  const message = error.code === 'context_length_exceeded' ? `prompt is too long: ${error.message}` : error.message;
+  return { type: 'error', error: { type: anthropicErrorType(error.status), message } };
 }

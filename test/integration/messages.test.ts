@@ -466,6 +466,20 @@ describe('errors in Anthropic shape, still audited', () => {
     assert.equal((error.error as { type: string; error: { type: string } }).error.type, 'not_found_error');
   });
 
+  test('a prompt over the window is a 400 that reads "prompt is too long", on which Claude Code compacts', async () => {
+    const error = await client.messages
+      .create({
+        model: 'llama3.2:3b',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'word '.repeat(40_000) }],
+      })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof Anthropic.BadRequestError, String(error));
+    const body = error.error as { type: string; error: { type: string; message: string } };
+    assert.equal(body.error.type, 'invalid_request_error');
+    assert.match(body.error.message, /^prompt is too long: /);
+  });
+
   test('an unknown /v1/messages path is a 404 in Anthropic shape', async () => {
     const response = await post('/v1/messages/batches', {});
     assert.equal(response.status, 404);
