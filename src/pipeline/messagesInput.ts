@@ -36,7 +36,7 @@ export async function countMessageTokens(
   input: Omit<MessagesInput, 'body'> & { body: CountTokensRequest },
   deps: PipelineDeps,
 ): Promise<{ inputTokens: number; modeUsed: string; warnings: string[] }> {
-  const { request, warnings } = toChatRequest(input.body);
+  const { request, warnings } = promptRequest(input.body);
   // No num_ctx is sent, so none is remembered as the model's loaded window.
   const prepared = await prepare({ ...input, request }, { ...deps, loadedNumCtx: undefined });
   const { budget } = prepared.budgeted.turn;
@@ -49,10 +49,17 @@ interface Mapping {
   leftOut: Map<string, number>;
 }
 
-export function toChatRequest(body: MessagesRequest | CountTokensRequest): {
-  request: ChatRequest;
-  warnings: string[];
-} {
+type Mapped = { request: ChatRequest; warnings: string[] };
+
+/** A /v1/messages request as the chat request the pipeline runs, and what the mapping left out. */
+export function toChatRequest(body: MessagesRequest): Mapped {
+  const mapped = promptRequest(body);
+  addSampling(mapped.request, body);
+  return mapped;
+}
+
+/** The prompt alone (messages, system, tools, thinking): what count_tokens counts, and what a reply needs. */
+function promptRequest(body: MessagesRequest | CountTokensRequest): Mapped {
   const mapping: Mapping = { warnings: [], leftOut: new Map() };
   const messages: ChatMessage[] = [];
   const system = systemText(body.system);
@@ -62,7 +69,7 @@ export function toChatRequest(body: MessagesRequest | CountTokensRequest): {
     throw new BadRequestError('messages holds no user turn to answer.', 'invalid_request', 'messages');
   }
 
-  const request: ChatRequest = { model: body.model, messages, stream: 'stream' in body && body.stream === true };
+  const request: ChatRequest = { model: body.model, messages, stream: false };
   const tools = toChatTools(body.tools ?? [], mapping);
   if (tools.length > 0) {
     request.tools = tools;
@@ -76,7 +83,6 @@ export function toChatRequest(body: MessagesRequest | CountTokensRequest): {
   if (effort !== undefined) request.reasoning_effort = effort;
   const format = responseFormat(body);
   if (format) request.response_format = format;
-  if ('max_tokens' in body) addSampling(request, body as MessagesRequest);
 
   for (const [what, count] of mapping.leftOut) {
     mapping.warnings.push(`left out ${count} ${what} that a local model cannot use`);
@@ -88,6 +94,7 @@ export function toChatRequest(body: MessagesRequest | CountTokensRequest): {
 }
 
 function addSampling(request: ChatRequest, body: MessagesRequest): void {
+  request.stream = body.stream === true;
   request.max_tokens = body.max_tokens;
   if (body.stop_sequences && body.stop_sequences.length > 0) request.stop = body.stop_sequences;
   if (typeof body.temperature === 'number') request.temperature = body.temperature;
@@ -155,7 +162,7 @@ function toChatMessages(message: MessagesRequest['messages'][number], mapping: M
   if (parts.length > 0 || calls.length > 0) {
     const content =
       texts || message.role === 'assistant'
-        ? parts.map((part) => (part.type === 'text' ? part.text : '')).join('')
+        ? parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
         : parts;
     const chat: ChatMessage = { role: message.role, content: calls.length > 0 && content === '' ? null : content };
     if (calls.length > 0) chat.tool_calls = calls;
@@ -179,7 +186,7 @@ function toolResult(block: MessagesBlock, where: string, mapping: Mapping): Chat
       'messages',
     );
   }
-  const parts: ContentPart[] = prefix ? [{ type: 'text', text: prefix }] : [];
+  const parts: ContentPart[] = [];
   content.forEach((inner: unknown, index) => {
     const part = (inner ?? {}) as MessagesBlock;
     const at = `${where}, tool_result block ${index}`;
@@ -187,12 +194,10 @@ function toolResult(block: MessagesBlock, where: string, mapping: Mapping): Chat
     else if (part.type === 'image') parts.push(imagePart(part, at));
     else leaveOut(mapping, knownBlockName(part.type));
   });
-  const text = parts.every((part) => part.type === 'text');
-  return {
-    role: 'tool',
-    tool_call_id: id,
-    content: text ? parts.map((part) => (part as { text: string }).text).join('') : parts,
-  };
+  if (parts.every((part) => part.type === 'text')) {
+    return { role: 'tool', tool_call_id: id, content: prefix + parts.map((part) => part.text).join('\n') };
+  }
+  return { role: 'tool', tool_call_id: id, content: prefix ? [{ type: 'text', text: prefix }, ...parts] : parts };
 }
 
 /** base64 → a data URL; a url source is passed on and refused by images.ts (ctxproxy fetches nothing). */

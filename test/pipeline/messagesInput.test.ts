@@ -154,6 +154,50 @@ describe('toChatRequest', () => {
     assert.match(warnings.join('; '), /left out 1 document block\(s\).*left out 1 server_tool_use block\(s\)/);
   });
 
+  test('text blocks of one turn are one message, a line apart; a tool_result with an image keeps it', () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    const { request } = toChatRequest(
+      base({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>x</system-reminder>' },
+              { type: 'text', text: 'Fix it.' },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'screenshot', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't1',
+                is_error: true,
+                content: [
+                  { type: 'text', text: 'failed' },
+                  { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(request.messages[0], { role: 'user', content: '<system-reminder>x</system-reminder>\nFix it.' });
+    assert.deepEqual(request.messages[1]?.tool_calls?.[0]?.function, { name: 'screenshot', arguments: '{}' });
+    assert.equal(request.messages[1]?.content, null);
+    assert.deepEqual(request.messages[2], {
+      role: 'tool',
+      tool_call_id: 't1',
+      content: [
+        { type: 'text', text: 'Error: ' },
+        { type: 'text', text: 'failed' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+      ],
+    });
+  });
+
   test('output_config.format becomes a json_schema response_format', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     const { request } = toChatRequest(base({ output_config: { format: { type: 'json_schema', schema } } }));
