@@ -25,8 +25,7 @@ export function messagesRoutes(deps: RouteDeps): Hono<RouteEnv> {
   app.post('/v1/messages/count_tokens', async (c) => {
     const body = await readBody(c, deps.maxBodyBytes, countTokensRequestSchema);
     const counted = await countMessageTokens({ body, ...requestFacts(c, deps.inFlight) }, deps.pipeline);
-    const headers: Record<string, string> = { 'X-Ctx-Mode': counted.modeUsed };
-    return c.json({ input_tokens: counted.inputTokens }, 200, headers);
+    return c.json({ input_tokens: counted.inputTokens }, 200, { 'X-Ctx-Mode': counted.modeUsed });
   });
   return app;
 }

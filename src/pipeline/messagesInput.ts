@@ -35,12 +35,12 @@ export async function runMessages(input: MessagesInput, deps: PipelineDeps): Pro
 export async function countMessageTokens(
   input: Omit<MessagesInput, 'body'> & { body: CountTokensRequest },
   deps: PipelineDeps,
-): Promise<{ inputTokens: number; modeUsed: string; warnings: string[] }> {
-  const { request, warnings } = promptRequest(input.body);
+): Promise<{ inputTokens: number; modeUsed: string }> {
+  const { request } = promptRequest(input.body);
   // No num_ctx is sent, so none is remembered as the model's loaded window.
   const prepared = await prepare({ ...input, request }, { ...deps, loadedNumCtx: undefined });
   const { budget } = prepared.budgeted.turn;
-  return { inputTokens: budget.estimatedPromptTokens, modeUsed: budget.modeUsed, warnings };
+  return { inputTokens: budget.estimatedPromptTokens, modeUsed: budget.modeUsed };
 }
 
 interface Mapping {

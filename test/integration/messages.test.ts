@@ -531,7 +531,10 @@ describe('count_tokens', () => {
       messages: [{ role: 'user' as const, content: 'What are the rules of this repository?' }],
     };
     const off = await client.messages.countTokens({ ...request, model: `${MODEL}+off` });
-    const withContext = await client.messages.countTokens(request, { headers: { 'X-Ctx-Mode': 'quick' } });
+    const { data: withContext, response } = await client.messages
+      .countTokens(request, { headers: { 'X-Ctx-Mode': 'quick' } })
+      .withResponse();
+    assert.equal(response.headers.get('x-ctx-mode'), 'quick');
     const bare = await client.messages.countTokens({ model: `${MODEL}+off`, messages: request.messages });
     assert.ok(off.input_tokens > 0);
     assert.ok(off.input_tokens > bare.input_tokens, 'the system prompt and tools count');
