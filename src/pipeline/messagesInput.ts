@@ -10,8 +10,9 @@
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import { BadRequestError } from '../shared/errors.ts';
 import type { CountTokensRequest, MessagesBlock, MessagesRequest } from '../shared/messagesRequest.ts';
-import type { ChatMessage, ContentPart, ToolCall, ToolDefinition } from '../shared/types.ts';
+import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
 import { MESSAGES_REQUEST_FIELDS } from './fieldPolicy.ts';
+import { type LeftOut, leaveOut, requiredString, toChatMessages } from './messagesContent.ts';
 import { type PipelineDeps, type PipelineInput, type PipelineResult, prepare, runPipeline } from './runPipeline.ts';
 
 export interface MessagesInput {
@@ -45,8 +46,7 @@ export async function countMessageTokens(
 
 interface Mapping {
   warnings: string[];
-  /** Block types left out, by a name safe to show (never the client's own type string). */
-  leftOut: Map<string, number>;
+  leftOut: LeftOut;
 }
 
 type Mapped = { request: ChatRequest; warnings: string[] };
@@ -64,7 +64,7 @@ function promptRequest(body: MessagesRequest | CountTokensRequest): Mapped {
   const messages: ChatMessage[] = [];
   const system = systemText(body.system);
   if (system !== '') messages.push({ role: 'system', content: system });
-  for (const message of body.messages) messages.push(...toChatMessages(message, mapping));
+  for (const message of body.messages) messages.push(...toChatMessages(message, mapping.leftOut));
   if (!messages.some((message) => message.role === 'user' || message.role === 'tool')) {
     throw new BadRequestError('messages holds no user turn to answer.', 'invalid_request', 'messages');
   }
@@ -118,103 +118,6 @@ function systemText(system: MessagesRequest['system']): string {
     .join('\n\n');
 }
 
-/**
- * One Anthropic message → chat messages. A user turn's tool_result blocks come
- * first, each as a tool message (chat puts results right after the calls),
- * then its text and images; an assistant turn's tool_use blocks become its tool calls.
- */
-function toChatMessages(message: MessagesRequest['messages'][number], mapping: Mapping): ChatMessage[] {
-  if (typeof message.content === 'string') return [{ role: message.role, content: message.content }];
-  const results: ChatMessage[] = [];
-  const parts: ContentPart[] = [];
-  const calls: ToolCall[] = [];
-  message.content.forEach((block, index) => {
-    const where = `messages content block ${index}`;
-    switch (block.type) {
-      case 'text':
-        parts.push({ type: 'text', text: requiredString(block, 'text', where) });
-        return;
-      case 'image':
-        if (message.role === 'assistant') leaveOut(mapping, 'image block(s) in assistant turns');
-        else parts.push(imagePart(block, where));
-        return;
-      case 'tool_use':
-        calls.push({
-          id: requiredString(block, 'id', where),
-          type: 'function',
-          function: { name: requiredString(block, 'name', where), arguments: JSON.stringify(block.input ?? {}) },
-        });
-        return;
-      case 'tool_result':
-        results.push(toolResult(block, where, mapping));
-        return;
-      case 'thinking':
-      case 'redacted_thinking':
-        // The model's earlier reasoning is not sent back, as with chat completions.
-        return;
-      default:
-        leaveOut(mapping, knownBlockName(block.type));
-    }
-  });
-
-  const out: ChatMessage[] = message.role === 'user' ? [...results] : [];
-  const texts = parts.every((part) => part.type === 'text');
-  if (parts.length > 0 || calls.length > 0) {
-    const content =
-      texts || message.role === 'assistant'
-        ? parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
-        : parts;
-    const chat: ChatMessage = { role: message.role, content: calls.length > 0 && content === '' ? null : content };
-    if (calls.length > 0) chat.tool_calls = calls;
-    out.push(chat);
-  }
-  if (message.role === 'assistant') out.push(...results);
-  return out;
-}
-
-function toolResult(block: MessagesBlock, where: string, mapping: Mapping): ChatMessage {
-  const id = requiredString(block, 'tool_use_id', where);
-  const prefix = block.is_error === true ? 'Error: ' : '';
-  const content = block.content;
-  if (content === undefined || content === null || typeof content === 'string') {
-    return { role: 'tool', tool_call_id: id, content: `${prefix}${content ?? ''}` };
-  }
-  if (!Array.isArray(content)) {
-    throw new BadRequestError(
-      `${where}: tool_result content must be a string or blocks.`,
-      'invalid_request',
-      'messages',
-    );
-  }
-  const parts: ContentPart[] = [];
-  content.forEach((inner: unknown, index) => {
-    const part = (inner ?? {}) as MessagesBlock;
-    const at = `${where}, tool_result block ${index}`;
-    if (part.type === 'text') parts.push({ type: 'text', text: requiredString(part, 'text', at) });
-    else if (part.type === 'image') parts.push(imagePart(part, at));
-    else leaveOut(mapping, knownBlockName(part.type));
-  });
-  if (parts.every((part) => part.type === 'text')) {
-    return { role: 'tool', tool_call_id: id, content: prefix + parts.map((part) => part.text).join('\n') };
-  }
-  return { role: 'tool', tool_call_id: id, content: prefix ? [{ type: 'text', text: prefix }, ...parts] : parts };
-}
-
-/** base64 → a data URL; a url source is passed on and refused by images.ts (ctxproxy fetches nothing). */
-function imagePart(block: MessagesBlock, where: string): ContentPart {
-  const source = (block.source ?? {}) as MessagesBlock;
-  if (source.type === 'base64') {
-    const media = typeof source.media_type === 'string' ? source.media_type : 'application/octet-stream';
-    return { type: 'image_url', image_url: { url: `data:${media};base64,${requiredString(source, 'data', where)}` } };
-  }
-  if (source.type === 'url') return { type: 'image_url', image_url: { url: requiredString(source, 'url', where) } };
-  throw new BadRequestError(
-    `${where}: an image source must be of type base64 (or url, which ctxproxy refuses: it does not fetch remote content).`,
-    'invalid_request',
-    'messages',
-  );
-}
-
 /** Server tools Anthropic runs itself; a local model cannot, so they are left out. Named by family only. */
 const SERVER_TOOL_FAMILIES = [
   'web_search',
@@ -233,7 +136,7 @@ function toChatTools(tools: MessagesBlock[], mapping: Mapping): ToolDefinition[]
   tools.forEach((tool, index) => {
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
       const family = SERVER_TOOL_FAMILIES.find((name) => typeof tool.type === 'string' && tool.type.startsWith(name));
-      leaveOut(mapping, family ? `server tool(s) ${family}` : 'server tool(s) of another type');
+      leaveOut(mapping.leftOut, family ? `server tool(s) ${family}` : 'server tool(s) of another type');
       return;
     }
     const fn: ToolDefinition['function'] = { name: requiredString(tool, 'name', `tools[${index}]`) };
@@ -293,31 +196,4 @@ function responseFormat(body: MessagesRequest | CountTokensRequest): ChatRequest
     );
   }
   return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
-}
-
-const KNOWN_BLOCKS = [
-  'document',
-  'search_result',
-  'server_tool_use',
-  'web_search_tool_result',
-  'web_fetch_tool_result',
-  'container_upload',
-  'mcp_tool_use',
-  'mcp_tool_result',
-];
-
-function knownBlockName(type: unknown): string {
-  return typeof type === 'string' && KNOWN_BLOCKS.includes(type)
-    ? `${type} block(s)`
-    : 'content block(s) of another type';
-}
-
-function leaveOut(mapping: Mapping, what: string): void {
-  mapping.leftOut.set(what, (mapping.leftOut.get(what) ?? 0) + 1);
-}
-
-function requiredString(block: MessagesBlock, key: string, where: string): string {
-  const value = block[key];
-  if (typeof value === 'string') return value;
-  throw new BadRequestError(`${where} needs a string "${key}".`, 'invalid_request', 'messages');
 }
