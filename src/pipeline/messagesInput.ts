@@ -24,8 +24,9 @@ export interface MessagesInput {
 }
 
 export async function runMessages(input: MessagesInput, deps: PipelineDeps): Promise<PipelineResult> {
-  const { request, warnings } = toChatRequest(input.body);
-  return runPipeline({ ...input, request, warnings }, deps);
+  const { body, ...facts } = input;
+  const { request, warnings } = toChatRequest(body);
+  return runPipeline({ ...facts, request, warnings }, deps);
 }
 
 /**
@@ -37,9 +38,10 @@ export async function countMessageTokens(
   input: Omit<MessagesInput, 'body'> & { body: CountTokensRequest },
   deps: PipelineDeps,
 ): Promise<{ inputTokens: number; modeUsed: string }> {
-  const { request } = promptRequest(input.body);
+  const { body, ...facts } = input;
+  const { request } = promptRequest(body);
   // No num_ctx is sent, so none is remembered as the model's loaded window.
-  const prepared = await prepare({ ...input, request }, { ...deps, loadedNumCtx: undefined });
+  const prepared = await prepare({ ...facts, request }, { ...deps, loadedNumCtx: undefined });
   const { budget } = prepared.budgeted.turn;
   return { inputTokens: budget.estimatedPromptTokens, modeUsed: budget.modeUsed };
 }
