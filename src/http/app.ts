@@ -11,6 +11,7 @@ import { NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { createAccessGuard } from './accessGuard.ts';
+import { anthropicErrorBody, speaksAnthropic } from './anthropicErrors.ts';
 import { AUDIT_FORM_PATHS } from './auditRoutes.ts';
 import { createAuthThrottle, noteTokenCheck } from './authThrottle.ts';
 import { completionsRoutes } from './completionsRoute.ts';
@@ -18,6 +19,7 @@ import { embeddingsRoutes } from './embeddingsRoute.ts';
 import { hasBearer, requireBearer } from './guards.ts';
 import { homeRoutes } from './homeRoute.tsx';
 import type { InFlight } from './inFlight.ts';
+import { messagesRoutes } from './messagesRoute.ts';
 import { modelsRoutes } from './modelsRoute.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiResponse.ts';
 import { responsesRoutes } from './responsesRoute.ts';
@@ -43,7 +45,13 @@ export interface AppDeps {
 }
 
 /** Requests to these are audited even when turned away before the pipeline ran. */
-const AUDITED_POSTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions']);
+const AUDITED_POSTS = new Set([
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/embeddings',
+  '/v1/completions',
+]);
 
 export function createApp(deps: AppDeps): Hono<RouteEnv> {
   const app = new Hono<RouteEnv>();
@@ -128,6 +136,7 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
   // Issue 17's endpoints, each in its own file.
   app.route('/', modelsRoutes({ upstream }));
   app.route('/', responsesRoutes(deps));
+  app.route('/', messagesRoutes(deps));
   app.route('/', embeddingsRoutes(deps));
   app.route('/', completionsRoutes(deps));
   app.route('/', homeRoutes({ upstream, authToken: deps.authToken }));
@@ -155,7 +164,9 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
       });
     }
     if (failure.snapshotId) c.header('X-Ctx-Snapshot-Id', failure.snapshotId);
-    return c.json(failure.toBody(), failure.status as 400);
+    // Anthropic clients (Claude Code) read only Anthropic's error body; the status is the same.
+    const body = speaksAnthropic(c.req.path) ? anthropicErrorBody(failure) : failure.toBody();
+    return c.json(body, failure.status as 400);
   });
 
   return app;

@@ -38,7 +38,7 @@ export async function admit(run: Run, deps: PipelineDeps): Promise<Admitted> {
   const cleaned = await cleanRequest(run.input.request, { kind: deps.upstream.kind, redactor: deps.redactor });
   addCounts(counts, cleaned.counts);
   run.snapshot.model = cleaned.request.model;
-  return { request: cleaned.request, counts, warnings: fieldWarnings(cleaned) };
+  return { request: cleaned.request, counts, warnings: [...(run.input.warnings ?? []), ...fieldWarnings(cleaned)] };
 }
 
 /** Writes the snapshot of a request that failed before its answer began; returns the error to throw. */

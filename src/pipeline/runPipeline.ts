@@ -37,6 +37,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
       modeUsed: prepared.assembled.modeUsed,
       warnings: run.snapshot.warnings,
       events,
+      estimatedPromptTokens: prepared.budgeted.turn.budget.estimatedPromptTokens,
     };
   } catch (error) {
     throw await failRun(run, error, deps);

@@ -89,6 +89,8 @@ export interface PipelineInput {
   requestIdMinted?: boolean | undefined;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** What the route's own mapping left out (another API's hosted tools …): the snapshot and X-Ctx-Warning say it. */
+  warnings?: string[] | undefined;
 }
 
 export interface PipelineResult {
@@ -97,6 +99,8 @@ export interface PipelineResult {
   warnings: string[];
   /** The upstream's answer. Iterate it to the end; stopping early aborts the upstream. */
   events: AsyncIterable<UpstreamEvent>;
+  /** The budget's count of the prompt forwarded (context included), before the upstream reports its own. */
+  estimatedPromptTokens: number;
 }
 
 // ── What each stage hands the next ──────────────────────────────────────────

@@ -182,6 +182,8 @@ export function toOllamaOptions(params: Record<string, unknown>, numCtx: number 
   if (temperature !== undefined) options.temperature = temperature;
   const topP = numberParam(params, 'top_p');
   if (topP !== undefined) options.top_p = topP;
+  const topK = numberParam(params, 'top_k');
+  if (topK !== undefined) options.top_k = topK;
   const seed = numberParam(params, 'seed');
   if (seed !== undefined) options.seed = seed;
   const presence = numberParam(params, 'presence_penalty');
