@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { auditLocation } from '../audit/auditFiles.ts';
 import { openAuditStore } from '../audit/store.ts';
 import type { AuditStoreFull, AuditStoreOptions } from '../audit/types.ts';
 import { SettingsError } from '../config/loadSettings.ts';
@@ -47,7 +48,7 @@ export interface RunningServer {
 
 export async function createServer(input: ServerInput): Promise<RunningServer> {
   const { settings, logger } = input;
-  const store = openAuditStore({ ...input.auditOptions, path: settings.db, logger });
+  const store = openAuditStore({ ...input.auditOptions, ...auditLocation(settings), logger });
   let server: Server | undefined;
   let retention: NodeJS.Timeout | undefined;
   try {
