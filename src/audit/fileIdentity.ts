@@ -26,6 +26,12 @@ export type FileChange = { file: 'database' | 'write-ahead log'; change: 'delete
 export interface FileGuard {
   /** Undefined while the path still names the files that were opened. */
   check(): FileChange | undefined;
+  /**
+   * The side files (`-wal`, `-shm`) that are still the ones opened. SQLite leaves them behind when
+   * the database under them was moved or deleted (it does not checkpoint into a file that has
+   * moved); left there, they would be replayed into whatever database is opened at the path next.
+   */
+  leftovers(): string[];
 }
 
 /**
@@ -33,7 +39,7 @@ export interface FileGuard {
  * the `-wal` file while a connection is open, and deletes it only when the last one closes).
  */
 export function guardFiles(path: string): FileGuard {
-  const opened = { database: identityOf(path), wal: identityOf(`${path}-wal`) };
+  const opened = { database: identityOf(path), wal: identityOf(`${path}-wal`), shm: identityOf(`${path}-shm`) };
   const compare = (before: Identity | undefined, now: Identity | undefined): FileChange['change'] | undefined => {
     if (before === undefined) return undefined;
     if (now === undefined) return 'deleted';
@@ -45,6 +51,15 @@ export function guardFiles(path: string): FileGuard {
       if (database) return { file: 'database', change: database };
       const wal = compare(opened.wal, identityOf(`${path}-wal`));
       return wal ? { file: 'write-ahead log', change: wal } : undefined;
+    },
+    leftovers() {
+      const sides: [string, Identity | undefined][] = [
+        [`${path}-wal`, opened.wal],
+        [`${path}-shm`, opened.shm],
+      ];
+      return sides
+        .filter(([side, before]) => before !== undefined && compare(before, identityOf(side)) === undefined)
+        .map(([side]) => side);
     },
   };
 }

@@ -5,6 +5,7 @@
 // and `health()` says so. Reads first write whatever is queued, so a snapshot
 // id handed to a client is readable at once.
 
+import { rmSync } from 'node:fs';
 import { silentLogger } from '../shared/logger.ts';
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
@@ -109,10 +110,10 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
    * the old connection is closed and the path opened anew (created, with every check of a first
    * open); until that works the store is not writable and says why.
    */
-  function followPath(): void {
-    if (closed) return;
+  function followPath(): boolean {
+    if (closed) return false;
     const change = guard.check();
-    if (change === undefined && changed === undefined) return;
+    if (change === undefined && changed === undefined) return false;
     if (changed === undefined && change !== undefined) {
       changed = `${change.file} file ${change.change}`;
       logger.warn('audit.db_file_changed', { file: change.file, change: change.change });
@@ -121,6 +122,8 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       } catch {
         // The file is gone; the connection only has to let go of it.
       }
+      // Removed by name (never through a link): their rows belong to the file that is gone.
+      if (change.file === 'database') for (const side of guard.leftovers()) rmSync(side, { force: true });
     }
     try {
       const reopened = openDatabase(openOptions);
@@ -139,6 +142,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     logger.warn('audit.db_reopened', { after: changed });
     changed = undefined;
     lost = undefined;
+    return true;
   }
 
   function writeBatch(batch: QueuedWrite[]): void {
@@ -220,7 +224,8 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     },
     health() {
       try {
-        followPath();
+        // Open again: write what waited now, rather than at the retry timer's next turn.
+        if (followPath()) void queue.flush();
       } catch {
         // `lost` says why; the retry timer keeps trying.
       }
