@@ -19,7 +19,7 @@ import { createLogger } from '../shared/logger.ts';
 import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
 import { buildPipelineDeps } from './pipelineDeps.ts';
-import { warnIfUpstreamDown } from './startupChecks.ts';
+import { refuseTrackedAuditLog, warnIfUpstreamDown } from './startupChecks.ts';
 
 export interface ServerInput {
   settings: Settings;
@@ -48,6 +48,7 @@ export interface RunningServer {
 
 export async function createServer(input: ServerInput): Promise<RunningServer> {
   const { settings, logger } = input;
+  refuseTrackedAuditLog(settings.workspace, auditLocation(settings).path);
   const store = openAuditStore({ ...input.auditOptions, ...auditLocation(settings), logger });
   let server: Server | undefined;
   let retention: NodeJS.Timeout | undefined;

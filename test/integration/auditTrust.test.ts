@@ -328,6 +328,24 @@ describe('a database ctxproxy did not make is not used', () => {
     }
   });
 
+  test('a well-formed ctxproxy audit.db (or its -wal) committed to the repository: refused, left untouched', async () => {
+    for (const suffix of ['', '-wal']) {
+      const s = scene();
+      try {
+        const db = path.join(s.audit, 'audit.db');
+        await ctxproxyDatabase(db);
+        if (suffix) fs.writeFileSync(`${db}${suffix}`, '');
+        s.repo.git('add', '-f', `.ctxproxy/audit.db${suffix}`);
+        s.repo.git('commit', '-q', '-m', 'tooling');
+        const bytes = fs.readFileSync(db).toString('base64');
+        assertRefused(await serve(s), new RegExp(`the repository tracks \\.ctxproxy/audit\\.db${suffix}`));
+        assert.equal(fs.readFileSync(db).toString('base64'), bytes, 'no row of the user’s written into a tracked file');
+      } finally {
+        s.cleanup();
+      }
+    }
+  });
+
   test('a database with another program’s application id: refused, even when named with --db', async () => {
     const s = scene();
     try {
