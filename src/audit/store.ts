@@ -7,7 +7,7 @@
 
 import { rmSync } from 'node:fs';
 import { silentLogger } from '../shared/logger.ts';
-import type { SnapshotQuery } from '../shared/ports.ts';
+import type { Logger, SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
 import { type CalibrationRecord, readCalibration, saveCalibration } from './calibration.ts';
 import { chooseSqlDriver } from './defaultDriver.ts';
@@ -104,6 +104,13 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   /** Set while the path names no file of ours and none could be opened anew: why, for /healthz and 503s. */
   let lost: string | undefined;
 
+  const quietOpenFailures: Logger = {
+    ...logger,
+    error: (event, fields) => {
+      if (event !== 'audit.open_failed') logger.error(event, fields);
+    },
+  };
+
   /**
    * Before a batch (and a health check): one stat of the database and one of its write-ahead log.
    * When the path no longer names the file that was opened (deleted, or another file moved there),
@@ -126,7 +133,8 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       if (change.file === 'database') for (const side of guard.leftovers()) rmSync(side, { force: true });
     }
     try {
-      const reopened = openDatabase(openOptions);
+      // While the path stays unusable the queue retries every few seconds: one open_failed line, not one per try.
+      const reopened = openDatabase(lost === undefined ? openOptions : { ...openOptions, logger: quietOpenFailures });
       db = reopened.db;
       version = reopened.version;
     } catch (error) {
