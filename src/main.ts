@@ -117,8 +117,11 @@ function terminalConfirm(): ((question: string) => Promise<boolean>) | undefined
 }
 
 async function withStore(settings: Settings, run: (store: AuditStoreFull) => Promise<number>): Promise<number> {
-  const { openAuditStore } = await import('./audit/store.ts');
-  const store = openAuditStore({ path: settings.db });
+  const [{ openAuditStore }, { auditLocation }] = await Promise.all([
+    import('./audit/store.ts'),
+    import('./audit/auditFiles.ts'),
+  ]);
+  const store = openAuditStore(auditLocation(settings));
   try {
     return await run(store);
   } finally {

@@ -1,23 +1,17 @@
-// Opening the audit database: the file is created private (0600) before SQLite
-// sees it, then every way opening can fail (not a database, locked by another
-// process, written by a newer ctxproxy, unreadable) becomes ONE clear error here,
-// instead of a failure on every request later.
+// Opening the audit database: the file is created private (0600), without
+// following a link, before SQLite sees it (auditFiles.ts); a database ctxproxy
+// did not make is refused before anything is written to it (ownership.ts); then
+// every way opening can fail (not a database, locked by another process, written
+// by a newer ctxproxy, unreadable, a link on the path) becomes ONE clear error
+// here, instead of a failure on every request later.
 
-import {
-  accessSync,
-  chmodSync,
-  closeSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  openSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Logger } from '../shared/ports.ts';
+import { prepareAuditFiles, UnsafeAuditPathError } from './auditFiles.ts';
 import type { SqlDriver, SqlDriverFactory } from './driver.ts';
-import { NewerSchemaError, runMigrations } from './migrate.ts';
+import { NewerSchemaError, readMigrations, runMigrations } from './migrate.ts';
+import { checkOwnership, ForeignDatabaseError } from './ownership.ts';
 import { type AuditOpenFailure, AuditStoreOpenError } from './types.ts';
 
 export interface OpenDatabaseOptions {
@@ -27,40 +21,20 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs: number;
   logger: Logger;
   now: () => number;
+  /** Folders from here down to the database are ctxproxy's to check: none may be a symlink. */
+  workspace?: string | undefined;
+  /** The user named the file (--db, CTXPROXY_DB): a database without ctxproxy's mark is adopted. */
+  userChosen?: boolean | undefined;
 }
 
-/** The folder ctxproxy owns in a workspace; a --db elsewhere is the user's folder, left alone. */
-const AUDIT_FOLDER = '.ctxproxy';
-const GITIGNORE = '# Written by ctxproxy: the audit log is private and never belongs in the repository.\n*\n';
-
-/**
- * `.ctxproxy/.gitignore` with `*` (as pytest does for its cache), so `git add -A` never takes the
- * audit log. Written when missing, never overwritten; a failure costs a warning, not the log.
- */
-function ensureIgnoredByGit(folder: string, logger: Logger): void {
-  if (basename(folder) !== AUDIT_FOLDER) return;
+/** The files, made without following links; a folder that cannot be made is explained by its nearest ancestor. */
+function prepareFiles(path: string, workspace: string | undefined, logger: Logger): { created: boolean } {
   try {
-    writeFileSync(join(folder, '.gitignore'), GITIGNORE, { flag: 'wx', mode: 0o600 });
+    return prepareAuditFiles(path, workspace, logger);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') logger.warn('audit.gitignore_failed', { code: code ?? 'unknown' });
-  }
-}
-
-/** Creates the file (and its folder) owner-only; tightens an existing file that others can read. */
-function ensurePrivateFile(path: string, logger: Logger): void {
-  try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  } catch (error) {
-    throw writeErrorOfAncestor(dirname(path)) ?? error;
-  }
-  ensureIgnoredByGit(dirname(path), logger);
-  const fd = openSync(path, constants.O_CREAT | constants.O_RDWR, 0o600);
-  closeSync(fd);
-  const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    chmodSync(path, 0o600);
-    logger.warn('audit.db_mode_tightened', { from: mode.toString(8), to: '600' });
+    if (code === 'ENOENT' || code === 'EACCES') throw writeErrorOfAncestor(dirname(path)) ?? error;
+    throw error;
   }
 }
 
@@ -81,6 +55,10 @@ function writeErrorOfAncestor(folder: string): unknown {
 
 function explain(reason: AuditOpenFailure, path: string, detail: string): string {
   switch (reason) {
+    case 'unsafe-path':
+      return `audit database ${path} is not used: ${detail}. Remove what is in the way, or pass --db to use another file.`;
+    case 'foreign':
+      return `audit database ${path} is not used: ${detail}. Move it aside (mv "${path}" "${path}.bad") to start a new audit log, or pass --db to use another file.`;
     case 'corrupt':
       return `audit database ${path} is not a readable SQLite database (${detail}). Move it aside (mv "${path}" "${path}.bad") to start a new audit log, or pass --db to use another file.`;
     case 'locked':
@@ -102,6 +80,8 @@ function explain(reason: AuditOpenFailure, path: string, detail: string): string
 }
 
 function failureOf(error: unknown, driver: SqlDriverFactory): AuditOpenFailure {
+  if (error instanceof UnsafeAuditPathError) return 'unsafe-path';
+  if (error instanceof ForeignDatabaseError) return 'foreign';
   if (error instanceof NewerSchemaError) return 'newer-schema';
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (code === 'EROFS') return 'read-only';
@@ -121,13 +101,15 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqlDriver; ver
   const { path, driver, logger } = options;
   let db: SqlDriver | undefined;
   try {
-    ensurePrivateFile(path, logger);
+    const { created } = prepareFiles(path, options.workspace, logger);
     db = driver.open(path, { busyTimeoutMs: options.busyTimeoutMs });
-    // The first read of the header: a file that is not a database fails here.
+    const migrations = readMigrations(options.migrationsDir);
+    // Only reads (a file that is not a database fails here): a database that is not ours is left untouched.
+    checkOwnership({ db, driver, migrations, created, userChosen: options.userChosen ?? false, logger });
     db.pragma('journal_mode', 'WAL');
     db.pragma('synchronous', 'NORMAL');
     db.pragma('foreign_keys', 'ON');
-    const result = runMigrations(db, { dir: options.migrationsDir, now: options.now });
+    const result = runMigrations(db, { migrations, now: options.now });
     // Take the write lock once now, so a database another process holds fails at open, not per request.
     db.transaction(() => db?.prepare('SELECT count(*) FROM schema_migrations').get());
     if (result.applied.length > 0)

@@ -5,24 +5,31 @@
 // and `health()` says so. Reads first write whatever is queued, so a snapshot
 // id handed to a client is readable at once.
 
+import { rmSync } from 'node:fs';
 import { silentLogger } from '../shared/logger.ts';
-import type { SnapshotQuery } from '../shared/ports.ts';
+import type { Logger, SnapshotQuery } from '../shared/ports.ts';
 import type { Snapshot, SnapshotSummary } from '../shared/types.ts';
 import { type CalibrationRecord, readCalibration, saveCalibration } from './calibration.ts';
 import { chooseSqlDriver } from './defaultDriver.ts';
 import type { SqlErrorKind } from './driver.ts';
+import { guardFiles } from './fileIdentity.ts';
 import { markInterrupted, settleOwnInFlight } from './inFlight.ts';
 import { openDatabase } from './openDatabase.ts';
 import { fileBytes, liveBytes, prune } from './prune.ts';
 import { conversationSnapshots, listSnapshots, searchSnapshots } from './queries.ts';
 import { snapshotIo } from './snapshotIo.ts';
-import type { AuditStats, AuditStoreFull, AuditStoreOptions } from './types.ts';
+import { type AuditStats, type AuditStoreFull, AuditStoreOpenError, type AuditStoreOptions } from './types.ts';
 import { createWriteQueue } from './writeQueue.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
 export { AuditStoreOpenError } from './types.ts';
 
 const EXPORT_PAGE = 100;
+
+/** A write refused because the database file was deleted or replaced and could not be opened anew. */
+class AuditFileLostError extends Error {
+  override readonly name = 'AuditFileLostError';
+}
 /**
  * How long one write waits for another process's lock. Writes run on the event
  * loop, so this is what a lock can cost every request at most once per try;
@@ -74,21 +81,80 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
   const dedupe = options.dedupe ?? 'all';
   const driver = options.driver ?? chooseSqlDriver();
   const openBusyTimeoutMs = options.busyTimeoutMs ?? 2000;
-  const { db, version } = openDatabase({
+  const openOptions = {
     path,
     driver,
     migrationsDir: options.migrationsDir,
     busyTimeoutMs: openBusyTimeoutMs,
     logger,
     now,
-  });
+    workspace: options.workspace,
+    userChosen: options.userChosen,
+  };
+  let { db, version } = openDatabase(openOptions);
   if (options.markInterrupted !== false) markInterrupted(db, logger);
   db.pragma('busy_timeout', WRITE_BUSY_TIMEOUT_MS);
   let closed = false;
 
-  const io = snapshotIo(db, dedupe);
+  const calibrations = new Map<string, CalibrationRecord | undefined>();
+  let io = snapshotIo(db, dedupe);
+  let guard = guardFiles(path);
+  /** What happened to the file opened ("database file deleted"), until the path is open again. */
+  let changed: string | undefined;
+  /** Set while the path names no file of ours and none could be opened anew: why, for /healthz and 503s. */
+  let lost: string | undefined;
+
+  const quietOpenFailures: Logger = {
+    ...logger,
+    error: (event, fields) => {
+      if (event !== 'audit.open_failed') logger.error(event, fields);
+    },
+  };
+
+  /**
+   * Before a batch (and a health check): one stat of the database and one of its write-ahead log.
+   * When the path no longer names the file that was opened (deleted, or another file moved there),
+   * the old connection is closed and the path opened anew (created, with every check of a first
+   * open); until that works the store is not writable and says why.
+   */
+  function followPath(): boolean {
+    if (closed) return false;
+    const change = guard.check();
+    if (change === undefined && changed === undefined) return false;
+    if (changed === undefined && change !== undefined) {
+      changed = `${change.file} file ${change.change}`;
+      logger.warn('audit.db_file_changed', { file: change.file, change: change.change });
+      try {
+        db.close();
+      } catch {
+        // The file is gone; the connection only has to let go of it.
+      }
+      // Removed by name (never through a link): their rows belong to the file that is gone.
+      if (change.file === 'database') for (const side of guard.leftovers()) rmSync(side, { force: true });
+    }
+    try {
+      // While the path stays unusable the queue retries every few seconds: one open_failed line, not one per try.
+      const reopened = openDatabase(lost === undefined ? openOptions : { ...openOptions, logger: quietOpenFailures });
+      db = reopened.db;
+      version = reopened.version;
+    } catch (error) {
+      const why = error instanceof AuditStoreOpenError ? error.reason : 'error';
+      lost = `${changed}, cannot open it anew (${why})`;
+      throw new AuditFileLostError(lost);
+    }
+    if (options.markInterrupted !== false) markInterrupted(db, logger);
+    db.pragma('busy_timeout', WRITE_BUSY_TIMEOUT_MS);
+    io = snapshotIo(db, dedupe);
+    guard = guardFiles(path);
+    calibrations.clear();
+    logger.warn('audit.db_reopened', { after: changed });
+    changed = undefined;
+    lost = undefined;
+    return true;
+  }
 
   function writeBatch(batch: QueuedWrite[]): void {
+    followPath();
     const started = performance.now();
     db.transaction(() => {
       for (const item of batch) {
@@ -102,7 +168,8 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
 
   const queue = createWriteQueue<QueuedWrite>({
     write: writeBatch,
-    transientReason: (error) => TRANSIENT[driver.errorKind(error)],
+    transientReason: (error) =>
+      error instanceof AuditFileLostError ? error.message : TRANSIENT[driver.errorKind(error)],
     logger,
     maxBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
     delayMs: WRITE_DELAY_MS,
@@ -110,6 +177,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
 
   /** Reads see what is queued; a degraded store is left to its retry timer and reads answer from the database. */
   function writeBeforeRead(): void {
+    followPath();
     queue.writeIfHealthy();
   }
 
@@ -152,7 +220,6 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
     return result;
   }
 
-  const calibrations = new Map<string, CalibrationRecord | undefined>();
   return {
     path,
     save(snapshot) {
@@ -163,7 +230,16 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       assertOpen();
       return queue.pushNow(`s:${snapshot.id}`, { snapshot }, approxBytes(snapshot));
     },
-    health: () => queue.health(),
+    health() {
+      try {
+        // Open again: write what waited now, rather than at the retry timer's next turn.
+        if (followPath()) void queue.flush();
+      } catch {
+        // `lost` says why; the retry timer keeps trying.
+      }
+      const state = queue.health();
+      return lost === undefined ? state : { ...state, writable: false, reason: lost };
+    },
     settleInFlight(outcome) {
       for (const item of queue.entries()) {
         if ('snapshot' in item && item.snapshot.outcome === 'in_flight') item.snapshot.outcome = outcome;
@@ -250,7 +326,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       const { dropped, reason } = queue.health();
       if (left > 0) logger.error('audit.close_unwritten', { snapshots: left, dropped, reason });
       closed = true;
-      db.close();
+      if (changed === undefined) db.close();
     },
   };
 }

@@ -25,6 +25,13 @@ export interface AuditStoreOptions {
   dedupe?: DedupePolicy | undefined;
   /** Memory for writes the database cannot take yet (locked, disk full). Default 64 MiB; beyond it they are dropped and counted. */
   maxQueuedBytes?: number | undefined;
+  /** Folders from here down to the database are checked: none may be a symlink (the workspace, a repository). */
+  workspace?: string | undefined;
+  /**
+   * The user named the file (--db, CTXPROXY_DB): a SQLite database without ctxproxy's mark is adopted
+   * with a warning instead of refused. Unknown triggers and views are refused either way.
+   */
+  userChosen?: boolean | undefined;
   /** Marks the in-flight rows of processes that are gone `interrupted` at open. Default true. */
   markInterrupted?: boolean | undefined;
 }
@@ -94,7 +101,11 @@ export type AuditOpenFailure =
   | 'cannot-open'
   | 'read-only'
   | 'full'
-  | 'migration';
+  | 'migration'
+  // A symlink, a hard link or not a file on the audit path.
+  | 'unsafe-path'
+  // A database ctxproxy did not make, or with triggers or views its migrations did not.
+  | 'foreign';
 
 export class AuditStoreOpenError extends Error {
   override readonly name = 'AuditStoreOpenError';

@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { auditLocation } from '../audit/auditFiles.ts';
 import { openAuditStore } from '../audit/store.ts';
 import type { AuditStoreFull, AuditStoreOptions } from '../audit/types.ts';
 import { SettingsError, type SettingsFile } from '../config/loadSettings.ts';
@@ -18,7 +19,7 @@ import { createLogger } from '../shared/logger.ts';
 import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
 import { buildPipelineDeps } from './pipelineDeps.ts';
-import { warnIfUpstreamDown } from './startupChecks.ts';
+import { refuseTrackedAuditLog, warnIfUpstreamDown } from './startupChecks.ts';
 
 export interface ServerInput {
   settings: Settings;
@@ -47,7 +48,8 @@ export interface RunningServer {
 
 export async function createServer(input: ServerInput): Promise<RunningServer> {
   const { settings, logger } = input;
-  const store = openAuditStore({ ...input.auditOptions, path: settings.db, logger });
+  refuseTrackedAuditLog(settings.workspace, auditLocation(settings).path);
+  const store = openAuditStore({ ...input.auditOptions, ...auditLocation(settings), logger });
   let server: Server | undefined;
   let retention: NodeJS.Timeout | undefined;
   try {

@@ -3,10 +3,15 @@
 // is a warning after the ready line (the server still starts: Ollama may come
 // up later).
 
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { isAbsolute, relative, sep } from 'node:path';
+import { SIDE_FILE_SUFFIXES } from '../audit/auditFiles.ts';
+import { AuditStoreOpenError } from '../audit/types.ts';
 import { SettingsError } from '../config/loadSettings.ts';
 import { ProxyError } from '../shared/errors.ts';
 import type { Upstream } from '../shared/ports.ts';
+import { gitPrefix } from '../sources/gitSafety.ts';
 
 /** Throws a SettingsError (exit 2) unless `dir` is an existing folder. Creates nothing. */
 export function checkWorkspace(dir: string, stat: (path: string) => { isDirectory(): boolean } = statSync): void {
@@ -40,4 +45,41 @@ export async function warnIfUpstreamDown(
     err(`ctxproxy: warning: ${message} Requests will fail until it answers.\n`);
     return false;
   }
+}
+
+/**
+ * The database files (the database and SQLite's side files) that git tracks, when they are inside
+ * the workspace. A repository can commit a well-formed audit.db; `.gitignore` does not
+ * apply to tracked files, so the user's next `git commit -a` would take every prompt written to it.
+ * `ls-files --cached` reads only the index (no filter, no work-tree refresh); git's hardening
+ * overrides still apply. Not a repository, or no git: nothing is tracked.
+ */
+export function trackedAuditFiles(workspace: string, dbPath: string): string[] {
+  const rel = relative(workspace, dbPath);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return [];
+  const specs = [rel, ...SIDE_FILE_SUFFIXES.map((suffix) => `${rel}${suffix}`)];
+  const env: NodeJS.ProcessEnv = { GIT_CONFIG_NOSYSTEM: '1', GIT_NO_LAZY_FETCH: '1', GIT_TERMINAL_PROMPT: '0' };
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
+  let listed: string;
+  try {
+    listed = execFileSync(
+      'git',
+      [...gitPrefix([]), 'ls-files', '-z', '--cached', '--', ...specs.map((spec) => `:(literal)${spec}`)],
+      { cwd: workspace, env, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+  } catch {
+    return [];
+  }
+  return listed.split('\0').filter((name) => name !== '');
+}
+
+/** Refuses (one line, exit 1) an audit log the repository tracks, before the file is opened. */
+export function refuseTrackedAuditLog(workspace: string, dbPath: string): void {
+  const tracked = trackedAuditFiles(workspace, dbPath);
+  if (tracked.length === 0) return;
+  throw new AuditStoreOpenError(
+    'unsafe-path',
+    dbPath,
+    `audit database ${dbPath} is not used: the repository tracks ${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ' …' : ''}, so the log would be committed with it. Untrack it (git rm --cached ${tracked.map((name) => JSON.stringify(name)).join(' ')}), or pass --db to use a file outside the repository.`,
+  );
 }

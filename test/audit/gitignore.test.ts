@@ -36,17 +36,28 @@ describe('the audit folder in a repository', () => {
     }
   });
 
-  it('gives an existing .ctxproxy folder its .gitignore on start-up, and never overwrites one', async () => {
+  it('gives an existing .ctxproxy folder its .gitignore on start-up, and writes `*` over whatever was there', async () => {
     const dir = makeDir();
     try {
       mkdirSync(join(dir.dir, '.ctxproxy'));
       await openAuditStore({ path: join(dir.dir, '.ctxproxy', 'audit.db') }).close();
       assert.match(readFileSync(join(dir.dir, '.ctxproxy', '.gitignore'), 'utf8'), /^\*$/m);
 
-      mkdirSync(join(dir.dir, 'b', '.ctxproxy'), { recursive: true });
-      writeFileSync(join(dir.dir, 'b', '.ctxproxy', '.gitignore'), '# mine\n*.db\n');
-      await openAuditStore({ path: join(dir.dir, 'b', '.ctxproxy', 'audit.db') }).close();
-      assert.equal(readFileSync(join(dir.dir, 'b', '.ctxproxy', '.gitignore'), 'utf8'), '# mine\n*.db\n');
+      // A committed .gitignore that ignores nothing (or not the log): `git add -A` would take the log.
+      for (const [name, text] of [
+        ['empty', ''],
+        ['partial', '# mine\n*.db\n'],
+        ['negated', '*\n!audit.db\n'],
+      ] as const) {
+        mkdirSync(join(dir.dir, name, '.ctxproxy'), { recursive: true });
+        writeFileSync(join(dir.dir, name, '.ctxproxy', '.gitignore'), text);
+        await openAuditStore({ path: join(dir.dir, name, '.ctxproxy', 'audit.db') }).close();
+        assert.equal(
+          readFileSync(join(dir.dir, name, '.ctxproxy', '.gitignore'), 'utf8').replace(/^#.*\n/gm, ''),
+          '*\n',
+          `${name}: replaced by \`*\``,
+        );
+      }
     } finally {
       dir.cleanup();
     }

@@ -27,13 +27,21 @@ describe('migrations', () => {
     const migrations = readMigrations();
     assert.deepEqual(
       migrations.map((m) => `${m.version}_${m.name}`),
-      ['1_init', '2_search', '3_calibration', '4_message_chains', '5_in_flight', '6_in_flight_unindexed'],
+      [
+        '1_init',
+        '2_search',
+        '3_calibration',
+        '4_message_chains',
+        '5_in_flight',
+        '6_in_flight_unindexed',
+        '7_application_id',
+      ],
     );
   });
 
   it('applies every migration to a fresh database and records each', async () => {
     const store = openAuditStore({ path: temp.path(), now: () => 42 });
-    assert.equal(store.stats().schemaVersion, 6);
+    assert.equal(store.stats().schemaVersion, 7);
     await store.close();
     assert.deepEqual(recorded(temp.path()), [
       { version: 1, name: 'init' },
@@ -42,10 +50,11 @@ describe('migrations', () => {
       { version: 4, name: 'message_chains' },
       { version: 5, name: 'in_flight' },
       { version: 6, name: 'in_flight_unindexed' },
+      { version: 7, name: 'application_id' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
-    assert.equal(recorded(temp.path()).length, 6, 'reopening applies nothing twice');
+    assert.equal(recorded(temp.path()).length, 7, 'reopening applies nothing twice');
   });
 
   it('brings an old database up to date and keeps (and indexes) its rows', async () => {
@@ -68,7 +77,7 @@ describe('migrations', () => {
 
     const store = openAuditStore({ path: temp.path(), now: () => 1000 });
     try {
-      assert.equal(store.stats().schemaVersion, 6);
+      assert.equal(store.stats().schemaVersion, 7);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
       assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
       assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
@@ -132,7 +141,7 @@ describe('migrations', () => {
         assert.match(
           error.message,
           new RegExp(
-            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 6\\)`,
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 7\\)`,
           ),
         );
         return true;
