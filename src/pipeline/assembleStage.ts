@@ -3,6 +3,7 @@
 // budgeting go together there; the fences themselves are in assemble.ts); this
 // stage accounts each part as sent and sets the upstream's own fields.
 
+import { isFunctionTool } from '../shared/chatRequest.ts';
 import { upstreamParams } from './cleanRequest.ts';
 import { locateParts } from './contextParts.ts';
 import type { Assembled, PipelineDeps, Prepared } from './types.ts';
@@ -18,7 +19,8 @@ export async function assemble(
     request: {
       model: selected.model,
       messages,
-      tools: input.request.tools,
+      // admit() already left hosted tools out; the filter only narrows the type.
+      tools: input.request.tools?.filter(isFunctionTool),
       params: upstreamParams(input.request, deps.upstream.kind),
       numCtx,
       think: budget.modeUsed === 'quick' ? false : undefined,

@@ -171,14 +171,6 @@ describe('function tools', () => {
       fake.reply(MODEL, {});
     }
   });
-
-  test('hosted tools are a 400 naming them', async () => {
-    const error = await client.responses
-      .create({ model: MODEL, input: 'x', tools: [{ type: 'web_search' }] })
-      .catch((e: unknown) => e);
-    assert.ok(error instanceof OpenAI.BadRequestError);
-    assert.match(error.message, /web_search.*function tools/);
-  });
 });
 
 describe('previous_response_id and item_reference', () => {
