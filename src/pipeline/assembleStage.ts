@@ -4,6 +4,7 @@
 // stage accounts each part as sent and sets the upstream's own fields.
 
 import { isFunctionTool } from '../shared/chatRequest.ts';
+import type { ChatMessage } from '../shared/types.ts';
 import { upstreamParams } from './cleanRequest.ts';
 import { locateParts } from './contextParts.ts';
 import type { Assembled, PipelineDeps, Prepared } from './types.ts';
@@ -14,11 +15,14 @@ export async function assemble(
 ): Promise<Assembled> {
   const { budget, messages } = budgeted.turn;
   const parts = locateParts(messages, budgeted.turn.parts, (text) => deps.tokenCounter.count(text));
+  // The roles as the model receives them, here and not in the adapters, so the snapshot records
+  // exactly that (`developer` is `system`: the role local chat templates know, on either upstream kind).
+  const forwarded = messages.map(asModelRole);
   const numCtx = deps.upstream.kind === 'ollama' ? stickyNumCtx(deps, selected.model, budget.numCtx) : undefined;
   return {
     request: {
       model: selected.model,
-      messages,
+      messages: forwarded,
       // admit() already left hosted tools out; the filter only narrows the type.
       tools: input.request.tools?.filter(isFunctionTool),
       params: upstreamParams(input.request, deps.upstream.kind),
@@ -28,6 +32,10 @@ export async function assemble(
     modeUsed: budget.modeUsed,
     parts,
   };
+}
+
+function asModelRole(message: ChatMessage): ChatMessage {
+  return message.role === 'developer' ? { ...message, role: 'system' } : message;
 }
 
 /**
