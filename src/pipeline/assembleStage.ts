@@ -25,13 +25,23 @@ export async function assemble(
       messages: forwarded,
       // admit() already left hosted tools out; the filter only narrows the type.
       tools: input.request.tools?.filter(isFunctionTool),
-      params: upstreamParams(input.request, deps.upstream.kind),
+      params: withOutputLimit(upstreamParams(input.request, deps.upstream.kind), budget.outputLimit),
       numCtx,
       think: budget.modeUsed === 'quick' ? false : undefined,
     },
     modeUsed: budget.modeUsed,
     parts,
   };
+}
+
+/** The client's max tokens, lowered to what the window leaves after the prompt (the budget's outputLimit). */
+function withOutputLimit(params: Record<string, unknown>, limit: number | undefined): Record<string, unknown> {
+  if (limit === undefined) return params;
+  const limited = { ...params };
+  for (const key of ['max_tokens', 'max_completion_tokens']) {
+    if (typeof limited[key] === 'number' && (limited[key] as number) > limit) limited[key] = limit;
+  }
+  return limited;
 }
 
 function asModelRole(message: ChatMessage): ChatMessage {
