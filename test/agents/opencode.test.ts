@@ -22,6 +22,9 @@ import {
   writeConfig,
 } from './agentScene.ts';
 
+/** The fake's 8,192-token model. */
+const SMALL = 'llama3.2:3b';
+
 let scene: AgentScene;
 before(async () => {
   scene = await startAgentScene();
@@ -62,5 +65,27 @@ describe('opencode through ctxproxy', () => {
     assertAnswered(run, PLAIN_ANSWER);
     assertNoContext(run);
     assertMasked(run);
+  });
+
+  test('a prompt no window can hold is final: opencode stops at once instead of retrying', async () => {
+    const home = scene.home();
+    const config = JSON.parse(scene.snippet('**opencode**'));
+    config.provider.ctxproxy.models[SMALL] = {};
+    writeConfig(home, '.config/opencode/opencode.json', JSON.stringify(config));
+    await scene.proxy.store.flush();
+    const before = new Set([...scene.proxy.store.export()].map((snapshot) => snapshot.id));
+    const huge = Array.from({ length: 12_000 }, (_, i) => `word${i % 50}`).join(' ');
+    const run = await scene.run('opencode', ['run', '-m', `ctxproxy/${SMALL}`, `Summarize: ${huge}`], {
+      home,
+      env: { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' },
+    });
+    assert.notEqual(run.code, 0, 'opencode reports the failure');
+    assert.match(run.stdout + run.stderr, /needs ~\d+ tokens but the model's window allows/);
+    await scene.proxy.store.flush();
+    const refused = [...scene.proxy.store.export()].filter((snapshot) => !before.has(snapshot.id));
+    // Its title request, the turn, and one attempt to compact the conversation: each refused, then it stops.
+    assert.ok(refused.length <= 3, `${refused.length} requests`);
+    assert.ok(refused.every((snapshot) => snapshot.error?.code === 'context_length_exceeded'));
+    assert.equal(run.chats.length, 0, 'nothing reached the model');
   });
 });
