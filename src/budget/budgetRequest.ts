@@ -1,13 +1,14 @@
 // The budget stage in one call, in the order that matters: the budget, then
 // the mode and the conversation together (the downgrade ladder: a lighter mode
 // before any dropped turn, dropped turns before no context at all), then the
-// context in what remains, then num_ctx for the whole estimated prompt.
+// context in what remains, then num_ctx for the whole estimated prompt, and the
+// reply's limit in what num_ctx leaves (the client's max tokens is a ceiling).
 
 import type { BudgetReport, ChatMessage, ContextItem, ModeName, Plan, ToolDefinition } from '../shared/types.ts';
 import { fitContext } from './contextFit.ts';
 import type { HistoryOverflow } from './conversation.ts';
 import { planWithDowngrade } from './downgrade.ts';
-import { chooseNumCtx, computeBudget } from './fit.ts';
+import { chooseNumCtx, computeBudget, outputLimit } from './fit.ts';
 import { latestUserText, type QuestionTerms, questionTerms } from './questionTerms.ts';
 import type { TokenCounter } from './tokenCounter.ts';
 
@@ -67,6 +68,8 @@ export interface BudgetResult {
   report: BudgetReport;
   /** For `options.num_ctx` (with `truncate: false`). */
   numCtx: number;
+  /** The reply's limit to forward (num_predict / max_tokens), when the client set one; at most what it asked. */
+  outputLimit?: number | undefined;
   /** Calibrated estimate of the forwarded prompt (conversation + context block). */
   estimatedPromptTokens: number;
   /** The same at ratio 1: what `nextCalibration` compares with `prompt_eval_count`. */
@@ -81,11 +84,6 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
   const { window } = input;
   const budget = computeBudget({ window, safetyRatio: input.safetyRatio, maxTokens: input.maxTokens });
   const warnings: string[] = [];
-  if (budget.reserveCappedFrom !== undefined) {
-    warnings.push(
-      `max_tokens ${budget.reserveCappedFrom} is more than half of the usable window; ${budget.reserve} tokens reserved for the reply`,
-    );
-  }
 
   const blockOverhead = input.blockOverhead ?? CONTEXT_BLOCK_OVERHEAD;
   const choice = planWithDowngrade({
@@ -133,11 +131,19 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
   const rawEstimatedPromptTokens = Math.round(estimatedPromptTokens / counter.ratio);
   // A ratio learned on one kind of text can undercount another; num_ctx errs on the large side,
   // since a window too small makes Ollama refuse (or, without truncate:false, cut) the prompt.
+  const promptTokens = Math.max(estimatedPromptTokens, rawEstimatedPromptTokens);
+  // Room for the whole reply the client asked for when the model has it; what is left otherwise.
   const numCtx = chooseNumCtx({
-    promptTokens: Math.max(estimatedPromptTokens, rawEstimatedPromptTokens),
-    reserve: budget.reserve,
+    promptTokens,
+    reserve: budget.asked ?? budget.reserve,
     modelMax: input.modelMax ?? window,
   });
+  const limit = outputLimit({ asked: budget.asked, promptTokens, numCtx });
+  if (limit !== undefined && budget.asked !== undefined && limit < budget.asked) {
+    warnings.push(
+      `max_tokens ${budget.asked} lowered to ${limit}: what the ${numCtx}-token context leaves after the ~${estimatedPromptTokens}-token prompt`,
+    );
+  }
 
   const estimated = counter.usedEstimate();
   if (estimated) warnings.push('token counts are estimates: some text was too long or unbroken to count exactly');
@@ -157,10 +163,12 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
       conversationTokens: conversation.tokens,
       contextTokens,
       numCtx,
+      ...(limit !== undefined ? { outputLimit: limit } : {}),
       perEntry: context.report,
       ...(estimated ? { estimated: true } : {}),
     },
     numCtx,
+    outputLimit: limit,
     estimatedPromptTokens,
     rawEstimatedPromptTokens,
   };

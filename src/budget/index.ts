@@ -29,6 +29,8 @@ export {
   type HistoryOverflow,
   NUM_CTX_STEPS,
   type NumCtxInput,
+  type OutputLimitInput,
+  outputLimit,
   type PlanChoice,
   type PlanWithDowngradeInput,
   planWithDowngrade,

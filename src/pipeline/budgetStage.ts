@@ -4,6 +4,7 @@
 // and budgets it, downgrading the mode when it would not fit.
 
 import { budgetRequest, countedTexts } from '../budget/index.ts';
+import { isFunctionTool } from '../shared/chatRequest.ts';
 import type { ModeName, Plan } from '../shared/types.ts';
 import { findState, historyKeysInSlices, newConversationId } from './conversationPrefix.ts';
 import { planTurn } from './planTurn.ts';
@@ -19,15 +20,13 @@ export async function budget(
   }: Pick<Prepared, 'input' | 'snapshotId' | 'selected' | 'collected' | 'redacted'>,
   deps: PipelineDeps,
 ): Promise<Budgeted> {
+  const tools = input.request.tools?.filter(isFunctionTool);
   const keys = await historyKeysInSlices(selected.workspace, input.request.messages);
   const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter
     .withRatio(ratio)
-    .prepare(
-      [...countedTexts(redacted.messages, input.request.tools), ...redacted.items.map((item) => item.text)],
-      input.signal,
-    );
+    .prepare([...countedTexts(redacted.messages, tools), ...redacted.items.map((item) => item.text)], input.signal);
   const turn = planTurn({
     messages: redacted.messages,
     items: redacted.items,
@@ -40,7 +39,7 @@ export async function budget(
     budget: (messages, items) =>
       budgetRequest({
         messages,
-        tools: input.request.tools,
+        tools,
         items,
         requested: selected.plan,
         plans: deps.plans as Record<ModeName, Plan>,

@@ -3,7 +3,7 @@
 // request every other client sends, so the same context, redaction, budget and
 // audit apply. What chat cannot express is a 400 naming it.
 
-import type { ChatRequest } from '../shared/chatRequest.ts';
+import type { ChatRequest, HostedTool } from '../shared/chatRequest.ts';
 import { BadRequestError } from '../shared/errors.ts';
 import type { ResponseItem, ResponsesRequest } from '../shared/responsesRequest.ts';
 import type { ChatMessage, ContentPart, ToolDefinition } from '../shared/types.ts';
@@ -225,13 +225,11 @@ function requiredString(item: ResponseItem, key: string): string {
   throw new BadRequestError(`An input item of type ${String(item.type)} needs "${key}".`, 'invalid_value', 'input');
 }
 
-function toChatTool(tool: ResponseItem): ToolDefinition {
+/** A hosted tool (any type but function) goes on as it is: the pipeline leaves it out with a warning (hostedTools.ts). */
+function toChatTool(tool: ResponseItem): ToolDefinition | HostedTool {
   if (tool.type !== 'function') {
-    throw new BadRequestError(
-      `tools of type ${JSON.stringify(tool.type)} are not supported by ctxproxy (a local model cannot run OpenAI's hosted tools); use function tools.`,
-      'unsupported_tool',
-      'tools',
-    );
+    if (typeof tool.type === 'string' && tool.type !== '') return { ...tool, type: tool.type };
+    throw new BadRequestError('Every tool needs a "type".', 'invalid_value', 'tools');
   }
   const fn: ToolDefinition['function'] = { name: requiredString(tool, 'name') };
   if (typeof tool.description === 'string') fn.description = tool.description;

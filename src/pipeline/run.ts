@@ -5,6 +5,7 @@
 import { type ProxyError, toProxyError } from '../shared/errors.ts';
 import { closeSnapshot, refuseIfAuditDown } from './auditTrail.ts';
 import { cleanRequest, fieldWarnings } from './cleanRequest.ts';
+import { withoutHostedTools } from './hostedTools.ts';
 import { addCounts } from './redactStage.ts';
 import { emptySnapshot } from './snapshot.ts';
 import { storedHeaders, storedText } from './storedText.ts';
@@ -23,7 +24,8 @@ export function openRun(input: PipelineInput, deps: PipelineDeps): Run {
 
 /**
  * Before any stage: the audit log can write (under --require-audit), the headers are stored
- * redacted, and the request's fields are cleaned by the field table (fieldPolicy.ts).
+ * redacted, hosted tools are left out (hostedTools.ts), and the request's fields are cleaned by the
+ * field table (fieldPolicy.ts).
  */
 export async function admit(run: Run, deps: PipelineDeps): Promise<Admitted> {
   refuseIfAuditDown(deps);
@@ -35,10 +37,17 @@ export async function admit(run: Run, deps: PipelineDeps): Promise<Admitted> {
   const headers = { ...run.input.headers, requestId: minted ? '' : run.input.requestId };
   Object.assign(run.snapshot, await storedHeaders(headers, deps.redactor, counts));
   if (minted) run.snapshot.requestId = run.input.requestId;
-  const cleaned = await cleanRequest(run.input.request, { kind: deps.upstream.kind, redactor: deps.redactor });
+  // Before the field table: a hosted tool's fields are not the table's to count as unknown.
+  const runnable = await withoutHostedTools(run.input.request, deps.redactor);
+  const cleaned = await cleanRequest(runnable.request, { kind: deps.upstream.kind, redactor: deps.redactor });
   addCounts(counts, cleaned.counts);
   run.snapshot.model = cleaned.request.model;
-  return { request: cleaned.request, counts, warnings: [...(run.input.warnings ?? []), ...fieldWarnings(cleaned)] };
+  const warnings = [
+    ...(run.input.warnings ?? []),
+    ...(runnable.warning ? [runnable.warning] : []),
+    ...fieldWarnings(cleaned),
+  ];
+  return { request: cleaned.request, counts, warnings };
 }
 
 /** Writes the snapshot of a request that failed before its answer began; returns the error to throw. */

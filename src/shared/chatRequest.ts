@@ -45,6 +45,21 @@ export const toolDefinitionSchema = z.object({
   }),
 });
 
+/**
+ * A tool the client's provider would run itself (OpenAI's web_search, file_search, computer_use,
+ * code_interpreter, mcp, a Codex `namespace` …): any `type` but `function`. A local model cannot run
+ * one, so the pipeline leaves it out of the forwarded request (pipeline/hostedTools.ts) instead of
+ * refusing the request, as Ollama's own OpenAI layer accepts them.
+ */
+export const hostedToolSchema = z.object({ type: z.string().refine((type) => type !== 'function') }).passthrough();
+export type HostedTool = z.infer<typeof hostedToolSchema>;
+
+type FunctionTool = z.infer<typeof toolDefinitionSchema>;
+
+export function isFunctionTool(tool: FunctionTool | HostedTool): tool is FunctionTool {
+  return tool.type === 'function';
+}
+
 const responseFormat = z.object({ type: z.string() }).passthrough();
 
 /** Sampling fields that chat and legacy completions share, with the same meaning. */
@@ -68,7 +83,7 @@ export const chatRequestSchema = z
     messages: z.array(chatMessageSchema).min(1),
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
-    tools: z.array(toolDefinitionSchema).optional(),
+    tools: z.array(z.union([toolDefinitionSchema, hostedToolSchema])).optional(),
     tool_choice: z.unknown().optional(),
     ...samplingFields,
     max_completion_tokens: z.number().int().positive().nullable().optional(),

@@ -179,6 +179,8 @@ export interface BudgetReport {
   conversationTokens: number;
   contextTokens: number;
   numCtx?: number | undefined;
+  /** The reply limit forwarded (num_predict / max_tokens) when the client asked for one: at most what it asked. */
+  outputLimit?: number | undefined;
   perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
   /** Every piece of context in the forwarded messages, carried or new; their tokens sum to contextTokens. */
   parts?: ContextPart[] | undefined;

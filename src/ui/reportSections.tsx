@@ -10,7 +10,10 @@ export function BudgetBar({ budget }: { budget: BudgetReport }) {
   const segments: Segment[] = [
     { name: 'context', label: 'Context', tokens: budget.contextTokens },
     { name: 'conversation', label: 'Conversation', tokens: budget.conversationTokens },
-    { name: 'reserve', label: 'Reply reserve', tokens: budget.reserve },
+    // The limit forwarded when the client set one (its ask, or what the window left); else the reserve kept.
+    budget.outputLimit !== undefined
+      ? { name: 'reserve', label: 'Reply limit', tokens: budget.outputLimit }
+      : { name: 'reserve', label: 'Reply reserve', tokens: budget.reserve },
   ];
   const used = segments.reduce((sum, segment) => sum + segment.tokens, 0);
   // A request over the window still draws a full bar; the legend says by how much.

@@ -165,15 +165,17 @@ function toOllamaFormat(value: unknown): OllamaChatBody['format'] | undefined {
 export function toOllamaThink(effort: unknown, model: string): OllamaThink | undefined {
   if (effort === undefined || effort === null) return undefined;
   if (effort === 'none') return false;
-  if (effort !== 'minimal' && effort !== 'low' && effort !== 'medium' && effort !== 'high') {
+  // Ollama's own OpenAI layer takes `max`; Codex sends `xhigh` for its deepest setting.
+  if (!['minimal', 'low', 'medium', 'high', 'xhigh', 'max'].includes(effort as string)) {
     throw new BadRequestError(
-      `reasoning_effort ${JSON.stringify(effort)} is not supported; use none, minimal, low, medium or high.`,
+      `reasoning_effort ${JSON.stringify(effort)} is not supported; use none, minimal, low, medium, high, xhigh or max.`,
       'invalid_value',
       'reasoning_effort',
     );
   }
   if (!/gpt-oss/i.test(model)) return true;
-  return effort === 'minimal' ? 'low' : effort;
+  if (effort === 'minimal') return 'low';
+  return effort === 'xhigh' || effort === 'max' ? 'high' : (effort as 'low' | 'medium' | 'high');
 }
 
 export function toOllamaOptions(params: Record<string, unknown>, numCtx: number | undefined): Partial<OllamaOptions> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chooseNumCtx, computeBudget } from '../../src/budget/index.ts';
+import { chooseNumCtx, computeBudget, outputLimit } from '../../src/budget/index.ts';
 
 describe('computeBudget', () => {
   it('is floor(window × safety ratio) minus the reply reserve, 1,024 by default', () => {
@@ -10,11 +10,20 @@ describe('computeBudget', () => {
     assert.equal(computeBudget({ window: 8192, maxTokens: null }).reserve, 1024);
   });
 
-  it('caps a reserve larger than half the safe window, and says so', () => {
-    const budget = computeBudget({ window: 8192, maxTokens: 8192 });
-    assert.equal(budget.reserve, 3072);
-    assert.equal(budget.usable, 3072);
-    assert.equal(budget.reserveCappedFrom, 8192);
+  it('takes no more than 1,024 tokens from the prompt for a large max_tokens: the ask is a ceiling', () => {
+    for (const [window, maxTokens] of [
+      [8192, 8192],
+      [8192, 32000],
+      [32768, 32768],
+      [131072, 100000],
+    ] as const) {
+      const budget = computeBudget({ window, maxTokens });
+      assert.equal(budget.reserve, 1024);
+      assert.equal(budget.usable, Math.floor(window * 0.75) - 1024);
+      assert.equal(budget.asked, maxTokens);
+    }
+    // A tiny window still keeps half of its safe share for the prompt.
+    assert.equal(computeBudget({ window: 1000, maxTokens: 5000 }).reserve, 375);
   });
 
   it('rejects a nonsensical window or ratio', () => {
@@ -43,5 +52,15 @@ describe('chooseNumCtx', () => {
       const numCtx = chooseNumCtx({ promptTokens: prompt, reserve: 1024, modelMax: 262144 });
       assert.ok(numCtx >= prompt + 1024 && numCtx <= 262144, `prompt ${prompt} -> ${numCtx}`);
     }
+  });
+});
+
+describe('outputLimit', () => {
+  it('is what num_ctx leaves after the prompt and its headroom, never more than asked', () => {
+    assert.equal(outputLimit({ asked: undefined, promptTokens: 100, numCtx: 8192 }), undefined);
+    assert.equal(outputLimit({ asked: 500, promptTokens: 1000, numCtx: 8192 }), 500);
+    assert.equal(outputLimit({ asked: 32768, promptTokens: 15170, numCtx: 32768 }), 32768 - 16687);
+    assert.equal(outputLimit({ asked: 32000, promptTokens: 4000, numCtx: 8192 }), 8192 - 4400);
+    assert.equal(outputLimit({ asked: 10, promptTokens: 9000, numCtx: 8192 }), 1);
   });
 });

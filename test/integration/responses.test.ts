@@ -171,14 +171,6 @@ describe('function tools', () => {
       fake.reply(MODEL, {});
     }
   });
-
-  test('hosted tools are a 400 naming them', async () => {
-    const error = await client.responses
-      .create({ model: MODEL, input: 'x', tools: [{ type: 'web_search' }] })
-      .catch((e: unknown) => e);
-    assert.ok(error instanceof OpenAI.BadRequestError);
-    assert.match(error.message, /web_search.*function tools/);
-  });
 });
 
 describe('previous_response_id and item_reference', () => {
@@ -285,5 +277,43 @@ describe('failures', () => {
       .catch((e: unknown) => e);
     assert.ok(error instanceof OpenAI.NotFoundError);
     assert.match(error.message, /ollama pull nope:1b/);
+  });
+});
+
+describe('the audit records what the model received', () => {
+  test('a developer message is recorded as the system message the model got, role and text, on both routes', async () => {
+    const input = [
+      {
+        type: 'message' as const,
+        role: 'developer' as const,
+        content: [{ type: 'input_text' as const, text: 'be terse' }],
+      },
+      { type: 'message' as const, role: 'user' as const, content: 'hello' },
+    ];
+    const viaResponses = await client.responses.create({ model: MODEL, input }).withResponse();
+    const responsesSnapshot = await proxy.snapshotOf(viaResponses.response);
+    const responsesSent = lastSent();
+    const viaChat = await client.chat.completions
+      .create({
+        model: MODEL,
+        messages: [
+          { role: 'developer', content: 'be terse' },
+          { role: 'user', content: 'hello' },
+        ],
+      })
+      .withResponse();
+    const chatSnapshot = await proxy.snapshotOf(viaChat.response);
+    const chatSent = lastSent();
+    for (const [snapshot, sent] of [
+      [responsesSnapshot, responsesSent],
+      [chatSnapshot, chatSent],
+    ] as const) {
+      assert.ok(!snapshot.forwarded.some((m) => m.role === 'developer'), 'no role the model never saw');
+      assert.deepEqual(
+        snapshot.forwarded.map((m) => [m.role, m.content]),
+        sent.map((m) => [m.role, m.content]),
+      );
+      assert.ok(sent.some((m) => m.role === 'system' && m.content.includes('be terse')));
+    }
   });
 });

@@ -8,7 +8,7 @@ import { REQUEST_FIELDS } from '../../src/pipeline/fieldPolicy.ts';
 import { normalizeImage, storedMessages } from '../../src/pipeline/images.ts';
 import { capUtf8 } from '../../src/pipeline/storedText.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
-import type { ChatRequest } from '../../src/shared/chatRequest.ts';
+import { type ChatRequest, isFunctionTool } from '../../src/shared/chatRequest.ts';
 import type { Redactor } from '../../src/shared/types.ts';
 
 const TOKEN = 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A';
@@ -62,9 +62,12 @@ describe('cleanRequest', () => {
   test('a schema sent again (every turn) gives the same result and counts its findings again', async () => {
     const tools = [{ type: 'function', function: { name: 'f', parameters: { default: TOKEN, n: 1 } } }];
     const first = await cleanRequest(base({ tools }), { kind: 'ollama', redactor });
-    (first.request.tools?.[0]?.function.parameters as Record<string, unknown>).n = 2;
+    (first.request.tools?.filter(isFunctionTool)[0]?.function.parameters as Record<string, unknown>).n = 2;
     const second = await cleanRequest(base({ tools }), { kind: 'ollama', redactor });
-    assert.deepEqual(second.request.tools?.[0]?.function.parameters, { default: '[REDACTED:github-token]', n: 1 });
+    assert.deepEqual(second.request.tools?.filter(isFunctionTool)[0]?.function.parameters, {
+      default: '[REDACTED:github-token]',
+      n: 1,
+    });
     assert.deepEqual(second.counts, { 'github-token': 1 });
   });
 

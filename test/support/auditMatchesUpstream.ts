@@ -59,9 +59,9 @@ export async function assertAuditMatchesUpstream(proxy: RunningProxy, fake: Fake
   return result;
 }
 
-/** What a message looks like on Ollama's wire: role and one text. */
+/** What a message looks like on Ollama's wire: role (exactly as recorded) and one text. */
 function wire(message: ChatMessage): [string, string] {
-  const role = message.role === 'developer' ? 'system' : message.role;
+  const role = message.role;
   if (typeof message.content === 'string') return [role, message.content];
   const texts = (message.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : []));
   return [role, texts.join('\n')];

@@ -66,8 +66,12 @@ export interface FakeOllama {
   generates: ReceivedChat[];
   /** Resolves when the socket that carried chat number `index` closes (for abort tests). */
   closed(index: number): Promise<void>;
-  /** Script the answers for one model (persists until replaced); other models get the default reply. */
-  reply(model: string, reply: FakeReply): void;
+  /**
+   * Script the answers for one model (persists until replaced); other models get the default reply.
+   * A function answers each chat from its body, as a model would (a tool call, then text once the
+   * tool's result is in the messages).
+   */
+  reply(model: string, reply: FakeReply | ((body: Record<string, unknown>) => FakeReply)): void;
   close(): Promise<void>;
 }
 
@@ -99,7 +103,7 @@ export function fakePromptTokens(body: Record<string, unknown>): number {
 
 export async function startFakeOllama(options: { models?: FakeModel[] } = {}): Promise<FakeOllama> {
   const models = new Map((options.models ?? DEFAULT_FAKE_MODELS).map((model) => [model.name, model]));
-  const scripts = new Map<string, FakeReply>();
+  const scripts = new Map<string, FakeReply | ((body: Record<string, unknown>) => FakeReply)>();
   const chats: ReceivedChat[] = [];
   const embeds: ReceivedChat[] = [];
   const generates: ReceivedChat[] = [];
@@ -173,7 +177,8 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
       return sendJson(res, 400, { error: `registry.ollama.ai/library/${body.model} does not support tools` });
     }
 
-    const script = scripts.get(model.name) ?? {};
+    const scripted = scripts.get(model.name) ?? {};
+    const script = typeof scripted === 'function' ? scripted(body) : scripted;
     if (script.hangBeforeHeaders) return; // the socket stays open until the client gives up
     if (script.status !== undefined) {
       const text = script.errorBody ?? 'fake Ollama error';
@@ -223,7 +228,8 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     embeds.push({ body, headers: flattenHeaders(req) });
     const model = findModel(body.model);
     if (!model) return sendJson(res, 404, { error: `model "${String(body.model)}" not found, try pulling it first` });
-    const script = scripts.get(model.name) ?? {};
+    const scripted = scripts.get(model.name) ?? {};
+    const script = typeof scripted === 'function' ? scripted(body) : scripted;
     if (script.status !== undefined) return sendJson(res, script.status, { error: script.errorBody ?? 'fake error' });
     const inputs = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input : [];
     if (inputs.some((input) => typeof input !== 'string')) {
@@ -246,7 +252,8 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     generates.push({ body, headers: flattenHeaders(req) });
     const model = findModel(body.model);
     if (!model) return sendJson(res, 404, { error: `model "${String(body.model)}" not found, try pulling it first` });
-    const script = scripts.get(model.name) ?? {};
+    const scripted = scripts.get(model.name) ?? {};
+    const script = typeof scripted === 'function' ? scripted(body) : scripted;
     if (script.status !== undefined) return sendJson(res, script.status, { error: script.errorBody ?? 'fake error' });
     const content = script.content ?? DEFAULT_FAKE_CONTENT;
     const text = `${typeof body.prompt === 'string' ? body.prompt : ''}${typeof body.suffix === 'string' ? body.suffix : ''}`;

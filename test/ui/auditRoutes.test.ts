@@ -105,6 +105,14 @@ describe('GET /audit', () => {
 });
 
 describe('GET /audit/:id', () => {
+  it('shows the reply limit that was forwarded when the client asked for one', async () => {
+    const base = makeSnapshot({ id: 'd2' });
+    const snapshot = { ...base, budget: { ...(base.budget as NonNullable<typeof base.budget>), outputLimit: 16081 } };
+    const page = await (await testApp({ store: memoryAuditStore([snapshot]) }).request('/audit/d2')).text();
+    assert.match(page, /Reply limit 16,081/);
+    assert.doesNotMatch(page, /Reply reserve/);
+  });
+
   it('shows each forwarded message in order, the context folded per source, and the report', async () => {
     const snapshot = makeSnapshot({ id: 'd1', warnings: ['git.diff trimmed to 3000 tokens'] });
     const page = await (await testApp({ store: memoryAuditStore([snapshot]) }).request('/audit/d1')).text();

@@ -229,6 +229,10 @@ describe('reasoning_effort → think', () => {
     assert.equal(toOllamaThink('high', 'gpt-oss:20b'), 'high');
     assert.equal(toOllamaThink('medium', 'gpt-oss:20b'), 'medium');
     assert.equal(toOllamaThink('minimal', 'gpt-oss:20b'), 'low');
+    // The deepest settings agents send (Codex: xhigh; Ollama's own OpenAI layer: max).
+    assert.equal(toOllamaThink('xhigh', 'gpt-oss:20b'), 'high');
+    assert.equal(toOllamaThink('max', 'gpt-oss:20b'), 'high');
+    assert.equal(toOllamaThink('xhigh', 'qwen3:8b'), true);
     assert.equal(toOllamaThink(undefined, 'gpt-oss:20b'), undefined);
     assert.equal(toOllamaThink(null, 'qwen3:8b'), undefined);
   });
