@@ -4,6 +4,7 @@
 // goes through the redactor; images are rebuilt from their bytes. Fail closed:
 // a field holding a string that cannot be scanned is dropped whole.
 
+import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { Redactor } from '../shared/types.ts';
@@ -151,7 +152,7 @@ async function redactField(
 ): Promise<{ out: unknown; counts: Record<string, number> }> {
   if (value === null || typeof value !== 'object') {
     const counts: Record<string, number> = {};
-    return { out: await redactDeep(value, redactor, counts, 0), counts };
+    return { out: await redactDeep(value, redactor, counts), counts };
   }
   const memo = memos.get(redactor) ?? newFieldMemo();
   memos.set(redactor, memo);
@@ -160,39 +161,65 @@ async function redactField(
   // A fresh copy each time: the caller may change what it gets.
   if (hit) return { out: JSON.parse(hit.json), counts: hit.counts };
   const counts: Record<string, number> = {};
-  const out = await redactDeep(value, redactor, counts, 0);
+  const out = await redactDeep(value, redactor, counts);
   const json = JSON.stringify(out);
   memo.set(key, { json, counts });
   return { out, counts };
 }
 
-/** Every string at any depth, object keys included; throws when one cannot be scanned. */
-async function redactDeep(
-  value: unknown,
-  redactor: Redactor,
-  counts: Record<string, number>,
-  depth: number,
-): Promise<unknown> {
-  if (depth > MAX_DEPTH) throw new Error('too deep to scan');
-  if (typeof value === 'string') {
-    const result = await redactor.redact(value);
-    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
-    return result.text;
+/**
+ * The longest the walk below runs before it lets other requests in. A field holds
+ * up to http/jsonShape.ts's MAX_FIELD_NODES strings, each a redactor call: one
+ * Promise.all over all of them kept the event loop for seconds and every promise
+ * alive at once, so strings are scanned one after another in slices instead.
+ */
+const SLICE_MS = 8;
+
+/**
+ * Every string at any depth, object keys included, redacted: each distinct
+ * string is scanned once (an enum repeated across properties costs one scan),
+ * its findings counted for every place it occurs. Throws when one cannot be
+ * scanned or the value nests past MAX_DEPTH.
+ */
+async function redactDeep(value: unknown, redactor: Redactor, counts: Record<string, number>): Promise<unknown> {
+  const occurrences = new Map<string, number>();
+  collectStrings(value, occurrences, 0);
+  const masked = new Map<string, string>();
+  let sliceStarted = performance.now();
+  for (const [text, times] of occurrences) {
+    const result = await redactor.redact(text);
+    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + times;
+    masked.set(text, result.text);
+    if (performance.now() - sliceStarted > SLICE_MS) {
+      await setImmediate();
+      sliceStarted = performance.now();
+    }
   }
+  return rebuild(value, masked);
+}
+
+function collectStrings(value: unknown, into: Map<string, number>, depth: number): void {
+  if (depth > MAX_DEPTH) throw new Error('too deep to scan');
+  if (typeof value === 'string') into.set(value, (into.get(value) ?? 0) + 1);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into, depth + 1);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      into.set(key, (into.get(key) ?? 0) + 1);
+      collectStrings(child, into, depth + 1);
+    }
+  }
+}
+
+function rebuild(value: unknown, masked: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return masked.get(value);
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) return Promise.all(value.map((item) => redactDeep(item, redactor, counts, depth + 1)));
+  if (Array.isArray(value)) return value.map((item) => rebuild(item, masked));
   if (typeof value === 'object') {
-    const entries = await Promise.all(
-      Object.entries(value).map(
-        async ([key, child]) =>
-          [
-            await redactDeep(key, redactor, counts, depth + 1),
-            await redactDeep(child, redactor, counts, depth + 1),
-          ] as const,
-      ),
+    // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [masked.get(key) as string, rebuild(child, masked)] as const),
     );
-    return Object.fromEntries(entries);
   }
   // undefined, functions, symbols: not JSON, nothing to forward.
   return undefined;
