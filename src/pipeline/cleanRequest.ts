@@ -132,6 +132,18 @@ function whenSettled<T>(values: (Cleaned | Promise<Cleaned>)[], then: (done: Cle
   return values.some((value) => value instanceof Promise) ? Promise.all(values).then(then) : then(values);
 }
 
+/**
+ * `value` with every string in it (at any depth, object keys included) redacted and its findings
+ * added to `counts`: for the fields of the routes that do not build a chat request (legacy
+ * completions' model and sampling options, embeddings' model). Throws when a string cannot be
+ * scanned; the caller refuses the request then, so nothing unscanned is forwarded.
+ */
+export async function redactedValue<T>(value: T, redactor: Redactor, counts: Record<string, number>): Promise<T> {
+  const { out, counts: found } = await redactField(value, redactor);
+  for (const [rule, n] of Object.entries(found)) counts[rule] = (counts[rule] ?? 0) + n;
+  return out as T;
+}
+
 type FieldMemo = LRUCache<string, { json: string; counts: Record<string, number> }>;
 /** Per redactor: clients resend the same tool schemas every turn, thousands of strings each time. */
 const memos = new WeakMap<Redactor, FieldMemo>();
