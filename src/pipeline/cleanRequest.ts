@@ -4,12 +4,12 @@
 // goes through the redactor; images are rebuilt from their bytes. Fail closed:
 // a field holding a string that cannot be scanned is dropped whole.
 
-import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { Redactor } from '../shared/types.ts';
 import { forwardedTo, ruleFor, type UpstreamKind } from './fieldPolicy.ts';
 import { normalizeImage } from './images.ts';
+import { mapInSlices } from './slices.ts';
 
 export interface CleanedRequest {
   request: ChatRequest;
@@ -110,9 +110,18 @@ async function redactInto(value: unknown, path: string, walk: Walk): Promise<Cle
   }
 }
 
+/** Lists up to this long are walked at once (a promise per element costs more than the walk). */
+const SLICED_ABOVE_ITEMS = 256;
+
 /** An object's keys or an array's elements, each by its own rule. */
 function walkContainer(value: unknown, path: string, walk: Walk): Cleaned | Promise<Cleaned> {
   if (Array.isArray(value)) {
+    // A long list (10,000 messages) is walked in slices, so other requests run in between.
+    if (value.length > SLICED_ABOVE_ITEMS) {
+      return mapInSlices(value, async (item) => cleanField(item, `${path}[]`, walk)).then((done) =>
+        done.filter((item) => item !== DROP),
+      );
+    }
     const items = value.map((item) => cleanField(item, `${path}[]`, walk));
     return whenSettled(items, (done) => done.filter((item) => item !== DROP));
   }
@@ -180,14 +189,6 @@ async function redactField(
 }
 
 /**
- * The longest the walk below runs before it lets other requests in. A field holds
- * up to http/jsonShape.ts's MAX_FIELD_NODES strings, each a redactor call: one
- * Promise.all over all of them kept the event loop for seconds and every promise
- * alive at once, so strings are scanned one after another in slices instead.
- */
-const SLICE_MS = 8;
-
-/**
  * Every string at any depth, object keys included, redacted: each distinct
  * string is scanned once (an enum repeated across properties costs one scan),
  * its findings counted for every place it occurs. Throws when one cannot be
@@ -197,16 +198,12 @@ async function redactDeep(value: unknown, redactor: Redactor, counts: Record<str
   const occurrences = new Map<string, number>();
   collectStrings(value, occurrences, 0);
   const masked = new Map<string, string>();
-  let sliceStarted = performance.now();
-  for (const [text, times] of occurrences) {
+  // A field holds up to http/jsonShape.ts's MAX_FIELD_NODES strings, each a redactor call.
+  await mapInSlices(occurrences, async ([text, times]) => {
     const result = await redactor.redact(text);
     for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + times;
     masked.set(text, result.text);
-    if (performance.now() - sliceStarted > SLICE_MS) {
-      await setImmediate();
-      sliceStarted = performance.now();
-    }
-  }
+  });
   return rebuild(value, masked);
 }
 
