@@ -19,6 +19,8 @@ export interface FieldLimits {
   maxNodes?: number;
   /** Most characters of JSON text the field takes in the body. */
   maxChars?: number;
+  /** The client's words: not counted in the body's `maxStructuredNodes`. */
+  conversation?: boolean;
 }
 
 export interface JsonShapeLimits {
@@ -26,6 +28,8 @@ export interface JsonShapeLimits {
   maxDepth: number;
   /** Most items of any array below the top level (an enum, a list of examples, a message's parts). */
   maxNestedItems: number;
+  /** Strings and containers of all structured (not conversation) fields together. */
+  maxStructuredNodes: number;
   /** Every top-level field not listed in `fields`. */
   field: Required<FieldLimits>;
   /** Per top-level field name; what a name leaves out comes from `field`. */
@@ -61,16 +65,19 @@ export const MAX_NESTED_ITEMS = 10_000;
  * Each string is a redactor call, so this bounds the field table's walk.
  */
 export const MAX_FIELD_NODES = 100_000;
+/** All structured fields together: twice one field's, so spreading a body over many fields gains nothing. */
+export const MAX_STRUCTURED_NODES = 2 * MAX_FIELD_NODES;
 /** JSON text of one structured field: 60 tools of a few KB are ~200 KB. */
 export const MAX_FIELD_CHARS = 4 * 1024 * 1024;
 
 /** The client's own words (a pasted file can be long): bounded by the body limit and the message scan's deadline. */
-const CONVERSATION: FieldLimits = { maxNodes: 1_000_000, maxChars: Number.POSITIVE_INFINITY };
+const CONVERSATION: FieldLimits = { maxNodes: 1_000_000, maxChars: Number.POSITIVE_INFINITY, conversation: true };
 
 export const defaultJsonShapeLimits: JsonShapeLimits = {
   maxDepth: MAX_JSON_DEPTH,
   maxNestedItems: MAX_NESTED_ITEMS,
-  field: { maxItems: MAX_NESTED_ITEMS, maxNodes: MAX_FIELD_NODES, maxChars: MAX_FIELD_CHARS },
+  maxStructuredNodes: MAX_STRUCTURED_NODES,
+  field: { maxItems: MAX_NESTED_ITEMS, maxNodes: MAX_FIELD_NODES, maxChars: MAX_FIELD_CHARS, conversation: false },
   fields: {
     messages: { ...CONVERSATION, maxItems: MAX_MESSAGES },
     input: { ...CONVERSATION, maxItems: MAX_MESSAGES },
@@ -137,6 +144,7 @@ function limitsOf(name: string, limits: JsonShapeLimits): Required<FieldLimits> 
 export function checkJsonShape(text: string, limits: JsonShapeLimits = defaultJsonShapeLimits): void {
   const frames: Frame[] = [];
   let field: FieldScan | undefined;
+  let structuredNodes = 0;
   const length = text.length;
   // Counts a string or container against the top-level field it is in; the first one opens the field.
   const countNode = (at: number) => {
@@ -144,6 +152,13 @@ export function checkJsonShape(text: string, limits: JsonShapeLimits = defaultJs
     if (!body || body.array) return;
     if (!field) field = { name: body.key, start: at, nodes: 0, limits: limitsOf(body.key, limits) };
     field.nodes++;
+    if (!field.limits.conversation && ++structuredNodes > limits.maxStructuredNodes) {
+      throw new BadRequestError(
+        `The request's fields other than the conversation hold more than ${limits.maxStructuredNodes} strings, objects and arrays together (the limit was passed in "${field.name}"); send fewer or smaller tools or schemas.`,
+        'fields_too_large',
+        field.name,
+      );
+    }
     if (field.nodes > field.limits.maxNodes) {
       throw new BadRequestError(
         `"${field.name}" holds more than ${field.limits.maxNodes} strings, objects and arrays; ctxproxy accepts at most ${field.limits.maxNodes} in one field. Send fewer or smaller tools or schemas.`,

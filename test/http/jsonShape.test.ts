@@ -8,6 +8,7 @@ import {
   MAX_JSON_DEPTH,
   MAX_MESSAGES,
   MAX_NESTED_ITEMS,
+  MAX_STRUCTURED_NODES,
   MAX_TOOLS,
 } from '../../src/http/jsonShape.ts';
 import { BadRequestError } from '../../src/shared/errors.ts';
@@ -111,5 +112,18 @@ describe('checkJsonShape', () => {
     );
     assert.equal(refusal(JSON.stringify({ messages: [], model: long })).param, 'model');
     checkJsonShape(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: long }], prompt: long }));
+  });
+
+  it('refuses a body that spreads its strings over many fields, each under its own limit', () => {
+    const perField = MAX_FIELD_NODES - 10;
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 1]));
+    const fields = Math.ceil(MAX_STRUCTURED_NODES / perField) + 1;
+    const body = Object.fromEntries(Array.from({ length: fields }, (_, i) => [`field_${i}`, keys(perField)]));
+    const error = refusal(JSON.stringify({ model: 'm', messages: [], ...body }));
+    assert.equal(error.code, 'fields_too_large');
+    // One field at its own limit passes, and the conversation does not count.
+    checkJsonShape(
+      JSON.stringify({ model: 'm', metadata: keys(perField), messages: [{ role: 'user', content: 'x' }] }),
+    );
   });
 });
