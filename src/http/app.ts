@@ -6,7 +6,7 @@ import { type Context, Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import { type PipelineDeps, recordRejectedRequest, runPipeline } from '../pipeline/runPipeline.ts';
 import { chatRequestSchema } from '../shared/chatRequest.ts';
-import { errorFields } from '../shared/errorFields.ts';
+import { classifiedErrorFields, errorFields } from '../shared/errorFields.ts';
 import { NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
@@ -150,8 +150,12 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
   app.onError(async (error, c) => {
     const failure = error instanceof ProxyError ? error : toProxyError(error);
     if (failure.status >= 500) {
-      const event = failure.code === 'internal_error' ? 'http.unhandled' : 'http.server_error';
-      deps.logger.error(event, { requestId: c.get('requestId'), status: failure.status, ...errorFields(error) });
+      const unforeseen = failure.code === 'internal_error';
+      deps.logger.error(unforeseen ? 'http.unhandled' : 'http.server_error', {
+        requestId: c.get('requestId'),
+        status: failure.status,
+        ...(unforeseen ? errorFields(error) : classifiedErrorFields(failure)),
+      });
     }
     // A request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;
     // one the access guard refused is not: it may be a hostile page's, and its text is not worth keeping.

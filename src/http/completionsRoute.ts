@@ -11,7 +11,8 @@ import { BadRequestError, toProxyError } from '../shared/errors.ts';
 import type { FinishReason, UpstreamEvent, Usage } from '../shared/types.ts';
 import { callFacts, ctxHeaders, type RouteDeps, type RouteEnv, readBody, replySse } from './routeKit.ts';
 
-const completionsSchema = z
+/** Exported for the every-field leak test (test/integration/everyField.test.ts). */
+export const completionsSchema = z
   .object({
     model: z.string().min(1),
     prompt: z.union([z.string(), z.array(z.unknown())]),

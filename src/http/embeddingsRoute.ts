@@ -9,7 +9,8 @@ import { runEmbeddings } from '../pipeline/embeddings.ts';
 import { BadRequestError } from '../shared/errors.ts';
 import { callFacts, ctxHeaders, type RouteDeps, type RouteEnv, readBody } from './routeKit.ts';
 
-const embeddingsSchema = z
+/** Exported for the every-field leak test (test/integration/everyField.test.ts). */
+export const embeddingsSchema = z
   .object({
     model: z.string().min(1),
     input: z.union([z.string(), z.array(z.unknown()).min(1)]),

@@ -8,7 +8,7 @@
 import { AuditUnavailableError, type ProxyError } from '../shared/errors.ts';
 import type { AuditStore, AuditWrite, Logger } from '../shared/ports.ts';
 import type { Redactor, Snapshot } from '../shared/types.ts';
-import { storedErrorMessage } from './storedText.ts';
+import { storedErrorMessage, storedReply } from './storedText.ts';
 
 interface AuditTrailDeps {
   store: AuditStore;
@@ -47,8 +47,9 @@ export async function recordInFlight(snapshot: Snapshot, deps: AuditTrailDeps, s
 }
 
 /**
- * Completes a request's snapshot (outcome, total time, the error redacted and capped: a message can
- * quote the request) and hands it to the store, which never throws on the request's path.
+ * Completes a request's snapshot (outcome, total time, the reply redacted, the error redacted and
+ * capped: a message can quote the request) and hands it to the store, which never throws on the
+ * request's path. The one place every route's snapshot passes before it is written.
  */
 export async function closeSnapshot(
   snapshot: Snapshot,
@@ -59,6 +60,8 @@ export async function closeSnapshot(
 ): Promise<void> {
   snapshot.outcome = outcome;
   snapshot.timings.totalMs = deps.now() - started;
+  // A new object: the conversation memory may hold the reply as the model sent it, for the next turn.
+  snapshot.reply = await storedReply(snapshot.reply, deps.redactor, snapshot.redactions);
   if (failure) {
     const message = await storedErrorMessage(failure.message, deps.redactor, snapshot.redactions);
     snapshot.error = { status: failure.status, type: failure.type, code: failure.code, message };

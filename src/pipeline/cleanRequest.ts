@@ -9,6 +9,7 @@ import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { Redactor } from '../shared/types.ts';
 import { forwardedTo, ruleFor, type UpstreamKind } from './fieldPolicy.ts';
 import { normalizeImage } from './images.ts';
+import { mapInSlices } from './slices.ts';
 
 export interface CleanedRequest {
   request: ChatRequest;
@@ -109,9 +110,18 @@ async function redactInto(value: unknown, path: string, walk: Walk): Promise<Cle
   }
 }
 
+/** Lists up to this long are walked at once (a promise per element costs more than the walk). */
+const SLICED_ABOVE_ITEMS = 256;
+
 /** An object's keys or an array's elements, each by its own rule. */
 function walkContainer(value: unknown, path: string, walk: Walk): Cleaned | Promise<Cleaned> {
   if (Array.isArray(value)) {
+    // A long list (10,000 messages) is walked in slices, so other requests run in between.
+    if (value.length > SLICED_ABOVE_ITEMS) {
+      return mapInSlices(value, async (item) => cleanField(item, `${path}[]`, walk)).then((done) =>
+        done.filter((item) => item !== DROP),
+      );
+    }
     const items = value.map((item) => cleanField(item, `${path}[]`, walk));
     return whenSettled(items, (done) => done.filter((item) => item !== DROP));
   }
@@ -129,6 +139,18 @@ function walkContainer(value: unknown, path: string, walk: Walk): Cleaned | Prom
 /** `then` of the values, at once when none is a promise. */
 function whenSettled<T>(values: (Cleaned | Promise<Cleaned>)[], then: (done: Cleaned[]) => T): T | Promise<T> {
   return values.some((value) => value instanceof Promise) ? Promise.all(values).then(then) : then(values);
+}
+
+/**
+ * `value` with every string in it (at any depth, object keys included) redacted and its findings
+ * added to `counts`: for the fields of the routes that do not build a chat request (legacy
+ * completions' model and sampling options, embeddings' model). Throws when a string cannot be
+ * scanned; the caller refuses the request then, so nothing unscanned is forwarded.
+ */
+export async function redactedValue<T>(value: T, redactor: Redactor, counts: Record<string, number>): Promise<T> {
+  const { out, counts: found } = await redactField(value, redactor);
+  for (const [rule, n] of Object.entries(found)) counts[rule] = (counts[rule] ?? 0) + n;
+  return out as T;
 }
 
 type FieldMemo = LRUCache<string, { json: string; counts: Record<string, number> }>;
@@ -151,7 +173,7 @@ async function redactField(
 ): Promise<{ out: unknown; counts: Record<string, number> }> {
   if (value === null || typeof value !== 'object') {
     const counts: Record<string, number> = {};
-    return { out: await redactDeep(value, redactor, counts, 0), counts };
+    return { out: await redactDeep(value, redactor, counts), counts };
   }
   const memo = memos.get(redactor) ?? newFieldMemo();
   memos.set(redactor, memo);
@@ -160,39 +182,53 @@ async function redactField(
   // A fresh copy each time: the caller may change what it gets.
   if (hit) return { out: JSON.parse(hit.json), counts: hit.counts };
   const counts: Record<string, number> = {};
-  const out = await redactDeep(value, redactor, counts, 0);
+  const out = await redactDeep(value, redactor, counts);
   const json = JSON.stringify(out);
   memo.set(key, { json, counts });
   return { out, counts };
 }
 
-/** Every string at any depth, object keys included; throws when one cannot be scanned. */
-async function redactDeep(
-  value: unknown,
-  redactor: Redactor,
-  counts: Record<string, number>,
-  depth: number,
-): Promise<unknown> {
+/**
+ * Every string at any depth, object keys included, redacted: each distinct
+ * string is scanned once (an enum repeated across properties costs one scan),
+ * its findings counted for every place it occurs. Throws when one cannot be
+ * scanned or the value nests past MAX_DEPTH.
+ */
+async function redactDeep(value: unknown, redactor: Redactor, counts: Record<string, number>): Promise<unknown> {
+  const occurrences = new Map<string, number>();
+  collectStrings(value, occurrences, 0);
+  const masked = new Map<string, string>();
+  // A field holds up to http/jsonShape.ts's MAX_FIELD_NODES strings, each a redactor call.
+  await mapInSlices(occurrences, async ([text, times]) => {
+    const result = await redactor.redact(text);
+    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + times;
+    masked.set(text, result.text);
+  });
+  return rebuild(value, masked);
+}
+
+function collectStrings(value: unknown, into: Map<string, number>, depth: number): void {
   if (depth > MAX_DEPTH) throw new Error('too deep to scan');
-  if (typeof value === 'string') {
-    const result = await redactor.redact(value);
-    for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
-    return result.text;
+  if (typeof value === 'string') into.set(value, (into.get(value) ?? 0) + 1);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into, depth + 1);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      into.set(key, (into.get(key) ?? 0) + 1);
+      collectStrings(child, into, depth + 1);
+    }
   }
+}
+
+function rebuild(value: unknown, masked: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return masked.get(value);
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) return Promise.all(value.map((item) => redactDeep(item, redactor, counts, depth + 1)));
+  if (Array.isArray(value)) return value.map((item) => rebuild(item, masked));
   if (typeof value === 'object') {
-    const entries = await Promise.all(
-      Object.entries(value).map(
-        async ([key, child]) =>
-          [
-            await redactDeep(key, redactor, counts, depth + 1),
-            await redactDeep(child, redactor, counts, depth + 1),
-          ] as const,
-      ),
+    // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [masked.get(key) as string, rebuild(child, masked)] as const),
     );
-    return Object.fromEntries(entries);
   }
   // undefined, functions, symbols: not JSON, nothing to forward.
   return undefined;

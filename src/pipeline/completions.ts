@@ -7,7 +7,8 @@ import { BadRequestError, type ProxyError, toProxyError } from '../shared/errors
 import type { ChatMessage, Snapshot, UpstreamEvent } from '../shared/types.ts';
 import { closeDirectSnapshot, openDirectSnapshot } from './auditRecord.ts';
 import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
-import { notSupported } from './embeddings.ts';
+import { redactedValue } from './cleanRequest.ts';
+import { cleanedModel, notSupported } from './embeddings.ts';
 import { redactMessages } from './redactStage.ts';
 import { splitModelSuffix } from './selectMode.ts';
 import type { PipelineDeps } from './types.ts';
@@ -54,6 +55,9 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
       );
     }
     const counts = snapshot.redactions;
+    // The model name and the sampling options (`stop` is text) go upstream too: redacted like the prompt.
+    const upstreamModel = await cleanedModel(model, deps, counts);
+    const params = await redactedParams(input.params, deps, counts);
     const given: ChatMessage[] = [{ role: 'user', name: 'prompt', content: input.prompt }];
     if (input.suffix) given.unshift({ role: 'system', name: 'suffix', content: input.suffix });
     const forwarded = deps.settings.redactMessages ? await redactMessages(given, deps.redactor, counts) : given;
@@ -61,12 +65,12 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
     const prompt = forwarded.find((m) => m.name === 'prompt')?.content as string;
     const suffix = forwarded.find((m) => m.name === 'suffix')?.content as string | undefined;
     // Keep the window the model is loaded with: a different num_ctx would make Ollama reload it.
-    const numCtx = deps.upstream.kind === 'ollama' ? deps.loadedNumCtx?.get(model) : undefined;
+    const numCtx = deps.upstream.kind === 'ollama' ? deps.loadedNumCtx?.get(upstreamModel) : undefined;
     await recordInFlight(snapshot, deps, snapshot.createdAt);
     const started = deps.now();
     const events = await generate.call(
       deps.upstream,
-      { model, prompt, suffix, params: input.params, numCtx },
+      { model: upstreamModel, prompt, suffix, params, numCtx },
       abort.signal,
     );
     return {
@@ -82,6 +86,23 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
     const failure = toProxyError(error);
     await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
     throw failure;
+  }
+}
+
+/** Every string of the sampling options redacted; one that cannot be scanned refuses the request. */
+async function redactedParams(
+  params: Record<string, unknown>,
+  deps: PipelineDeps,
+  counts: Record<string, number>,
+): Promise<Record<string, unknown>> {
+  try {
+    return await redactedValue(params, deps.redactor, counts);
+  } catch {
+    throw new BadRequestError(
+      'The sampling options (stop …) could not be scanned for secrets, so the request was not forwarded.',
+      'redaction_failed',
+      'stop',
+    );
   }
 }
 

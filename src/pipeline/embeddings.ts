@@ -3,10 +3,11 @@
 // hashes of what was sent, never the vectors, and not the text: an index run
 // over a whole repository would otherwise copy it into the log.
 
-import { ProxyError, toProxyError } from '../shared/errors.ts';
+import { BadRequestError, ProxyError, toProxyError } from '../shared/errors.ts';
 import type { ChatMessage } from '../shared/types.ts';
 import { closeDirectSnapshot, openDirectSnapshot, shortHash } from './auditRecord.ts';
 import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
+import { redactedValue } from './cleanRequest.ts';
 import { redactMessages } from './redactStage.ts';
 import { splitModelSuffix } from './selectMode.ts';
 import type { PipelineDeps } from './types.ts';
@@ -41,13 +42,18 @@ export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps):
     const embed = deps.upstream.embed;
     if (!embed) throw notSupported('/v1/embeddings', deps.upstream.kind);
     const counts = snapshot.redactions;
+    const upstreamModel = await cleanedModel(model, deps, counts);
     const texts = deps.settings.redactMessages
       ? (await redactMessages(input.input.map(asMessage), deps.redactor, counts)).map((m) => m.content as string)
       : input.input;
     snapshot.forwarded = [{ role: 'user', content: describeInputs(texts) }];
     await recordInFlight(snapshot, deps, snapshot.createdAt);
     const started = deps.now();
-    const result = await embed.call(deps.upstream, { model, input: texts, dimensions: input.dimensions }, input.signal);
+    const result = await embed.call(
+      deps.upstream,
+      { model: upstreamModel, input: texts, dimensions: input.dimensions },
+      input.signal,
+    );
     snapshot.timings.upstreamMs = deps.now() - started;
     const dimensions = result.embeddings[0]?.length ?? 0;
     snapshot.reply = {
@@ -73,6 +79,27 @@ function asMessage(text: string): ChatMessage {
 function describeInputs(texts: string[]): string {
   const lines = texts.map((text, index) => `#${index} ${text.length} chars sha256:${shortHash(text)}`);
   return `embeddings request, ${texts.length} input(s), redacted; text not kept:\n${lines.join('\n')}`;
+}
+
+/**
+ * The model name as it goes upstream: the client chose it, so it is scanned like the client's text
+ * (a secret pasted into it reaches the upstream masked, which then does not know the model),
+ * whatever redactMessages says, as the chat field table does.
+ */
+export async function cleanedModel(
+  model: string,
+  deps: Pick<PipelineDeps, 'redactor'>,
+  counts: Record<string, number>,
+): Promise<string> {
+  try {
+    return await redactedValue(model, deps.redactor, counts);
+  } catch {
+    throw new BadRequestError(
+      'The model name could not be scanned for secrets, so the request was not forwarded.',
+      'redaction_failed',
+      'model',
+    );
+  }
 }
 
 export function notSupported(endpoint: string, kind: string): ProxyError {

@@ -7,6 +7,7 @@ import { RedactionTimeoutError } from '../redact/createRedactor.ts';
 import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import type { ChatMessage, ContentPart, ContextItem, Redactor, SourceReport } from '../shared/types.ts';
+import { mapInSlices } from './slices.ts';
 import type { PipelineDeps, Redacted, RedactInput } from './types.ts';
 
 export type RedactionCounts = Record<string, number>;
@@ -96,27 +97,26 @@ export async function redactMessages(
     for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
     return result.text;
   };
-  return Promise.all(
-    messages.map(async (message) => {
-      const copy: ChatMessage = { ...message };
-      if (typeof message.content === 'string') copy.content = await scan(message.content);
-      else if (Array.isArray(message.content)) {
-        copy.content = await Promise.all(
-          message.content.map(
-            async (part): Promise<ContentPart> =>
-              part.type === 'text' ? { type: 'text', text: await scan(part.text) } : part,
-          ),
-        );
-      }
-      if (message.tool_calls) {
-        copy.tool_calls = await Promise.all(
-          message.tool_calls.map(async (call) => ({
-            ...call,
-            function: { ...call.function, arguments: await scan(call.function.arguments) },
-          })),
-        );
-      }
-      return copy;
-    }),
-  );
+  // One message after another, in slices: a conversation of 10,000 turns must not hold other requests.
+  return mapInSlices(messages, async (message) => {
+    const copy: ChatMessage = { ...message };
+    if (typeof message.content === 'string') copy.content = await scan(message.content);
+    else if (Array.isArray(message.content)) {
+      copy.content = await Promise.all(
+        message.content.map(
+          async (part): Promise<ContentPart> =>
+            part.type === 'text' ? { type: 'text', text: await scan(part.text) } : part,
+        ),
+      );
+    }
+    if (message.tool_calls) {
+      copy.tool_calls = await Promise.all(
+        message.tool_calls.map(async (call) => ({
+          ...call,
+          function: { ...call.function, arguments: await scan(call.function.arguments) },
+        })),
+      );
+    }
+    return copy;
+  });
 }

@@ -1,9 +1,10 @@
-// Text the audit log keeps that the client chose outside the message list:
-// headers (STORED_HEADERS in fieldPolicy.ts) and error messages that can quote
-// the request. Cut to a byte cap first, so an oversized header neither grows the
-// log nor slows the scan, then redacted; text that cannot be scanned is not kept.
+// Text the audit log keeps besides the forwarded messages: headers
+// (STORED_HEADERS in fieldPolicy.ts) and error messages that can quote the
+// request, cut to a byte cap first, so an oversized header neither grows the log
+// nor slows the scan, then redacted; and the model's reply, redacted whole once
+// it is complete. Text that cannot be scanned is not kept.
 
-import type { Redactor } from '../shared/types.ts';
+import type { Redactor, SnapshotReply } from '../shared/types.ts';
 import { STORED_ERROR_MESSAGE_MAX_BYTES, STORED_HEADERS } from './fieldPolicy.ts';
 
 const encoder = new TextEncoder();
@@ -68,4 +69,43 @@ export function storedErrorMessage(
   return storedText(message, STORED_ERROR_MESSAGE_MAX_BYTES, redactor, counts).then(
     (text) => text ?? '(error message withheld: it could not be scanned for secrets)',
   );
+}
+
+const REPLY_WITHHELD = '(withheld: it could not be scanned for secrets)';
+
+/**
+ * The model's answer as the audit log keeps it: its text, its reasoning, and each
+ * tool call's id, name and arguments, each redacted as one assembled text. A
+ * stream's pieces are joined before this runs, so a secret the model sent across
+ * two chunks is one string here and is caught. A part that cannot be scanned is
+ * replaced by a note (fail closed). The client got the model's bytes as they came.
+ */
+export async function storedReply(
+  reply: SnapshotReply,
+  redactor: Redactor,
+  counts: Record<string, number>,
+): Promise<SnapshotReply> {
+  const scan = async (text: string): Promise<string> => {
+    if (text === '') return text;
+    try {
+      const result = await redactor.redact(text);
+      for (const finding of result.findings) counts[finding.ruleId] = (counts[finding.ruleId] ?? 0) + 1;
+      return result.text;
+    } catch {
+      return REPLY_WITHHELD;
+    }
+  };
+  const stored: SnapshotReply = { ...reply, content: await scan(reply.content) };
+  if (reply.reasoning !== undefined) stored.reasoning = await scan(reply.reasoning);
+  if (reply.toolCalls) {
+    stored.toolCalls = [];
+    for (const call of reply.toolCalls) {
+      stored.toolCalls.push({
+        ...call,
+        id: await scan(call.id),
+        function: { name: await scan(call.function.name), arguments: await scan(call.function.arguments) },
+      });
+    }
+  }
+  return stored;
 }

@@ -1,5 +1,7 @@
-// What a log line says about a failure: the error's name, message and stack
-// frames (and its cause's), never prompt text. Messages of library errors can
+// What a log line says about a failure. An unforeseen error (a bug): its name,
+// message and stack frames (and its cause's), never prompt text. A classified
+// one (an upstream's answer, a timeout): its class, code and size only, since
+// its message quotes what the upstream said, which can hold anything. Messages of library errors can
 // quote their input (V8's JSON errors do: `Unexpected token 'x', "xxxx"… is not
 // valid JSON`), so quoted spans are replaced by their length and the message is
 // cut; the stack keeps only its `at …` frames, which name code, not data.
@@ -43,5 +45,21 @@ export function errorFields(error: unknown): LogFields {
     fields.causeMessage = inner.message;
     fields.causeStack = inner.stack;
   }
+  return fields;
+}
+
+/**
+ * Log fields for an error ctxproxy classified (a ProxyError: the upstream failed, timed out, …): the
+ * error's class and code, its cause's class, and the message's length. Never the message: it quotes
+ * the upstream's error body, which can echo the prompt or a credential.
+ */
+export function classifiedErrorFields(error: Error & { code?: unknown; type?: unknown }): LogFields {
+  const fields: LogFields = {
+    error: error.name,
+    errorCode: typeof error.code === 'string' ? error.code : undefined,
+    errorType: typeof error.type === 'string' ? error.type : undefined,
+    messageChars: error.message.length,
+  };
+  if (error.cause !== undefined) fields.cause = error.cause instanceof Error ? error.cause.name : typeof error.cause;
   return fields;
 }

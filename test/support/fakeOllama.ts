@@ -36,6 +36,8 @@ export interface FakeReply {
   chunkDelayMs?: number;
   /** Stream every word as its own chunk (a token stream) instead of up to four pieces. */
   wordPerChunk?: boolean;
+  /** Stream the content in exactly these pieces (they are joined for `content`); /api/chat and /api/generate. */
+  pieces?: string[];
   /** Send `{"error":"..."}` as a line after N chunks, then end the response (N = 0: an HTTP 500, as Ollama does). */
   errorAfterChunks?: number;
   /** End the stream after the chunks, with no `done` line. */
@@ -55,9 +57,17 @@ export interface ReceivedChat {
   headers: Record<string, string>;
 }
 
+/** A request body exactly as it arrived, whatever the route and whether or not it parsed. */
+export interface ReceivedBody {
+  path: string;
+  text: string;
+}
+
 export interface FakeOllama {
   /** `http://127.0.0.1:PORT`, no trailing slash. */
   url: string;
+  /** Every request body of every route (/api/show included), as raw text, in arrival order. */
+  received: ReceivedBody[];
   /** Every /api/chat request whose body parsed, in arrival order. */
   chats: ReceivedChat[];
   /** Every /api/embed request whose body parsed, in arrival order. */
@@ -107,6 +117,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
   const chats: ReceivedChat[] = [];
   const embeds: ReceivedChat[] = [];
   const generates: ReceivedChat[] = [];
+  const received: ReceivedBody[] = [];
   const chatSockets: Promise<void>[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
@@ -148,7 +159,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
   }
 
   async function show(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJson(req, res);
+    const body = await readJson(req, res, received);
     if (!body) return;
     const name = body.model ?? body.name;
     const model = findModel(name);
@@ -157,7 +168,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
   }
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJson(req, res);
+    const body = await readJson(req, res, received);
     if (!body) return;
     const index = chats.length;
     chats.push({ body, headers: flattenHeaders(req) });
@@ -223,7 +234,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
 
   /** `{model, embeddings, total_duration, load_duration, prompt_eval_count}`; vectors derived from the text. */
   async function embed(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJson(req, res);
+    const body = await readJson(req, res, received);
     if (!body) return;
     embeds.push({ body, headers: flattenHeaders(req) });
     const model = findModel(body.model);
@@ -247,7 +258,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
 
   /** /api/generate: the scripted reply as `response` pieces, NDJSON unless `stream: false`, then the done line. */
   async function generate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJson(req, res);
+    const body = await readJson(req, res, received);
     if (!body) return;
     generates.push({ body, headers: flattenHeaders(req) });
     const model = findModel(body.model);
@@ -255,7 +266,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     const scripted = scripts.get(model.name) ?? {};
     const script = typeof scripted === 'function' ? scripted(body) : scripted;
     if (script.status !== undefined) return sendJson(res, script.status, { error: script.errorBody ?? 'fake error' });
-    const content = script.content ?? DEFAULT_FAKE_CONTENT;
+    const content = script.pieces ? script.pieces.join('') : (script.content ?? DEFAULT_FAKE_CONTENT);
     const text = `${typeof body.prompt === 'string' ? body.prompt : ''}${typeof body.suffix === 'string' ? body.suffix : ''}`;
     const done = withoutZeros({
       done: true,
@@ -270,7 +281,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     });
     if (body.stream === false) return sendJson(res, 200, { ...lineBase(body.model), response: content, ...done });
     res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-    for (const piece of splitText(content)) {
+    for (const piece of script.pieces ?? splitText(content)) {
       if (script.chunkDelayMs) await sleep(script.chunkDelayMs);
       if (res.destroyed) return;
       writeLine(res, { ...lineBase(body.model), response: piece, done: false });
@@ -284,6 +295,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
 
   return {
     url: `http://127.0.0.1:${port}`,
+    received,
     chats,
     embeds,
     generates,
@@ -314,7 +326,11 @@ interface PlannedReply {
 
 function planReply(body: Record<string, unknown>, script: FakeReply): PlannedReply {
   const hasScriptedOutput = script.content !== undefined || script.thinking !== undefined || script.toolCalls;
-  const content = hasScriptedOutput ? (script.content ?? '') : DEFAULT_FAKE_CONTENT;
+  const content = script.pieces
+    ? script.pieces.join('')
+    : hasScriptedOutput
+      ? (script.content ?? '')
+      : DEFAULT_FAKE_CONTENT;
   const thinking = body.think === false ? undefined : script.thinking;
   const toolCalls = (script.toolCalls ?? []).map((call, index) => ({
     ...(call.id !== undefined ? { id: call.id } : {}),
@@ -323,7 +339,8 @@ function planReply(body: Record<string, unknown>, script: FakeReply): PlannedRep
 
   const chunks: Record<string, unknown>[] = [];
   for (const piece of splitText(thinking ?? '')) chunks.push({ content: '', thinking: piece });
-  for (const piece of script.wordPerChunk ? content.split(/(?<= )/) : splitText(content)) {
+  const contentPieces = script.pieces ?? (script.wordPerChunk ? content.split(/(?<= )/) : splitText(content));
+  for (const piece of contentPieces) {
     if (piece !== '') chunks.push({ content: piece });
   }
   if (toolCalls.length > 0) chunks.push({ content: '', tool_calls: toolCalls });
@@ -422,10 +439,15 @@ function details(model: FakeModel): Record<string, unknown> {
   };
 }
 
-async function readJson(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
+async function readJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  received: ReceivedBody[],
+): Promise<Record<string, unknown> | undefined> {
   const parts: Buffer[] = [];
   for await (const part of req) parts.push(part as Buffer);
   const text = Buffer.concat(parts).toString('utf8');
+  received.push({ path: req.url ?? '', text });
   if (text.trim() === '') {
     sendJson(res, 400, { error: 'missing request body' });
     return undefined;
