@@ -61,7 +61,7 @@ describe('toChatRequest', () => {
       }),
     );
     assert.deepEqual(
-      request.tools?.map((tool) => tool.function.name),
+      request.tools?.map((tool) => (tool.type === 'function' ? (tool.function as { name: string }).name : tool.type)),
       ['read_file', 'grep'],
     );
     const text = warnings.join('; ');
