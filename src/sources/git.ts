@@ -14,7 +14,7 @@ import { diffKeeper } from './diffKeeper.ts';
 import { renderDiff } from './diffText.ts';
 import { branchBase, branchText, logText, readHeadRef, refExists } from './gitBranch.ts';
 import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './gitRunner.ts';
-import { NO_DRIVERS } from './gitSafety.ts';
+import { NO_DRIVERS, NO_SUBMODULES } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { expandArgs, untrackedEntries, untrackedFiles, untrackedItems } from './untracked.ts';
 import type { Workspaces } from './workspace.ts';
@@ -132,7 +132,7 @@ export function createGitSource(
     { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS, spawnsFirst: true },
     async ({ ws, signal, wanted }) => {
       const parts = PARTS.filter(wanted);
-      const repo = ws.repo();
+      const repo = await ws.checkedRepo();
       if (!repo) {
         const refused = ws.repoRefusal();
         return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
@@ -174,7 +174,7 @@ export function createGitSource(
             git ??= deps.git(ws.root, signal);
             return readKept(
               git,
-              ws.gitArgs([...bigFiles, 'diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]),
+              ws.gitArgs([...bigFiles, 'diff', ...NO_DRIVERS, ...NO_SUBMODULES, ...DIFF_CONTEXT, ...args]),
               diffKeeper(diffLimits),
             );
           };
@@ -194,7 +194,14 @@ export function createGitSource(
             settle(
               want('git.diffstat')
                 ? run(
-                    [...bigFiles, 'diff', ...NO_DRIVERS, ...(unborn ? ['--cached'] : ['HEAD']), '--stat'],
+                    [
+                      ...bigFiles,
+                      'diff',
+                      ...NO_DRIVERS,
+                      ...NO_SUBMODULES,
+                      ...(unborn ? ['--cached'] : ['HEAD']),
+                      '--stat',
+                    ],
                     textBytes(opts.diffstatChars),
                   )
                 : none,

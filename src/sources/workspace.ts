@@ -3,11 +3,12 @@
 // sources both need the status; it runs once).
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
-import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole } from './gitRunner.ts';
-import { checkRepo, gitPrefix, type RepoCheck } from './gitSafety.ts';
+import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole, runGitSync } from './gitRunner.ts';
+import { CONFIG_LIST_BYTES, checkRepo, checkRepoSync, gitPrefix, NO_SUBMODULES, type RepoCheck } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
 import { RunListings } from './runListings.ts';
@@ -29,6 +30,13 @@ function splitNul(raw: string): string[] {
   return list;
 }
 
+/** The repository check (gitSafety.ts) for the config files' stamp it was made at; `result` once settled. */
+interface CheckEntry {
+  stamp: string;
+  promise: Promise<RepoCheck>;
+  result?: RepoCheck;
+}
+
 export class WorkspaceState {
   readonly watcher: WorkTreeWatcher;
   /** Folder listings and the ignore checker, shared by the sources of one run. */
@@ -42,7 +50,7 @@ export class WorkspaceState {
   /** The fingerprint, reused until the current synchronous run ends (all sources of one request share it). */
   #fingerprint: string | undefined;
   #repo: RepoLocation | undefined;
-  #check: { stamp: string; result: RepoCheck } | undefined;
+  #check: CheckEntry | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
   #git: GitRunner | undefined;
   #spawning: Promise<void> | undefined;
@@ -60,16 +68,30 @@ export class WorkspaceState {
     this.#statusMemo = new Memo(deps, 1);
   }
 
-  /** The repository git may run on; undefined when there is none or it is refused (see `repoRefusal`). */
+  /**
+   * The repository git may run on, once checked: undefined when there is none or
+   * it is refused (then `repoRefusal` says why). The check runs `git config`
+   * once per change of the config files; the sources wait for it here.
+   */
+  async checkedRepo(): Promise<RepoLocation | undefined> {
+    const repo = this.#locate();
+    if (!repo) return undefined;
+    return (await this.#checking(repo).promise).ok ? repo : undefined;
+  }
+
+  /**
+   * The same, synchronously: the settled check, or one run on the spot with a
+   * blocking `git config` for a caller that did not wait for `checkedRepo` first.
+   */
   repo(): RepoLocation | undefined {
     const repo = this.#locate();
-    return repo && this.#checked(repo).ok ? repo : undefined;
+    return repo && this.#settled(repo).ok ? repo : undefined;
   }
 
   /** Why git is off for this workspace, when a repository was found but refused (gitSafety.ts). */
   repoRefusal(): string | undefined {
     const repo = this.#locate();
-    const check = repo ? this.#checked(repo) : undefined;
+    const check = repo ? this.#settled(repo) : undefined;
     return check && !check.ok ? check.reason : undefined;
   }
 
@@ -91,8 +113,11 @@ export class WorkspaceState {
       }),
     );
     const repo = this.#locate();
-    const check = repo ? this.#checked(repo) : undefined;
-    return [...gitPrefix(check?.ok ? check.filters : []), ...args];
+    if (!repo) return [...gitPrefix([]), ...args];
+    const check = this.#settled(repo);
+    // Never run on a refused repository: the command fails closed instead.
+    if (!check.ok) throw new GitCommandError(check.reason, null);
+    return [...gitPrefix(check.overrides, repo.topLevel), ...args];
   }
 
   #locate(): RepoLocation | undefined {
@@ -102,18 +127,43 @@ export class WorkspaceState {
     return this.#repo;
   }
 
-  /** The safety check, redone when the location or the config files change (a few stat calls). */
-  #checked(repo: RepoLocation): RepoCheck {
-    const stamp = [
+  /** What the check depends on: the location and the config files it read (a few stat calls). */
+  #checkStamp(repo: RepoLocation): string {
+    const included = this.#check?.result?.ok ? this.#check.result.files : [];
+    return [
       repo.gitDir,
       repo.commonDir,
       statStamp(path.join(repo.topLevel, '.git')),
       statStamp(path.join(repo.commonDir, 'config')),
       statStamp(path.join(repo.gitDir, 'config.worktree')),
       statStamp(path.join(repo.commonDir, 'objects', 'info', 'alternates')),
+      ...included.map(statStamp),
     ].join('|');
-    if (this.#check?.stamp !== stamp) this.#check = { stamp, result: checkRepo(repo) };
-    return this.#check.result;
+  }
+
+  /** The check for the current stamp, started (one `git config`, more for includes) when there is none. */
+  #checking(repo: RepoLocation): CheckEntry {
+    const stamp = this.#checkStamp(repo);
+    if (this.#check?.stamp === stamp) return this.#check;
+    const git = this.#sharedGit();
+    const entry: CheckEntry = {
+      stamp,
+      promise: checkRepo(repo, os.homedir(), (args) => readWhole(git, args, CONFIG_LIST_BYTES)),
+    };
+    entry.promise.then((result) => {
+      entry.result = result;
+    });
+    this.#check = entry;
+    return entry;
+  }
+
+  /** The settled check for the current stamp, made synchronously when it has not settled yet. */
+  #settled(repo: RepoLocation): RepoCheck {
+    const current = this.#checking(repo);
+    if (current.result) return current.result;
+    const result = checkRepoSync(repo, os.homedir(), (args) => runGitSync(this.root, args, CONFIG_LIST_BYTES));
+    current.result = result;
+    return result;
   }
 
   /** Work-tree changes: watcher events, entries added or removed at the top, and edits to dirty files. */
@@ -137,9 +187,10 @@ export class WorkspaceState {
   /** Everything git's answers depend on; computed with stat calls only. */
   gitFingerprint(): string {
     if (this.#fingerprint !== undefined) return this.#fingerprint;
-    const repo = this.repo();
+    // The location, not the check: a fingerprint never waits for (or runs) git.
+    const repo = this.#locate();
     this.#fingerprint = repo
-      ? `${repo.gitDir}|${gitMetaFingerprint(repo)}|${this.workTreeStamp()}`
+      ? `${repo.gitDir}|${gitMetaFingerprint(repo)}|${this.#checkStamp(repo)}|${this.workTreeStamp()}`
       : `none|${this.workTreeStamp()}`;
     // Nothing on disk can be observed to change before the current synchronous run ends.
     queueMicrotask(() => {
@@ -150,7 +201,7 @@ export class WorkspaceState {
 
   walk(): Promise<WalkResult> {
     return this.#walkMemo.get('walk', this.gitFingerprint(), async () => {
-      const repo = this.repo();
+      const repo = await this.checkedRepo();
       const listed = repo ? await this.#listFiles() : undefined;
       const result = listed ? walkResultFromList(this.root, splitNul(listed.text)) : null;
       if (result && listed?.cut) result.truncated = true;
@@ -237,11 +288,12 @@ export class WorkspaceState {
    * reaches it: one source giving up must not kill the others' answer.
    */
   status(): Promise<StatusSnapshot | undefined> {
-    const repo = this.repo();
-    if (!repo) return Promise.resolve(undefined);
+    if (!this.#locate()) return Promise.resolve(undefined);
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
+      const repo = await this.checkedRepo();
+      if (!repo) return undefined;
       const git = this.#sharedGit();
-      const args = this.gitArgs(['status', '--porcelain=v1', '-z', '--branch']);
+      const args = this.gitArgs(['status', ...NO_SUBMODULES, '--porcelain=v1', '-z', '--branch']);
       const raw = await readWhole(git, args, this.deps.gitListingBytes).catch((error: unknown) => {
         throw error instanceof GitCommandError ? error : new GitCommandError(gitErrorReason(error), null);
       });

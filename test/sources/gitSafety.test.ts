@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createGitSource } from '../../src/sources/git.ts';
-import { checkRepo, parseGitConfig } from '../../src/sources/gitSafety.ts';
+import { readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
+import { CONFIG_LIST_BYTES, checkRepo } from '../../src/sources/gitSafety.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { createTreeSource } from '../../src/sources/tree.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
@@ -109,7 +110,7 @@ describe('git stays in the workspace', () => {
 
     const include = tracked(makeRepo({ files: { 'y.txt': 'y\n' } }));
     include.git('config', 'include.path', path.join(other.dir, '.git', 'config'));
-    assert.match(await gitOff(include.dir), /^the repository config includes other files/);
+    assert.match(await gitOff(include.dir), /^the repository config includes a file outside the workspace/);
 
     const alternates = tracked(makeRepo({ files: { 'y.txt': 'y\n' } }));
     fs.writeFileSync(
@@ -129,17 +130,24 @@ describe('git stays in the workspace', () => {
     assert.match(result.items[0]?.text ?? '', /Initial commit/);
   });
 
-  test('filter names are read from both spellings; names -c cannot override turn git off', () => {
-    const parsed = parseGitConfig('[filter "a b"]\n\tclean = x\n[FILTER.Old]\nsmudge = y\n[core]\n\tworktree = ../w\n');
-    assert.deepEqual([...parsed.filters].sort(), ['a b', 'old']);
-    assert.equal(parsed.worktree, '../w');
+  test('filter names are read by git in every spelling; names -c cannot override turn git off', async () => {
     const repo = tracked(makeRepo({ files: { 'y.txt': 'y\n' } }));
-    repo.git('config', 'filter.a=b.clean', 'touch /nonexistent');
-    const check = checkRepo({
+    fs.appendFileSync(
+      path.join(repo.dir, '.git', 'config'),
+      '[filter "a b"]\n\tclean = x\n[FILTER.Old]\nsmudge = y\n[core][filter "hidden"]\n\tprocess = z\n',
+    );
+    const location = {
       topLevel: repo.dir,
       gitDir: path.join(repo.dir, '.git'),
       commonDir: path.join(repo.dir, '.git'),
-    });
-    assert.deepEqual(check, { ok: false, reason: 'a filter name cannot be overridden; git context is off' });
+    };
+    const list = (args: string[]) => readWhole(spawnGit(repo.dir), args, CONFIG_LIST_BYTES);
+    const check = await checkRepo(location, '/nonexistent-home', list);
+    assert.ok(check.ok);
+    assert.deepEqual(check.overrides, ['filter.a b.clean=', 'filter.hidden.process=', 'filter.old.smudge=']);
+    repo.git('config', 'filter.a=b.clean', 'touch /nonexistent');
+    const refused = await checkRepo(location, '/nonexistent-home', list);
+    assert.equal(refused.ok, false);
+    assert.match(refused.ok ? '' : refused.reason, /under a name -c cannot override; git context is off$/);
   });
 });
