@@ -50,6 +50,7 @@ async function collect(dir: string) {
 function assertNothingRanOrLeaked(all: string): void {
   assert.deepEqual(world.ran(), [], 'a command from the repository config ran');
   for (const [name, text] of Object.entries(HOME_TEXT)) assert.ok(!all.includes(text), `home ${name} was read`);
+  assert.ok(!all.includes('.bash_history'), 'the home folder was listed');
 }
 
 describe('keys a hand parser misses are seen: git reads the config for us', () => {
