@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createGitSource } from '../../src/sources/git.ts';
+import { subcommandOf } from '../../src/sources/gitFailure.ts';
 import { readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
 import { CONFIG_LIST_BYTES, checkRepo } from '../../src/sources/gitSafety.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
@@ -149,5 +150,42 @@ describe('git stays in the workspace', () => {
     const refused = await checkRepo(location, '/nonexistent-home', list);
     assert.equal(refused.ok, false);
     assert.match(refused.ok ? '' : refused.reason, /under a name -c cannot override; git context is off$/);
+  });
+});
+
+describe('the repository check costs one git config per change of the config files', () => {
+  test('cold: one listing before any other git command; warm: no git at all; a config edit: one more listing', async () => {
+    const repo = tracked(makeRepo({ files: { 'a.txt': 'one\n' }, unstaged: { 'a.txt': 'one\ntwo\n' } }));
+    const commands: string[] = [];
+    const deps = testDeps({
+      git: (baseDir, signal) => {
+        const git = spawnGit(baseDir, signal);
+        const record = (args: string[]) => commands.push(subcommandOf(args));
+        return {
+          raw: (args) => {
+            record(args);
+            return git.raw(args);
+          },
+          rawKept: (args, keeper) => {
+            record(args);
+            return git.rawKept?.(args, keeper) ?? Promise.reject(new Error('no rawKept'));
+          },
+        };
+      },
+    });
+    const workspaces = new Workspaces(deps);
+    const source = createGitSource(deps, workspaces);
+    const collect = () => source.collect(input(repo.dir, { wanted: ['git.'] }), signal);
+    assert.match((await collect()).items.map((item) => item.text).join('\n'), /^\+two$/m);
+    assert.equal(commands[0], 'config', 'the check ran first');
+    assert.equal(commands.filter((name) => name === 'config').length, 1);
+    const cold = commands.length;
+    await collect();
+    assert.equal(commands.length, cold, 'a warm request spawns nothing');
+    // A new key (and a new mtime and size): the check is made again, once.
+    repo.git('config', 'filter.late.clean', 'touch /nonexistent');
+    await collect();
+    assert.equal(commands.filter((name) => name === 'config').length, 2);
+    workspaces.closeAll();
   });
 });
