@@ -107,13 +107,30 @@ export function checkLocation(repo: RepoLocation): { ok: true } | { ok: false; r
   if (!within(top, commonDir)) {
     return { ok: false, reason: 'the commondir of .git points outside the workspace; git context is off' };
   }
-  const alternates = readTextIfFile(path.join(commonDir, 'objects', 'info', 'alternates'), { maxBytes: 64 * 1024 });
-  for (const line of (alternates ?? '').split('\n')) {
-    const entry = line.trim();
-    if (entry === '' || entry.startsWith('#')) continue;
-    if (!within(top, realOr(path.resolve(commonDir, 'objects', entry)))) {
-      return { ok: false, reason: 'the object alternates point outside the workspace; git context is off' };
+  // The config files git reads: a link to a file elsewhere (or to a pipe, which would stall git) is not the repository's.
+  for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree')]) {
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (stat && (!stat.isFile() || !within(top, realOr(file)))) {
+      return { ok: false, reason: 'the repository config is not a file inside the workspace; git context is off' };
     }
+  }
+  // Alternates chain (git follows five levels): every object folder on the way must stay inside.
+  let folders = [path.join(commonDir, 'objects')];
+  for (let depth = 0; depth < 6 && folders.length > 0; depth++) {
+    const next: string[] = [];
+    for (const objects of folders) {
+      const alternates = readTextIfFile(path.join(objects, 'info', 'alternates'), { maxBytes: 64 * 1024 });
+      for (const line of (alternates ?? '').split('\n')) {
+        const entry = line.trim();
+        if (entry === '' || entry.startsWith('#')) continue;
+        const target = realOr(path.resolve(objects, entry));
+        if (!within(top, target)) {
+          return { ok: false, reason: 'the object alternates point outside the workspace; git context is off' };
+        }
+        next.push(target);
+      }
+    }
+    folders = next;
   }
   return { ok: true };
 }

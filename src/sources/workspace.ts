@@ -30,11 +30,24 @@ function splitNul(raw: string): string[] {
   return list;
 }
 
-/** The repository check (gitSafety.ts) for the config files' stamp it was made at; `result` once settled. */
+/** A repository check (its `git config` listings) that takes longer refuses git for that config. */
+const CHECK_TIMEOUT_MS = 5_000;
+
+/** A repository check (gitSafety.ts); `result` once settled. */
 interface CheckEntry {
-  stamp: string;
+  /** The location and config files' stamp it was made at. */
+  base: string;
   promise: Promise<RepoCheck>;
   result?: RepoCheck;
+  /** The stamp of the files it included, when it settled. */
+  included?: string;
+}
+
+const includedFiles = (result: RepoCheck | undefined) => (result?.ok ? result.files : []);
+
+function settle(entry: CheckEntry, result: RepoCheck): void {
+  entry.result = result;
+  entry.included = statFingerprint(includedFiles(result));
 }
 
 export class WorkspaceState {
@@ -127,9 +140,8 @@ export class WorkspaceState {
     return this.#repo;
   }
 
-  /** What the check depends on: the location and the config files it read (a few stat calls). */
-  #checkStamp(repo: RepoLocation): string {
-    const included = this.#check?.result?.ok ? this.#check.result.files : [];
+  /** What any check depends on (a few stat calls): the location and the repository's own config files. */
+  #baseStamp(repo: RepoLocation): string {
     return [
       repo.gitDir,
       repo.commonDir,
@@ -137,32 +149,48 @@ export class WorkspaceState {
       statStamp(path.join(repo.commonDir, 'config')),
       statStamp(path.join(repo.gitDir, 'config.worktree')),
       statStamp(path.join(repo.commonDir, 'objects', 'info', 'alternates')),
-      ...included.map(statStamp),
     ].join('|');
   }
 
-  /** The check for the current stamp, started (one `git config`, more for includes) when there is none. */
-  #checking(repo: RepoLocation): CheckEntry {
-    const stamp = this.#checkStamp(repo);
-    if (this.#check?.stamp === stamp) return this.#check;
-    const git = this.#sharedGit();
-    const entry: CheckEntry = {
-      stamp,
-      promise: checkRepo(repo, os.homedir(), (args) => readWhole(git, args, CONFIG_LIST_BYTES)),
-    };
-    entry.promise.then((result) => {
-      entry.result = result;
-    });
-    this.#check = entry;
+  /** The check's stamp in the git fingerprint: the base, plus the files the last check included. */
+  #checkStamp(repo: RepoLocation): string {
+    return `${this.#baseStamp(repo)}|${statFingerprint(includedFiles(this.#check?.result))}`;
+  }
+
+  /** The check made for the current config, if any (running, or settled and its included files unchanged). */
+  #current(repo: RepoLocation): CheckEntry | undefined {
+    const entry = this.#check;
+    if (!entry || entry.base !== this.#baseStamp(repo)) return undefined;
+    if (entry.result && statFingerprint(includedFiles(entry.result)) !== entry.included) return undefined;
     return entry;
   }
 
-  /** The settled check for the current stamp, made synchronously when it has not settled yet. */
+  /** The check for the current config, started (one `git config`, more for includes) when there is none. */
+  #checking(repo: RepoLocation): CheckEntry {
+    const current = this.#current(repo);
+    if (current) return current;
+    // Its own client with a deadline: a listing that hangs refuses git instead of holding every request.
+    const git = this.deps.git(this.root, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+    const entry: CheckEntry = {
+      base: this.#baseStamp(repo),
+      promise: checkRepo(repo, os.homedir(), (args) => readWhole(git, args, CONFIG_LIST_BYTES)),
+    };
+    this.#check = entry;
+    entry.promise.then((result) => settle(entry, result));
+    return entry;
+  }
+
+  /** The settled check for the current config, made synchronously when it has not settled yet. */
   #settled(repo: RepoLocation): RepoCheck {
-    const current = this.#checking(repo);
-    if (current.result) return current.result;
-    const result = checkRepoSync(repo, os.homedir(), (args) => runGitSync(this.root, args, CONFIG_LIST_BYTES));
-    current.result = result;
+    const current = this.#current(repo);
+    if (current?.result) return current.result;
+    const result = checkRepoSync(repo, os.homedir(), (args) =>
+      runGitSync(this.root, args, CONFIG_LIST_BYTES, CHECK_TIMEOUT_MS),
+    );
+    // A check still running for the same config keeps its promise; both reach the same answer.
+    const entry = current ?? { base: this.#baseStamp(repo), promise: Promise.resolve(result) };
+    this.#check = entry;
+    settle(entry, result);
     return result;
   }
 

@@ -269,3 +269,47 @@ describe("the parent's GIT_* variables never reach git", () => {
     }
   });
 });
+
+describe('what the check read is watched, and the files git reads are the repository’s', () => {
+  test('an included file edited after the check is judged again before git runs on it', async () => {
+    const repo = attributedRepo(world);
+    const included = path.join(repo.dir, 'project.gitconfig');
+    fs.writeFileSync(included, '[core]\n\tautocrlf = false\n');
+    repo.git('config', 'include.path', '../project.gitconfig');
+    const deps = testDeps({ homeDir: world.home.dir });
+    const workspaces = new Workspaces(deps);
+    const source = createGitSource(deps, workspaces);
+    const ask = () => source.collect(input(repo.dir, { wanted: ['git.'] }), signal);
+    try {
+      assert.match((await ask()).items.map((item) => item.text).join('\n'), /^\+two$/m);
+      fs.writeFileSync(included, `[filter "evil"]\n\tclean = ${world.touch('late-include')}; cat\n`);
+      fs.writeFileSync(path.join(repo.dir, 'a.txt'), 'one\ntwo\nthree\n');
+      const text = (await ask()).items.map((item) => item.text).join('\n');
+      assertNothingRanOrLeaked(text);
+      assert.match(text, /^\+three$/m);
+    } finally {
+      workspaces.closeAll();
+    }
+  });
+
+  test('a .git/config that is a link to a file outside: git is off', async () => {
+    const repo = world.track(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    const outside = path.join(world.home.dir, 'linked-config');
+    fs.copyFileSync(path.join(repo.dir, '.git', 'config'), outside);
+    fs.rmSync(path.join(repo.dir, '.git', 'config'));
+    fs.symlinkSync(outside, path.join(repo.dir, '.git', 'config'));
+    const { reasons } = await collect(repo.dir);
+    assert.deepEqual(reasons, ['the repository config is not a file inside the workspace; git context is off']);
+  });
+
+  test('object alternates that leave the workspace one hop later: git is off', async () => {
+    const other = world.track(makeRepo({ files: { 'o.txt': 'o\n' } }));
+    const repo = world.track(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    const hop = path.join(repo.dir, 'hop', 'objects');
+    fs.mkdirSync(path.join(hop, 'info'), { recursive: true });
+    fs.writeFileSync(path.join(hop, 'info', 'alternates'), `${path.join(other.dir, '.git', 'objects')}\n`);
+    fs.writeFileSync(path.join(repo.dir, '.git', 'objects', 'info', 'alternates'), `${hop}\n`);
+    const { reasons } = await collect(repo.dir);
+    assert.deepEqual(reasons, ['the object alternates point outside the workspace; git context is off']);
+  });
+});
