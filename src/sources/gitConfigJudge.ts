@@ -79,8 +79,9 @@ const PER_NAME_OFF: Readonly<Record<string, string>> = {
 };
 
 /**
- * Commands switched off for every call by HARDENING_CONFIG (gitSafety.ts) or
- * never run by a read-only call (aliases: git never lets one replace a built-in).
+ * Commands switched off for every call by HARDENING_CONFIG (gitSafety.ts), and
+ * keys only commands ctxproxy never runs read (aliases too: git never lets one
+ * replace a built-in).
  */
 const ALWAYS_OFF = new Set([
   'core.fsmonitor',
@@ -97,14 +98,32 @@ const ALWAYS_OFF = new Set([
   'sequence.editor',
   'protocol.allow',
   'http.proxy',
-  'alias.*',
-  // Run only by commands ctxproxy never runs (difftool, mergetool, send-email).
+  // Read or run only by commands ctxproxy never runs (difftool, mergetool, commit, blame,
+  // send-email), by signature checks (off), or by transports (forbidden).
+  'commit.template',
+  'blame.ignorerevsfile',
+  'gpg.ssh.allowedsignersfile',
+  'gpg.ssh.revocationfile',
+  'gpg.ssh.defaultkeycommand',
+  'init.templatedir',
+  'http.cookiefile',
+  'http.*.cookiefile',
   'diff.tool',
   'merge.tool',
-  'difftool.*.cmd',
-  'difftool.*.path',
-  'mergetool.*.cmd',
-  'mergetool.*.path',
+]);
+
+/** Whole sections only commands ctxproxy never runs read (the tools, send-email, the GUIs, aliases). */
+const NEVER_RUN_SECTIONS = new Set([
+  'alias',
+  'difftool',
+  'mergetool',
+  'sendemail',
+  'gui',
+  'guitool',
+  'instaweb',
+  'browser',
+  'man',
+  'web',
 ]);
 
 /** Variable names that hold a command: one not handled above has no known off value, so git stays off. */
@@ -157,6 +176,7 @@ function expandPath(value: string, base: string, home: string): string {
   return path.resolve(base, value);
 }
 
+// Reasons name a key by section and variable only: a subsection is the repository's text, and reasons reach the audit.
 const refuse = (reason: string): Judgement => ({ ok: false, reason: `${reason}; git context is off` });
 
 const truthy = (value: string | undefined) => value === undefined || /^(?:true|yes|on|1)$/i.test(value.trim());
@@ -202,7 +222,9 @@ export function judgeConfig(entries: readonly ConfigEntry[], ctx: JudgeContext):
     }
     const pattern = sub !== undefined ? `${section}.*.${name}` : `${section}.${name}`;
     const twoLevel = sub === undefined ? `${section}.*` : undefined;
-    if (ALWAYS_OFF.has(pattern) || (twoLevel !== undefined && ALWAYS_OFF.has(twoLevel))) continue;
+    // Fixed subsections (`gpg.ssh.*`) are matched as written too.
+    const literal = sub !== undefined ? `${section}.${sub.toLowerCase()}.${name}` : pattern;
+    if (NEVER_RUN_SECTIONS.has(section) || ALWAYS_OFF.has(pattern) || ALWAYS_OFF.has(literal)) continue;
     const off = PER_NAME_OFF[pattern] ?? (twoLevel !== undefined ? PER_NAME_OFF[twoLevel] : undefined);
     if (off !== undefined) {
       // `-c` splits at the first `=`, and a line break ends it: such a key cannot be overridden.

@@ -313,3 +313,37 @@ describe('what the check read is watched, and the files git reads are the reposi
     assert.deepEqual(reasons, ['the object alternates point outside the workspace; git context is off']);
   });
 });
+
+describe('a repository configured the usual ways keeps its git context', () => {
+  test('Git LFS installed locally, husky hooks, ssh signing, a local-path remote, aliases and tools', async () => {
+    const origin = world.track(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    const repo = world.track(makeRepo({ files: { 'a.txt': 'one\n' }, unstaged: { 'a.txt': 'one\ntwo\n' } }));
+    const settings: [string, string][] = [
+      ['filter.lfs.clean', 'git-lfs clean -- %f'],
+      ['filter.lfs.process', 'git-lfs filter-process'],
+      ['filter.lfs.required', 'true'],
+      ['lfs.repositoryformatversion', '0'],
+      ['core.hooksPath', '.husky'],
+      ['gpg.format', 'ssh'],
+      ['user.signingkey', '~/.ssh/id_ed25519.pub'],
+      ['gpg.ssh.allowedSignersFile', '~/.ssh/allowed_signers'],
+      ['commit.gpgsign', 'true'],
+      ['commit.template', '~/.gitmessage'],
+      ['remote.origin.url', origin.dir],
+      ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
+      ['branch.main.remote', 'origin'],
+      ['branch.main.merge', 'refs/heads/main'],
+      ['alias.lg', '!git log --graph'],
+      ['diff.tool', 'vimdiff'],
+      ['difftool.vimdiff.cmd', 'vimdiff "$LOCAL" "$REMOTE"'],
+      ['blame.ignoreRevsFile', '.git-blame-ignore-revs'],
+      ['diff.lockb.textconv', 'bun'],
+      ['merge.npm-merge-driver.driver', 'npx npm-merge-driver merge %A %O %B %P'],
+    ];
+    for (const [key, value] of settings) repo.git('config', key, value);
+    const { gitText, reasons } = await collect(repo.dir);
+    assert.deepEqual(reasons, []);
+    assert.match(gitText, /^\+two$/m);
+    assert.match(gitText, /Initial commit/);
+  });
+});
