@@ -189,3 +189,27 @@ describe('the repository check costs one git config per change of the config fil
     workspaces.closeAll();
   });
 });
+
+describe('a caller that did not wait for the check still gets it', () => {
+  test('repo(), repoRefusal() and gitArgs() check on the spot; gitArgs never builds a command for a refused repository', () => {
+    const good = tracked(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    good.git('config', 'filter.x.clean', 'touch /nonexistent');
+    const bad = tracked(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    fs.appendFileSync(
+      path.join(bad.dir, '.git', 'config'),
+      `[remote "x"][core]\n\tworktree = ${path.dirname(bad.dir)}\n`,
+    );
+    const deps = testDeps();
+    const workspaces = new Workspaces(deps);
+    const ok = workspaces.get(good.dir);
+    assert.equal(ok.repo()?.topLevel, good.dir);
+    const args = ok.gitArgs(['status']);
+    assert.ok(args.includes('filter.x.clean='), 'the per-name override is there');
+    assert.ok(args.includes(`--work-tree=${good.dir}`));
+    const refused = workspaces.get(bad.dir);
+    assert.equal(refused.repo(), undefined);
+    assert.equal(refused.repoRefusal(), 'core.worktree points away from the workspace; git context is off');
+    assert.throws(() => refused.gitArgs(['status']), /core\.worktree points away/);
+    workspaces.closeAll();
+  });
+});
