@@ -132,11 +132,8 @@ export function createGitSource(
     { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS, spawnsFirst: true },
     async ({ ws, signal, wanted }) => {
       const parts = PARTS.filter(wanted);
-      const repo = await ws.checkedRepo();
-      if (!repo) {
-        const refused = ws.repoRefusal();
-        return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
-      }
+      const { repo, refusal } = await ws.checkedGit();
+      if (!repo) return refusal ? { items: [], skipped: [{ path: 'git', reason: refusal }] } : { items: [] };
       // A part that failed is asked again next time: git failing can be passing (an object being repacked).
       let failed = false;
       const result = await memo.get(

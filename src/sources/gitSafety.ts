@@ -73,7 +73,12 @@ export type RepoCheck =
       /** Config files read besides the repository's own two (includes inside it): a change means a new check. */
       files: string[];
     }
-  | { ok: false; reason: string };
+  | {
+      ok: false;
+      reason: string;
+      /** The listing failed (a deadline, git busy or gone): asked again next time rather than kept. */
+      retry?: true;
+    };
 
 /** Arguments before the subcommand of every call on this repository: the fixed and the per-name overrides. */
 export function gitPrefix(overrides: readonly string[], workTree?: string): string[] {
@@ -136,7 +141,11 @@ export function checkLocation(repo: RepoLocation): { ok: true } | { ok: false; r
 }
 
 /** A listing failed (a config git cannot parse, one too large, git gone): every later call would fail too. */
-const UNREADABLE: RepoCheck = { ok: false, reason: 'git could not read the repository config; git context is off' };
+const UNREADABLE: RepoCheck = {
+  ok: false,
+  reason: 'git could not read the repository config; git context is off',
+  retry: true,
+};
 
 /** Bytes of `git config --list` read at most; a config past it is refused (no real one is near). */
 export const CONFIG_LIST_BYTES = 1024 * 1024;

@@ -87,9 +87,15 @@ export class WorkspaceState {
    * once per change of the config files; the sources wait for it here.
    */
   async checkedRepo(): Promise<RepoLocation | undefined> {
+    return (await this.checkedGit()).repo;
+  }
+
+  /** The checked repository, or why git is off for it (nothing when there is no repository). */
+  async checkedGit(): Promise<{ repo?: RepoLocation; refusal?: string }> {
     const repo = this.#locate();
-    if (!repo) return undefined;
-    return (await this.#checking(repo).promise).ok ? repo : undefined;
+    if (!repo) return {};
+    const check = await this.#checking(repo).promise;
+    return check.ok ? { repo } : { refusal: check.reason };
   }
 
   /**
@@ -162,6 +168,8 @@ export class WorkspaceState {
     const entry = this.#check;
     if (!entry || entry.base !== this.#baseStamp(repo)) return undefined;
     if (entry.result && statFingerprint(includedFiles(entry.result)) !== entry.included) return undefined;
+    // A listing that failed may pass next time (a loaded machine past the deadline): not kept.
+    if (entry.result && !entry.result.ok && entry.result.retry) return undefined;
     return entry;
   }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createGitSource } from '../../src/sources/git.ts';
 import { subcommandOf } from '../../src/sources/gitFailure.ts';
-import { readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
+import { type GitOutput, readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
 import { CONFIG_LIST_BYTES, checkRepo } from '../../src/sources/gitSafety.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { createTreeSource } from '../../src/sources/tree.ts';
@@ -210,6 +210,36 @@ describe('a caller that did not wait for the check still gets it', () => {
     assert.equal(refused.repo(), undefined);
     assert.equal(refused.repoRefusal(), 'core.worktree points away from the workspace; git context is off');
     assert.throws(() => refused.gitArgs(['status']), /core\.worktree points away/);
+    workspaces.closeAll();
+  });
+});
+
+describe('a check whose listing fails is asked again, not kept', () => {
+  test('the first git config fails (a deadline, a busy machine): git is off for that request only', async () => {
+    const repo = tracked(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    let failNext = true;
+    const deps = testDeps({
+      git: (baseDir, signal) => {
+        const git = spawnGit(baseDir, signal);
+        const gate = (args: string[]) => {
+          if (subcommandOf(args) !== 'config' || !failNext) return undefined;
+          failNext = false;
+          return Promise.reject(new Error('listing timed out'));
+        };
+        return {
+          raw: (args) => gate(args) ?? git.raw(args),
+          rawKept: (args, keeper) => gate(args) ?? (git.rawKept?.(args, keeper) as Promise<GitOutput>),
+        };
+      },
+    });
+    const workspaces = new Workspaces(deps);
+    const source = createGitSource(deps, workspaces);
+    const first = await source.collect(input(repo.dir, { wanted: ['git.log'] }), signal);
+    assert.deepEqual(first.skipped, [
+      { path: 'git', reason: 'git could not read the repository config; git context is off' },
+    ]);
+    const second = await source.collect(input(repo.dir, { wanted: ['git.log'] }), signal);
+    assert.match(second.items[0]?.text ?? '', /Initial commit/);
     workspaces.closeAll();
   });
 });
