@@ -98,6 +98,9 @@ const ALWAYS_OFF = new Set([
   'sequence.editor',
   'protocol.allow',
   'http.proxy',
+  // A boolean (colours in a pager), and a key git reads only from your own config.
+  'color.pager',
+  'safe.directory',
   // Read or run only by commands ctxproxy never runs (difftool, mergetool, commit, blame,
   // send-email), by signature checks (off), or by transports (forbidden).
   'commit.template',

@@ -339,6 +339,10 @@ describe('a repository configured the usual ways keeps its git context', () => {
       ['blame.ignoreRevsFile', '.git-blame-ignore-revs'],
       ['diff.lockb.textconv', 'bun'],
       ['merge.npm-merge-driver.driver', 'npx npm-merge-driver merge %A %O %B %P'],
+      ['color.pager', 'true'],
+      ['safe.directory', '/'],
+      ['pager.log', 'less -R'],
+      ['credential.https://example.test.helper', 'store'],
     ];
     for (const [key, value] of settings) repo.git('config', key, value);
     const { gitText, reasons } = await collect(repo.dir);
