@@ -62,6 +62,8 @@ export const gitOverridesAllowed = {
   allowUnsafeFilter: true,
   allowUnsafeGpgProgram: true,
   allowUnsafeProtocolOverride: true,
+  // `--work-tree` names the checked top folder on every call (gitSafety.ts).
+  allowUnsafeConfigPaths: true,
 } as const;
 
 export const defaultGitFactory: GitFactory = spawnGit;

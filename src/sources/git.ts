@@ -14,7 +14,7 @@ import { diffKeeper } from './diffKeeper.ts';
 import { renderDiff } from './diffText.ts';
 import { branchBase, branchText, logText, readHeadRef, refExists } from './gitBranch.ts';
 import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './gitRunner.ts';
-import { NO_DRIVERS } from './gitSafety.ts';
+import { NO_DRIVERS, NO_SUBMODULES } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { expandArgs, untrackedEntries, untrackedFiles, untrackedItems } from './untracked.ts';
 import type { Workspaces } from './workspace.ts';
@@ -132,11 +132,8 @@ export function createGitSource(
     { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS, spawnsFirst: true },
     async ({ ws, signal, wanted }) => {
       const parts = PARTS.filter(wanted);
-      const repo = ws.repo();
-      if (!repo) {
-        const refused = ws.repoRefusal();
-        return refused ? { items: [], skipped: [{ path: 'git', reason: refused }] } : { items: [] };
-      }
+      const { repo, refusal } = await ws.checkedGit();
+      if (!repo) return refusal ? { items: [], skipped: [{ path: 'git', reason: refusal }] } : { items: [] };
       // A part that failed is asked again next time: git failing can be passing (an object being repacked).
       let failed = false;
       const result = await memo.get(
@@ -174,7 +171,7 @@ export function createGitSource(
             git ??= deps.git(ws.root, signal);
             return readKept(
               git,
-              ws.gitArgs([...bigFiles, 'diff', ...NO_DRIVERS, ...DIFF_CONTEXT, ...args]),
+              ws.gitArgs([...bigFiles, 'diff', ...NO_DRIVERS, ...NO_SUBMODULES, ...DIFF_CONTEXT, ...args]),
               diffKeeper(diffLimits),
             );
           };
@@ -194,7 +191,14 @@ export function createGitSource(
             settle(
               want('git.diffstat')
                 ? run(
-                    [...bigFiles, 'diff', ...NO_DRIVERS, ...(unborn ? ['--cached'] : ['HEAD']), '--stat'],
+                    [
+                      ...bigFiles,
+                      'diff',
+                      ...NO_DRIVERS,
+                      ...NO_SUBMODULES,
+                      ...(unborn ? ['--cached'] : ['HEAD']),
+                      '--stat',
+                    ],
                     textBytes(opts.diffstatChars),
                   )
                 : none,

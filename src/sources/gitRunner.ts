@@ -11,7 +11,8 @@
 // up to a byte limit sized from what its caller keeps, and git is killed there,
 // so one request never holds, joins and decodes all of that.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { gitChildEnvironment } from './gitEnvironment.ts';
 import { gitFailureReason, subcommandOf } from './gitFailure.ts';
 
 /** What was kept of a command's stdout. */
@@ -124,7 +125,12 @@ function runGit(baseDir: string, args: string[], keeper: OutputKeeper | undefine
       reject(new GitCommandError('git: aborted', null));
       return;
     }
-    const child = spawn('git', args, { cwd: baseDir, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', args, {
+      cwd: baseDir,
+      env: gitChildEnvironment(),
+      windowsHide: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let bytes = 0;
@@ -163,6 +169,30 @@ function runGit(baseDir: string, args: string[], keeper: OutputKeeper | undefine
       else resolve({ text: Buffer.concat(out).toString('utf8'), cut: false, bytes });
     });
   });
+}
+
+/**
+ * `git <args>` run synchronously, for the rare caller that cannot wait (the
+ * repository check of a caller that did not ask for it first): the whole
+ * stdout, or a GitCommandError past `maxBytes`, `timeoutMs` or a failure.
+ */
+export function runGitSync(baseDir: string, args: string[], maxBytes: number, timeoutMs = 5_000): string {
+  const result = spawnSync('git', args, {
+    cwd: baseDir,
+    env: gitChildEnvironment(),
+    windowsHide: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: maxBytes,
+    timeout: timeoutMs,
+  });
+  if (result.error)
+    throw new GitCommandError(`git ${subcommandOf(args)} failed (${gitErrorReason(result.error)})`, null);
+  if (result.status !== 0) {
+    const reason = gitFailureReason(result.stderr.toString('utf8'));
+    const what = `git ${subcommandOf(args)} failed (${result.status === null ? 'killed' : `exit ${result.status}`})`;
+    throw new GitCommandError(reason ? `${what}: ${reason}` : what, result.status);
+  }
+  return result.stdout.toString('utf8');
 }
 
 /** The output as `keeper` keeps it, whoever the runner is. */

@@ -11,19 +11,22 @@
 //   core.pager / core.editor, log.showSignature + gpg.program, core.sshCommand,
 //   credential.helper, lazy fetches of a partial clone (remote helpers)
 // Command-line `-c` wins over every config file, so each call starts with
-// overrides that switch these off; diffs add `--no-ext-diff --no-textconv`;
-// `protocol.allow=never` makes any fetch (a lazy one included) fail instead of
-// running a transport. Filters have per-name keys, so the repository's own
-// config is read (it is a small INI file) and every filter it defines is
-// overridden by name with an empty command; a config that includes other files
-// turns git off, since their filters cannot be known without following them.
+// overrides that switch these off; diffs add `--no-ext-diff --no-textconv`,
+// status and diffs `--ignore-submodules=all` (a submodule's own config is not
+// read by `git config --list`, and its filters would run in it); the child's
+// environment forbids every transport (gitEnvironment.ts). Per-name keys
+// (filters, drivers, helpers) are overridden by name: the repository's
+// effective config is read with git's own parser, which runs nothing, and
+// judged key by key (gitConfigJudge.ts), following includes that stay inside.
 // Finally git must work on the repository we checked: a `.git` file, a
-// `commondir`, `core.worktree` or an alternates file that leads outside the
-// repository folder turns the git source off with a reason.
+// `commondir`, `core.worktree`, an include or an alternates file that leads
+// outside the repository folder turns the git source off with a reason, and
+// `--work-tree` names its top folder on every call, whatever the config says.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RepoLocation } from './fingerprint.ts';
+import { type ConfigEntry, judgeConfig, parseConfigList } from './gitConfigJudge.ts';
 import { isInside } from './mentions.ts';
 import { readTextIfFile } from './syncRead.ts';
 
@@ -38,9 +41,19 @@ export const HARDENING_CONFIG: readonly string[] = [
   'core.gitProxy=false',
   'credential.helper=',
   'diff.external=',
+  'sequence.editor=true',
   'log.showSignature=false',
   'gpg.program=false',
+  'gpg.openpgp.program=false',
+  'gpg.x509.program=false',
+  'gpg.ssh.program=false',
   'protocol.allow=never',
+  'protocol.file.allow=never',
+  'protocol.ext.allow=never',
+  // Submodules are never entered: their own config is not the one judged here.
+  'submodule.recurse=false',
+  'diff.ignoreSubmodules=all',
+  'status.submoduleSummary=false',
   // A folder that merely looks like a bare repository (objects/, refs/, HEAD) is not one.
   'safe.bareRepository=explicit',
   'core.quotePath=false',
@@ -49,16 +62,31 @@ export const HARDENING_CONFIG: readonly string[] = [
 /** Added to every `diff` and `log` that could print a patch or a stat. */
 export const NO_DRIVERS = ['--no-ext-diff', '--no-textconv'] as const;
 
-export type RepoCheck = { ok: true; filters: string[] } | { ok: false; reason: string };
+/** Added to every `status` and `diff`: a submodule is never looked into. */
+export const NO_SUBMODULES = ['--ignore-submodules=all'] as const;
 
-/** `-c` pairs for every call on this repository, before the subcommand. */
-export function gitPrefix(filters: readonly string[]): string[] {
+export type RepoCheck =
+  | {
+      ok: true;
+      /** Per-name `-c` overrides (`filter.x.clean=`) for what the repository's config defines. */
+      overrides: string[];
+      /** Config files read besides the repository's own two (includes inside it): a change means a new check. */
+      files: string[];
+    }
+  | {
+      ok: false;
+      reason: string;
+      /** The listing failed (a deadline, git busy or gone): asked again next time rather than kept. */
+      retry?: true;
+    };
+
+/** Arguments before the subcommand of every call on this repository: the fixed and the per-name overrides. */
+export function gitPrefix(overrides: readonly string[], workTree?: string): string[] {
   const out = ['--no-optional-locks'];
   for (const pair of HARDENING_CONFIG) out.push('-c', pair);
-  for (const name of filters) {
-    for (const key of ['clean', 'smudge', 'process']) out.push('-c', `filter.${name}.${key}=`);
-    out.push('-c', `filter.${name}.required=false`);
-  }
+  for (const pair of overrides) out.push('-c', pair);
+  // Explicit, so no core.worktree (however well hidden) can move git to another folder.
+  if (workTree !== undefined) out.push(`--work-tree=${workTree}`);
   return out;
 }
 
@@ -72,43 +100,11 @@ function realOr(file: string): string {
 
 const within = (root: string, file: string) => file === root || isInside(root, file);
 
-export interface ParsedConfig {
-  filters: Set<string>;
-  includes: boolean;
-  worktree: string | undefined;
-}
-
-/** The parts of a git config file that matter here: filter names, includes, core.worktree. */
-export function parseGitConfig(text: string): ParsedConfig {
-  const out: ParsedConfig = { filters: new Set(), includes: false, worktree: undefined };
-  let section = '';
-  let sub: string | undefined;
-  for (const raw of text.split('\n')) {
-    let line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-    if (header) {
-      const name = (header[1] ?? '').toLowerCase();
-      const dot = name.indexOf('.');
-      // `[filter.x]` is the old spelling of `[filter "x"]`.
-      section = dot > 0 ? name.slice(0, dot) : name;
-      sub = header[2] !== undefined ? header[2].replace(/\\(.)/g, '$1') : dot > 0 ? name.slice(dot + 1) : undefined;
-      if (section === 'include' || section === 'includeif') out.includes = true;
-      if (section === 'filter' && sub !== undefined) out.filters.add(sub);
-      line = line.slice(header[0].length).trim();
-    }
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (entry && section === 'core' && entry[1]?.toLowerCase() === 'worktree') {
-      out.worktree = (entry[2] ?? '').replace(/^"(.*)"$/, '$1').trim();
-    }
-  }
-  return out;
-}
-
 /**
- * Whether git may run on this repository, and which filters to switch off.
- * Reads only files (no git process), so it is cheap enough for every request.
+ * Where the repository's files lead: the git folder, its commondir and the
+ * object alternates must stay inside the work tree. Reads only files.
  */
-export function checkRepo(repo: RepoLocation): RepoCheck {
+export function checkLocation(repo: RepoLocation): { ok: true } | { ok: false; reason: string } {
   const top = realOr(repo.topLevel);
   const gitDir = realOr(repo.gitDir);
   const commonDir = realOr(repo.commonDir);
@@ -116,30 +112,143 @@ export function checkRepo(repo: RepoLocation): RepoCheck {
   if (!within(top, commonDir)) {
     return { ok: false, reason: 'the commondir of .git points outside the workspace; git context is off' };
   }
-  const filters = new Set<string>();
+  // The config files git reads: a link to a file elsewhere (or to a pipe, which would stall git) is not the repository's.
   for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree')]) {
-    const text = readTextIfFile(file, { maxBytes: 256 * 1024 });
-    if (text === undefined) continue;
-    const parsed = parseGitConfig(text);
-    if (parsed.includes) {
-      return { ok: false, reason: 'the repository config includes other files; git context is off' };
-    }
-    if (parsed.worktree !== undefined && realOr(path.resolve(gitDir, parsed.worktree)) !== top) {
-      return { ok: false, reason: 'core.worktree points away from the workspace; git context is off' };
-    }
-    for (const name of parsed.filters) {
-      // `-c` splits at the first `=`: such a name could not be overridden, so git stays off.
-      if (/[=\n\0]/.test(name)) return { ok: false, reason: 'a filter name cannot be overridden; git context is off' };
-      filters.add(name);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (stat && (!stat.isFile() || !within(top, realOr(file)))) {
+      return { ok: false, reason: 'the repository config is not a file inside the workspace; git context is off' };
     }
   }
-  const alternates = readTextIfFile(path.join(commonDir, 'objects', 'info', 'alternates'), { maxBytes: 64 * 1024 });
-  for (const line of (alternates ?? '').split('\n')) {
-    const entry = line.trim();
-    if (entry === '' || entry.startsWith('#')) continue;
-    if (!within(top, realOr(path.resolve(commonDir, 'objects', entry)))) {
-      return { ok: false, reason: 'the object alternates point outside the workspace; git context is off' };
+  // Alternates chain (git follows five levels): every object folder on the way must stay inside.
+  let folders = [path.join(commonDir, 'objects')];
+  for (let depth = 0; depth < 6 && folders.length > 0; depth++) {
+    const next: string[] = [];
+    for (const objects of folders) {
+      const alternates = readTextIfFile(path.join(objects, 'info', 'alternates'), { maxBytes: 64 * 1024 });
+      for (const line of (alternates ?? '').split('\n')) {
+        const entry = line.trim();
+        if (entry === '' || entry.startsWith('#')) continue;
+        const target = realOr(path.resolve(objects, entry));
+        if (!within(top, target)) {
+          return { ok: false, reason: 'the object alternates point outside the workspace; git context is off' };
+        }
+        next.push(target);
+      }
+    }
+    folders = next;
+  }
+  return { ok: true };
+}
+
+/** A listing failed (a config git cannot parse, one too large, git gone): every later call would fail too. */
+const UNREADABLE: RepoCheck = {
+  ok: false,
+  reason: 'git could not read the repository config; git context is off',
+  retry: true,
+};
+
+/** Bytes of `git config --list` read at most; a config past it is refused (no real one is near). */
+export const CONFIG_LIST_BYTES = 1024 * 1024;
+/** Included files followed at most (git itself stops at a depth of ten). */
+const MAX_INCLUDED_FILES = 20;
+
+/** Arguments that list the effective config git will use here: runs nothing, follows no include. */
+export const CONFIG_LIST_ARGS = ['config', '--list', '--show-scope', '-z', '--no-includes'] as const;
+/** The same for one included file. */
+export const includedFileArgs = (file: string) => ['config', '--file', file, '--list', '-z', '--no-includes'];
+
+/**
+ * The whole check, as steps: each `yield` asks for the output of one
+ * `git config` listing (arguments after the prefix), so one description drives
+ * both the asynchronous check of the sources and a synchronous one for callers
+ * that did not wait for it. A listing that fails is thrown into the generator.
+ */
+export function* checkRepoSteps(repo: RepoLocation, home: string): Generator<string[], RepoCheck, string> {
+  const place = checkLocation(repo);
+  if (!place.ok) return place;
+  const ctx = {
+    top: realOr(repo.topLevel),
+    gitDir: realOr(repo.gitDir),
+    localFile: path.join(realOr(repo.commonDir), 'config'),
+    worktreeFile: path.join(realOr(repo.gitDir), 'config.worktree'),
+    home,
+  };
+  let entries: ConfigEntry[];
+  try {
+    entries = parseConfigList(yield [...CONFIG_LIST_ARGS]);
+  } catch {
+    return UNREADABLE;
+  }
+  const overrides = new Set<string>();
+  const seen = new Set<string>();
+  for (;;) {
+    const judged = judgeConfig(entries, ctx);
+    if (!judged.ok) return judged;
+    for (const pair of judged.overrides) overrides.add(pair);
+    const next = judged.includes.filter((file) => !seen.has(file));
+    if (next.length === 0) break;
+    entries = [];
+    for (const file of next) {
+      seen.add(file);
+      if (seen.size > MAX_INCLUDED_FILES) {
+        return { ok: false, reason: 'the repository config includes too many files; git context is off' };
+      }
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      // git skips a missing include; a folder or a pipe would stall it.
+      if (!stat) continue;
+      if (!stat.isFile())
+        return {
+          ok: false,
+          reason: 'the repository config includes a file that is not a regular file; git context is off',
+        };
+      try {
+        for (const entry of parseConfigList(yield includedFileArgs(file), 'include')) entries.push({ ...entry, file });
+      } catch {
+        return UNREADABLE;
+      }
     }
   }
-  return { ok: true, filters: [...filters].sort() };
+  return { ok: true, overrides: [...overrides].sort(), files: [...seen].sort() };
+}
+
+/** Arguments before a `git config` listing: nothing it reads can make it run a command, but git starts the same way. */
+const LISTING_PREFIX = ['--no-optional-locks', '-c', 'safe.bareRepository=explicit'];
+
+/** The check, each listing run by `list` (a git runner's `readWhole`, a failure refuses). */
+export async function checkRepo(
+  repo: RepoLocation,
+  home: string,
+  list: (args: string[]) => Promise<string>,
+): Promise<RepoCheck> {
+  try {
+    const steps = checkRepoSteps(repo, home);
+    let step = steps.next();
+    while (!step.done) {
+      const text = await list([...LISTING_PREFIX, ...step.value]).catch(() => undefined);
+      step = text === undefined ? steps.throw(new Error('listing failed')) : steps.next(text);
+    }
+    return step.value;
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** The same check, with every listing run synchronously (see WorkspaceState.gitArgs). */
+export function checkRepoSync(repo: RepoLocation, home: string, list: (args: string[]) => string): RepoCheck {
+  try {
+    const steps = checkRepoSteps(repo, home);
+    let step = steps.next();
+    while (!step.done) {
+      let text: string | undefined;
+      try {
+        text = list([...LISTING_PREFIX, ...step.value]);
+      } catch {
+        text = undefined;
+      }
+      step = text === undefined ? steps.throw(new Error('listing failed')) : steps.next(text);
+    }
+    return step.value;
+  } catch {
+    return UNREADABLE;
+  }
 }

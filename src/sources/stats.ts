@@ -107,7 +107,7 @@ export function createStatsSource(
     const wantHotspots = wanted('stats.hotspots');
     const key = `${ws.root}|${wantLanguages}|${wantHotspots}`;
     return memo.get(key, ws.gitFingerprint(), async () => {
-      const repo = ws.repo();
+      const repo = await ws.checkedRepo();
       const skipped: SkippedPath[] = [];
       const history =
         wantHotspots && repo

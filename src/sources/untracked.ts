@@ -42,7 +42,16 @@ export function untrackedEntries(snapshot: StatusSnapshot): string[] {
  * the folder by default). Literal pathspecs: a folder name is never pathspec magic.
  */
 export function expandArgs(dirs: readonly string[]): string[] {
-  return ['--literal-pathspecs', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...dirs];
+  return [
+    '--literal-pathspecs',
+    'status',
+    '--ignore-submodules=all',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=all',
+    '--',
+    ...dirs,
+  ];
 }
 
 /** The full list: untracked files at the top plus the files inside untracked folders (from `expandArgs`' output). */

@@ -3,11 +3,12 @@
 // sources both need the status; it runs once).
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
-import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole } from './gitRunner.ts';
-import { checkRepo, gitPrefix, type RepoCheck } from './gitSafety.ts';
+import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole, runGitSync } from './gitRunner.ts';
+import { CONFIG_LIST_BYTES, checkRepo, checkRepoSync, gitPrefix, NO_SUBMODULES, type RepoCheck } from './gitSafety.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
 import { RunListings } from './runListings.ts';
@@ -29,6 +30,26 @@ function splitNul(raw: string): string[] {
   return list;
 }
 
+/** A repository check (its `git config` listings) that takes longer refuses git for that config. */
+const CHECK_TIMEOUT_MS = 5_000;
+
+/** A repository check (gitSafety.ts); `result` once settled. */
+interface CheckEntry {
+  /** The location and config files' stamp it was made at. */
+  base: string;
+  promise: Promise<RepoCheck>;
+  result?: RepoCheck;
+  /** The stamp of the files it included, when it settled. */
+  included?: string;
+}
+
+const includedFiles = (result: RepoCheck | undefined) => (result?.ok ? result.files : []);
+
+function settle(entry: CheckEntry, result: RepoCheck): void {
+  entry.result = result;
+  entry.included = statFingerprint(includedFiles(result));
+}
+
 export class WorkspaceState {
   readonly watcher: WorkTreeWatcher;
   /** Folder listings and the ignore checker, shared by the sources of one run. */
@@ -42,7 +63,7 @@ export class WorkspaceState {
   /** The fingerprint, reused until the current synchronous run ends (all sources of one request share it). */
   #fingerprint: string | undefined;
   #repo: RepoLocation | undefined;
-  #check: { stamp: string; result: RepoCheck } | undefined;
+  #check: CheckEntry | undefined;
   #named: { home: string; text: string; result: MentionResult } | undefined;
   #git: GitRunner | undefined;
   #spawning: Promise<void> | undefined;
@@ -60,16 +81,36 @@ export class WorkspaceState {
     this.#statusMemo = new Memo(deps, 1);
   }
 
-  /** The repository git may run on; undefined when there is none or it is refused (see `repoRefusal`). */
+  /**
+   * The repository git may run on, once checked: undefined when there is none or
+   * it is refused (then `repoRefusal` says why). The check runs `git config`
+   * once per change of the config files; the sources wait for it here.
+   */
+  async checkedRepo(): Promise<RepoLocation | undefined> {
+    return (await this.checkedGit()).repo;
+  }
+
+  /** The checked repository, or why git is off for it (nothing when there is no repository). */
+  async checkedGit(): Promise<{ repo?: RepoLocation; refusal?: string }> {
+    const repo = this.#locate();
+    if (!repo) return {};
+    const check = await this.#checking(repo).promise;
+    return check.ok ? { repo } : { refusal: check.reason };
+  }
+
+  /**
+   * The same, synchronously: the settled check, or one run on the spot with a
+   * blocking `git config` for a caller that did not wait for `checkedRepo` first.
+   */
   repo(): RepoLocation | undefined {
     const repo = this.#locate();
-    return repo && this.#checked(repo).ok ? repo : undefined;
+    return repo && this.#settled(repo).ok ? repo : undefined;
   }
 
   /** Why git is off for this workspace, when a repository was found but refused (gitSafety.ts). */
   repoRefusal(): string | undefined {
     const repo = this.#locate();
-    const check = repo ? this.#checked(repo) : undefined;
+    const check = repo ? this.#settled(repo) : undefined;
     return check && !check.ok ? check.reason : undefined;
   }
 
@@ -91,8 +132,11 @@ export class WorkspaceState {
       }),
     );
     const repo = this.#locate();
-    const check = repo ? this.#checked(repo) : undefined;
-    return [...gitPrefix(check?.ok ? check.filters : []), ...args];
+    if (!repo) return [...gitPrefix([]), ...args];
+    const check = this.#settled(repo);
+    // Never run on a refused repository: the command fails closed instead.
+    if (!check.ok) throw new GitCommandError(check.reason, null);
+    return [...gitPrefix(check.overrides, repo.topLevel), ...args];
   }
 
   #locate(): RepoLocation | undefined {
@@ -102,9 +146,9 @@ export class WorkspaceState {
     return this.#repo;
   }
 
-  /** The safety check, redone when the location or the config files change (a few stat calls). */
-  #checked(repo: RepoLocation): RepoCheck {
-    const stamp = [
+  /** What any check depends on (a few stat calls): the location and the repository's own config files. */
+  #baseStamp(repo: RepoLocation): string {
+    return [
       repo.gitDir,
       repo.commonDir,
       statStamp(path.join(repo.topLevel, '.git')),
@@ -112,8 +156,50 @@ export class WorkspaceState {
       statStamp(path.join(repo.gitDir, 'config.worktree')),
       statStamp(path.join(repo.commonDir, 'objects', 'info', 'alternates')),
     ].join('|');
-    if (this.#check?.stamp !== stamp) this.#check = { stamp, result: checkRepo(repo) };
-    return this.#check.result;
+  }
+
+  /** The check's stamp in the git fingerprint: the base, plus the files the last check included. */
+  #checkStamp(repo: RepoLocation): string {
+    return `${this.#baseStamp(repo)}|${statFingerprint(includedFiles(this.#check?.result))}`;
+  }
+
+  /** The check made for the current config, if any (running, or settled and its included files unchanged). */
+  #current(repo: RepoLocation): CheckEntry | undefined {
+    const entry = this.#check;
+    if (!entry || entry.base !== this.#baseStamp(repo)) return undefined;
+    if (entry.result && statFingerprint(includedFiles(entry.result)) !== entry.included) return undefined;
+    // A listing that failed may pass next time (a loaded machine past the deadline): not kept.
+    if (entry.result && !entry.result.ok && entry.result.retry) return undefined;
+    return entry;
+  }
+
+  /** The check for the current config, started (one `git config`, more for includes) when there is none. */
+  #checking(repo: RepoLocation): CheckEntry {
+    const current = this.#current(repo);
+    if (current) return current;
+    // Its own client with a deadline: a listing that hangs refuses git instead of holding every request.
+    const git = this.deps.git(this.root, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+    const entry: CheckEntry = {
+      base: this.#baseStamp(repo),
+      promise: checkRepo(repo, os.homedir(), (args) => readWhole(git, args, CONFIG_LIST_BYTES)),
+    };
+    this.#check = entry;
+    entry.promise.then((result) => settle(entry, result));
+    return entry;
+  }
+
+  /** The settled check for the current config, made synchronously when it has not settled yet. */
+  #settled(repo: RepoLocation): RepoCheck {
+    const current = this.#current(repo);
+    if (current?.result) return current.result;
+    const result = checkRepoSync(repo, os.homedir(), (args) =>
+      runGitSync(this.root, args, CONFIG_LIST_BYTES, CHECK_TIMEOUT_MS),
+    );
+    // A check still running for the same config keeps its promise; both reach the same answer.
+    const entry = current ?? { base: this.#baseStamp(repo), promise: Promise.resolve(result) };
+    this.#check = entry;
+    settle(entry, result);
+    return result;
   }
 
   /** Work-tree changes: watcher events, entries added or removed at the top, and edits to dirty files. */
@@ -137,9 +223,10 @@ export class WorkspaceState {
   /** Everything git's answers depend on; computed with stat calls only. */
   gitFingerprint(): string {
     if (this.#fingerprint !== undefined) return this.#fingerprint;
-    const repo = this.repo();
+    // The location, not the check: a fingerprint never waits for (or runs) git.
+    const repo = this.#locate();
     this.#fingerprint = repo
-      ? `${repo.gitDir}|${gitMetaFingerprint(repo)}|${this.workTreeStamp()}`
+      ? `${repo.gitDir}|${gitMetaFingerprint(repo)}|${this.#checkStamp(repo)}|${this.workTreeStamp()}`
       : `none|${this.workTreeStamp()}`;
     // Nothing on disk can be observed to change before the current synchronous run ends.
     queueMicrotask(() => {
@@ -150,7 +237,7 @@ export class WorkspaceState {
 
   walk(): Promise<WalkResult> {
     return this.#walkMemo.get('walk', this.gitFingerprint(), async () => {
-      const repo = this.repo();
+      const repo = await this.checkedRepo();
       const listed = repo ? await this.#listFiles() : undefined;
       const result = listed ? walkResultFromList(this.root, splitNul(listed.text)) : null;
       if (result && listed?.cut) result.truncated = true;
@@ -237,11 +324,12 @@ export class WorkspaceState {
    * reaches it: one source giving up must not kill the others' answer.
    */
   status(): Promise<StatusSnapshot | undefined> {
-    const repo = this.repo();
-    if (!repo) return Promise.resolve(undefined);
+    if (!this.#locate()) return Promise.resolve(undefined);
     return this.#statusMemo.get('status', this.gitFingerprint(), async () => {
+      const repo = await this.checkedRepo();
+      if (!repo) return undefined;
       const git = this.#sharedGit();
-      const args = this.gitArgs(['status', '--porcelain=v1', '-z', '--branch']);
+      const args = this.gitArgs(['status', ...NO_SUBMODULES, '--porcelain=v1', '-z', '--branch']);
       const raw = await readWhole(git, args, this.deps.gitListingBytes).catch((error: unknown) => {
         throw error instanceof GitCommandError ? error : new GitCommandError(gitErrorReason(error), null);
       });

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createGitSource } from '../../src/sources/git.ts';
-import { checkRepo, parseGitConfig } from '../../src/sources/gitSafety.ts';
+import { subcommandOf } from '../../src/sources/gitFailure.ts';
+import { type GitOutput, readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
+import { CONFIG_LIST_BYTES, checkRepo } from '../../src/sources/gitSafety.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { createTreeSource } from '../../src/sources/tree.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
@@ -109,7 +111,7 @@ describe('git stays in the workspace', () => {
 
     const include = tracked(makeRepo({ files: { 'y.txt': 'y\n' } }));
     include.git('config', 'include.path', path.join(other.dir, '.git', 'config'));
-    assert.match(await gitOff(include.dir), /^the repository config includes other files/);
+    assert.match(await gitOff(include.dir), /^the repository config includes a file outside the workspace/);
 
     const alternates = tracked(makeRepo({ files: { 'y.txt': 'y\n' } }));
     fs.writeFileSync(
@@ -129,17 +131,115 @@ describe('git stays in the workspace', () => {
     assert.match(result.items[0]?.text ?? '', /Initial commit/);
   });
 
-  test('filter names are read from both spellings; names -c cannot override turn git off', () => {
-    const parsed = parseGitConfig('[filter "a b"]\n\tclean = x\n[FILTER.Old]\nsmudge = y\n[core]\n\tworktree = ../w\n');
-    assert.deepEqual([...parsed.filters].sort(), ['a b', 'old']);
-    assert.equal(parsed.worktree, '../w');
+  test('filter names are read by git in every spelling; names -c cannot override turn git off', async () => {
     const repo = tracked(makeRepo({ files: { 'y.txt': 'y\n' } }));
-    repo.git('config', 'filter.a=b.clean', 'touch /nonexistent');
-    const check = checkRepo({
+    fs.appendFileSync(
+      path.join(repo.dir, '.git', 'config'),
+      '[filter "a b"]\n\tclean = x\n[FILTER.Old]\nsmudge = y\n[core][filter "hidden"]\n\tprocess = z\n',
+    );
+    const location = {
       topLevel: repo.dir,
       gitDir: path.join(repo.dir, '.git'),
       commonDir: path.join(repo.dir, '.git'),
+    };
+    const list = (args: string[]) => readWhole(spawnGit(repo.dir), args, CONFIG_LIST_BYTES);
+    const check = await checkRepo(location, '/nonexistent-home', list);
+    assert.ok(check.ok);
+    assert.deepEqual(check.overrides, ['filter.a b.clean=', 'filter.hidden.process=', 'filter.old.smudge=']);
+    repo.git('config', 'filter.a=b.clean', 'touch /nonexistent');
+    const refused = await checkRepo(location, '/nonexistent-home', list);
+    assert.equal(refused.ok, false);
+    assert.match(refused.ok ? '' : refused.reason, /under a name -c cannot override; git context is off$/);
+  });
+});
+
+describe('the repository check costs one git config per change of the config files', () => {
+  test('cold: one listing before any other git command; warm: no git at all; a config edit: one more listing', async () => {
+    const repo = tracked(makeRepo({ files: { 'a.txt': 'one\n' }, unstaged: { 'a.txt': 'one\ntwo\n' } }));
+    const commands: string[] = [];
+    const deps = testDeps({
+      git: (baseDir, signal) => {
+        const git = spawnGit(baseDir, signal);
+        const record = (args: string[]) => commands.push(subcommandOf(args));
+        return {
+          raw: (args) => {
+            record(args);
+            return git.raw(args);
+          },
+          rawKept: (args, keeper) => {
+            record(args);
+            return git.rawKept?.(args, keeper) ?? Promise.reject(new Error('no rawKept'));
+          },
+        };
+      },
     });
-    assert.deepEqual(check, { ok: false, reason: 'a filter name cannot be overridden; git context is off' });
+    const workspaces = new Workspaces(deps);
+    const source = createGitSource(deps, workspaces);
+    const collect = () => source.collect(input(repo.dir, { wanted: ['git.'] }), signal);
+    assert.match((await collect()).items.map((item) => item.text).join('\n'), /^\+two$/m);
+    assert.equal(commands[0], 'config', 'the check ran first');
+    assert.equal(commands.filter((name) => name === 'config').length, 1);
+    const cold = commands.length;
+    await collect();
+    assert.equal(commands.length, cold, 'a warm request spawns nothing');
+    // A new key (and a new mtime and size): the check is made again, once.
+    repo.git('config', 'filter.late.clean', 'touch /nonexistent');
+    await collect();
+    assert.equal(commands.filter((name) => name === 'config').length, 2);
+    workspaces.closeAll();
+  });
+});
+
+describe('a caller that did not wait for the check still gets it', () => {
+  test('repo(), repoRefusal() and gitArgs() check on the spot; gitArgs never builds a command for a refused repository', () => {
+    const good = tracked(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    good.git('config', 'filter.x.clean', 'touch /nonexistent');
+    const bad = tracked(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    fs.appendFileSync(
+      path.join(bad.dir, '.git', 'config'),
+      `[remote "x"][core]\n\tworktree = ${path.dirname(bad.dir)}\n`,
+    );
+    const deps = testDeps();
+    const workspaces = new Workspaces(deps);
+    const ok = workspaces.get(good.dir);
+    assert.equal(ok.repo()?.topLevel, good.dir);
+    const args = ok.gitArgs(['status']);
+    assert.ok(args.includes('filter.x.clean='), 'the per-name override is there');
+    assert.ok(args.includes(`--work-tree=${good.dir}`));
+    const refused = workspaces.get(bad.dir);
+    assert.equal(refused.repo(), undefined);
+    assert.equal(refused.repoRefusal(), 'core.worktree points away from the workspace; git context is off');
+    assert.throws(() => refused.gitArgs(['status']), /core\.worktree points away/);
+    workspaces.closeAll();
+  });
+});
+
+describe('a check whose listing fails is asked again, not kept', () => {
+  test('the first git config fails (a deadline, a busy machine): git is off for that request only', async () => {
+    const repo = tracked(makeRepo({ files: { 'a.txt': 'one\n' } }));
+    let failNext = true;
+    const deps = testDeps({
+      git: (baseDir, signal) => {
+        const git = spawnGit(baseDir, signal);
+        const gate = (args: string[]) => {
+          if (subcommandOf(args) !== 'config' || !failNext) return undefined;
+          failNext = false;
+          return Promise.reject(new Error('listing timed out'));
+        };
+        return {
+          raw: (args) => gate(args) ?? git.raw(args),
+          rawKept: (args, keeper) => gate(args) ?? (git.rawKept?.(args, keeper) as Promise<GitOutput>),
+        };
+      },
+    });
+    const workspaces = new Workspaces(deps);
+    const source = createGitSource(deps, workspaces);
+    const first = await source.collect(input(repo.dir, { wanted: ['git.log'] }), signal);
+    assert.deepEqual(first.skipped, [
+      { path: 'git', reason: 'git could not read the repository config; git context is off' },
+    ]);
+    const second = await source.collect(input(repo.dir, { wanted: ['git.log'] }), signal);
+    assert.match(second.items[0]?.text ?? '', /Initial commit/);
+    workspaces.closeAll();
   });
 });
