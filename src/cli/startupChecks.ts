@@ -11,6 +11,7 @@ import { AuditStoreOpenError } from '../audit/types.ts';
 import { SettingsError } from '../config/loadSettings.ts';
 import { ProxyError } from '../shared/errors.ts';
 import type { Upstream } from '../shared/ports.ts';
+import { gitChildEnvironment } from '../sources/gitEnvironment.ts';
 import { gitPrefix } from '../sources/gitSafety.ts';
 
 /** Throws a SettingsError (exit 2) unless `dir` is an existing folder. Creates nothing. */
@@ -58,8 +59,7 @@ export function trackedAuditFiles(workspace: string, dbPath: string): string[] {
   const rel = relative(workspace, dbPath);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return [];
   const specs = [rel, ...SIDE_FILE_SUFFIXES.map((suffix) => `${rel}${suffix}`)];
-  const env: NodeJS.ProcessEnv = { GIT_CONFIG_NOSYSTEM: '1', GIT_NO_LAZY_FETCH: '1', GIT_TERMINAL_PROMPT: '0' };
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
+  const env = gitChildEnvironment();
   let listed: string;
   try {
     listed = execFileSync(
