@@ -21,6 +21,7 @@ import { exampleFailures } from './ruleExamples.ts';
 import { createScanner, type Optimisation } from './scanner.ts';
 import { type Deadline, RedactionTimeoutError } from './scanRules.ts';
 import { warmRegexes } from './warmRegexes.ts';
+import { extendToWholeTokens } from './wholeToken.ts';
 
 export interface RedactorOptions {
   /** Directory of redaction rule files; default `rules/redaction/` of this package. */
@@ -125,7 +126,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
 
   async function scan(text: string, path: string | undefined): Promise<RedactResult> {
     if (text.length <= WHOLE_SCAN_MAX) {
-      const findings = await scanFindings(text, path, timeoutMs);
+      const findings = extendToWholeTokens(text, await scanFindings(text, path, timeoutMs));
       return { text: applyMasks(text, findings, placeholderFor), findings };
     }
     // Large texts in overlapping pieces (pieces.ts), yielding between them; the
@@ -139,7 +140,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
       for (const f of found) all.push({ ...f, start: f.start + piece.start, end: f.end + piece.start });
       await setImmediate();
     }
-    const findings = mergeFindings(all, rank);
+    // Extended on the whole text: a token cut at a piece's edge continues in the next piece.
+    const findings = extendToWholeTokens(text, mergeFindings(all, rank));
     return { text: applyMasks(text, findings, placeholderFor), findings };
   }
 
