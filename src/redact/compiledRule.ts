@@ -24,6 +24,11 @@ export interface CompiledRule {
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
   generic: boolean;
+  /**
+   * Values its validators accept are classified too (classifyValue.ts), and only literals masked: set
+   * for rules that judge references (`not-reference`), the keyword-style ones that find a value by its key.
+   */
+  classifies: boolean;
   /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
   where: string;
   examples: { secret: RuleExample[]; keep: RuleExample[] };

@@ -212,6 +212,7 @@ function compileRule(spec: RedactionRuleSpec, derived: DerivedRule, where: strin
     validators: orderByCost(spec.validators),
     shape: spec.shape,
     generic: spec.generic,
+    classifies: spec.validators.includes('not-reference'),
     where,
     examples: {
       secret: (spec.examples?.secret ?? []).map(toExample),

@@ -1,0 +1,128 @@
+// Decides what a candidate value is before it is masked (issue 26): a literal
+// credential, or a reference to one, an encrypted value, a placeholder, a
+// public identifier, the name of a secret kept elsewhere, or documentation.
+// Only literals are masked. Each verdict carries its evidence, in words, so
+// the audit can say why a value was kept; the evidence names the class and
+// the test that decided it, never the value.
+//
+// A keyword-style rule (a key that names a secret, then a value) runs the
+// classifier on every value its validators accept (scanRules.ts): the rule
+// says where a value is, the classifier says what it is. The judgements shared
+// with the validators (isPlaceholder, isReference) live in validators.ts.
+
+import { isPlaceholder, isProse, isReference, shannonEntropy } from './validators.ts';
+
+export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
+
+export interface ValueVerdict {
+  kind: ValueKind;
+  /** Why, in words a reader of the audit understands: the class and the test, never the value. */
+  evidence: string;
+}
+
+const verdict = (kind: ValueKind, evidence: string): ValueVerdict => ({ kind, evidence });
+
+/**
+ * References in the syntaxes validators.ts does not read as whole values: Compose's escaped `$$(…)` and
+ * `$${…}`, a scheme naming where a secret is kept (`secret:ns/name#field`, `pullsecret:ns/name`,
+ * `ext:/scripts/auth.sh`), and a Vault or secret-manager path (`database/creds/orders-rw`,
+ * `projects/123/secrets/oauth/versions/latest`, `prod/api/stripe`): lower-case segments, as a path is
+ * written, where a random value mixes cases.
+ */
+const ESCAPED_EXPANSION = /^\$\$[({][^\n]*[)}]$/;
+const SCHEME_REFERENCE = /^[a-z][a-z0-9+-]{1,20}:(?!\/\/)[a-z0-9._#:@/-]*\/[a-z0-9._#:@/-]*$/;
+const SECRET_PATH = /^(?:[a-z0-9][a-z0-9_.-]*\/)+[a-z0-9][a-z0-9_.:-]*$/;
+
+/** Tokens made to be published: Mapbox `pk.` browser tokens, Stripe-style `pk_live_`, SSH and age public keys, certificates. */
+const PUBLIC_VALUE =
+  /^(?:pk\.eyJ|pk_(?:live|test)_|npub1|age1[a-z0-9]{50,}$|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
+/** Keys that name public material or an identifier: `publishable_key`, `publicKey`, `key_id`, `kid`, `fingerprint`. */
+const PUBLIC_KEY_NAME =
+  /(?:publishable|public)[_.-]?(?:api[_.-]?)?(?:key|token)|(?:key|token|secret)[_.-]?id$|^kid$|fingerprint$/i;
+
+/**
+ * Keys whose value is the name of a secret object, not its content: Helm's `existingSecret`,
+ * `secretName`, `tls.secretRef`, `configFromSecret`, `jksSecret`, `passwordSecret`. The word before
+ * `Secret` must not make it a credential itself (`clientSecret`, `webhookSecret`, `jwtSecret`).
+ */
+const SECRET_OBJECT_KEY =
+  /(?:^|[._-]|[a-z0-9])(?:existing[_.-]?secrets?|secret[_.-]?(?:name|ref|key[_.-]?ref|resource)|from[_.-]?secret|secrets?)$/i;
+const CREDENTIAL_SECRET_KEY =
+  /(?:client|app|consumer|webhook|shared|jwt|session|signing|api|cookie|otp|totp|hmac|master|oauth|encryption|django|rails|aws|access|private|cluster|account|bot|hook|token|flask|app[_.-]?key)[_.-]?secrets?$/i;
+/** A Kubernetes object name (DNS-1123) made of words and numbers, as people name things: `pg-credentials`, `argocd-redis`. */
+const OBJECT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,251}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const NAME_PART = /^(?:[a-z]+|\d+|[a-z]+\d{1,3}|v\d+)$/;
+
+/** Cookie values that clear a cookie, and GitHub's permission levels: words with a meaning, not values. */
+const MEANINGFUL_WORD = /^(?:deleted?|delete[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
+
+/** A URL without credentials, query or token-like path: a location (`proxy_pass  http://backend:8000;`). */
+const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z0-9_.-]{0,40})*\/?;?$/;
+
+const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+/** The key as written before the value in a match (`existingSecret: "`): its last name, without quotes and separators. */
+export function keyName(keyText: string): string {
+  const m = /([A-Za-z0-9_.-]+)["'`\]]*[ \t]*(?:[:=]+|=>|[ \t])?[ \t]*["'`]?$/.exec(keyText.slice(-200));
+  return m ? m[1]! : '';
+}
+
+function isObjectName(v: string): boolean {
+  return OBJECT_NAME.test(v) && v.split(/[-.]/).every((part) => NAME_PART.test(part));
+}
+
+/** Every letter and digit the same one or two characters: `cccccccc-cccc-…`, the nil UUID, `xx-xx`. */
+function isFilledShape(v: string): boolean {
+  const chars = new Set(v.replace(/[^A-Za-z0-9]/g, '').toLowerCase());
+  return v.length >= 8 && chars.size <= 2;
+}
+
+/** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
+function decodesToPlaceholder(v: string): boolean {
+  if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
+  const decoded = Buffer.from(v, 'base64').toString('utf8').trim();
+  if (decoded.length === 0 || !PRINTABLE.test(decoded)) return false;
+  return isPlaceholder(decoded) || isReference(decoded) || MEANINGFUL_WORD.test(decoded);
+}
+
+function charClassCount(v: string): number {
+  return [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(v)).length;
+}
+
+/**
+ * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
+ * words before a value in prose). Cheap checks first; only a literal is masked.
+ */
+export function classifyValue(raw: string, keyText = ''): ValueVerdict {
+  // A value inside escaped quotes (`"\"delete me\""` in a HAR) is judged without them.
+  const value = raw.trim().replace(/^\\?["'`]|\\?["'`]$/g, '');
+  if (value.length === 0) return verdict('placeholder', 'empty value');
+  if (isReference(value)) return verdict('reference', 'a reference or template expression, or an encrypted value');
+  if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
+  if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
+  if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
+  if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
+  const key = keyName(keyText);
+  if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
+  if (isObjectName(value)) {
+    if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
+      return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
+    }
+    if (/[ \t]/.test(keyText.trim()) && /\bsecrets?\b/i.test(keyText) && !CREDENTIAL_SECRET_KEY.test(keyText.trim())) {
+      return verdict('secret-name', 'prose names a secret object by its name');
+    }
+  }
+  if (MEANINGFUL_WORD.test(value))
+    return verdict('documentation', 'a word with a meaning (a permission level, a cleared cookie)');
+  if (PLAIN_URL.test(value)) return verdict('documentation', 'a URL without credentials');
+  if (isFilledShape(value)) return verdict('placeholder', 'one or two characters repeated in a token shape');
+  if (isPlaceholder(value)) return verdict('placeholder', 'a placeholder, example or obviously made-up value');
+  if (isProse(value)) return verdict('documentation', 'prose');
+  if (decodesToPlaceholder(value)) return verdict('placeholder', 'base64 of a placeholder or reference');
+  const bits = shannonEntropy(value);
+  return verdict(
+    'literal',
+    `a literal: ${value.length} characters, ${charClassCount(value)} character classes, ${bits.toFixed(1)} bits/character`,
+  );
+}
