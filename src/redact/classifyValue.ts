@@ -56,7 +56,11 @@ const NAME_PART = /^(?:[a-z]+|\d+|[a-z]+\d{1,3}|v\d+)$/;
 /** Cookie values that clear a cookie, and GitHub's permission levels: words with a meaning, not values. */
 const MEANINGFUL_WORD = /^(?:deleted?|delete[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
 
-/** A URL without credentials, query or token-like path: a location (`proxy_pass  http://backend:8000;`). */
+/** A port mapping whose ports are variables (`-p $(PORT):8888`, `-p ${HOST_PORT}:80/tcp`): not a password after `-p`. */
+const PORT_MAPPING = /^(?:\$[({]?\w+[)}]?|\d{1,5})(?::(?:\$[({]?\w+[)}]?|\d{1,5})){1,2}(?:\/(?:tcp|udp|sctp))?$/;
+
+/** A URL without credentials, query or token-like path: a location (`proxy_pass  http://backend:8000;`); or a scheme alone, what is left of a URL before an earlier mask. */
+const PLAIN_URL_OR_SCHEME = /^[a-z][a-z0-9+.-]{1,20}:\/\/$/;
 const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z0-9_.-]{0,40})*\/?;?$/;
 
 const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
@@ -115,7 +119,9 @@ export function classifyValue(raw: string, keyText = ''): ValueVerdict {
   }
   if (MEANINGFUL_WORD.test(value))
     return verdict('documentation', 'a word with a meaning (a permission level, a cleared cookie)');
-  if (PLAIN_URL.test(value)) return verdict('documentation', 'a URL without credentials');
+  if (PLAIN_URL.test(value) || PLAIN_URL_OR_SCHEME.test(value))
+    return verdict('documentation', 'a URL without credentials');
+  if (PORT_MAPPING.test(value)) return verdict('documentation', 'a port mapping');
   if (isFilledShape(value)) return verdict('placeholder', 'one or two characters repeated in a token shape');
   if (isPlaceholder(value)) return verdict('placeholder', 'a placeholder, example or obviously made-up value');
   if (isProse(value)) return verdict('documentation', 'prose');

@@ -411,7 +411,7 @@ function walkShare(s: string): number {
 /** Extra words of an obviously made-up value, beside the placeholder and default-credential words. */
 const COMPOUND_WORDS = new Set(
   (
-    'wrong bad incorrect correct right good other another fallback for top secret password pass pwd key token test ' +
+    'wrong bad incorrect correct right good other another fallback for top secret password pass pwd pw key token test ' +
     'testing server client admin user my super some new old dev local demo prod staging the a an of'
   ).split(' '),
 );

@@ -14,6 +14,7 @@ const rng = seededRng(2026);
 
 test('classifyValue names the class of each value, with evidence that does not quote it', () => {
   const cases: [string, string, string][] = [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell reference under test
     ['${DB_PASSWORD}', 'password: ', 'reference'],
     ['{{ .Values.auth.password }}', 'password: ', 'reference'],
     ['$(cat /run/secrets/db)', 'password=', 'reference'],
@@ -33,6 +34,8 @@ test('classifyValue names the class of each value, with evidence that does not q
     ['dGVzdC1hcGkta2V5Cg==', 'api-key: ', 'placeholder'],
     ['write', 'id-token: ', 'documentation'],
     ['http://backend:8000;', 'proxy_pass          ', 'documentation'],
+    ['$(PORT):8888', 'docker run --detach -p ', 'documentation'],
+    ['another_pw', 'pass: "', 'placeholder'],
   ];
   for (const [value, key, kind] of cases) {
     const verdict = classifyValue(value, key);

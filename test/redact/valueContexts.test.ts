@@ -58,8 +58,8 @@ test('a secret-named key makes its paired value a candidate in every assignment 
 test('the same contexts keep references and placeholders in place of the value', async () => {
   const changed: string[] = [];
   for (const [name, template, path] of CONTEXTS) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell reference under test
     for (const value of ['${API_TOKEN}', '{{ .Values.apiToken }}', 'changeme']) {
-      // A header scheme's own word stays beside the reference.
       const text = template.replace('{v}', value);
       const out = await redactor.redact(text, path === undefined ? {} : { path });
       if (out.text !== text) changed.push(`${name}: ${out.text}`);
