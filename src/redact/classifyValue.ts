@@ -82,12 +82,29 @@ function isFilledShape(v: string): boolean {
   return v.length >= 8 && chars.size <= 2;
 }
 
+/**
+ * The value is the name of the product the item configures, as its path spells it, with up to four digits
+ * after it: `MYSQL_PASSWORD=nextcloud` in `nextcloud-postgres/compose.yaml`, `storageos` in
+ * `volumes/storageos/secret.yaml`, `argocd` under `charts/argo-cd/`. The policy's documented default
+ * credentials (an image's own name), found from the item instead of a list.
+ */
+function namesTheProduct(v: string, path: string | undefined): boolean {
+  if (path === undefined) return false;
+  const word = v.toLowerCase().replace(/\d{1,4}[!?.#]*$/, '');
+  if (word.length < 4 || !/^[a-z]+$/.test(word)) return false;
+  const segments = path.toLowerCase().split('/');
+  segments.pop(); // the file's own name says what it is (`secret.yaml`), not which product
+  return segments.some((segment) => segment.replace(/[-_.]/g, '') === word || segment.split(/[-_.]/).includes(word));
+}
+
 /** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
-function decodesToPlaceholder(v: string): boolean {
+function decodesToPlaceholder(v: string, path: string | undefined): boolean {
   if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
   const decoded = Buffer.from(v, 'base64').toString('utf8').trim();
   if (decoded.length === 0 || !PRINTABLE.test(decoded)) return false;
-  return isPlaceholder(decoded) || isReference(decoded) || MEANINGFUL_WORD.test(decoded);
+  return (
+    isPlaceholder(decoded) || isReference(decoded) || MEANINGFUL_WORD.test(decoded) || namesTheProduct(decoded, path)
+  );
 }
 
 function charClassCount(v: string): number {
@@ -96,9 +113,9 @@ function charClassCount(v: string): number {
 
 /**
  * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
- * words before a value in prose). Cheap checks first; only a literal is masked.
+ * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
  */
-export function classifyValue(raw: string, keyText = ''): ValueVerdict {
+export function classifyValue(raw: string, keyText = '', path?: string): ValueVerdict {
   // A value inside escaped quotes (`"\"delete me\""` in a HAR) is judged without them.
   const value = raw.trim().replace(/^\\?["'`]|\\?["'`]$/g, '');
   if (value.length === 0) return verdict('placeholder', 'empty value');
@@ -125,7 +142,9 @@ export function classifyValue(raw: string, keyText = ''): ValueVerdict {
   if (isFilledShape(value)) return verdict('placeholder', 'one or two characters repeated in a token shape');
   if (isPlaceholder(value)) return verdict('placeholder', 'a placeholder, example or obviously made-up value');
   if (isProse(value)) return verdict('documentation', 'prose');
-  if (decodesToPlaceholder(value)) return verdict('placeholder', 'base64 of a placeholder or reference');
+  if (namesTheProduct(value, path))
+    return verdict('placeholder', "the product's own name, as the item's path spells it");
+  if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
   const bits = shannonEntropy(value);
   return verdict(
     'literal',

@@ -44,6 +44,18 @@ test('classifyValue names the class of each value, with evidence that does not q
   }
 });
 
+test("a value that is the product's own name, as the item's path spells it, is a documented default", () => {
+  const cases: [string, string, string][] = [
+    ['nextcloud', 'nextcloud-postgres/compose.yaml', 'placeholder'],
+    ['argocd', 'charts/argo-cd/ci/external-redis-values.yaml', 'placeholder'],
+    ['c3RvcmFnZW9z', 'volumes/storageos/storageos-secret.yaml', 'placeholder'],
+    ['nextcloud', 'deploy/compose.yaml', 'literal'],
+    ['Tq8vNz2pLmXw', 'nextcloud-postgres/compose.yaml', 'literal'],
+  ];
+  for (const [value, path, kind] of cases)
+    assert.equal(classifyValue(value, 'PASSWORD=', path).kind, kind, `${path}: ${value}`);
+});
+
 test('random values under the same keys are literals, and the evidence says why', () => {
   for (let i = 0; i < 200; i++) {
     const value = pick(rng, ALNUM, 12 + (i % 40));
