@@ -63,6 +63,14 @@ const PORT_MAPPING = /^(?:\$[({]?\w+[)}]?|\d{1,5})(?::(?:\$[({]?\w+[)}]?|\d{1,5}
 const PLAIN_URL_OR_SCHEME = /^[a-z][a-z0-9+.-]{1,20}:\/\/$/;
 const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z0-9_.-]{0,40})*\/?;?$/;
 
+/**
+ * Keys that name who or where, not a secret: a Kubernetes Secret's `username`, `apiAddress`,
+ * `azurestorageaccountname`, `node.session.auth.username_in` sit beside its password and are masked by
+ * rules that take every key of `data:`.
+ */
+const IDENTITY_KEY =
+  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
+
 const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
@@ -103,7 +111,11 @@ function decodesToPlaceholder(v: string, path: string | undefined): boolean {
   const decoded = Buffer.from(v, 'base64').toString('utf8').trim();
   if (decoded.length === 0 || !PRINTABLE.test(decoded)) return false;
   return (
-    isPlaceholder(decoded) || isReference(decoded) || MEANINGFUL_WORD.test(decoded) || namesTheProduct(decoded, path)
+    isPlaceholder(decoded) ||
+    isReference(decoded) ||
+    MEANINGFUL_WORD.test(decoded) ||
+    PLAIN_URL.test(decoded) ||
+    namesTheProduct(decoded, path)
   );
 }
 
@@ -126,6 +138,7 @@ export function classifyValue(raw: string, keyText = '', path?: string): ValueVe
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
   const key = keyName(keyText);
   if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
+  if (IDENTITY_KEY.test(key)) return verdict('documentation', 'the key names a user, account or address, not a secret');
   if (isObjectName(value)) {
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');

@@ -36,6 +36,8 @@ test('classifyValue names the class of each value, with evidence that does not q
     ['http://backend:8000;', 'proxy_pass          ', 'documentation'],
     ['$(PORT):8888', 'docker run --detach -p ', 'documentation'],
     ['another_pw', 'pass: "', 'placeholder'],
+    ['dXNlcm5hbWU=', '  node.session.auth.username: ', 'documentation'],
+    ['dGNwOi8vMTI3LjAuMC4xOjU3MDU=', '  apiAddress: ', 'documentation'],
   ];
   for (const [value, key, kind] of cases) {
     const verdict = classifyValue(value, key);
