@@ -76,8 +76,23 @@ const PRINTABLE = /^[\x20-\x7e]+$/;
 
 /** The key as written before the value in a match (`existingSecret: "`): its last name, without quotes and separators. */
 export function keyName(keyText: string): string {
-  const m = /([A-Za-z0-9_.-]+)["'`\]]*[ \t]*(?:[:=]+|=>|[ \t])?[ \t]*["'`]?$/.exec(keyText.slice(-200));
-  return m ? m[1]! : '';
+  // Read back from the end (a regex anchored at `$` would try every start): quotes and blanks, the
+  // separator (`:`, `=`, `=>`, `:=`), quotes, blanks and a closing bracket, then the name itself.
+  let end = keyText.length;
+  const skip = (chars: string) => {
+    while (end > 0 && chars.includes(keyText[end - 1]!)) end--;
+  };
+  skip(' \t"\'`');
+  skip(':=>');
+  skip(' \t"\'`]');
+  let start = end;
+  while (start > 0 && isNameCode(keyText.charCodeAt(start - 1))) start--;
+  return keyText.slice(start, end);
+}
+
+/** `A-Z a-z 0-9 _ . -`: the characters of a key's name. */
+function isNameCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
 }
 
 function isObjectName(v: string): boolean {
@@ -127,11 +142,18 @@ function charClassCount(v: string): number {
  * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
  * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
  */
-export function classifyValue(raw: string, keyText = '', path?: string): ValueVerdict {
+export function classifyValue(
+  raw: string,
+  keyText = '',
+  path?: string,
+  /** What the rule's validators already ruled out for this value (`not-placeholder`, `not-reference`): not judged twice. */
+  ruledOut: { placeholder?: boolean; reference?: boolean } = {},
+): ValueVerdict {
   // A value inside escaped quotes (`"\"delete me\""` in a HAR) is judged without them.
   const value = raw.trim().replace(/^\\?["'`]|\\?["'`]$/g, '');
   if (value.length === 0) return verdict('placeholder', 'empty value');
-  if (isReference(value)) return verdict('reference', 'a reference or template expression, or an encrypted value');
+  if (!ruledOut.reference && isReference(value))
+    return verdict('reference', 'a reference or template expression, or an encrypted value');
   if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
@@ -153,7 +175,8 @@ export function classifyValue(raw: string, keyText = '', path?: string): ValueVe
     return verdict('documentation', 'a URL without credentials');
   if (PORT_MAPPING.test(value)) return verdict('documentation', 'a port mapping');
   if (isFilledShape(value)) return verdict('placeholder', 'one or two characters repeated in a token shape');
-  if (isPlaceholder(value)) return verdict('placeholder', 'a placeholder, example or obviously made-up value');
+  if (!ruledOut.placeholder && isPlaceholder(value))
+    return verdict('placeholder', 'a placeholder, example or obviously made-up value');
   if (isProse(value)) return verdict('documentation', 'prose');
   if (namesTheProduct(value, path))
     return verdict('placeholder', "the product's own name, as the item's path spells it");
@@ -163,4 +186,14 @@ export function classifyValue(raw: string, keyText = '', path?: string): ValueVe
     'literal',
     `a literal: ${value.length} characters, ${charClassCount(value)} character classes, ${bits.toFixed(1)} bits/character`,
   );
+}
+
+/**
+ * Runs every check once, so that the server's first requests do not pay for compiling the classifier's
+ * regexes (createRedactor's `warm`, beside warmRegexes.ts).
+ */
+export function warmClassifier(): void {
+  for (const value of ['Qx7vLm2Tn4Wp9Zk3Rb8Yc1Hd', 'pg-credentials', 'ZGVtbw==', 'a/b', 'x:y/z', 'http://h:1']) {
+    classifyValue(value, '  existingSecret: "', 'charts/app/values.yaml');
+  }
 }

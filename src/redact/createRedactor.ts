@@ -6,6 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { KeptValue, RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
+import { warmClassifier } from './classifyValue.ts';
 import { readDerivedRules } from './derivedRules.ts';
 import {
   emptyMatchFailures,
@@ -161,7 +162,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
         useSecretlint ? loadSecretlint() : undefined,
         // Only the form each rule searches with: every compiled form keeps its native code (one-byte and
         // two-byte) for the server's lifetime.
-        warmRegexes(scanner.searchRegexes),
+        warmRegexes(scanner.searchRegexes).then(warmClassifier),
       ]).then(() => undefined)
     : Promise.resolve();
 

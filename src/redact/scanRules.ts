@@ -173,7 +173,10 @@ export function scanRules(
       // The rule found a value by its key; what the value is decides (classifyValue.ts).
       const at = match[0].lastIndexOf(raw);
       const keyText = text.slice(Math.max(0, match.index - KEY_CONTEXT_CHARS), match.index + Math.max(0, at));
-      const verdict = classifyValue(value, keyText, path);
+      const verdict = classifyValue(value, keyText, path, {
+        placeholder: rule.validators.includes('not-placeholder'),
+        reference: rule.validators.includes('not-reference'),
+      });
       if (verdict.kind !== 'literal') {
         kept?.push({ ruleId: rule.id, start: match.index, end: match.index + match[0].length, ...verdict });
         return;
