@@ -71,6 +71,8 @@ const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z
 const IDENTITY_KEY =
   /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
 
+const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
+
 const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
@@ -158,10 +160,12 @@ export function classifyValue(
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
-  const key = keyName(keyText);
+  // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
+  const inUrl = IN_URL_AUTHORITY.test(keyText);
+  const key = inUrl ? '' : keyName(keyText);
   if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
   if (IDENTITY_KEY.test(key)) return verdict('documentation', 'the key names a user, account or address, not a secret');
-  if (isObjectName(value)) {
+  if (!inUrl && isObjectName(value)) {
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
     }

@@ -38,6 +38,8 @@ test('classifyValue names the class of each value, with evidence that does not q
     ['another_pw', 'pass: "', 'placeholder'],
     ['dXNlcm5hbWU=', '  node.session.auth.username: ', 'documentation'],
     ['dGNwOi8vMTI3LjAuMC4xOjU3MDU=', '  apiAddress: ', 'documentation'],
+    ['QNUI7XAO&xGd8=aWYBo', 'BROKER = "amqps://user:', 'literal'],
+    ['orbit-tundra-marble', 'url = "https://secret:', 'literal'],
   ];
   for (const [value, key, kind] of cases) {
     const verdict = classifyValue(value, key);
