@@ -16,6 +16,17 @@ const KIND_BY_VALIDATOR: Record<string, string> = {
   'not-base64-text': 'documentation',
 };
 
+/** One evidence string per validator, made once: most candidates are rejected, each would build its own. */
+const EVIDENCE = new Map<string, string>();
+function evidenceOf(validator: string): string {
+  let evidence = EVIDENCE.get(validator);
+  if (evidence === undefined) {
+    evidence = `the rule's ${validator} check`;
+    EVIDENCE.set(validator, evidence);
+  }
+  return evidence;
+}
+
 /** How much of the text before a value's match the classifier reads for its key (`existingSecret: "`). */
 const KEY_CONTEXT_CHARS = 80;
 
@@ -165,7 +176,7 @@ export function scanRules(
         start: match.index,
         end: match.index + match[0].length,
         kind: KIND_BY_VALIDATOR[rejectedBy] ?? 'documentation',
-        evidence: `the rule's ${rejectedBy} check`,
+        evidence: evidenceOf(rejectedBy),
       });
       return;
     }
