@@ -24,6 +24,12 @@ export interface CompiledRule {
   validators: ValidatorSpec[];
   shape: RedactionRuleSpec['shape'];
   generic: boolean;
+  /**
+   * Values its validators accept are classified too (classifyValue.ts), and only literals masked: set
+   * for rules that judge references (`not-reference`), the keyword-style ones that find a value by its key,
+   * and for base64 values judged by what they decode to (`base64-decoded-not-placeholder`).
+   */
+  classifies: boolean;
   /** Where the rule is defined (`file: rules[i] (id)`), for messages. */
   where: string;
   examples: { secret: RuleExample[]; keep: RuleExample[] };

@@ -4,8 +4,9 @@
 
 import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
+import type { KeptValue, RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
+import { warmClassifier } from './classifyValue.ts';
 import { readDerivedRules } from './derivedRules.ts';
 import {
   emptyMatchFailures,
@@ -21,6 +22,7 @@ import { exampleFailures } from './ruleExamples.ts';
 import { createScanner, type Optimisation } from './scanner.ts';
 import { type Deadline, RedactionTimeoutError } from './scanRules.ts';
 import { warmRegexes } from './warmRegexes.ts';
+import { extendToWholeTokens } from './wholeToken.ts';
 
 export interface RedactorOptions {
   /** Directory of redaction rule files; default `rules/redaction/` of this package. */
@@ -110,7 +112,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
       },
     };
     // The hit lists are fresh arrays per scan, so `anchorStarts` stays valid across the awaits below.
-    const { findings: ours, anchorStarts } = scanner.scan(text, path, deadline);
+    const { findings: ours, kept, anchorStarts } = scanner.scan(text, path, deadline);
     deadline.check();
     // Without any gate anchor secretlint cannot report; with one, secretlintFindings finds the exact lines first.
     let guard: RedactionFinding[] = [];
@@ -122,27 +124,39 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
       guard = await secretlint.secretlintFindings(text, path, ours, anchorStarts);
     }
     deadline.check();
-    return mergeFindings(combineFindings(ours, guard), rank);
+    return { findings: mergeFindings(combineFindings(ours, guard), rank), kept };
   }
 
   async function scan(text: string, path: string | undefined): Promise<RedactResult> {
     if (text.length <= WHOLE_SCAN_MAX) {
-      const findings = await scanFindings(text, path, timeoutMs);
-      return { text: applyMasks(text, findings, placeholderFor), findings };
+      const scanned = await scanFindings(text, path, timeoutMs);
+      const findings = extendToWholeTokens(text, scanned.findings);
+      return { text: applyMasks(text, findings, placeholderFor), findings, kept: scanned.kept };
     }
     // Large texts in overlapping pieces (pieces.ts), yielding between them; the
     // deadline counts scan time only, not the time other requests ran in between.
     const all: RedactionFinding[] = [];
+    const kept: KeptValue[] = [];
+    const keptAt = new Set<string>();
     let spent = 0;
     for (const piece of pieces(text)) {
       const startedAt = now();
       const found = await scanFindings(text.slice(piece.start, piece.end), path, timeoutMs - spent);
       spent += now() - startedAt;
-      for (const f of found) all.push({ ...f, start: f.start + piece.start, end: f.end + piece.start });
+      for (const f of found.findings) all.push({ ...f, start: f.start + piece.start, end: f.end + piece.start });
+      // Pieces overlap: a candidate in the overlap is reported once.
+      for (const k of found.kept) {
+        const start = k.start + piece.start;
+        const at = `${k.ruleId}@${start}`;
+        if (keptAt.has(at)) continue;
+        keptAt.add(at);
+        kept.push({ ...k, start, end: k.end + piece.start });
+      }
       await setImmediate();
     }
-    const findings = mergeFindings(all, rank);
-    return { text: applyMasks(text, findings, placeholderFor), findings };
+    // Extended on the whole text: a token cut at a piece's edge continues in the next piece.
+    const findings = extendToWholeTokens(text, mergeFindings(all, rank));
+    return { text: applyMasks(text, findings, placeholderFor), findings, kept };
   }
 
   const warmedUp = options.warm
@@ -150,7 +164,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
         useSecretlint ? loadSecretlint() : undefined,
         // Only the form each rule searches with: every compiled form keeps its native code (one-byte and
         // two-byte) for the server's lifetime.
-        warmRegexes(scanner.searchRegexes),
+        warmRegexes(scanner.searchRegexes).then(warmClassifier),
       ]).then(() => undefined)
     : Promise.resolve();
 
@@ -163,7 +177,11 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
       const result = cached ?? (await scan(text, path));
       if (!cached) cache.set(key, result, text.length + result.text.length);
       // Copies, so a caller that edits its findings cannot change the cache.
-      return { text: result.text, findings: result.findings.map((f) => ({ ...f })) };
+      return {
+        text: result.text,
+        findings: result.findings.map((f) => ({ ...f })),
+        kept: result.kept?.map((k) => ({ ...k })),
+      };
     },
     isNeverRead,
   };

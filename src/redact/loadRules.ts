@@ -212,6 +212,7 @@ function compileRule(spec: RedactionRuleSpec, derived: DerivedRule, where: strin
     validators: orderByCost(spec.validators),
     shape: spec.shape,
     generic: spec.generic,
+    classifies: spec.validators.includes('not-reference') || spec.validators.includes('base64-decoded-not-placeholder'),
     where,
     examples: {
       secret: (spec.examples?.secret ?? []).map(toExample),

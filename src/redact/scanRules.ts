@@ -1,10 +1,34 @@
 // Runs our own rules over a text: keyword pre-filter first, then the regex,
 // then the validators on the value. Returns ranges only, never the values.
 
-import type { RedactionFinding } from '../shared/types.ts';
+import type { KeptValue, RedactionFinding } from '../shared/types.ts';
+import { classifyValue } from './classifyValue.ts';
 import type { CompiledRule } from './compiledRule.ts';
 import type { KeywordScan } from './keywordIndex.ts';
-import { acceptsValue } from './validators.ts';
+import { firstRejection } from './validators.ts';
+
+/** What a value a validator rejects is, by the validator: the evidence the audit shows for it. */
+const KIND_BY_VALIDATOR: Record<string, string> = {
+  'not-placeholder': 'placeholder',
+  'not-reference': 'reference',
+  'not-code-or-word': 'documentation',
+  'base64-decoded-not-placeholder': 'placeholder',
+  'not-base64-text': 'documentation',
+};
+
+/** One evidence string per validator, made once: most candidates are rejected, each would build its own. */
+const EVIDENCE = new Map<string, string>();
+function evidenceOf(validator: string): string {
+  let evidence = EVIDENCE.get(validator);
+  if (evidence === undefined) {
+    evidence = `the rule's ${validator} check`;
+    EVIDENCE.set(validator, evidence);
+  }
+  return evidence;
+}
+
+/** How much of the text before a value's match the classifier reads for its key (`existingSecret: "`). */
+const KEY_CONTEXT_CHARS = 80;
 
 export class RedactionTimeoutError extends Error {
   override readonly name = 'RedactionTimeoutError';
@@ -105,6 +129,8 @@ export function scanRules(
   keywords: readonly (readonly number[])[],
   withStarts: Uint8Array,
   deadline: Deadline,
+  /** Receives every candidate left alone, with why; omitted, nothing is recorded. */
+  kept?: KeptValue[],
 ): RedactionFinding[] {
   const present = scan.found;
   const findings: RedactionFinding[] = [];
@@ -143,7 +169,30 @@ export function scanRules(
     if (value.length === 0) return;
     // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
     const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
-    if (!acceptsValue(value, rule.validators, context)) return;
+    const rejectedBy = firstRejection(value, rule.validators, context);
+    if (rejectedBy !== undefined) {
+      kept?.push({
+        ruleId: rule.id,
+        start: match.index,
+        end: match.index + match[0].length,
+        kind: KIND_BY_VALIDATOR[rejectedBy] ?? 'documentation',
+        evidence: evidenceOf(rejectedBy),
+      });
+      return;
+    }
+    if (rule.classifies) {
+      // The rule found a value by its key; what the value is decides (classifyValue.ts).
+      const at = match[0].lastIndexOf(raw);
+      const keyText = text.slice(Math.max(0, match.index - KEY_CONTEXT_CHARS), match.index + Math.max(0, at));
+      const verdict = classifyValue(value, keyText, path, {
+        placeholder: rule.validators.includes('not-placeholder'),
+        reference: rule.validators.includes('not-reference'),
+      });
+      if (verdict.kind !== 'literal') {
+        kept?.push({ ruleId: rule.id, start: match.index, end: match.index + match[0].length, ...verdict });
+        return;
+      }
+    }
     let [start, end] = placeValue(rule, match, text, group, raw);
     if (rule.shape === 'pem-body') {
       const body = pemBodyRange(text, match.index, start, end);

@@ -6,7 +6,7 @@
 // pay (line windows, grouped hit lists, the pass's compressed table) are gone:
 // bench/redact/README.md has their figures.
 
-import type { RedactionFinding } from '../shared/types.ts';
+import type { KeptValue, RedactionFinding } from '../shared/types.ts';
 import type { CompiledRule } from './compiledRule.ts';
 import { GATE_ANCHORS } from './gateAnchors.ts';
 import { KeywordIndex } from './keywordIndex.ts';
@@ -20,6 +20,8 @@ export type Optimisation = (typeof OPTIMISATIONS)[number];
 
 export interface ScanOutcome {
   findings: RedactionFinding[];
+  /** Candidates our rules left alone, and why (classifyValue.ts). */
+  kept: KeptValue[];
   /** Where the secretlint guard's gate anchors start (their lines are where it looks); undefined when none occurs. */
   anchorStarts: number[] | undefined;
 }
@@ -58,8 +60,9 @@ export function createScanner(rules: readonly CompiledRule[], without: readonly 
     },
     scan(text, path, deadline) {
       const keywordScan = keywords.scan(text, plan);
-      const findings = scanRules(text, keywordScan, path, rules, keywordIds, withStarts, deadline);
-      return { findings, anchorStarts: keywordScan.starts[rules.length] };
+      const kept: KeptValue[] = [];
+      const findings = scanRules(text, keywordScan, path, rules, keywordIds, withStarts, deadline, kept);
+      return { findings, kept, anchorStarts: keywordScan.starts[rules.length] };
     },
   };
 }

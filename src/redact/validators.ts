@@ -411,7 +411,7 @@ function walkShare(s: string): number {
 /** Extra words of an obviously made-up value, beside the placeholder and default-credential words. */
 const COMPOUND_WORDS = new Set(
   (
-    'wrong bad incorrect correct right good other another fallback for top secret password pass pwd key token test ' +
+    'wrong bad incorrect correct right good other another fallback for top secret password pass pwd pw key token test ' +
     'testing server client admin user my super some new old dev local demo prod staging the a an of'
   ).split(' '),
 );
@@ -584,44 +584,51 @@ export function orderByCost(validators: readonly ValidatorSpec[]): ValidatorSpec
 }
 
 export function acceptsValue(value: string, validators: ValidatorSpec[], context: ValueContext): boolean {
+  return firstRejection(value, validators, context) === undefined;
+}
+
+/** The name of the first validator that rejects the value (cheapest first), or undefined when all accept it. */
+export function firstRejection(value: string, validators: ValidatorSpec[], context: ValueContext): string | undefined {
+  const reject = (validator: ValidatorSpec) => (typeof validator === 'string' ? validator : Object.keys(validator)[0]!);
   for (const validator of validators) {
     if (typeof validator === 'string') {
       switch (validator) {
         case 'not-placeholder':
-          if (isPlaceholder(value) || isProse(value)) return false;
+          if (isPlaceholder(value) || isProse(value)) return reject(validator);
           break;
         case 'not-reference':
-          if (isReference(value)) return false;
+          if (isReference(value)) return reject(validator);
           break;
         case 'not-code-or-word':
           // A quoted absolute path (`PWD: '/Users/me'`) is a directory, whatever the key says.
-          if (ABSOLUTE_PATH.test(value.trim())) return false;
-          if (context.bare && isCodeOrWord(value)) return false;
-          if (context.envStyle && isPathOrUrl(value)) return false;
+          if (ABSOLUTE_PATH.test(value.trim())) return reject(validator);
+          if (context.bare && isCodeOrWord(value)) return reject(validator);
+          if (context.envStyle && isPathOrUrl(value)) return reject(validator);
           break;
         case 'not-base64-text': {
           const decoded = decodeBase64(value, true);
-          if (decoded !== undefined && PRINTABLE_ASCII.test(decoded)) return false;
+          if (decoded !== undefined && PRINTABLE_ASCII.test(decoded)) return reject(validator);
           break;
         }
         case 'base64-decoded-not-placeholder': {
           const decoded = decodeBase64(value, true);
           if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {
-            return false;
+            return reject(validator);
           }
           break;
         }
       }
     } else if ('entropy' in validator) {
-      if (shannonEntropy(value) < validator.entropy) return false;
+      if (shannonEntropy(value) < validator.entropy) return reject(validator);
     } else if ('min-length' in validator) {
-      if (value.length < validator['min-length']) return false;
+      if (value.length < validator['min-length']) return reject(validator);
     } else if ('char-classes' in validator) {
-      if (charClasses(value) < validator['char-classes']) return false;
+      if (charClasses(value) < validator['char-classes']) return reject(validator);
     } else {
       const decoded = decodeBase64(value, false);
-      if (decoded === undefined || !validator['base64-decoded-contains'].some((s) => decoded.includes(s))) return false;
+      if (decoded === undefined || !validator['base64-decoded-contains'].some((s) => decoded.includes(s)))
+        return reject(validator);
     }
   }
-  return true;
+  return undefined;
 }

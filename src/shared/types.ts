@@ -145,10 +145,25 @@ export interface RedactionFinding {
   end: number;
 }
 
+/**
+ * A candidate a rule found and left alone, and why (src/redact/classifyValue.ts): the audit can say
+ * why a value was kept. The range is the rule's match (key and value); never the value itself.
+ */
+export interface KeptValue {
+  ruleId: string;
+  start: number;
+  end: number;
+  /** What the value is: `reference`, `placeholder`, `public`, `secret-name`, `documentation`. */
+  kind: string;
+  evidence: string;
+}
+
 export interface RedactResult {
   text: string;
   /** Ranges in the original text; never the secret itself. */
   findings: RedactionFinding[];
+  /** Candidates left alone, with the evidence; absent from redactors that do not report them. */
+  kept?: KeptValue[] | undefined;
 }
 
 export interface Redactor {

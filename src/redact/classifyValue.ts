@@ -1,0 +1,217 @@
+// Decides what a candidate value is before it is masked (issue 26): a literal
+// credential, or a reference to one, an encrypted value, a placeholder, a
+// public identifier, the name of a secret kept elsewhere, or documentation.
+// Only literals are masked. Each verdict carries its evidence, in words, so
+// the audit can say why a value was kept; the evidence names the class and
+// the test that decided it, never the value.
+//
+// A keyword-style rule (a key that names a secret, then a value) runs the
+// classifier on every value its validators accept (scanRules.ts): the rule
+// says where a value is, the classifier says what it is. The judgements shared
+// with the validators (isPlaceholder, isReference) live in validators.ts.
+
+import { isPlaceholder, isProse, isReference, shannonEntropy } from './validators.ts';
+
+export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
+
+export interface ValueVerdict {
+  kind: ValueKind;
+  /** Why, in words a reader of the audit understands: the class and the test, never the value. */
+  evidence: string;
+}
+
+const verdict = (kind: ValueKind, evidence: string): ValueVerdict => ({ kind, evidence });
+
+/**
+ * References in the syntaxes validators.ts does not read as whole values: Compose's escaped `$$(…)` and
+ * `$${…}`, a scheme naming where a secret is kept (`secret:ns/name#field`, `pullsecret:ns/name`,
+ * `ext:/scripts/auth.sh`), and a Vault or secret-manager path (`database/creds/orders-rw`,
+ * `projects/123/secrets/oauth/versions/latest`, `prod/api/stripe`): lower-case segments, as a path is
+ * written, where a random value mixes cases.
+ */
+const ESCAPED_EXPANSION = /^\$\$[({][^\n]*[)}]$/;
+const SCHEME_REFERENCE = /^[a-z][a-z0-9+-]{1,20}:(?!\/\/)[a-z0-9._#:@/-]*\/[a-z0-9._#:@/-]*$/;
+const SECRET_PATH = /^(?:[a-z0-9][a-z0-9_.-]*\/)+[a-z0-9][a-z0-9_.:-]*$/;
+
+/** Tokens made to be published: Mapbox `pk.` browser tokens, Stripe-style `pk_live_`, SSH and age public keys, certificates. */
+const PUBLIC_VALUE =
+  /^(?:pk\.eyJ|pk_(?:live|test)_|npub1|age1[a-z0-9]{50,}$|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
+/** Keys that name public material or an identifier: `publishable_key`, `publicKey`, `key_id`, `kid`, `fingerprint`. */
+const PUBLIC_KEY_NAME =
+  /(?:publishable|public)[_.-]?(?:api[_.-]?)?(?:key|token)|(?:key|token|secret)[_.-]?id$|^kid$|fingerprint$/i;
+
+/**
+ * Keys whose value is the name of a secret object, not its content: Helm's `existingSecret`,
+ * `secretName`, `tls.secretRef`, `configFromSecret`, `jksSecret`, `passwordSecret`. The word before
+ * `Secret` must not make it a credential itself (`clientSecret`, `webhookSecret`, `jwtSecret`).
+ */
+const SECRET_OBJECT_KEY =
+  /(?:^|[._-]|[a-z0-9])(?:existing[_.-]?secrets?|secret[_.-]?(?:name|ref|key[_.-]?ref|resource)|from[_.-]?secret|secrets?)$/i;
+const CREDENTIAL_SECRET_KEY =
+  /(?:client|app|consumer|webhook|shared|jwt|session|signing|api|cookie|otp|totp|hmac|master|oauth|encryption|django|rails|aws|access|private|cluster|account|bot|hook|token|flask|app[_.-]?key)[_.-]?secrets?$/i;
+/** A Kubernetes object name (DNS-1123) made of words and numbers, as people name things: `pg-credentials`, `argocd-redis`. */
+const OBJECT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,251}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const NAME_PART = /^(?:[a-z]+|\d+|[a-z]+\d{1,3}|v\d+)$/;
+
+/** Cookie values that clear a cookie, and GitHub's permission levels: words with a meaning, not values. */
+const MEANINGFUL_WORD = /^(?:deleted?|delete[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
+
+/** A port mapping whose ports are variables (`-p $(PORT):8888`, `-p ${HOST_PORT}:80/tcp`): not a password after `-p`. */
+const PORT_MAPPING = /^(?:\$[({]?\w+[)}]?|\d{1,5})(?::(?:\$[({]?\w+[)}]?|\d{1,5})){1,2}(?:\/(?:tcp|udp|sctp))?$/;
+
+/** A URL without credentials, query or token-like path: a location (`proxy_pass  http://backend:8000;`); or a scheme alone, what is left of a URL before an earlier mask. */
+const PLAIN_URL_OR_SCHEME = /^[a-z][a-z0-9+.-]{1,20}:\/\/$/;
+const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z0-9_.-]{0,40})*\/?;?$/;
+
+/**
+ * Keys that name who or where, not a secret: a Kubernetes Secret's `username`, `apiAddress`,
+ * `azurestorageaccountname`, `node.session.auth.username_in` sit beside its password and are masked by
+ * rules that take every key of `data:`.
+ */
+const IDENTITY_KEY =
+  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
+
+const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
+
+const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+/** The key as written before the value in a match (`existingSecret: "`): its last name, without quotes and separators. */
+export function keyName(keyText: string): string {
+  // Read back from the end (a regex anchored at `$` would try every start): quotes and blanks, the
+  // separator (`:`, `=`, `=>`, `:=`), quotes, blanks and a closing bracket, then the name itself.
+  let end = keyText.length;
+  const skip = (chars: string) => {
+    while (end > 0 && chars.includes(keyText[end - 1]!)) end--;
+  };
+  skip(' \t"\'`');
+  skip(':=>');
+  skip(' \t"\'`]');
+  let start = end;
+  while (start > 0 && isNameCode(keyText.charCodeAt(start - 1))) start--;
+  return keyText.slice(start, end);
+}
+
+/** `A-Z a-z 0-9 _ . -`: the characters of a key's name. */
+function isNameCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+function isObjectName(v: string): boolean {
+  return OBJECT_NAME.test(v) && v.split(/[-.]/).every((part) => NAME_PART.test(part));
+}
+
+/** Every letter and digit the same one or two characters: `cccccccc-cccc-…`, the nil UUID, `xx-xx`. */
+function isFilledShape(v: string): boolean {
+  if (v.length < 8) return false;
+  // Distinct letters and digits, case folded, stopping at the third: one pass, no set built.
+  let a = -1;
+  let b = -1;
+  for (let i = 0; i < v.length; i++) {
+    let c = v.charCodeAt(i);
+    if (c >= 65 && c <= 90) c += 32;
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 122)) || c === a || c === b) continue;
+    if (a === -1) a = c;
+    else if (b === -1) b = c;
+    else return false;
+  }
+  return true;
+}
+
+/**
+ * The value is the name of the product the item configures, as its path spells it, with up to four digits
+ * after it: `MYSQL_PASSWORD=nextcloud` in `nextcloud-postgres/compose.yaml`, `storageos` in
+ * `volumes/storageos/secret.yaml`, `argocd` under `charts/argo-cd/`. The policy's documented default
+ * credentials (an image's own name), found from the item instead of a list.
+ */
+function namesTheProduct(v: string, path: string | undefined): boolean {
+  if (path === undefined) return false;
+  const word = v.toLowerCase().replace(/\d{1,4}[!?.#]*$/, '');
+  if (word.length < 4 || !/^[a-z]+$/.test(word)) return false;
+  const segments = path.toLowerCase().split('/');
+  segments.pop(); // the file's own name says what it is (`secret.yaml`), not which product
+  return segments.some((segment) => segment.replace(/[-_.]/g, '') === word || segment.split(/[-_.]/).includes(word));
+}
+
+/** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
+function decodesToPlaceholder(v: string, path: string | undefined): boolean {
+  if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
+  const decoded = Buffer.from(v, 'base64').toString('utf8').trim();
+  if (decoded.length === 0 || !PRINTABLE.test(decoded)) return false;
+  return (
+    isPlaceholder(decoded) ||
+    isReference(decoded) ||
+    MEANINGFUL_WORD.test(decoded) ||
+    PLAIN_URL.test(decoded) ||
+    namesTheProduct(decoded, path)
+  );
+}
+
+function charClassCount(v: string): number {
+  return [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(v)).length;
+}
+
+/**
+ * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
+ * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
+ */
+export function classifyValue(
+  raw: string,
+  keyText = '',
+  path?: string,
+  /** What the rule's validators already ruled out for this value (`not-placeholder`, `not-reference`): not judged twice. */
+  ruledOut: { placeholder?: boolean; reference?: boolean } = {},
+): ValueVerdict {
+  // A value inside escaped quotes (`"\"delete me\""` in a HAR) is judged without them.
+  const value = raw.trim().replace(/^\\?["'`]|\\?["'`]$/g, '');
+  if (value.length === 0) return verdict('placeholder', 'empty value');
+  if (!ruledOut.reference && isReference(value))
+    return verdict('reference', 'a reference or template expression, or an encrypted value');
+  if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
+  if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
+  if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
+  if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
+  // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
+  const inUrl = IN_URL_AUTHORITY.test(keyText);
+  const key = inUrl ? '' : keyName(keyText);
+  if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
+  if (IDENTITY_KEY.test(key)) return verdict('documentation', 'the key names a user, account or address, not a secret');
+  if (!inUrl && isObjectName(value)) {
+    if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
+      return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
+    }
+    if (/[ \t]/.test(keyText.trim()) && /\bsecrets?\b/i.test(keyText) && !CREDENTIAL_SECRET_KEY.test(keyText.trim())) {
+      return verdict('secret-name', 'prose names a secret object by its name');
+    }
+  }
+  if (MEANINGFUL_WORD.test(value))
+    return verdict('documentation', 'a word with a meaning (a permission level, a cleared cookie)');
+  if (PLAIN_URL.test(value) || PLAIN_URL_OR_SCHEME.test(value))
+    return verdict('documentation', 'a URL without credentials');
+  if (PORT_MAPPING.test(value)) return verdict('documentation', 'a port mapping');
+  if (isFilledShape(value)) return verdict('placeholder', 'one or two characters repeated in a token shape');
+  if (!ruledOut.placeholder && isPlaceholder(value))
+    return verdict('placeholder', 'a placeholder, example or obviously made-up value');
+  if (isProse(value)) return verdict('documentation', 'prose');
+  if (namesTheProduct(value, path))
+    return verdict('placeholder', "the product's own name, as the item's path spells it");
+  if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
+  // Most values a rule accepts are literals, and only kept values' evidence is stored: built when read.
+  return {
+    kind: 'literal',
+    get evidence() {
+      const bits = shannonEntropy(value);
+      return `a literal: ${value.length} characters, ${charClassCount(value)} character classes, ${bits.toFixed(1)} bits/character`;
+    },
+  };
+}
+
+/**
+ * Runs every check once, so that the server's first requests do not pay for compiling the classifier's
+ * regexes (createRedactor's `warm`, beside warmRegexes.ts).
+ */
+export function warmClassifier(): void {
+  for (const value of ['Qx7vLm2Tn4Wp9Zk3Rb8Yc1Hd', 'pg-credentials', 'ZGVtbw==', 'a/b', 'x:y/z', 'http://h:1']) {
+    classifyValue(value, '  existingSecret: "', 'charts/app/values.yaml');
+  }
+}

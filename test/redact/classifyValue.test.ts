@@ -1,0 +1,105 @@
+// Issue 26: the value is classified before it is masked. References (in every
+// template and environment syntax), secret-manager paths, secrets' names,
+// public tokens, placeholders and documentation stay, with the evidence in the
+// redactor's report; literals are masked wherever the same key holds them.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { classifyValue } from '../../src/redact/classifyValue.ts';
+import { createRedactor } from '../../src/redact/createRedactor.ts';
+import { ALNUM, pick, seededRng } from './secretGen.ts';
+
+const redactor = await createRedactor();
+const rng = seededRng(2026);
+
+test('classifyValue names the class of each value, with evidence that does not quote it', () => {
+  const cases: [string, string, string][] = [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell reference under test
+    ['${DB_PASSWORD}', 'password: ', 'reference'],
+    ['{{ .Values.auth.password }}', 'password: ', 'reference'],
+    ['$(cat /run/secrets/db)', 'password=', 'reference'],
+    ['$$(cat /run/secrets/db-password)', '--password=', 'reference'],
+    ['%(db_password)s', 'password: ', 'reference'],
+    ["<%= ENV['SECRET'] %>", 'secret_key: ', 'reference'],
+    ['ENC[AES256_GCM,data:q2Zr8Q==,iv:Yk3n0Zt1,tag:Jm2Rx0==,type:str]', 'password: ', 'reference'],
+    ['secret:argocd/registry#creds', 'credentials: ', 'reference'],
+    ['database/creds/orders-rw', 'with secret "', 'reference'],
+    ['projects/123/secrets/oauth-client/versions/latest', 'client_secret: ', 'reference'],
+    ['pg-credentials', 'existingSecret: "', 'secret-name'],
+    ['mysql-root-password', 'passwordSecretName: ', 'secret-name'],
+    ['argocd-server-tls', 'retrieved from a TLS secret `', 'secret-name'],
+    ['pk.eyJ1IjoibWFwdXNlciIsImEiOiJja3Z4eTkwMWV6M2RvNnl6In0.Qx7vLm2Tn4Wp9Zk3Rb8Yc1', 'accessToken = ', 'public'],
+    ['pk_live_Qx7vLm2Tn4Wp9Zk3Rb8Yc1Hd6Jf0Gs', 'stripeKey: ', 'public'],
+    ['cccccccc-cccc-cccc-cccc-cccccccccccc', 'ARM_CLIENT_SECRET=', 'placeholder'],
+    ['dGVzdC1hcGkta2V5Cg==', 'api-key: ', 'placeholder'],
+    ['write', 'id-token: ', 'documentation'],
+    ['http://backend:8000;', 'proxy_pass          ', 'documentation'],
+    ['$(PORT):8888', 'docker run --detach -p ', 'documentation'],
+    ['another_pw', 'pass: "', 'placeholder'],
+    ['dXNlcm5hbWU=', '  node.session.auth.username: ', 'documentation'],
+    ['dGNwOi8vMTI3LjAuMC4xOjU3MDU=', '  apiAddress: ', 'documentation'],
+    ['QNUI7XAO&xGd8=aWYBo', 'BROKER = "amqps://user:', 'literal'],
+    ['orbit-tundra-marble', 'url = "https://secret:', 'literal'],
+  ];
+  for (const [value, key, kind] of cases) {
+    const verdict = classifyValue(value, key);
+    assert.equal(verdict.kind, kind, `${key}${value}: ${verdict.evidence}`);
+    assert.ok(verdict.evidence.length > 0 && !verdict.evidence.includes(value), verdict.evidence);
+  }
+});
+
+test("a value that is the product's own name, as the item's path spells it, is a documented default", () => {
+  const cases: [string, string, string][] = [
+    ['nextcloud', 'nextcloud-postgres/compose.yaml', 'placeholder'],
+    ['argocd', 'charts/argo-cd/ci/external-redis-values.yaml', 'placeholder'],
+    ['c3RvcmFnZW9z', 'volumes/storageos/storageos-secret.yaml', 'placeholder'],
+    ['nextcloud', 'deploy/compose.yaml', 'literal'],
+    ['Tq8vNz2pLmXw', 'nextcloud-postgres/compose.yaml', 'literal'],
+  ];
+  for (const [value, path, kind] of cases)
+    assert.equal(classifyValue(value, 'PASSWORD=', path).kind, kind, `${path}: ${value}`);
+});
+
+test('random values under the same keys are literals, and the evidence says why', () => {
+  for (let i = 0; i < 200; i++) {
+    const value = pick(rng, ALNUM, 12 + (i % 40));
+    for (const key of ['existingSecret: "', 'client_secret: ', 'password: ', 'with secret "', 'accessToken = ']) {
+      const verdict = classifyValue(value, key);
+      assert.equal(verdict.kind, 'literal', `${key}${value}: ${verdict.evidence}`);
+      assert.match(verdict.evidence, /bits\/character/);
+    }
+  }
+});
+
+test('the redactor keeps references, names and public tokens, and reports why; the same keys with literals are masked', async () => {
+  const kept: [string, string][] = [
+    ['  existingSecret: "pg-credentials"\n', 'values.yaml'],
+    ['{{ with secret "database/creds/orders-rw" }}{{ .Data.password }}{{ end }}\n', 'config.ctmpl'],
+    [
+      "mapboxgl.accessToken = 'pk.eyJ1IjoibWFwdXNlciIsImEiOiJja3Z4eTkwMWV6M2RvNnl6In0.Qx7vLm2Tn4Wp9Zk3Rb8Yc1';\n",
+      'map.js',
+    ],
+    ['  --flow=client-credentials   use the OAuth client credentials flow\n', 'docs/cli.md'],
+    ['    - name: api_token\n      valueFrom:\n        secretKeyRef: {name: api, key: token}\n', 'deploy.yaml'],
+    ["      test: ['CMD-SHELL', 'mysqladmin ping --password=\"$$(cat /run/secrets/db-password)\"']\n", 'compose.yaml'],
+    ['client_secret: projects/123/secrets/oauth-client/versions/latest\n', 'app.yaml'],
+  ];
+  for (const [text, path] of kept) {
+    const out = await redactor.redact(text, { path });
+    assert.equal(out.text, text);
+  }
+  const report = await redactor.redact('  existingSecret: "pg-credentials"\n', { path: 'values.yaml' });
+  assert.ok(report.kept?.some((k) => k.kind === 'secret-name' && k.evidence.includes('name of a secret')));
+  assert.ok(report.kept?.every((k) => !k.evidence.includes('pg-credentials')));
+
+  const literal = pick(rng, ALNUM, 24);
+  for (const text of [
+    `  existingSecret: "${literal}"\n`,
+    `{{ with secret "${literal}" }}\n`,
+    `mapboxgl.accessToken = '${literal}';\n`,
+    `client_secret: ${literal}\n`,
+  ]) {
+    const out = await redactor.redact(text, { path: 'values.yaml' });
+    assert.ok(!out.text.includes(literal), out.text);
+  }
+});

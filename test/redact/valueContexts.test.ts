@@ -1,0 +1,97 @@
+// Issue 26: a key that names a secret makes its paired value a candidate
+// wherever the pair is written (every assignment operator, name/value pairs in
+// JSON, YAML and HAR, cookies, form bodies, query strings, flags), and a
+// token is masked whole whatever its length. Values are generated per run
+// (seeded), so no case passes on a memorised string.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createRedactor } from '../../src/redact/createRedactor.ts';
+import { ALNUM, B64URL, pick, seededRng } from './secretGen.ts';
+
+const redactor = await createRedactor();
+const rng = seededRng(26);
+const token = () => pick(rng, ALNUM, 32);
+
+/** Each context writes a value under a secret's key; `{v}` is where the value goes. */
+const CONTEXTS: [string, string, string?][] = [
+  ['=', 'API_TOKEN = "{v}"'],
+  [':=', 'password := "{v}"'],
+  ['?= (make)', 'API_TOKEN ?= {v}', 'Makefile'],
+  ['??= (JavaScript)', "process.env.AWS_SECRET_ACCESS_KEY ??= '{v}';"],
+  ['||= (Ruby, JavaScript)', 'config.apiToken ||= "{v}"'],
+  ['&&=', 'settings.secretKey &&= "{v}"'],
+  ['+=', 'opts.password += "{v}"'],
+  [':', 'api_key: "{v}"', 'config.yml'],
+  ['=> (PHP, Ruby)', "'api_key' => '{v}',"],
+  ['<- (R)', 'api_key <- "{v}"'],
+  ['export', 'export API_TOKEN={v}'],
+  ['set -x (fish)', 'set -x API_TOKEN {v}'],
+  ['set -gx (fish)', "set -gx DB_PASSWORD '{v}'"],
+  ['ENV (Dockerfile)', 'ENV API_TOKEN {v}', 'Dockerfile'],
+  ['--flag value', 'tool login --api-key {v}'],
+  ['--flag=value', 'tool login --api-token={v}'],
+  ['JSON name/value', '{"name": "DB_PASSWORD", "value": "{v}"}', 'task.json'],
+  ['JSON value before name', '{"value": "{v}", "name": "X-Auth-Token"}', 'capture.json'],
+  ['HAR header', '{"name": "X-Api-Key", "value": "{v}"}', 'session.har'],
+  ['HAR cookie', '"cookies": [{"name": "_gh_sess", "value": "{v}", "httpOnly": true}]', 'session.har'],
+  ['HAR session cookie', '{"name": "sessionid", "value": "{v}"}', 'session.har'],
+  ['HAR Cookie header', '{"name": "Cookie", "value": "theme=dark; sessionid={v}"}', 'session.har'],
+  ['HAR bearer', '{"name": "Authorization", "value": "Bearer {v}"}', 'session.har'],
+  ['YAML name/value', '- name: api_token\n  value: {v}\n', 'deploy.yaml'],
+  ['Cookie header', 'Cookie: theme=dark; sessionid={v}'],
+  ['query string', 'curl "https://api.example.io/v1/items?access_token={v}&page=2"'],
+  ['form body', 'grant_type=client_credentials&client_id=app&client_secret={v}'],
+];
+
+test('a secret-named key makes its paired value a candidate in every assignment and pairing syntax', async () => {
+  const missed: string[] = [];
+  for (const [name, template, path] of CONTEXTS) {
+    const value = token();
+    const text = template.replace('{v}', value);
+    const out = await redactor.redact(text, path === undefined ? {} : { path });
+    if (out.text.includes(value) || !out.text.includes('[REDACTED:')) missed.push(`${name}: ${out.text}`);
+  }
+  assert.deepEqual(missed, []);
+});
+
+test('the same contexts keep references and placeholders in place of the value', async () => {
+  const changed: string[] = [];
+  for (const [name, template, path] of CONTEXTS) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell reference under test
+    for (const value of ['${API_TOKEN}', '{{ .Values.apiToken }}', 'changeme']) {
+      const text = template.replace('{v}', value);
+      const out = await redactor.redact(text, path === undefined ? {} : { path });
+      if (out.text !== text) changed.push(`${name}: ${out.text}`);
+    }
+  }
+  assert.deepEqual(changed, []);
+});
+
+function jwtOfPayload(length: number): string {
+  return `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ${pick(rng, B64URL, length)}.${pick(rng, B64URL, 43)}`;
+}
+
+test('a token is masked whole whatever its length: bare, after Bearer, in an assignment, across scan pieces', async () => {
+  // 300,000 characters is past the redactor's whole-text scan: the text is scanned in overlapping pieces.
+  for (const length of [500, 4_500, 9_000, 20_000, 300_000]) {
+    const jwt = jwtOfPayload(length);
+    const opaque = pick(rng, ALNUM, length);
+    const cases = [
+      `token ${jwt} end`,
+      `Authorization: Bearer ${jwt}\nAccept: */*`,
+      `curl -H "Authorization: Bearer ${opaque}" https://api.example.io`,
+      `{"name": "Authorization", "value": "Bearer ${opaque}"}`,
+    ];
+    for (const text of cases) {
+      const out = await redactor.redact(text);
+      const secret = text.includes(jwt) ? jwt : opaque;
+      // No stretch of the token survives: neither its end (the signature) nor any middle part.
+      assert.ok(!out.text.includes(secret.slice(-40)), `${length}: the end of the token leaked`);
+      assert.ok(!out.text.includes(secret.slice(secret.length >> 1, (secret.length >> 1) + 40)), `${length}: middle`);
+      // Masked as one placeholder, with the text around it kept.
+      assert.ok(out.text.length < 200, `${length}: ${out.text.length} characters left`);
+      assert.ok(out.text.startsWith(text.slice(0, 5)));
+    }
+  }
+});
