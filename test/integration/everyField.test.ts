@@ -7,9 +7,7 @@
 // fake upstream (any route, /api/show included), nor the audit database and its
 // write-ahead log, nor the server log, whatever the proxy answers.
 //
-// A new route adds one row (see `routes`): /v1/messages needs its schema, a
-// sample using every field (system, tools[].input_schema, metadata.user_id,
-// stop_sequences, tool_choice, thinking …) and its `received` list.
+// A new route adds one row (see `routes`): its schema and a sample using every field.
 
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
@@ -20,6 +18,7 @@ import { completionsSchema } from '../../src/http/completionsRoute.ts';
 import { embeddingsSchema } from '../../src/http/embeddingsRoute.ts';
 import { REQUEST_FIELDS } from '../../src/pipeline/fieldPolicy.ts';
 import { chatRequestSchema } from '../../src/shared/chatRequest.ts';
+import { messagesRequestSchema } from '../../src/shared/messagesRequest.ts';
 import type { LogFields, Logger } from '../../src/shared/ports.ts';
 import { responsesRequestSchema } from '../../src/shared/responsesRequest.ts';
 import { createOpenAIUpstream } from '../../src/upstream/openaiUpstream.ts';
@@ -164,6 +163,47 @@ const embeddingsSample = {
   user: 'user-17',
 };
 
+// Anthropic's Messages API (Claude Code): system blocks, a tool round trip, an image.
+const messagesSample = {
+  model: 'qwen2.5-coder:7b',
+  max_tokens: 256,
+  system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
+  messages: [
+    { role: 'user', content: 'read the ticket' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'reading it' },
+        { type: 'tool_use', id: 'toolu_1', name: 'read_ticket', input: { id: 'T-1' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'ticket body' }] },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        { type: 'text', text: 'what does it say?' },
+      ],
+    },
+  ],
+  tools: [
+    {
+      name: 'read_ticket',
+      description: 'reads a ticket',
+      input_schema: { type: 'object', properties: { id: { type: 'string', default: 'T-0' } } },
+    },
+  ],
+  tool_choice: { type: 'auto', disable_parallel_tool_use: false },
+  thinking: { type: 'disabled' },
+  output_config: { effort: 'low', format: null },
+  stream: false,
+  stop_sequences: ['END'],
+  temperature: 0.2,
+  top_p: 0.9,
+  top_k: 40,
+  metadata: { user_id: 'user-17' },
+};
+
 interface RouteRow {
   route: string;
   /** The route's zod schema: every field it names must appear in the sample. */
@@ -183,6 +223,7 @@ const routes: RouteRow[] = [
   { route: '/v1/responses', schema: responsesRequestSchema, sample: responsesSample },
   { route: '/v1/completions', schema: completionsSchema, sample: completionsSample },
   { route: '/v1/embeddings', schema: embeddingsSchema, sample: embeddingsSample },
+  { route: '/v1/messages', schema: messagesRequestSchema, sample: messagesSample },
 ];
 
 /** Field-table paths (`a.b`, `a[]`) the value reaches. */
