@@ -3,7 +3,7 @@
 // decides what the turn carries (the frozen block, an update, or a fresh block)
 // and budgets it, downgrading the mode when it would not fit.
 
-import { budgetRequest, countedTexts } from '../budget/index.ts';
+import { budgetRequest, countedTexts, termsOf } from '../budget/index.ts';
 import type { ModeName, Plan } from '../shared/types.ts';
 import { findState, historyKeysInSlices, newConversationId } from './conversationPrefix.ts';
 import { planTurn } from './planTurn.ts';
@@ -49,6 +49,7 @@ export async function budget(
         safetyRatio: deps.settings.safetyRatio,
         historyOverflow: deps.settings.historyOverflow,
         counter,
+        terms: collected.question ? termsOf(collected.question) : undefined,
       }),
   });
   return { turn, keys };

@@ -12,7 +12,6 @@ import { ignoreChecker } from './gitignored.ts';
 import { gitErrorReason } from './gitRunner.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
-import { userText } from './mentions.ts';
 import { readRegularFile } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
@@ -105,7 +104,7 @@ export function createFilesSource(
     const wantNamed = wanted('files.named.');
     const wantChanged = wanted('files.changed.');
     const workspace = ws.root;
-    const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
+    const named = wantNamed ? ws.named(deps.homeDir, input.question.paths) : { inside: [], outside: [] };
     // Without the status the changed files are unknown; the named ones are still read.
     let statusFailure: SkippedPath | undefined;
     const status = wantChanged
