@@ -7,6 +7,7 @@ import { budgetRequest, countedTexts, termsOf } from '../budget/index.ts';
 import type { ModeName, Plan } from '../shared/types.ts';
 import { findState, historyKeysInSlices, newConversationId } from './conversationPrefix.ts';
 import { planTurn } from './planTurn.ts';
+import { withoutRepeats } from './repeats.ts';
 import type { Budgeted, PipelineDeps, Prepared } from './types.ts';
 
 export async function budget(
@@ -20,17 +21,24 @@ export async function budget(
   deps: PipelineDeps,
 ): Promise<Budgeted> {
   const keys = await historyKeysInSlices(selected.workspace, input.request.messages);
+  // Each piece of context once: not what the client already sent, not a region another item holds.
+  const { items, repeats } = withoutRepeats(redacted.items, redacted.messages);
+  for (const repeat of repeats) {
+    collected.reports
+      .find((report) => report.source === repeat.source)
+      ?.skipped.push({ path: repeat.key, reason: `left out: ${repeat.reason}` });
+  }
   const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter
     .withRatio(ratio)
     .prepare(
-      [...countedTexts(redacted.messages, input.request.tools), ...redacted.items.map((item) => item.text)],
+      [...countedTexts(redacted.messages, input.request.tools), ...items.map((item) => item.text)],
       input.signal,
     );
   const turn = planTurn({
     messages: redacted.messages,
-    items: redacted.items,
+    items,
     plan: selected.plan,
     plans: deps.plans,
     found: findState(deps.conversations, keys),

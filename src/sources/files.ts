@@ -1,5 +1,6 @@
 // The files source: files named in the conversation (`files.named.*`) and files
-// changed in the work tree (`files.changed.*`), the head of each (the tail for
+// changed in the work tree (`files.changed.*`): a named file whole (up to a
+// size the budget trims by relevance), a changed one's head (the tail for
 // logs and test output). Never-read, too large, binary, ignored and outside
 // files are skipped and reported; never-read wins even when named.
 
@@ -17,7 +18,14 @@ import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface FilesSourceOptions {
+  /** Lines of a changed file (and of a log's tail) kept. */
   headLines: number;
+  /**
+   * Lines and characters of a named file kept: the whole file, up to a size
+   * the budget can still trim by relevance (the plan's cap decides what fits).
+   */
+  namedLines: number;
+  namedChars: number;
   maxBytes: number;
   /** Per-file character cap after the line cut (one-line minified files). */
   maxChars: number;
@@ -26,6 +34,8 @@ export interface FilesSourceOptions {
 
 export const defaultFilesOptions: FilesSourceOptions = {
   headLines: 50,
+  namedLines: 2_000,
+  namedChars: 64_000,
   maxBytes: 200 * 1024,
   maxChars: 8_000,
   maxChangedFiles: 20,
@@ -83,8 +93,11 @@ export function createFilesSource(
     const text = buffer.toString('utf8');
     const tail = keepsTail(rel);
     const hint = `${rel}, ${size} bytes`;
-    const cut = tail ? tailLines(text, opts.headLines, hint) : headLines(text, opts.headLines, hint);
-    const capped = capHead(cut.text, opts.maxChars, `cat ${rel}`);
+    // The user named it: the whole file when it fits; the budget trims it by relevance if the window does not.
+    const whole = want.group === 'named' && !tail;
+    const lines = whole ? opts.namedLines : opts.headLines;
+    const cut = tail ? tailLines(text, lines, hint) : headLines(text, lines, hint);
+    const capped = capHead(cut.text, whole ? opts.namedChars : opts.maxChars, `cat ${rel}`);
     return {
       item: {
         key: `files.${want.group}.${rel}`,

@@ -127,9 +127,12 @@ export function searchPlan(question: Question): SearchPlan {
     const core = errorCore(line);
     if (core && strings.size < 8) strings.add(core);
   }
+  // "How are the tests run": the task files. "Which tests exercise parseInvoice": the name's hits, not the tasks.
   const taskWords = new Set<string>();
-  for (const intent of ['tests', 'build'] as const) {
-    if (hasIntent(question, intent)) for (const word of TASK_WORDS[intent]) taskWords.add(word);
+  if (names.size === 0) {
+    for (const intent of ['tests', 'build'] as const) {
+      if (hasIntent(question, intent)) for (const word of TASK_WORDS[intent]) taskWords.add(word);
+    }
   }
   const manifestWords = hasIntent(question, 'version')
     ? [...new Set([...question.packages, ...question.words, ...names])].slice(0, 12)

@@ -73,7 +73,7 @@ const LOOKUP_KEYS = ['symbols.def.', 'symbols.outline.', 'symbols.search.'];
  */
 function sentWhole(index: SymbolIndex, rel: string): boolean {
   const defs = index.files.get(rel)?.defs;
-  return defs?.every((def) => def.endLine <= defaultFilesOptions.headLines) === true;
+  return defs?.every((def) => def.endLine <= defaultFilesOptions.namedLines) === true;
 }
 
 export function createSymbolsSource(
