@@ -66,19 +66,21 @@ async function ask(
   proxy: Awaited<ReturnType<typeof startProxy>>,
   question: BenchQuestion,
   mode: 'off' | undefined,
-): Promise<{ received: WireMessage[]; modeUsed: string }> {
+): Promise<{ received: WireMessage[]; modeUsed: string; report: string }> {
   const client = proxy.client();
   let history: ChatMessage[] = [];
   let received: WireMessage[] = [];
   let modeUsed = '';
+  let report = '';
   for (const turn of question.turns) {
     history = [...history, { role: 'user', content: turn }];
     const result = await chatTurn(proxy, client, fake, history, { model: MODEL, mode });
     received = result.received;
     modeUsed = result.headers.get('x-ctx-mode') ?? '?';
+    report += `${JSON.stringify(result.snapshot.sources)}\n${JSON.stringify(result.snapshot.budget?.perEntry)}\n`;
     history = [...history, { role: 'assistant', content: result.reply }];
   }
-  return { received, modeUsed };
+  return { received, modeUsed, report };
 }
 
 try {
@@ -112,7 +114,7 @@ try {
             mkdirSync(path.dirname(file), { recursive: true });
             writeFileSync(
               file,
-              `${JSON.stringify(question, null, 1)}\n${auto.received.map((m) => `=== ${m.role}\n${m.content}`).join('\n')}`,
+              `${JSON.stringify(question, null, 1)}\n${auto.report}\n${auto.received.map((m) => `=== ${m.role}\n${m.content}`).join('\n')}`,
             );
           }
         }

@@ -24,9 +24,9 @@ export async function budget(
   // Each piece of context once: not what the client already sent, not a region another item holds.
   const { items, repeats } = withoutRepeats(redacted.items, redacted.messages);
   for (const repeat of repeats) {
-    collected.reports
-      .find((report) => report.source === repeat.source)
-      ?.skipped.push({ path: repeat.key, reason: `left out: ${repeat.reason}` });
+    const report = collected.reports.find((r) => r.source === repeat.source);
+    // A new list: a source's memoized answer may share its own with later requests.
+    if (report) report.skipped = [...report.skipped, { path: repeat.key, reason: `left out: ${repeat.reason}` }];
   }
   const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.

@@ -8,7 +8,8 @@
 //   named file, a changed file, a definition, an outline and a retrieval
 //   region. When a file goes whole, the other items of that path (its diff
 //   excepted: it says what changed) are left out; otherwise an item whose lines
-//   a higher-priority item of the same path already holds is.
+//   a higher-priority item of the same path already holds all is, and of a
+//   retrieval item (regions headed `@@ N @@`) the regions already held are.
 //
 // Pure and linear: lines are compared trimmed, through sets.
 
@@ -51,11 +52,36 @@ function messageLines(messages: readonly ChatMessage[]): Set<string> {
   return lines;
 }
 
-function repeated(lines: readonly string[], seen: ReadonlySet<string>): boolean {
+function repeated(lines: readonly string[], seen: ReadonlySet<string>, share = REPEAT_SHARE): boolean {
   if (lines.length === 0) return false;
   let found = 0;
   for (const line of lines) if (seen.has(line)) found++;
-  return found / lines.length >= REPEAT_SHARE;
+  return found / lines.length >= share;
+}
+
+/** `@@ 12 @@` starts a region of a file (the retrieval source's items). */
+const REGION_HEAD = /^@@ \d+ @@$/;
+
+/**
+ * The item without the regions whose lines `seen` already holds, or undefined
+ * when none is left. An item without regions is all or nothing.
+ */
+function withoutSeenRegions(
+  item: ContextItem,
+  own: readonly string[],
+  seen: ReadonlySet<string>,
+): ContextItem | undefined {
+  const lines = item.text.split('\n');
+  if (!lines.some((line) => REGION_HEAD.test(line))) return repeated(own, seen, 1) ? undefined : item;
+  const regions: string[][] = [];
+  for (const line of lines) {
+    if (REGION_HEAD.test(line) || regions.length === 0) regions.push([line]);
+    else regions.at(-1)?.push(line);
+  }
+  const kept = regions.filter((region) => !repeated(significantLines(region.join('\n')), seen, 1));
+  if (kept.length === 0) return undefined;
+  if (kept.length === regions.length) return item;
+  return { ...item, text: kept.map((region) => region.join('\n')).join('\n') };
 }
 
 /** A file item that holds its whole file (the files source's named or changed files, uncut). */
@@ -81,6 +107,7 @@ export function withoutRepeats(
     byPath.set(item.path, [...(byPath.get(item.path) ?? []), item]);
   }
   const dropped = new Set<ContextItem>();
+  const replaced = new Map<ContextItem, ContextItem>();
   for (const group of byPath.values()) {
     if (group.length < 2) continue;
     group.sort((a, b) => Number(isWholeFile(b)) - Number(isWholeFile(a)) || b.priority - a.priority);
@@ -95,13 +122,15 @@ export function withoutRepeats(
     const seen = new Set<string>();
     for (const item of group) {
       const own = lines.get(item) ?? [];
-      if (seen.size > 0 && repeated(own, seen)) {
+      const rest = seen.size > 0 ? withoutSeenRegions(item, own, seen) : item;
+      if (rest === undefined) {
         dropped.add(item);
         repeats.push({ key: item.key, source: item.source, reason: 'its lines are in another item of the same file' });
         continue;
       }
+      if (rest !== item) replaced.set(item, rest);
       for (const line of own) seen.add(line);
     }
   }
-  return { items: kept.filter((item) => !dropped.has(item)), repeats };
+  return { items: kept.filter((item) => !dropped.has(item)).map((item) => replaced.get(item) ?? item), repeats };
 }

@@ -111,7 +111,7 @@ const INTENT_PATTERNS: Record<Intent, RegExp> = {
   configuration: /\b(?:config\w*|settings?|options?|env(?:ironment)? var\w*|environment|flags?|keys?|defaults?)\b/i,
   tests: /\b(?:tests?|testing|tested|specs?|pytest|unittest|test suite|coverage)\b/i,
   build:
-    /\b(?:build\w*|compil\w*|install\w*|lint\w*|format(?:ter|ting)?|ci|makefile|make|scripts?|bundl\w*|release|run (?:it|the|locally))\b/i,
+    /\b(?:build\w*|compil\w*|install\w*|lint\w*|format(?:ter|ting)?|ci|makefile|make|scripts?|bundl\w*|release)\b/i,
 };
 
 const STOP_WORDS = new Set(
@@ -174,7 +174,10 @@ function pathToken(raw: string): string | undefined {
   if (!raw.includes('/') && !raw.includes('.') && !BARE_NAME_INSIDE.test(raw)) return undefined;
   if (raw.includes('://')) return undefined;
   let token = raw.replace(/^@/, '').replace(/^file:/, '');
-  token = token.replace(/[.!?]+$/, '').replace(/(?::\d+)+:?$/, '').replace(/[.:!?]+$/, '');
+  token = token
+    .replace(/[.!?]+$/, '')
+    .replace(/(?::\d+)+:?$/, '')
+    .replace(/[.:!?]+$/, '');
   if (token.length < 2) return undefined;
   const looksLikePath =
     (token.includes('/') && /[\w-]/.test(token)) ||
@@ -205,7 +208,7 @@ function triesFor(term: string): string[] {
 }
 
 const ERROR_LINE =
-  /^\s*(?:(?:[\w.$]+(?:Error|Exception|Warning)|error(?:\[\w+\])?|panic|fatal|FAIL|Traceback)\b[:!]?.*|.*\b(?:failed|cannot|could not|undefined|not found|no such)\b.*)$/;
+  /^\s*(?:(?:[\w.$]*(?:Error|Exception|Warning)|error(?:\[\w+\])?|panic|fatal|FAIL|Traceback)\b[:!]?.*|.*\b(?:failed|cannot|could not|undefined|not found|no such)\b.*)$/;
 
 /** Analyses one user message on its own (no earlier turns). */
 export function analyseText(message: string): Question {
@@ -245,9 +248,10 @@ export function analyseText(message: string): Question {
     [prose, true],
     [code, false],
   ] as const) {
-    const tokens = source.split(/[\s"'`()<>[\]{},;|=!?*]+/);
+    // Parentheses stay in the tokens: `Execute()` is a call, so a name.
+    const tokens = source.split(/[\s"'`<>[\]{},;|=!?*]+/);
     for (let i = 0; i < tokens.length; i++) {
-      const raw = tokens[i] ?? '';
+      const raw = (tokens[i] ?? '').replace(/^\(+/, '').replace(/\)+[.:]?$/, '');
       if (raw.length < 2 || raw.length > MAX_TOKEN) continue;
       const asPath = pathToken(raw);
       if (asPath !== undefined) {

@@ -28,6 +28,8 @@ export interface RankContext {
   names: readonly string[];
   /** Qualified names as written (`OrderService.create`): a line holding one is a direct hit. */
   qualified: readonly string[];
+  /** Quoted strings and error text: a line holding one is where the message comes from. */
+  strings: readonly string[];
   intents: readonly Intent[];
   changed: ReadonlySet<string>;
 }
@@ -48,6 +50,9 @@ const TASK_PATH =
   /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
 
 export const isTestPath = (rel: string) => TEST_PATH.test(rel);
+/** A recipe line (tab-indented), a CI step's `run:`, a script entry (`"test": "…"`), a `name = "…"` task. */
+const COMMAND_LINE =
+  /^\t\S|^\s*(?:-\s*)?run:\s*\S|^\s*"[\w:.-]+"\s*:\s*"[^"]*\s[^"]*"|^\s*(?:commands|script|test|cmd)\s*[=:]/;
 export const isTaskPath = (rel: string) => TASK_PATH.test(rel);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -118,19 +123,30 @@ export function fileRegions(
 ): FileRegions {
   const defines = definitionTest(context.names);
   const wantsUses = context.intents.includes('uses');
+  const task = isTaskPath(rel);
   const raw: Region[] = [];
   for (const hit of hits) {
     const at = hit.line - 1;
     const line = lines[at] ?? hit.text;
     const qualified = context.qualified.some((name) => line.includes(name));
     const defined = defines(line);
-    if (defined !== undefined) {
+    if (context.strings.some((text) => line.includes(text))) {
+      // The line that spells the error or the string: the most direct answer there is.
+      const start = Math.max(0, at - limits.mentionContext - 1);
+      const end = Math.min(lines.length - 1, at + limits.mentionContext);
+      raw.push({ start, end, score: 150, definition: false });
+    } else if (defined !== undefined && wantsUses) {
+      // Asked who uses it: the signature says what it is; the room goes to the callers.
+      raw.push({ start: at, end: Math.min(lines.length - 1, at + 1), score: 50, definition: true });
+    } else if (defined !== undefined) {
       const block = definitionBlock(lines, at, limits.definitionLines);
-      raw.push({ ...block, score: 100 + (qualified ? 20 : 0) - (wantsUses ? 40 : 0), definition: true });
+      raw.push({ ...block, score: 100 + (qualified ? 20 : 0), definition: true });
     } else {
       const start = Math.max(0, at - limits.mentionContext);
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
-      raw.push({ start, end, score: 20 + (qualified ? 20 : 0) + (wantsUses ? 25 : 0), definition: false });
+      // In a task file, a line that runs something (a recipe, a script, a CI step) is how it is done.
+      const command = task && COMMAND_LINE.test(line) ? 40 : 0;
+      raw.push({ start, end, score: 20 + command + (qualified ? 20 : 0) + (wantsUses ? 50 : 0), definition: false });
     }
   }
   const regions = mergeRegions(raw);

@@ -177,7 +177,7 @@ export function createRetrievalSource(
         plan.manifestWords.length > 0 ||
         plan.looseWords.length > 0);
     if (!wantHistory && !wantCode) return { items: [] };
-    const key = JSON.stringify([ws.root, input.mode, plan, wantHistory, wantCode]);
+    const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
     const fingerprint = ws.gitFingerprint();
     return memo.get(key, fingerprint, async () => {
       const git = deps.git(ws.root, signal);
@@ -234,6 +234,7 @@ export function createRetrievalSource(
         const context: RankContext = {
           names: plan.names,
           qualified: plan.qualified,
+          strings: plan.strings,
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
         };
