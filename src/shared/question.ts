@@ -138,6 +138,18 @@ export function codeShaped(word: string): boolean {
   );
 }
 
+/** Acronyms people write in prose; other all-capital words (`TERM`, `NO_COLOR`, `MAXLEN`) are names. */
+const ACRONYMS = new Set(
+  'API APIS HTTP HTTPS JSON YAML TOML URL URLS URI CLI SSL TLS SSH CPU GPU RAM SQL CSV XML HTML CSS PDF PNG UTF ASCII TODO FIXME NOTE README LICENSE CHANGELOG AND THE NOT FAQ IDE OSS GUI TCP UDP DNS AWS GCP JWT SDK ENV EOF CRLF'.split(
+    ' ',
+  ),
+);
+
+/** An all-capital name: an environment variable or a constant. */
+function constantShaped(word: string): boolean {
+  return /^[A-Z][A-Z0-9]{2,}$/.test(word) && !ACRONYMS.has(word);
+}
+
 /** Splits markdown into prose and the bodies of fenced code blocks. */
 export function splitFences(text: string): { prose: string; code: string } {
   if (!text.includes('```') && !text.includes('~~~')) return { prose: text, code: '' };
@@ -278,7 +290,7 @@ export function analyseText(message: string): Question {
         if (word.length < 3) continue;
         const after = clean[match.index + word.length];
         const called = after === '(';
-        if (called || QUALIFIER.test(word) || codeShaped(word)) {
+        if (called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word)) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
             addIdentifier(word, false);
           }

@@ -50,6 +50,9 @@ const TASK_PATH =
   /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
 
 export const isTestPath = (rel: string) => TEST_PATH.test(rel);
+/** Reads of the environment or of a settings object, in the common languages. */
+const READS_CONFIG =
+  /\b(?:environ|getenv|Getenv|LookupEnv|env::var|var_os|process\.env|import\.meta\.env|ENV\[|System\.getenv|config\.get|settings\.|getConfig|viper\.Get)/;
 /** A recipe line (tab-indented), a CI step's `run:`, a script entry (`"test": "…"`), a `name = "…"` task. */
 const COMMAND_LINE =
   /^\t\S|^\s*(?:-\s*)?run:\s*\S|^\s*"[\w:.-]+"\s*:\s*"[^"]*\s[^"]*"|^\s*(?:commands|script|test|cmd)\s*[=:]/;
@@ -124,6 +127,7 @@ export function fileRegions(
   const defines = definitionTest(context.names);
   const wantsUses = context.intents.includes('uses');
   const task = isTaskPath(rel);
+  const wantsConfig = context.intents.includes('configuration');
   const raw: Region[] = [];
   for (const hit of hits) {
     const at = hit.line - 1;
@@ -146,7 +150,14 @@ export function fileRegions(
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
       // In a task file, a line that runs something (a recipe, a script, a CI step) is how it is done.
       const command = task && COMMAND_LINE.test(line) ? 40 : 0;
-      raw.push({ start, end, score: 20 + command + (qualified ? 20 : 0) + (wantsUses ? 50 : 0), definition: false });
+      // Asked where a setting is read: the line that reads configuration is the answer.
+      const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
+      raw.push({
+        start,
+        end,
+        score: 20 + command + reads + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
+        definition: false,
+      });
     }
   }
   const regions = mergeRegions(raw);

@@ -35,8 +35,8 @@ export interface RetrievalDepth {
 /** Depth per mode: quick has a small window, deep a large one. */
 export const defaultDepths: Record<Exclude<ModeName, 'off'>, RetrievalDepth> = {
   quick: { files: 3, fileChars: 1_500, totalChars: 3_000, history: true },
-  'git-aware': { files: 6, fileChars: 2_400, totalChars: 6_000, history: true },
-  debug: { files: 6, fileChars: 2_400, totalChars: 6_000, history: true },
+  'git-aware': { files: 5, fileChars: 2_000, totalChars: 5_000, history: true },
+  debug: { files: 5, fileChars: 2_400, totalChars: 5_000, history: true },
   deep: { files: 10, fileChars: 3_000, totalChars: 12_000, history: true },
 };
 
