@@ -75,6 +75,8 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   return (line) => keyword.exec(line)?.[1] ?? member.exec(line)?.[1] ?? pyAssign.exec(line)?.[1];
 }
 
+/** A longer line (minified, data) is cut when rendered. */
+const MAX_LINE = 400;
 const indentOf = (line: string) => line.length - line.trimStart().length;
 const isBlank = (line: string | undefined) => line === undefined || line.trim() === '';
 const CLOSER = /^\s*(?:[}\])]+[;,)]*|end\b.*)\s*$/;
@@ -195,7 +197,7 @@ export function renderRegions(
   let chars = 0;
   let cut = false;
   for (const region of [...regions].sort((a, b) => b.score - a.score || a.start - b.start)) {
-    const size = lines.slice(region.start, region.end + 1).reduce((sum, line) => sum + line.length + 1, 12);
+    const size = lines.slice(region.start, region.end + 1).reduce((sum, line) => sum + Math.min(line.length, MAX_LINE) + 3, 12);
     if (chars + size > maxChars && chosen.length > 0) {
       cut = true;
       continue;
@@ -207,7 +209,10 @@ export function renderRegions(
   const parts: string[] = [];
   const ranges: string[] = [];
   for (const region of chosen) {
-    const body = lines.slice(region.start, region.end + 1).join('\n');
+    const body = lines
+      .slice(region.start, region.end + 1)
+      .map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)} …` : line))
+      .join('\n');
     parts.push(`@@ ${region.start + 1} @@\n${body.length > maxChars ? `${body.slice(0, maxChars)}\n…` : body}`);
     ranges.push(region.start === region.end ? `${region.start + 1}` : `${region.start + 1}-${region.end + 1}`);
   }

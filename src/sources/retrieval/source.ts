@@ -16,7 +16,7 @@ import type { SourceDeps } from '../deps.ts';
 import { gitErrorReason } from '../gitRunner.ts';
 import { FileGuard, workspaceZone } from '../guard.ts';
 import { Memo } from '../memo.ts';
-import { admit } from '../symbols/admit.ts';
+import { refusedByName } from '../symbols/admit.ts';
 import type { Workspaces } from '../workspace.ts';
 import { recentHistory } from './history.ts';
 import { type FileRegions, fileRegions, isTaskPath, type RankContext, renderRegions } from './regions.ts';
@@ -280,7 +280,7 @@ function codeItems(
   }));
   preliminary.sort((a, b) => b.score - a.score || a.rel.localeCompare(b.rel));
   for (const { rel, list } of preliminary.slice(0, depth.files * 3)) {
-    const got = isTaskPath(rel) ? admitTask(guard, zone, root, rel) : admit(guard, zone, root, rel);
+    const got = readForRegions(guard, zone, root, rel);
     if (!('text' in got)) {
       if ('skip' in got) skipped.push({ path: rel, reason: got.skip });
       continue;
@@ -316,10 +316,26 @@ function renumbered(hits: readonly GrepHit[]): GrepHit[] {
   return hits.map((hit, i) => ({ ...hit, line: i + 1 }));
 }
 
-/** Manifests and lockfile-like task files: read through the guard, not refused by name as generated. */
-function admitTask(guard: FileGuard, zone: ReturnType<typeof workspaceZone>, root: string, rel: string) {
-  const read = guard.read(path.join(root, rel), zone, [rel], { maxBytes: 256 * 1024, skipLarger: true });
+/** Files larger than this are not read for regions (git grep found the line; the file is not hand-sized). */
+const MAX_READ_BYTES = 2 * 1024 * 1024;
+
+/**
+ * A file with hits, read through the guard. Unlike the symbol index's
+ * admission, one long line does not refuse a file (a hand-written file may hold
+ * a long string; lines are cut when rendered): only bundles and generated
+ * files by name, binary content and the size limit do.
+ */
+function readForRegions(
+  guard: FileGuard,
+  zone: ReturnType<typeof workspaceZone>,
+  root: string,
+  rel: string,
+): { text: string } | { skip: string } | { missing: true } {
+  const byName = isTaskPath(rel) ? undefined : refusedByName(rel);
+  if (byName) return { skip: byName };
+  const read = guard.read(path.join(root, rel), zone, [rel], { maxBytes: MAX_READ_BYTES, skipLarger: true });
   if (read.refused) return { skip: read.refused };
-  if (read.text === undefined) return { skip: 'too large' };
+  if (read.text === undefined) return { skip: 'too large to read for regions' };
+  if (read.text.slice(0, 8192).includes('\0')) return { skip: 'binary' };
   return { text: read.text };
 }
