@@ -265,6 +265,8 @@ export function analyseText(message: string): Question {
     for (let i = 0; i < tokens.length; i++) {
       const raw = (tokens[i] ?? '').replace(/^\(+/, '').replace(/\)+[.:]?$/, '');
       if (raw.length < 2 || raw.length > MAX_TOKEN) continue;
+      const scoped = raw.replace(/[.:]+$/, '');
+      if (/^@[\w.-]+\/[\w.-]+$/.test(scoped) && packages.size < MAX_LIST) packages.add(scoped);
       const asPath = pathToken(raw);
       if (asPath !== undefined) {
         const known = paths.get(asPath);
@@ -272,7 +274,6 @@ export function analyseText(message: string): Question {
         else if (paths.size < MAX_PATHS) paths.set(asPath, { token: asPath, explicit });
         if (surelyPath(asPath)) continue;
       }
-      if (/^@[\w.-]+\/[\w.-]+$/.test(raw) && packages.size < MAX_LIST) packages.add(raw);
       if (raw.includes('://')) continue;
       const previous = (tokens[i - 1] ?? '').toLowerCase();
       const twoBack = (tokens[i - 2] ?? '').toLowerCase();

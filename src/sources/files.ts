@@ -5,6 +5,7 @@
 // files are skipped and reported; never-read wins even when named.
 
 import path from 'node:path';
+import { type Question, type QuestionPath, subjectPaths } from '../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
@@ -117,7 +118,7 @@ export function createFilesSource(
     const wantNamed = wanted('files.named.');
     const wantChanged = wanted('files.changed.');
     const workspace = ws.root;
-    const named = wantNamed ? ws.named(deps.homeDir, input.question.paths) : { inside: [], outside: [] };
+    const named = wantNamed ? ws.named(deps.homeDir, namedPaths(input.question)) : { inside: [], outside: [] };
     // Without the status the changed files are unknown; the named ones are still read.
     let statusFailure: SkippedPath | undefined;
     const status = wantChanged
@@ -160,4 +161,21 @@ export function createFilesSource(
     });
     return statusFailure ? { ...result, skipped: [...result.skipped, statusFailure] } : result;
   });
+}
+
+const namedMemo = new WeakMap<Question, QuestionPath[]>();
+
+/**
+ * The files this turn names: its own paths, or, when it names nothing ("and
+ * which function uses it?"), those of the turn it follows up. A file named in
+ * an older turn is not named again by every later one. The same array for the
+ * same question (the per-request memo of the workspace keys on it).
+ */
+function namedPaths(question: Question): QuestionPath[] {
+  let paths = namedMemo.get(question);
+  if (!paths) {
+    paths = subjectPaths(question);
+    namedMemo.set(question, paths);
+  }
+  return paths;
 }

@@ -197,7 +197,9 @@ export function renderRegions(
   let chars = 0;
   let cut = false;
   for (const region of [...regions].sort((a, b) => b.score - a.score || a.start - b.start)) {
-    const size = lines.slice(region.start, region.end + 1).reduce((sum, line) => sum + Math.min(line.length, MAX_LINE) + 3, 12);
+    const size = lines
+      .slice(region.start, region.end + 1)
+      .reduce((sum, line) => sum + Math.min(line.length, MAX_LINE) + 3, 12);
     if (chars + size > maxChars && chosen.length > 0) {
       cut = true;
       continue;
