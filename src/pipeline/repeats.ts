@@ -6,8 +6,8 @@
 //   files; an item whose lines the messages already hold is not sent again;
 // - what another item already sends: the same file can be collected as a
 //   named file, a changed file, a definition, an outline and a retrieval
-//   region. When a file goes whole, the other items of that path (its diff
-//   excepted: it says what changed) are left out; otherwise an item whose lines
+//   region. When a file goes whole, the other items of that path (its diff and
+//   a stack frame's excerpt excepted: they say where) are left out; otherwise an item whose lines
 //   a higher-priority item of the same path already holds all is, and of a
 //   retrieval item (regions headed `@@ N @@`) the regions already held are.
 //
@@ -103,7 +103,8 @@ export function withoutRepeats(
   // Per path, best first: what a higher-priority item of the same file already holds is not sent twice.
   const byPath = new Map<string, ContextItem[]>();
   for (const item of kept) {
-    if (item.path === undefined || item.kind === 'diff') continue;
+    // A diff and a stack frame's excerpt say where (what changed, where it failed): never a repeat of the file.
+    if (item.path === undefined || item.kind === 'diff' || item.source === 'stacktrace') continue;
     byPath.set(item.path, [...(byPath.get(item.path) ?? []), item]);
   }
   const dropped = new Set<ContextItem>();

@@ -28,7 +28,7 @@ describe('createSourceSet', () => {
     const { sources } = everySource;
     assert.deepEqual(
       sources.map((s) => s.name),
-      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace', 'symbols'],
+      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace', 'symbols', 'retrieval'],
     );
     const git = sources.find((s) => s.name === 'git');
     assert.equal(git?.timeoutMs, 5_000);
