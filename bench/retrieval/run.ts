@@ -37,7 +37,9 @@ const flag = (name: string) => {
 const sets = { dev: listAfter('--dev'), 'held-out': listAfter('--held-out') };
 if (sets.dev.length + sets['held-out'].length === 0) {
   // `npm run bench` runs every benchmark without arguments: this one needs repositories nobody here wrote.
-  console.log('bench/retrieval skipped: no repositories given (run.ts --dev REPO... [--held-out REPO...]; see README.md)');
+  console.log(
+    'bench/retrieval skipped: no repositories given (run.ts --dev REPO... [--held-out REPO...]; see README.md)',
+  );
   process.exit(0);
 }
 const MODEL = flag('--model') ?? 'qwen2.5-coder:7b';

@@ -9,7 +9,18 @@ import { makeRepo } from '../support/gitRepo.ts';
 import { until } from '../support/poll.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
 
-const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.', 'symbols.', 'retrieval.'];
+const ALL = [
+  'env.',
+  'git.',
+  'instructions.',
+  'tree.',
+  'files.',
+  'stacktrace.',
+  'stats.',
+  'manifests.',
+  'symbols.',
+  'retrieval.',
+];
 
 describe('createSourceSet', () => {
   const repo = makeRepo({
