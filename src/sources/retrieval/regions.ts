@@ -41,7 +41,7 @@ export interface RegionLimits {
   mentionContext: number;
 }
 
-export const defaultRegionLimits: RegionLimits = { definitionLines: 60, mentionContext: 2 };
+export const defaultRegionLimits: RegionLimits = { definitionLines: 60, mentionContext: 1 };
 
 const TEST_PATH =
   /(^|\/)(tests?|spec|specs|__tests__|testing|testdata)\/|[._-](test|spec)s?\.[\w]+$|_test\.go$|(^|\/)test_[^/]*$|(^|\/)conftest\.py$/i;
