@@ -4,6 +4,7 @@
 // and the shuffled rounds both benches time them in.
 
 import { execFile } from 'node:child_process';
+import { analyseQuestion } from '../../src/shared/question.ts';
 import type { CollectInput } from '../../src/shared/types.ts';
 import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
 
@@ -52,6 +53,7 @@ export function inputFor(workspace: string, wanted: string[]): CollectInput {
     workspace,
     messages: [{ role: 'user', content: text }],
     lastUserText: text,
+    question: analyseQuestion([{ role: 'user', content: text }]),
     mode: 'deep',
     wanted,
     now: new Date(),

@@ -6,6 +6,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { EMPTY_QUESTION } from '../../src/shared/question.ts';
 import { defaultSourceDeps } from '../../src/sources/deps.ts';
 import { renderDiff } from '../../src/sources/diffText.ts';
 import { createGitSource } from '../../src/sources/git.ts';
@@ -37,6 +38,7 @@ async function child(variant: string, dir: string): Promise<void> {
       workspace: dir,
       messages: [],
       lastUserText: '',
+      question: EMPTY_QUESTION,
       mode: 'git-aware' as const,
       wanted,
       now: new Date(),

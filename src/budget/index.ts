@@ -37,7 +37,7 @@ export {
   smallestUsefulContext,
 } from './fit.ts';
 export { trimMarker } from './lineSelection.ts';
-export { latestUserText, NO_TERMS, type QuestionTerms, questionTerms } from './questionTerms.ts';
+export { latestUserText, NO_TERMS, type QuestionTerms, questionTerms, termsOf } from './questionTerms.ts';
 export {
   countedTexts,
   createTokenCounter,

@@ -3,11 +3,12 @@
 // decides what the turn carries (the frozen block, an update, or a fresh block)
 // and budgets it, downgrading the mode when it would not fit.
 
-import { budgetRequest, countedTexts } from '../budget/index.ts';
+import { budgetRequest, countedTexts, termsOf } from '../budget/index.ts';
 import { isFunctionTool } from '../shared/chatRequest.ts';
 import type { ModeName, Plan } from '../shared/types.ts';
 import { findState, historyKeysInSlices, newConversationId } from './conversationPrefix.ts';
 import { planTurn } from './planTurn.ts';
+import { withoutRepeats } from './repeats.ts';
 import type { Budgeted, PipelineDeps, Prepared } from './types.ts';
 
 export async function budget(
@@ -22,14 +23,21 @@ export async function budget(
 ): Promise<Budgeted> {
   const tools = input.request.tools?.filter(isFunctionTool);
   const keys = await historyKeysInSlices(selected.workspace, input.request.messages);
+  // Each piece of context once: not what the client already sent, not a region another item holds.
+  const { items, repeats } = withoutRepeats(redacted.items, redacted.messages);
+  for (const repeat of repeats) {
+    const report = collected.reports.find((r) => r.source === repeat.source);
+    // A new list: a source's memoized answer may share its own with later requests.
+    if (report) report.skipped = [...report.skipped, { path: repeat.key, reason: `left out: ${repeat.reason}` }];
+  }
   const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
   // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter
     .withRatio(ratio)
-    .prepare([...countedTexts(redacted.messages, tools), ...redacted.items.map((item) => item.text)], input.signal);
+    .prepare([...countedTexts(redacted.messages, tools), ...items.map((item) => item.text)], input.signal);
   const turn = planTurn({
     messages: redacted.messages,
-    items: redacted.items,
+    items,
     plan: selected.plan,
     plans: deps.plans,
     found: findState(deps.conversations, keys),
@@ -48,6 +56,7 @@ export async function budget(
         safetyRatio: deps.settings.safetyRatio,
         historyOverflow: deps.settings.historyOverflow,
         counter,
+        terms: collected.question ? termsOf(collected.question) : undefined,
       }),
   });
   return { turn, keys };

@@ -5,6 +5,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { parseWindow } from '../shared/parseWindow.ts';
 import type { Logger } from '../shared/ports.ts';
+import { analyseQuestion } from '../shared/question.ts';
 import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
 import { lastUserText } from './selectMode.ts';
 import type { Collected, PipelineDeps, Prepared } from './types.ts';
@@ -13,6 +14,8 @@ export async function collect(
   { input, selected }: Pick<Prepared, 'input' | 'selected'>,
   deps: PipelineDeps,
 ): Promise<Collected> {
+  // Analysed once, here: every source and the budget read this result.
+  const question = analyseQuestion(selected.messages);
   const [collected, window] = await Promise.all([
     collectContext(
       deps.sources,
@@ -22,13 +25,14 @@ export async function collect(
         messages: selected.messages,
         // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
         lastUserText: parseWindow(lastUserText(selected.messages)),
+        question,
         now: new Date(deps.now()),
       },
       { logger: deps.logger, now: deps.now, signal: input.signal },
     ),
     discoverWindow(deps, selected.model),
   ]);
-  return { ...collected, window };
+  return { ...collected, question, window };
 }
 
 const DEFAULT_WINDOW = 8192;

@@ -5,6 +5,7 @@
 import type { TokenCounter } from '../budget/index.ts';
 import type { ChatRequest } from '../shared/chatRequest.ts';
 import type { AuditStore, Logger, Upstream, UpstreamRequest } from '../shared/ports.ts';
+import type { Question } from '../shared/question.ts';
 import type {
   Calibration,
   ChatMessage,
@@ -115,6 +116,8 @@ export interface Selected extends ModeSelection {
 /** collect: the plan's items and each source's report, and the model's window (both asked in parallel). */
 export interface Collected {
   items: ContextItem[];
+  /** The question the sources answered (shared/question.ts); the budget ranks by the same analysis. */
+  question?: Question | undefined;
   reports: SourceReport[];
   ms: number;
   window: { tokens: number; assumed: boolean };

@@ -3,6 +3,7 @@
 
 import type { z } from 'zod';
 import type { chatMessageSchema, contentPartSchema, toolCallSchema, toolDefinitionSchema } from './chatRequest.ts';
+import type { Question } from './question.ts';
 
 export const MODE_NAMES = ['off', 'quick', 'git-aware', 'deep', 'debug'] as const;
 export type ModeName = (typeof MODE_NAMES)[number];
@@ -96,6 +97,8 @@ export interface CollectInput {
   messages: ChatMessage[];
   /** Text of the last user message. */
   lastUserText: string;
+  /** The question, analysed once for every source (shared/question.ts). */
+  question: Question;
   mode: ModeName;
   /** Item keys (or key prefixes such as `git.`) the plan wants; sources skip the rest. */
   wanted: string[];

@@ -1,9 +1,11 @@
 // The files source: files named in the conversation (`files.named.*`) and files
-// changed in the work tree (`files.changed.*`), the head of each (the tail for
+// changed in the work tree (`files.changed.*`): a named file whole (up to a
+// size the budget trims by relevance), a changed one's head (the tail for
 // logs and test output). Never-read, too large, binary, ignored and outside
 // files are skipped and reported; never-read wins even when named.
 
 import path from 'node:path';
+import { type Question, type QuestionPath, subjectPaths } from '../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
@@ -12,13 +14,19 @@ import { ignoreChecker } from './gitignored.ts';
 import { gitErrorReason } from './gitRunner.ts';
 import { FileGuard, workspaceZone, type Zone } from './guard.ts';
 import { mapLimit } from './limit.ts';
-import { userText } from './mentions.ts';
 import { readRegularFile } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface FilesSourceOptions {
+  /** Lines of a changed file (and of a log's tail) kept. */
   headLines: number;
+  /**
+   * Lines and characters of a named file kept: the whole file, up to a size
+   * the budget can still trim by relevance (the plan's cap decides what fits).
+   */
+  namedLines: number;
+  namedChars: number;
   maxBytes: number;
   /** Per-file character cap after the line cut (one-line minified files). */
   maxChars: number;
@@ -27,6 +35,8 @@ export interface FilesSourceOptions {
 
 export const defaultFilesOptions: FilesSourceOptions = {
   headLines: 50,
+  namedLines: 2_000,
+  namedChars: 64_000,
   maxBytes: 200 * 1024,
   maxChars: 8_000,
   maxChangedFiles: 20,
@@ -84,8 +94,11 @@ export function createFilesSource(
     const text = buffer.toString('utf8');
     const tail = keepsTail(rel);
     const hint = `${rel}, ${size} bytes`;
-    const cut = tail ? tailLines(text, opts.headLines, hint) : headLines(text, opts.headLines, hint);
-    const capped = capHead(cut.text, opts.maxChars, `cat ${rel}`);
+    // The user named it: the whole file when it fits; the budget trims it by relevance if the window does not.
+    const whole = want.group === 'named' && !tail;
+    const lines = whole ? opts.namedLines : opts.headLines;
+    const cut = tail ? tailLines(text, lines, hint) : headLines(text, lines, hint);
+    const capped = capHead(cut.text, whole ? opts.namedChars : opts.maxChars, `cat ${rel}`);
     return {
       item: {
         key: `files.${want.group}.${rel}`,
@@ -105,7 +118,7 @@ export function createFilesSource(
     const wantNamed = wanted('files.named.');
     const wantChanged = wanted('files.changed.');
     const workspace = ws.root;
-    const named = wantNamed ? ws.named(deps.homeDir, userText(input.messages)) : { inside: [], outside: [] };
+    const named = wantNamed ? ws.named(deps.homeDir, namedPaths(input.question)) : { inside: [], outside: [] };
     // Without the status the changed files are unknown; the named ones are still read.
     let statusFailure: SkippedPath | undefined;
     const status = wantChanged
@@ -148,4 +161,21 @@ export function createFilesSource(
     });
     return statusFailure ? { ...result, skipped: [...result.skipped, statusFailure] } : result;
   });
+}
+
+const namedMemo = new WeakMap<Question, QuestionPath[]>();
+
+/**
+ * The files this turn names: its own paths, or, when it names nothing ("and
+ * which function uses it?"), those of the turn it follows up. A file named in
+ * an older turn is not named again by every later one. The same array for the
+ * same question (the per-request memo of the workspace keys on it).
+ */
+function namedPaths(question: Question): QuestionPath[] {
+  let paths = namedMemo.get(question);
+  if (!paths) {
+    paths = subjectPaths(question);
+    namedMemo.set(question, paths);
+  }
+  return paths;
 }

@@ -8,6 +8,7 @@ import { createFilesSource, type FilesSourceOptions } from './files.ts';
 import { createGitSource, type GitSourceOptions } from './git.ts';
 import { createInstructionsSource } from './instructions.ts';
 import { createManifestsSource } from './manifests.ts';
+import { createRetrievalSource, type RetrievalOptions } from './retrieval/source.ts';
 import { createStackTraceSource, type StackTraceOptions } from './stackTrace.ts';
 import { createStatsSource, type StatsOptions } from './stats.ts';
 import { createSymbolsSource, type SymbolsOptions } from './symbols/source.ts';
@@ -24,6 +25,7 @@ export interface SourceOptions {
   stats?: Partial<StatsOptions>;
   stacktrace?: Partial<StackTraceOptions>;
   symbols?: Partial<SymbolsOptions>;
+  retrieval?: Partial<RetrievalOptions>;
   /** A workspace whose symbol index starts building at once, in the background (the server's). */
   warmWorkspace?: string;
 }
@@ -56,6 +58,7 @@ export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): 
       createEnvSource(deps),
       createStackTraceSource(deps, workspaces, options.stacktrace),
       symbols.source,
+      createRetrievalSource(deps, workspaces, options.retrieval),
     ],
     ready: (workspace) => workspaces.get(workspace).armWatcherSoon(),
     warm: (workspace) => symbols.warm(workspace),

@@ -6,6 +6,7 @@
 
 import type fs from 'node:fs';
 import path from 'node:path';
+import { pathsInPlay } from '../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
@@ -15,7 +16,7 @@ import { ignoreChecker } from './gitignored.ts';
 import { matchesAny } from './globs.ts';
 import { FileGuard, makeZone, type Zone } from './guard.ts';
 import { resolveImports } from './instructionImports.ts';
-import { isInside, userText } from './mentions.ts';
+import { isInside } from './mentions.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -196,7 +197,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
   return defineSource(workspaces, frame, async ({ ws, input }) => {
     const workspace = ws.root;
     const home = deps.homeDir;
-    const named = ws.named(home, userText(input.messages));
+    const named = ws.named(home, pathsInPlay(input.question));
     // Changed files only refine which scoped rules apply: do not let a slow status cost the instructions.
     const status = await Promise.race([
       ws.status().catch(() => undefined),

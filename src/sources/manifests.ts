@@ -5,13 +5,13 @@
 // goes through the guard; ignored and never-read manifests are never read.
 
 import path from 'node:path';
+import { pathsInPlay } from '../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
 import * as facts from './manifestFacts.ts';
-import { userText } from './mentions.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -85,7 +85,7 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
     { name: 'manifests', timeoutMs: 2_000, answers: ['manifests.'] },
     async ({ ws, input }) => {
       const root = ws.root;
-      const named = ws.named(deps.homeDir, userText(input.messages)).inside.map((m) => m.rel);
+      const named = ws.named(deps.homeDir, pathsInPlay(input.question)).inside.map((m) => m.rel);
       const status = await ws.status().catch(() => undefined);
       const dirs = foldersInPlay([...named, ...(status?.changedFiles ?? [])]);
       return memo.get(`${root}|${dirs.join('\0')}`, async (tracker) => {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { QuestionPath } from '../shared/question.ts';
 import type { SourceDeps } from './deps.ts';
 import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
 import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole, runGitSync } from './gitRunner.ts';
@@ -64,7 +65,7 @@ export class WorkspaceState {
   #fingerprint: string | undefined;
   #repo: RepoLocation | undefined;
   #check: CheckEntry | undefined;
-  #named: { home: string; text: string; result: MentionResult } | undefined;
+  #named: { home: string; paths: readonly QuestionPath[]; result: MentionResult } | undefined;
   #git: GitRunner | undefined;
   #spawning: Promise<void> | undefined;
   /** Sources collecting for this workspace right now, and what waits until there are none. */
@@ -307,11 +308,11 @@ export class WorkspaceState {
   }
 
   /** Files named in the conversation, shared by the sources of one request (same synchronous run). */
-  named(home: string, text: string): MentionResult {
-    const hit = this.#named?.text === text && this.#named.home === home ? this.#named.result : undefined;
+  named(home: string, paths: readonly QuestionPath[]): MentionResult {
+    const hit = this.#named?.paths === paths && this.#named.home === home ? this.#named.result : undefined;
     if (hit) return hit;
-    const result = namedFiles(this.root, home, text);
-    this.#named = { home, text, result };
+    const result = namedFiles(this.root, home, paths);
+    this.#named = { home, paths, result };
     queueMicrotask(() => {
       this.#named = undefined;
     });

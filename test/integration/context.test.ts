@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type OpenAI from 'openai';
+import { EMPTY_QUESTION } from '../../src/shared/question.ts';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
@@ -235,6 +236,7 @@ async function gitStatusShows(pattern: RegExp): Promise<void> {
     workspace: repo.dir,
     messages: [],
     lastUserText: '',
+    question: EMPTY_QUESTION,
     mode: 'git-aware' as const,
     wanted: ['git.status'],
     now: new Date(),

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathCandidates, splitFences } from '../../src/shared/question.ts';
 import { createFilesSource, keepsTail } from '../../src/sources/files.ts';
 import { NEVER_READ_REASON } from '../../src/sources/guard.ts';
-import { pathCandidates, splitFences } from '../../src/sources/mentions.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempDir, type TempRepo } from '../support/gitRepo.ts';
 import { input, signal, testDeps } from './input.ts';
@@ -46,7 +46,7 @@ describe('files source', () => {
 
   const collect = (text: string, wanted = ['files.']) => source.collect(input(repo.dir, { text, wanted }), signal);
 
-  test('named files (paths, @mentions, code blocks) and changed files, heads of 50 lines', async () => {
+  test('named files (paths, @mentions, code blocks) whole, changed files by their heads of 50 lines', async () => {
     const result = await collect('Why does @src/app.ts fail? It calls src/util.ts.\n```\nsee docs/guide.md:1\n```');
     const keys = result.items.map((item) => item.key);
     assert.deepEqual(keys, [
@@ -58,9 +58,9 @@ describe('files source', () => {
     const app = result.items.find((item) => item.key === 'files.named.src/app.ts');
     assert.equal(app?.path, 'src/app.ts');
     assert.equal(app?.kind, 'code');
-    assert.equal(app?.truncated, true);
-    assert.equal(app?.text.split('\n').length, 51);
-    assert.match(app?.text ?? '', /^line 50\n… 70 more lines \(src\/app\.ts, \d+ bytes\)$/m);
+    // Named: the whole file (120 lines), not its head; the budget trims it only when the window is short.
+    assert.equal(app?.truncated, undefined);
+    assert.match(app?.text ?? '', /^line 120$/m);
     assert.ok((app?.priority ?? 0) > (result.items.at(-1)?.priority ?? 0), 'named outranks changed');
   });
 

@@ -9,7 +9,18 @@ import { makeRepo } from '../support/gitRepo.ts';
 import { until } from '../support/poll.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';
 
-const ALL = ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.', 'manifests.', 'symbols.'];
+const ALL = [
+  'env.',
+  'git.',
+  'instructions.',
+  'tree.',
+  'files.',
+  'stacktrace.',
+  'stats.',
+  'manifests.',
+  'symbols.',
+  'retrieval.',
+];
 
 describe('createSourceSet', () => {
   const repo = makeRepo({
@@ -28,11 +39,12 @@ describe('createSourceSet', () => {
     const { sources } = everySource;
     assert.deepEqual(
       sources.map((s) => s.name),
-      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace', 'symbols'],
+      ['tree', 'git', 'stats', 'instructions', 'files', 'manifests', 'env', 'stacktrace', 'symbols', 'retrieval'],
     );
     const git = sources.find((s) => s.name === 'git');
     assert.equal(git?.timeoutMs, 5_000);
-    const text = 'see src/app.ts\nError: boom\n    at main (src/app.ts:1:1)';
+    // The last line is for retrieval: a version question searches the manifests for the package named.
+    const text = 'see src/app.ts\nError: boom\n    at main (src/app.ts:1:1)\nwhich version of app is this?';
     const results = await Promise.all(sources.map((s) => s.collect(input(repo.dir, { text, wanted: ALL }), signal)));
     for (const [i, result] of results.entries()) {
       const name = sources[i]?.name;

@@ -3,15 +3,18 @@
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
+import { analyseQuestion } from '../../src/shared/question.ts';
 import type { CollectInput, ModeName } from '../../src/shared/types.ts';
 import { defaultSourceDeps, gitOverridesAllowed, type SourceDeps } from '../../src/sources/deps.ts';
 
 export function input(workspace: string, options: Partial<CollectInput> & { text?: string } = {}): CollectInput {
   const text = options.text ?? options.lastUserText ?? 'hello';
+  const messages = options.messages ?? [{ role: 'user', content: text }];
   return {
     workspace,
-    messages: options.messages ?? [{ role: 'user', content: text }],
+    messages,
     lastUserText: text,
+    question: options.question ?? analyseQuestion(messages),
     mode: options.mode ?? ('deep' as ModeName),
     wanted: options.wanted ?? ['env.', 'git.', 'instructions.', 'tree.', 'files.', 'stacktrace.', 'stats.'],
     now: options.now ?? new Date('2026-03-04T05:06:07Z'),

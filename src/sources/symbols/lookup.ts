@@ -4,12 +4,18 @@
 // read again through the guard when rendering: the index keeps line ranges,
 // not code.
 
+import type { QuestionIdentifier } from '../../shared/question.ts';
 import type { ContextItem } from '../../shared/types.ts';
 import type { FileGuard, Zone } from '../guard.ts';
 import { admit } from './admit.ts';
 import type { Definition } from './extract.ts';
 import type { DefinitionHit, SymbolIndex } from './symbolIndex.ts';
-import type { Terms } from './terms.ts';
+
+/** What a lookup searches for: the question's identifiers and path tokens. */
+export interface Terms {
+  identifiers: readonly QuestionIdentifier[];
+  paths: readonly string[];
+}
 
 export interface LookupLimits {
   /** Definitions shown per identifier (a bare `create` may match many). */

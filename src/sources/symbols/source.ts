@@ -6,6 +6,7 @@
 // only in a small repository or for the first lookup of an identifier, and
 // never longer than `waitMs`.
 
+import { subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
@@ -22,10 +23,10 @@ import {
   LineReader,
   outlineItem,
   resolvePaths,
+  type Terms,
 } from './lookup.ts';
 import { defaultRepoMapOptions, rankFiles, renderRepoMap } from './repoMap.ts';
 import { defaultIndexOptions, type IndexOptions, SymbolIndex } from './symbolIndex.ts';
-import { extractTerms, type Terms } from './terms.ts';
 import { wordSearch } from './wordSearch.ts';
 
 export interface SymbolsOptions extends IndexOptions {
@@ -72,7 +73,7 @@ const LOOKUP_KEYS = ['symbols.def.', 'symbols.outline.', 'symbols.search.'];
  */
 function sentWhole(index: SymbolIndex, rel: string): boolean {
   const defs = index.files.get(rel)?.defs;
-  return defs?.every((def) => def.endLine <= defaultFilesOptions.headLines) === true;
+  return defs?.every((def) => def.endLine <= defaultFilesOptions.namedLines) === true;
 }
 
 export function createSymbolsSource(
@@ -171,12 +172,17 @@ export function createSymbolsSource(
     const wantMap = wanted('symbols.map');
     const root = ws.root;
     const index = indexFor(root);
-    const terms = wantLookup ? extractTerms(input.lastUserText) : { identifiers: [], paths: [] };
+    const terms: Terms = wantLookup
+      ? {
+          identifiers: subjectIdentifiers(input.question),
+          paths: subjectPaths(input.question).map((named) => named.token),
+        }
+      : { identifiers: [], paths: [] };
     // Files the message names (paths that exist, bare file names found in the listing): parsed now,
     // whatever the index's state. A bare name costs the listing, which deep mode shares with tree and stats.
     const exact = wantLookup
       ? ws
-          .named(deps.homeDir, input.lastUserText)
+          .named(deps.homeDir, input.question.paths)
           .inside.map((m) => m.rel)
           // A file in the index came from the listing, which leaves ignored files out: no .gitignore read for it.
           .filter((rel) => grammarOf(rel) !== undefined && (index.files.has(rel) || !isGitIgnored(root, rel)))

@@ -1,0 +1,439 @@
+// The question, analysed once: what the latest user message names (identifiers,
+// paths, quoted strings, error lines, package names) and asks for (its intent
+// words), plus what the earlier turns were about, for a follow-up that only
+// says "it". The pipeline computes it before collecting; every stage (the
+// sources, the budget's ranking) reads this result instead of parsing the
+// message again with rules of its own.
+//
+// Linear in the text: the text is bounded first (parseWindow), split once at
+// separators, and every pattern after that runs on one short token.
+
+import { messageText } from './messageText.ts';
+import { parseWindow } from './parseWindow.ts';
+import type { ChatMessage } from './types.ts';
+
+/** Kinds of evidence a question asks for, by its words. */
+export const INTENTS = ['uses', 'definition', 'history', 'version', 'configuration', 'tests', 'build'] as const;
+export type Intent = (typeof INTENTS)[number];
+
+export interface QuestionIdentifier {
+  /** As written: `parseInvoice`, `OrderService.create`, `crate::rates::compute`. */
+  term: string;
+  /** Names to look up, qualified first, then its trailing parts (`a.b.c` → `a.b.c`, `b.c`, `c`). */
+  tries: string[];
+  /** Written in backticks or quotes: code whatever its shape. */
+  quoted: boolean;
+}
+
+export interface QuestionPath {
+  /** Without `@`, `file:`, trailing punctuation or `:line:col`. */
+  token: string;
+  /** Named in prose or with `@`; false when it only appeared inside a code block. */
+  explicit: boolean;
+}
+
+export interface QuestionSubject {
+  identifiers: QuestionIdentifier[];
+  paths: QuestionPath[];
+  /** How many user turns back it was named (1: the turn before the latest). */
+  turnsBack: number;
+}
+
+export interface Question {
+  /** The latest user message as parsed (bounded; the message itself is forwarded whole). */
+  text: string;
+  identifiers: QuestionIdentifier[];
+  paths: QuestionPath[];
+  /** Text in quotes or backticks that is not one identifier (`"connection refused"`). */
+  quoted: string[];
+  /** Lines that read as error output (`TypeError: …`, `error[E0382]: …`, `panic: …`). */
+  errors: string[];
+  /** Package-like names: `@scope/pkg`, and the word after "package", "crate", "module", "library", "version of". */
+  packages: string[];
+  /** Other words that are not stop words (lower-cased), for questions that name nothing code-shaped. */
+  words: string[];
+  intents: Intent[];
+  /**
+   * When the latest turn names no identifier and no path, what the nearest
+   * earlier user turn named ("and where is it used?" is about that).
+   */
+  subject?: QuestionSubject | undefined;
+  /** Paths named in the earlier user turns (the folders in play for instructions and manifests). */
+  earlierPaths: QuestionPath[];
+}
+
+export const EMPTY_QUESTION: Question = {
+  text: '',
+  identifiers: [],
+  paths: [],
+  quoted: [],
+  errors: [],
+  packages: [],
+  words: [],
+  intents: [],
+  earlierPaths: [],
+};
+
+const MAX_IDENTIFIERS = 24;
+const MAX_PATHS = 24;
+const MAX_LIST = 24;
+const MAX_TOKEN = 300;
+/** Earlier user turns looked at for a follow-up's subject. */
+const SUBJECT_TURNS = 4;
+/** Earlier user turns whose named paths count as in play (each bounded like the latest). */
+const EARLIER_TURNS = 16;
+
+/** Well-known files without an extension that users name bare. */
+const BARE_NAMES =
+  /^(Makefile|GNUmakefile|Dockerfile|Containerfile|Justfile|justfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile|LICENSE|CODEOWNERS)$/;
+const BARE_NAME_INSIDE = new RegExp(BARE_NAMES.source.slice(1, -1));
+/** Extensions that make `name.ext` a file name rather than `object.member`. */
+const FILE_EXTENSION = new RegExp(
+  `\\.(?:${[
+    'ts|tsx|mts|cts|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|kts|scala|rb|php|cs|fs|c|h|cc|cpp|hpp|m|swift|dart',
+    'lua|ex|exs|erl|hs|ml|clj|vue|svelte|json|jsonc|toml|yaml|yml|xml|ini|cfg|conf|md|mdx|rst|txt|csv|sql',
+    'sh|bash|zsh|ps1|gradle|lock|mod|sum|html|css|scss|less|proto|graphql|tf|mk|env|log|out|in',
+  ].join('|')})$`,
+  'i',
+);
+const IDENTIFIER = /[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*/g;
+const QUALIFIER = /\.|::|#/;
+/** Code-shaped words that say nothing on their own. */
+const NOISE = new Set(['e.g', 'i.e', 'etc', 'vs', 'self', 'this', 'cls', 'super', 'crate', 'std']);
+
+const INTENT_PATTERNS: Record<Intent, RegExp> = {
+  uses: /\b(?:uses?|used|using|usages?|call(?:s|ed|ers?|ing)?|referenc\w*|invok\w*|depends? on it|imports?)\b/i,
+  definition: /\b(?:defin\w*|declar\w*|implement\w*|signature|where is|what does|what is|how does)\b/i,
+  history:
+    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|who changed|last change|changelog|merged?|introduced|previous|git log|changed in)\b/i,
+  version:
+    /\b(?:versions?|pinned|pins?|dependenc(?:y|ies)|depend(?:s|ed)? on|requires?|requirements?|which release|minimum)\b/i,
+  configuration: /\b(?:config\w*|settings?|options?|env(?:ironment)? var\w*|environment|flags?|keys?|defaults?)\b/i,
+  tests: /\b(?:tests?|testing|tested|specs?|pytest|unittest|test suite|coverage)\b/i,
+  build:
+    /\b(?:build\w*|compil\w*|install\w*|lint\w*|format(?:ter|ting)?|ci|makefile|make|scripts?|bundl\w*|release)\b/i,
+};
+
+const STOP_WORDS = new Set(
+  (
+    'a an the and or but if then else of to in on at by for with from into onto about as is are was were be been being ' +
+    'do does did done doing have has had having i me my we our you your it its they them their this that these those ' +
+    'what which who whom whose where when why how there here all any some each every no not only own same so than too ' +
+    'very can could should would will shall may might must just also please tell show explain find give let see get got ' +
+    'file files code line lines function method class repo repository project thing stuff something anything way use ' +
+    'used uses using does work works called call calls where defined definition change changed changes last commit ' +
+    'version test tests run runs build set sets read reads value values new old one two need needs want like look ' +
+    'inside within other another more most such like again now still same via per e.g'
+  ).split(' '),
+);
+
+/** camelCase, PascalCase with an inner capital, snake_case, SCREAMING_CASE, a leading underscore. */
+export function codeShaped(word: string): boolean {
+  return (
+    /[a-z][A-Z]/.test(word) ||
+    /[A-Z]{2}[a-z]/.test(word) ||
+    /^[A-Z][a-z0-9]+[A-Z]/.test(word) ||
+    /\w_\w/.test(word) ||
+    /^_\w/.test(word)
+  );
+}
+
+/** Acronyms people write in prose; other all-capital words (`TERM`, `NO_COLOR`, `MAXLEN`) are names. */
+const ACRONYMS = new Set(
+  'API APIS HTTP HTTPS JSON YAML TOML URL URLS URI CLI SSL TLS SSH CPU GPU RAM SQL CSV XML HTML CSS PDF PNG UTF ASCII TODO FIXME NOTE README LICENSE CHANGELOG AND THE NOT FAQ IDE OSS GUI TCP UDP DNS AWS GCP JWT SDK ENV EOF CRLF'.split(
+    ' ',
+  ),
+);
+
+/** An all-capital name: an environment variable or a constant. */
+function constantShaped(word: string): boolean {
+  return /^[A-Z][A-Z0-9]{2,}$/.test(word) && !ACRONYMS.has(word);
+}
+
+/** Splits markdown into prose and the bodies of fenced code blocks. */
+export function splitFences(text: string): { prose: string; code: string } {
+  if (!text.includes('```') && !text.includes('~~~')) return { prose: text, code: '' };
+  const prose: string[] = [];
+  const code: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker && (fence === undefined || marker[0] === fence)) {
+      fence = fence === undefined ? marker[0] : undefined;
+      continue;
+    }
+    (fence === undefined ? prose : code).push(line);
+  }
+  return { prose: prose.join('\n'), code: code.join('\n') };
+}
+
+const TOKEN_SPLIT = /[\s"'`()<>[\]{},;|=]+/;
+
+/** Path-looking tokens, in order of first appearance, without `@`, quotes, trailing punctuation or `:line:col`. */
+export function pathCandidates(text: string): string[] {
+  const seen = new Set<string>();
+  for (const raw of text.split(TOKEN_SPLIT)) {
+    const token = pathToken(raw);
+    if (token === undefined) continue;
+    seen.add(token);
+    if (seen.size >= MAX_PATHS * 8) break;
+  }
+  return [...seen];
+}
+
+function pathToken(raw: string): string | undefined {
+  if (raw.length < 2 || raw.length > MAX_TOKEN) return undefined;
+  if (!raw.includes('/') && !raw.includes('.') && !BARE_NAME_INSIDE.test(raw)) return undefined;
+  if (raw.includes('://')) return undefined;
+  let token = raw.replace(/^@/, '').replace(/^file:/, '');
+  token = token
+    .replace(/[.!?]+$/, '')
+    .replace(/(?::\d+)+:?$/, '')
+    .replace(/[.:!?]+$/, '');
+  if (token.length < 2) return undefined;
+  const looksLikePath =
+    (token.includes('/') && /[\w-]/.test(token)) ||
+    /^[\w.-]*\.[A-Za-z][\w-]{0,9}$/.test(token) ||
+    BARE_NAMES.test(token);
+  if (!looksLikePath || /^\.+$/.test(token)) return undefined;
+  return token;
+}
+
+/**
+ * A path candidate that can only be a path: `a/b`, a known extension, a bare
+ * well-known name. `OrderService.create` is a candidate (the file may exist)
+ * but also an identifier.
+ */
+export function surelyPath(token: string): boolean {
+  return token.includes('/') || FILE_EXTENSION.test(token) || BARE_NAMES.test(token);
+}
+
+/** Names to look up for one term: `a.b.c` → `a.b.c`, `b.c`, `c`. */
+function triesFor(term: string): string[] {
+  const parts = term.split(QUALIFIER).filter((part) => part !== '' && !NOISE.has(part));
+  const tries: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts.slice(i).join('.');
+    if (name.length >= 2 && !tries.includes(name)) tries.push(name);
+  }
+  return tries;
+}
+
+const ERROR_LINE =
+  /^\s*(?:(?:[\w.$]*(?:Error|Exception|Warning)|error(?:\[\w+\])?|panic|fatal|FAIL|Traceback)\b[:!]?.*|.*\b(?:failed|cannot|could not|undefined|not found|no such)\b.*)$/;
+
+/** Analyses one user message on its own (no earlier turns). */
+export function analyseText(message: string): Question {
+  const text = parseWindow(message);
+  const { prose, code } = splitFences(text);
+  const identifiers = new Map<string, QuestionIdentifier>();
+  const addIdentifier = (term: string, quoted: boolean) => {
+    if (identifiers.size >= MAX_IDENTIFIERS || NOISE.has(term) || term.length > 120) return;
+    const known = identifiers.get(term);
+    if (known) {
+      known.quoted ||= quoted;
+      return;
+    }
+    const tries = triesFor(term);
+    if (tries.length > 0) identifiers.set(term, { term, tries, quoted });
+  };
+
+  const quoted: string[] = [];
+  // Backticked and quoted spans: code whatever its shape, or a string to search for.
+  for (const match of prose.matchAll(/`([^`\n]{1,200})`|"([^"\n]{3,200})"|'([^'\n]{3,200})'/g)) {
+    const span = (match[1] ?? match[2] ?? match[3] ?? '').trim();
+    const backticked = match[1] !== undefined;
+    const bare = span.replace(/\(\)$/, '');
+    if (/^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$/.test(bare) && !FILE_EXTENSION.test(bare)) {
+      // A single quoted plain word ('the') is prose; backticks make anything code.
+      if (backticked || codeShaped(bare) || QUALIFIER.test(bare)) addIdentifier(bare, true);
+      else if (quoted.length < MAX_LIST) quoted.push(span);
+    } else if (pathToken(span) === undefined && quoted.length < MAX_LIST && span.length >= 3) {
+      quoted.push(span);
+    }
+  }
+
+  const paths = new Map<string, QuestionPath>();
+  const packages = new Set<string>();
+  const words = new Set<string>();
+  for (const [source, explicit] of [
+    [prose, true],
+    [code, false],
+  ] as const) {
+    // Parentheses stay in the tokens: `Execute()` is a call, so a name.
+    const tokens = source.split(/[\s"'`<>[\]{},;|=!?*]+/);
+    for (let i = 0; i < tokens.length; i++) {
+      const raw = (tokens[i] ?? '').replace(/^\(+/, '').replace(/\)+[.:]?$/, '');
+      if (raw.length < 2 || raw.length > MAX_TOKEN) continue;
+      const scoped = raw.replace(/[.:]+$/, '');
+      if (/^@[\w.-]+\/[\w.-]+$/.test(scoped) && packages.size < MAX_LIST) packages.add(scoped);
+      const asPath = pathToken(raw);
+      if (asPath !== undefined) {
+        const known = paths.get(asPath);
+        if (known) known.explicit ||= explicit;
+        else if (paths.size < MAX_PATHS) paths.set(asPath, { token: asPath, explicit });
+        if (surelyPath(asPath)) continue;
+      }
+      if (raw.includes('://')) continue;
+      const previous = (tokens[i - 1] ?? '').toLowerCase();
+      const twoBack = (tokens[i - 2] ?? '').toLowerCase();
+      const clean = raw.replace(/[.:]+$/, '');
+      if (
+        /^(?:package|crate|module|library|lib|gem|dependency|dep)$/.test(previous) ||
+        (previous === 'of' && /^versions?$/.test(twoBack))
+      ) {
+        if (/^[\w@][\w.@/-]*$/.test(clean) && !STOP_WORDS.has(clean.toLowerCase()) && packages.size < MAX_LIST) {
+          packages.add(clean);
+        }
+      }
+      for (const match of clean.matchAll(IDENTIFIER)) {
+        const word = match[0];
+        if (word.length < 3) continue;
+        const after = clean[match.index + word.length];
+        const called = after === '(';
+        if (called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word)) {
+          if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
+            addIdentifier(word, false);
+          }
+        } else if (explicit && /^[A-Za-z][\w-]{2,40}$/.test(word) && !STOP_WORDS.has(word.toLowerCase())) {
+          if (words.size < MAX_LIST) words.add(word.toLowerCase());
+        }
+      }
+    }
+  }
+  // A file name is not also an identifier (`rates.py` is not `rates` . `py`).
+  for (const token of paths.keys()) if (surelyPath(token)) identifiers.delete(token);
+
+  const errors: string[] = [];
+  for (const line of text.split('\n')) {
+    if (errors.length >= 8) break;
+    if (line.length >= 6 && line.length <= 500 && ERROR_LINE.test(line)) errors.push(line.trim());
+  }
+  const intents = INTENTS.filter((intent) => INTENT_PATTERNS[intent].test(prose));
+  for (const word of INTENT_WORDS) words.delete(word);
+  return {
+    text,
+    identifiers: [...identifiers.values()],
+    paths: [...paths.values()],
+    quoted,
+    errors,
+    packages: [...packages],
+    words: [...words],
+    intents,
+    earlierPaths: [],
+  };
+}
+
+/** Words that only say what kind of answer is wanted; never searched for. */
+const INTENT_WORDS = [
+  'callers',
+  'caller',
+  'usages',
+  'usage',
+  'history',
+  'recent',
+  'recently',
+  'config',
+  'configuration',
+  'setting',
+  'settings',
+  'option',
+  'options',
+  'testing',
+  'tested',
+  'dependency',
+  'dependencies',
+  'depend',
+  'depends',
+  'implemented',
+  'implementation',
+  'declared',
+  'pinned',
+  'requires',
+  'require',
+  'building',
+  'built',
+  'install',
+  'lint',
+  'format',
+  'release',
+];
+
+/** Text of a user message, bounded (images left out). */
+function userMessageText(message: ChatMessage): string {
+  return parseWindow(messageText(message));
+}
+
+/**
+ * The question of a conversation: the latest user message analysed, and, when
+ * it names no identifier and no path, the subject of the nearest earlier user
+ * turn that did.
+ */
+export function analyseQuestion(messages: readonly ChatMessage[]): Question {
+  let latest = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'user') {
+      latest = i;
+      break;
+    }
+  }
+  if (latest < 0) return EMPTY_QUESTION;
+  const question = analyseText(userMessageText(messages[latest] as ChatMessage));
+  const needsSubject = question.identifiers.length === 0 && question.paths.length === 0;
+  const earlierPaths = new Map<string, QuestionPath>();
+  let turnsBack = 0;
+  for (let i = latest - 1; i >= 0 && turnsBack < EARLIER_TURNS; i--) {
+    const message = messages[i] as ChatMessage;
+    if (message.role !== 'user') continue;
+    turnsBack++;
+    const earlier = analyseText(userMessageText(message));
+    for (const named of earlier.paths) {
+      const known = earlierPaths.get(named.token);
+      if (known) known.explicit ||= named.explicit;
+      else if (earlierPaths.size < MAX_PATHS) earlierPaths.set(named.token, { ...named });
+    }
+    if (needsSubject && !question.subject && turnsBack <= SUBJECT_TURNS) {
+      if (earlier.identifiers.length > 0 || earlier.paths.length > 0) {
+        question.subject = { identifiers: earlier.identifiers, paths: earlier.paths, turnsBack };
+      }
+    }
+  }
+  question.earlierPaths = [...earlierPaths.values()];
+  return question;
+}
+
+/** The identifiers the question is about: its own, else its subject's. */
+export function subjectIdentifiers(question: Question): QuestionIdentifier[] {
+  return question.identifiers.length > 0 ? question.identifiers : (question.subject?.identifiers ?? []);
+}
+
+/** The paths the question is about: its own, else its subject's. */
+export function subjectPaths(question: Question): QuestionPath[] {
+  return question.paths.length > 0 ? question.paths : (question.subject?.paths ?? []);
+}
+
+export function hasIntent(question: Question, intent: Intent): boolean {
+  return question.intents.includes(intent);
+}
+
+const inPlay = new WeakMap<Question, QuestionPath[]>();
+
+/**
+ * Paths named in the latest turn and the earlier ones (the latest's mark wins):
+ * the folders in play for instruction files and manifests. The same array for
+ * the same question, so a per-request memo can key on it.
+ */
+export function pathsInPlay(question: Question): QuestionPath[] {
+  let paths = inPlay.get(question);
+  if (!paths) {
+    const byToken = new Map<string, QuestionPath>();
+    for (const named of [...question.paths, ...question.earlierPaths]) {
+      const known = byToken.get(named.token);
+      if (known) byToken.set(named.token, { token: named.token, explicit: known.explicit || named.explicit });
+      else byToken.set(named.token, named);
+    }
+    paths = [...byToken.values()];
+    inPlay.set(question, paths);
+  }
+  return paths;
+}

@@ -1,0 +1,54 @@
+// History, for questions about it ("what did the last commit change", "when did
+// rates.py change"): the recent commits with the files each touched, of the
+// whole repository or of the paths the question names, and the last commit's
+// changed lines, each read up to a byte limit.
+
+import { type GitRunner, readPrefix } from '../gitRunner.ts';
+import { NO_DRIVERS } from '../gitSafety.ts';
+
+export interface HistoryLimits {
+  commits: number;
+  logBytes: number;
+  patchBytes: number;
+}
+
+export const defaultHistoryLimits: HistoryLimits = { commits: 5, logBytes: 6 * 1024, patchBytes: 3 * 1024 };
+
+const FORMAT = '--format=commit %h %ad %an%n    %s';
+
+export function logArgs(limits: HistoryLimits, paths: readonly string[]): string[] {
+  return [
+    'log',
+    `-n${limits.commits}`,
+    '--date=short',
+    FORMAT,
+    '--stat=160,100',
+    '--stat-count=20',
+    '--no-color',
+    ...NO_DRIVERS,
+    '--',
+    ...paths,
+  ];
+}
+
+export function lastPatchArgs(paths: readonly string[]): string[] {
+  return ['show', '--format=', '--unified=1', '--no-color', ...NO_DRIVERS, 'HEAD', '--', ...paths];
+}
+
+/** The log text (and the last commit's lines), with a marker where a limit cut it. */
+export async function recentHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  paths: readonly string[],
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<{ log: string; patch: string }> {
+  const [log, patch] = await Promise.all([
+    readPrefix(git, withPrefix(logArgs(limits, paths)), limits.logBytes),
+    readPrefix(git, withPrefix(lastPatchArgs(paths)), limits.patchBytes),
+  ]);
+  const mark = (text: string, cut: boolean, what: string) => (cut ? `${text}… (cut: ${what})` : text);
+  return {
+    log: mark(log.text.trimEnd(), log.cut, 'more in git log'),
+    patch: mark(patch.text.trimEnd(), patch.cut, 'more in git show HEAD'),
+  };
+}

@@ -1,0 +1,222 @@
+// From grep hits to the regions worth sending, ranked by how directly they
+// answer the question: the definition of a named symbol (its whole block) over
+// a mention (the line and its neighbours); the changed code over unchanged;
+// tests when the question is about tests; manifest and task lines when it is
+// about versions, builds or tests. Overlapping regions of a file are merged, so
+// each line is sent once. Pure: the file's lines come in.
+
+import type { Intent } from '../../shared/question.ts';
+import type { GrepHit } from './search.ts';
+
+export interface Region {
+  /** 0-based, inclusive. */
+  start: number;
+  end: number;
+  score: number;
+  definition: boolean;
+}
+
+export interface FileRegions {
+  rel: string;
+  regions: Region[];
+  /** The best region's score plus the file's own weight. */
+  score: number;
+}
+
+export interface RankContext {
+  /** The names searched for, last parts included (`create` for `OrderService.create`). */
+  names: readonly string[];
+  /** Qualified names as written (`OrderService.create`): a line holding one is a direct hit. */
+  qualified: readonly string[];
+  /** Quoted strings and error text: a line holding one is where the message comes from. */
+  strings: readonly string[];
+  intents: readonly Intent[];
+  changed: ReadonlySet<string>;
+}
+
+export interface RegionLimits {
+  /** Lines of a definition kept; a longer block keeps its head. */
+  definitionLines: number;
+  /** Lines around a mention, on each side. */
+  mentionContext: number;
+}
+
+export const defaultRegionLimits: RegionLimits = { definitionLines: 60, mentionContext: 1 };
+
+const TEST_PATH =
+  /(^|\/)(tests?|spec|specs|__tests__|testing|testdata)\/|[._-](test|spec)s?\.[\w]+$|_test\.go$|(^|\/)test_[^/]*$|(^|\/)conftest\.py$/i;
+const DOC_PATH = /\.(md|mdx|rst|txt|adoc)$|(^|\/)(docs?|CHANGELOG|CHANGES|HISTORY)(\/|$|\.)/i;
+const TASK_PATH =
+  /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
+
+export const isTestPath = (rel: string) => TEST_PATH.test(rel);
+/** Reads of the environment or of a settings object, in the common languages. */
+const READS_CONFIG =
+  /\b(?:environ|getenv|Getenv|LookupEnv|env::var|var_os|process\.env|import\.meta\.env|ENV\[|System\.getenv|config\.get|settings\.|getConfig|viper\.Get)/;
+/** A recipe line (tab-indented), a CI step's `run:`, a script entry (`"test": "…"`), a `name = "…"` task. */
+const COMMAND_LINE =
+  /^\t\S|^\s*(?:-\s*)?run:\s*\S|^\s*"[\w:.-]+"\s*:\s*"[^"]*\s[^"]*"|^\s*(?:commands|script|test|cmd)\s*[=:]/;
+export const isTaskPath = (rel: string) => TASK_PATH.test(rel);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A line that defines `name`: `def name(`, `fn name`, `class Name`, `name = …`, `name(args) {`, `func (r) name(`. */
+export function definitionTest(names: readonly string[]): (line: string) => string | undefined {
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  if (simple.length === 0) return () => undefined;
+  const alt = simple.map(escapeRegExp).join('|');
+  const keyword = new RegExp(
+    `\\b(?:function\\*?|def|class|fn|func|struct|interface|type|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
+  );
+  const member = new RegExp(
+    `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=))`,
+  );
+  const pyAssign = new RegExp(`^(${alt})\\s*(?::[^=]+)?=(?!=)`);
+  return (line) => keyword.exec(line)?.[1] ?? member.exec(line)?.[1] ?? pyAssign.exec(line)?.[1];
+}
+
+/** A longer line (minified, data) is cut when rendered. */
+const MAX_LINE = 400;
+const indentOf = (line: string) => line.length - line.trimStart().length;
+const isBlank = (line: string | undefined) => line === undefined || line.trim() === '';
+const CLOSER = /^\s*(?:[}\])]+[;,)]*|end\b.*)\s*$/;
+const SIGNATURE_END = /^\s*[)\]][^{}]*[:{]\s*$|^\s*[)\]]\s*(?:->|:|=>|where\b)/;
+
+/** A definition's block: from its line (and the decorators or doc comment above) to the end of its indentation. */
+export function definitionBlock(
+  lines: readonly string[],
+  at: number,
+  maxLines: number,
+): { start: number; end: number } {
+  const depth = indentOf(lines[at] ?? '');
+  let end = at;
+  const opensBlock = /[{:(]\s*$|=>\s*$|\bdo\s*$/.test(lines[at] ?? '') || indentOf(lines[at + 1] ?? '') > depth;
+  if (opensBlock) {
+    end = lines.length - 1;
+    for (let i = at + 1; i < lines.length; i++) {
+      if (isBlank(lines[i]) || indentOf(lines[i] ?? '') > depth) continue;
+      // The end of a signature written over several lines (`) -> Any:`, `) {`): the body follows.
+      if (SIGNATURE_END.test(lines[i] ?? '')) continue;
+      end = CLOSER.test(lines[i] ?? '') ? i : i - 1;
+      break;
+    }
+  }
+  while (end > at && isBlank(lines[end])) end--;
+  let start = at;
+  while (start > 0 && at - start < 8 && /^\s*(?:@|\/\/\/|\/\*\*|\*|#\[|"""|\/\/)/.test(lines[start - 1] ?? '')) start--;
+  return { start, end: Math.min(end, start + maxLines - 1) };
+}
+
+/** Weight of the file itself, by what the question asks for. */
+function fileWeight(rel: string, context: RankContext): number {
+  const wants = (intent: Intent) => context.intents.includes(intent);
+  let weight = 0;
+  if (context.changed.has(rel)) weight += 30;
+  if (isTestPath(rel)) weight += wants('tests') ? 40 : -5;
+  if (isTaskPath(rel)) weight += wants('version') || wants('build') || wants('tests') ? 45 : 0;
+  if (DOC_PATH.test(rel) && !isTaskPath(rel)) weight -= 15;
+  return weight;
+}
+
+/** The regions of one file, merged and scored. */
+export function fileRegions(
+  rel: string,
+  lines: readonly string[],
+  hits: readonly GrepHit[],
+  context: RankContext,
+  limits: RegionLimits = defaultRegionLimits,
+): FileRegions {
+  const defines = definitionTest(context.names);
+  const wantsUses = context.intents.includes('uses');
+  const task = isTaskPath(rel);
+  const wantsConfig = context.intents.includes('configuration');
+  const raw: Region[] = [];
+  for (const hit of hits) {
+    const at = hit.line - 1;
+    const line = lines[at] ?? hit.text;
+    const qualified = context.qualified.some((name) => line.includes(name));
+    const defined = defines(line);
+    if (context.strings.some((text) => line.includes(text))) {
+      // The line that spells the error or the string: the most direct answer there is.
+      const start = Math.max(0, at - limits.mentionContext - 1);
+      const end = Math.min(lines.length - 1, at + limits.mentionContext);
+      raw.push({ start, end, score: 150, definition: false });
+    } else if (defined !== undefined && wantsUses) {
+      // Asked who uses it: the signature says what it is; the room goes to the callers.
+      raw.push({ start: at, end: Math.min(lines.length - 1, at + 1), score: 50, definition: true });
+    } else if (defined !== undefined) {
+      const block = definitionBlock(lines, at, limits.definitionLines);
+      raw.push({ ...block, score: 100 + (qualified ? 20 : 0), definition: true });
+    } else {
+      const start = Math.max(0, at - limits.mentionContext);
+      const end = Math.min(lines.length - 1, at + limits.mentionContext);
+      // In a task file, a line that runs something (a recipe, a script, a CI step) is how it is done.
+      const command = task && COMMAND_LINE.test(line) ? 40 : 0;
+      // Asked where a setting is read: the line that reads configuration is the answer.
+      const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
+      raw.push({
+        start,
+        end,
+        score: 20 + command + reads + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
+        definition: false,
+      });
+    }
+  }
+  const regions = mergeRegions(raw);
+  const weight = fileWeight(rel, context);
+  const best = regions.reduce((max, region) => Math.max(max, region.score), 0);
+  // Several hits in one file say more than one, with diminishing returns.
+  return { rel, regions, score: best + weight + Math.min(20, 4 * (regions.length - 1)) };
+}
+
+/** Overlapping or adjacent regions become one, with the better score. */
+export function mergeRegions(regions: readonly Region[]): Region[] {
+  const sorted = [...regions].sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: Region[] = [];
+  for (const region of sorted) {
+    const last = merged.at(-1);
+    if (last && region.start <= last.end + 1) {
+      last.end = Math.max(last.end, region.end);
+      last.score = Math.max(last.score, region.score);
+      last.definition ||= region.definition;
+    } else merged.push({ ...region });
+  }
+  return merged;
+}
+
+/**
+ * The regions as text: each preceded by its first line number (`@@ 12 @@`), so
+ * the model can cite places; best regions first until `maxChars`.
+ */
+export function renderRegions(
+  lines: readonly string[],
+  regions: readonly Region[],
+  maxChars: number,
+): { text: string; ranges: string[]; cut: boolean } {
+  const chosen: Region[] = [];
+  let chars = 0;
+  let cut = false;
+  for (const region of [...regions].sort((a, b) => b.score - a.score || a.start - b.start)) {
+    const size = lines
+      .slice(region.start, region.end + 1)
+      .reduce((sum, line) => sum + Math.min(line.length, MAX_LINE) + 3, 12);
+    if (chars + size > maxChars && chosen.length > 0) {
+      cut = true;
+      continue;
+    }
+    chosen.push(region);
+    chars += size;
+  }
+  chosen.sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  const ranges: string[] = [];
+  for (const region of chosen) {
+    const body = lines
+      .slice(region.start, region.end + 1)
+      .map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)} …` : line))
+      .join('\n');
+    parts.push(`@@ ${region.start + 1} @@\n${body.length > maxChars ? `${body.slice(0, maxChars)}\n…` : body}`);
+    ranges.push(region.start === region.end ? `${region.start + 1}` : `${region.start + 1}-${region.end + 1}`);
+  }
+  return { text: parts.join('\n'), ranges, cut };
+}

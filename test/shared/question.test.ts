@@ -1,0 +1,105 @@
+// The question analysis every stage reads (issue 23, part 1): what a question
+// names (identifiers in every shape, paths, quoted strings, error text,
+// packages), what it asks for (intents), what a follow-up is about, and that
+// a huge or degenerate question is analysed in linear time.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { analyseQuestion, analyseText, pathsInPlay, subjectIdentifiers } from '../../src/shared/question.ts';
+import type { ChatMessage } from '../../src/shared/types.ts';
+
+const names = (text: string) => analyseText(text).identifiers.map((id) => id.term);
+
+describe('question analysis', () => {
+  test('identifiers in every shape people write them, not plain words', () => {
+    assert.deepEqual(names('Where is parseInvoice defined?'), ['parseInvoice']);
+    assert.deepEqual(names('what does max_retries do'), ['max_retries']);
+    assert.deepEqual(names('is OrderService.create async?'), ['OrderService.create']);
+    assert.deepEqual(names('explain rates::compute_rate and Ledger#post'), ['rates::compute_rate', 'Ledger#post']);
+    assert.deepEqual(names('who calls render() here?'), ['render']);
+    assert.deepEqual(names('where is `store` set'), ['store']);
+    assert.deepEqual(names('where is the environment variable NO_COLOR or TERM read, per the API docs?'), [
+      'NO_COLOR',
+      'TERM',
+    ]);
+    assert.deepEqual(names('How does the store work, e.g. on save?'), []);
+    const dotted = analyseText('is `a.b.Client` used').identifiers[0];
+    assert.deepEqual(dotted?.tries, ['a.b.Client', 'b.Client', 'Client']);
+  });
+
+  test('paths, file names, quoted strings, error lines and packages', () => {
+    const q = analyseText(
+      'Why does @src/app.ts:12 fail with "connection refused"? See Makefile and @types/node.\n' +
+        'TypeError: Cannot read properties of undefined\nWhich version of the package serde do we use?',
+    );
+    assert.deepEqual(
+      q.paths.map((p) => p.token),
+      // `@x` is also a mention (`@src/app.ts`): the path is tried, and resolved only if it exists.
+      ['src/app.ts', 'Makefile', 'types/node'],
+    );
+    assert.deepEqual(q.quoted, ['connection refused']);
+    assert.deepEqual(q.errors, ['TypeError: Cannot read properties of undefined']);
+    assert.ok(q.packages.includes('@types/node') && q.packages.includes('serde'), q.packages.join(','));
+    assert.ok(q.intents.includes('version'));
+  });
+
+  test('intent words select kinds of evidence', () => {
+    const intents = (text: string) => analyseText(text).intents;
+    assert.ok(intents('who calls parseInvoice?').includes('uses'));
+    assert.ok(intents('what did the last commit change?').includes('history'));
+    assert.ok(intents('how do I run the test suite?').includes('tests'));
+    assert.ok(intents('how is it built and linted').includes('build'));
+    assert.ok(intents('where is the timeout setting read').includes('configuration'));
+    assert.ok(intents('which version of urllib3 is pinned').includes('version'));
+    assert.deepEqual(intents('hello there'), []);
+  });
+
+  test('a follow-up that names nothing is about the earlier turn', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'What does `mergeSetting` in lib/sessions.py do?' },
+      { role: 'assistant', content: 'It merges.' },
+      { role: 'user', content: 'And where is it used?' },
+    ];
+    const q = analyseQuestion(messages);
+    assert.deepEqual(q.identifiers, []);
+    assert.equal(q.subject?.turnsBack, 1);
+    assert.deepEqual(
+      subjectIdentifiers(q).map((id) => id.term),
+      ['mergeSetting'],
+    );
+    assert.ok(q.intents.includes('uses'));
+    // The file named in the old turn is in play (instructions, manifests) but not the latest turn's own.
+    assert.deepEqual(q.paths, []);
+    assert.deepEqual(
+      pathsInPlay(q).map((p) => p.token),
+      ['lib/sessions.py'],
+    );
+    // A turn that names something is about that.
+    const next = analyseQuestion([
+      ...messages,
+      { role: 'assistant', content: 'x' },
+      { role: 'user', content: 'and `other`?' },
+    ]);
+    assert.equal(next.subject, undefined);
+  });
+
+  test('a 1 MB question, or one repeated character, is analysed in linear time', () => {
+    const cases = [
+      'a'.repeat(1 << 20),
+      '.'.repeat(1 << 20),
+      '`'.repeat(1 << 20),
+      'a.'.repeat(1 << 19),
+      'Error: '.repeat(150_000),
+      'src/'.repeat(1 << 18),
+      `${'x('.repeat(1 << 19)}`,
+      Array.from({ length: 60_000 }, (_, i) => `fooBar${i} src/f${i}.ts "q${i}"`).join(' '),
+    ];
+    for (const text of cases) {
+      const started = performance.now();
+      const q = analyseQuestion([{ role: 'user', content: text }]);
+      const ms = performance.now() - started;
+      assert.ok(ms < 1_500, `${JSON.stringify(text.slice(0, 12))}… took ${Math.round(ms)} ms`);
+      assert.ok(q.identifiers.length <= 24 && q.paths.length <= 24);
+    }
+  });
+});

@@ -1,0 +1,139 @@
+// The retrieval source on a real git repository (issue 23, parts 2-3): one
+// search finds what a question points at wherever it is (callers, the
+// definition's whole block, the line that spells an error, where a setting is
+// read, how the tests run, what the last commit changed, a follow-up's
+// subject), in tracked and untracked files, never in ignored or never-read
+// ones, ranked so the direct answer comes first; the mode sets the depth.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChatMessage, ContextItem, ModeName } from '../../src/shared/types.ts';
+import { createRetrievalSource } from '../../src/sources/retrieval/source.ts';
+import { Workspaces } from '../../src/sources/workspace.ts';
+import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { input, signal, testDeps } from './input.ts';
+
+const BILLING = [
+  'import os',
+  '',
+  '',
+  'def compute_rate(amount, region):',
+  '    """The rate for a region."""',
+  '    if region not in RATES:',
+  '        raise ValueError("unknown billing region for this account")',
+  '    return amount * RATES[region]',
+  '',
+  '',
+  'def timeout():',
+  '    return int(os.environ.get("BILLING_TIMEOUT", "30"))',
+  '',
+].join('\n');
+
+describe('retrieval source', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = async (messages: ChatMessage[] | string, mode: ModeName = 'git-aware') => {
+    const list: ChatMessage[] = typeof messages === 'string' ? [{ role: 'user', content: messages }] : messages;
+    const result = await source.collect(input(repo.dir, { messages: list, mode, wanted: ['retrieval.'] }), signal);
+    return result.items;
+  };
+  const text = (items: ContextItem[]) => items.map((item) => item.text).join('\n');
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'billing/rates.py': BILLING,
+        'billing/invoice.py':
+          'from billing.rates import compute_rate\n\n\ndef total(lines):\n    return sum(compute_rate(l.amount, l.region) for l in lines)\n',
+        'tests/test_rates.py':
+          'from billing.rates import compute_rate\n\n\ndef test_rate():\n    assert compute_rate(10, "eu") == 1.9\n',
+        Makefile: 'test:\n\tpython -m pytest tests -q\n\nlint:\n\truff check .\n',
+        'README.md': '# Billing\n\ncompute_rate is documented here.\n',
+        '.gitignore': 'build/\n',
+      },
+      commits: [
+        { message: 'rates: round to cents', files: { 'billing/round.py': 'def cents(x):\n    return round(x, 2)\n' } },
+      ],
+      unstaged: {
+        // Untracked, not ignored: found. Ignored and never-read: never.
+        'billing/report.py': 'from billing.rates import compute_rate\n\nREPORT = compute_rate(1, "us")\n',
+        'build/generated.py': 'X = compute_rate(2, "eu")  # generated\n',
+        '.env': 'SECRET_RATE=compute_rate\n',
+        // One line over 1,000 characters (the symbol index would call the file minified).
+        'billing/table.py': `DATA = "${'x'.repeat(5_000)}"\nLIMIT = compute_rate(3, "eu")\n`,
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('callers in every file, untracked ones too; ignored and never-read files never', async () => {
+    const items = await ask('Who calls compute_rate?');
+    const all = text(items);
+    assert.match(all, /sum\(compute_rate\(l\.amount, l\.region\)/);
+    assert.match(all, /assert compute_rate\(10, "eu"\)/);
+    assert.match(all, /REPORT = compute_rate\(1, "us"\)/);
+    assert.doesNotMatch(all, /generated|SECRET_RATE/);
+    assert.ok(items.every((item) => item.key.startsWith('retrieval.code.') && item.path));
+    // Code outranks the README's mention.
+    const readme = items.findIndex((item) => item.path === 'README.md');
+    assert.ok(readme === -1 || readme > 0);
+  });
+
+  test("a definition arrives as its whole block, best first; the question's identifier is searched as a word", async () => {
+    const items = await ask('Where is `compute_rate` defined?');
+    assert.equal(items[0]?.path, 'billing/rates.py');
+    assert.match(items[0]?.text ?? '', /def compute_rate\(amount, region\):[\s\S]*return amount \* RATES\[region\]/);
+    assert.equal(items[0]?.priority, Math.max(...items.map((item) => item.priority)));
+    assert.deepEqual(await ask('Where is compute defined?'), []);
+  });
+
+  test('the line that spells an error, where a setting is read, how the tests run', async () => {
+    const error = await ask('I get\n\nValueError: unknown billing region for this account\n\nwhy?');
+    assert.equal(error[0]?.path, 'billing/rates.py');
+    assert.match(error[0]?.text ?? '', /raise ValueError\("unknown billing region for this account"\)/);
+    const setting = await ask('Where is the BILLING_TIMEOUT setting read?');
+    assert.match(text(setting), /os\.environ\.get\("BILLING_TIMEOUT", "30"\)/);
+    const tests = await ask('How do I run the tests?');
+    assert.match(text(tests), /python -m pytest tests -q/);
+  });
+
+  test('history questions get the recent commits and the files they touched', async () => {
+    const items = await ask('What did the last commit change?');
+    const history = items.find((item) => item.key === 'retrieval.history');
+    assert.ok(history, items.map((item) => item.key).join(','));
+    assert.match(history.text, /rates: round to cents/);
+    assert.match(history.text, /billing\/round\.py/);
+    // Only when asked: a question about code does not get the log.
+    assert.ok((await ask('Who calls compute_rate?')).every((item) => item.key !== 'retrieval.history'));
+  });
+
+  test("a follow-up that names nothing retrieves again for the earlier turn's subject, by its own intent", async () => {
+    const items = await ask([
+      { role: 'user', content: 'What does `compute_rate` do?' },
+      { role: 'assistant', content: 'It computes a rate.' },
+      { role: 'user', content: 'And where is it used?' },
+    ]);
+    assert.match(text(items), /sum\(compute_rate\(l\.amount, l\.region\)/);
+    // Asked for uses, the definition sends its signature, not its body: the room goes to the callers.
+    assert.doesNotMatch(text(items), /return amount \* RATES\[region\]/);
+  });
+
+  test('the mode is the depth; off retrieves nothing', async () => {
+    const quick = await ask('Who calls compute_rate?', 'quick');
+    const deep = await ask('Who calls compute_rate?', 'deep');
+    assert.ok(quick.length <= 3 && quick.length <= deep.length);
+    const off = await source.collect(
+      input(repo.dir, { text: 'Who calls compute_rate?', mode: 'off', wanted: [] }),
+      signal,
+    );
+    assert.deepEqual(off.items, []);
+  });
+
+  test('a file with a long line is searched, its long lines cut', async () => {
+    const items = await ask('Which code uses compute_rate?', 'deep');
+    const table = items.find((item) => item.path === 'billing/table.py');
+    assert.ok(table, items.map((item) => item.key).join(','));
+    assert.ok(table.text.length < 2_000);
+  });
+});
