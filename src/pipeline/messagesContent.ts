@@ -7,6 +7,17 @@ import { BadRequestError } from '../shared/errors.ts';
 import type { MessagesBlock, MessagesRequest } from '../shared/messagesRequest.ts';
 import type { ChatMessage, ContentPart, ToolCall } from '../shared/types.ts';
 
+/** A `system` turn among the messages: its text blocks, a line apart, as a chat system message. */
+function systemTurn(blocks: MessagesBlock[], leftOut: LeftOut): ChatMessage {
+  const texts: string[] = [];
+  blocks.forEach((block, index) => {
+    if (block.type === 'text') texts.push(requiredString(block, 'text', `messages content block ${index}`));
+    else
+      leaveOut(leftOut, `${block.type === 'image' ? 'image block(s)' : knownBlockName(block.type)} in a system turn`);
+  });
+  return { role: 'system', content: texts.join('\n') };
+}
+
 /** What was left out, by a name safe to show (never the client's own type string), and how many. */
 export type LeftOut = Map<string, number>;
 
@@ -17,6 +28,7 @@ export type LeftOut = Map<string, number>;
  */
 export function toChatMessages(message: MessagesRequest['messages'][number], leftOut: LeftOut): ChatMessage[] {
   if (typeof message.content === 'string') return [{ role: message.role, content: message.content }];
+  if (message.role === 'system') return [systemTurn(message.content, leftOut)];
   const results: ChatMessage[] = [];
   const parts: ContentPart[] = [];
   const calls: ToolCall[] = [];

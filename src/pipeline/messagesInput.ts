@@ -172,13 +172,16 @@ function toChatToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>): 
 }
 
 /**
- * thinking or output_config.effort → reasoning_effort, as Ollama maps them to
- * `think`: disabled turns it off, any other thinking type (enabled, adaptive,
+ * thinking or output_config.effort → reasoning_effort (Ollama `think`): disabled
+ * turns it off; adaptive leaves it to the model's own default, so a model that
+ * cannot think still answers (Claude Code sends adaptive with every turn, and
+ * Ollama refuses `think` for such a model); any other type (enabled,
  * between_tools …) turns it on, at the effort asked for or medium.
  */
 function reasoningEffort(body: MessagesRequest | CountTokensRequest): string | undefined {
   const type = body.thinking?.type;
   if (type === 'disabled') return 'none';
+  if (type === 'adaptive') return undefined;
   const effort = body.output_config?.effort?.toLowerCase().trim();
   const level = effort === 'max' || effort === 'xhigh' ? 'high' : effort;
   const known = level === 'low' || level === 'medium' || level === 'high' ? level : undefined;

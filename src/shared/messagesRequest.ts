@@ -10,7 +10,8 @@ const block = z.record(z.string(), z.unknown());
 
 const message = z
   .object({
-    role: z.enum(['user', 'assistant']),
+    // Claude Code (2.1) also sends its environment notes as a `system` turn inside messages.
+    role: z.enum(['user', 'assistant', 'system']),
     content: z.union([z.string(), z.array(block)]),
   })
   .passthrough();

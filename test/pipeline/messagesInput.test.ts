@@ -38,6 +38,28 @@ describe('the field table for /v1/messages', () => {
 });
 
 describe('toChatRequest', () => {
+  test('a system turn among the messages (as Claude Code sends its environment) is a system message in its place', () => {
+    const { request, warnings } = toChatRequest(
+      base({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'Primary working directory: /repo' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+              { type: 'text', text: 'Platform: linux' },
+            ],
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(request.messages.slice(-1), [
+      { role: 'system', content: 'Primary working directory: /repo\nPlatform: linux' },
+    ]);
+    assert.match(warnings.join('; '), /image block\(s\) in a system turn/);
+  });
+
   test('server tools of every family, dated or not yet known, are left out with a warning; custom tools stay', () => {
     const server = [
       'web_search_20250305',
@@ -95,11 +117,12 @@ describe('toChatRequest', () => {
     assert.equal(onlyServer.request.tool_choice, undefined);
   });
 
-  test('thinking: disabled is off, every other type is on at the effort asked or medium', () => {
+  test("thinking: disabled is off, adaptive is the model's default, every other type is on at the effort asked or medium", () => {
     const effort = (extra: Record<string, unknown>) => toChatRequest(base(extra)).request.reasoning_effort;
     assert.equal(effort({}), undefined);
     assert.equal(effort({ thinking: { type: 'disabled' } }), 'none');
-    for (const type of ['enabled', 'adaptive', 'between_tools']) {
+    assert.equal(effort({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }), undefined);
+    for (const type of ['enabled', 'between_tools']) {
       assert.equal(effort({ thinking: { type, budget_tokens: 2048 } }), 'medium', type);
       assert.equal(effort({ thinking: { type }, output_config: { effort: 'low' } }), 'low', type);
     }
