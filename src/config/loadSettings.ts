@@ -107,6 +107,10 @@ export function loadSettingsReport(input: SettingsInput): LoadedSettings {
     if (value !== undefined) put(spec.key, value, `--${spec.flag}`);
   }
 
+  // `--upstream 127.0.0.1:11434` as OLLAMA_HOST takes it: an address without a scheme is http.
+  if (typeof merged.upstream === 'string' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(merged.upstream)) {
+    merged.upstream = `http://${merged.upstream}`;
+  }
   const workspace = path.resolve(input.cwd, String(merged.workspace ?? input.cwd));
   merged.workspace = workspace;
   merged.db = path.resolve(workspace, String(merged.db ?? path.join('.ctxproxy', 'audit.db')));

@@ -25,6 +25,8 @@ import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiR
 import { responsesRoutes } from './responsesRoute.ts';
 import { ctxHeaders, type RouteEnv, readBody, replySse, requestFacts } from './routeKit.ts';
 
+/** The API's own paths, asked for without their /v1 prefix. */
+const API_WITHOUT_V1 = /^\/(chat\/completions|responses|messages|models|embeddings|completions)(\/|$)/;
 export interface AppDeps {
   pipeline: PipelineDeps;
   authToken?: string | undefined;
@@ -144,7 +146,12 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
   if (deps.audit) app.route('/', deps.audit);
 
   app.notFound((c) => {
-    throw new NotFoundError(`No route ${c.req.method} ${new URL(c.req.url).pathname}.`, 'not_found', null);
+    const url = new URL(c.req.url);
+    // A client whose base URL lacks /v1 asks for /chat/completions: say what to set.
+    const hint = API_WITHOUT_V1.test(url.pathname)
+      ? ` The API is under /v1: set the client's base URL to ${url.origin}/v1.`
+      : '';
+    throw new NotFoundError(`No route ${c.req.method} ${url.pathname}.${hint}`, 'not_found', null);
   });
 
   app.onError(async (error, c) => {

@@ -65,6 +65,12 @@ describe('settings precedence', () => {
     );
   });
 
+  it('takes an upstream without a scheme as http, from a flag or the environment, as OLLAMA_HOST is taken', () => {
+    assert.equal(load({ upstream: '127.0.0.1:11434' }).upstream, 'http://127.0.0.1:11434');
+    assert.equal(load({}, { CTXPROXY_UPSTREAM: 'localhost:8080/v1' }).upstream, 'http://localhost:8080/v1');
+    assert.equal(load({ upstream: 'https://127.0.0.1:8443' }).upstream, 'https://127.0.0.1:8443');
+  });
+
   it('names where a bad value came from', () => {
     assert.throws(
       () => load({}, { CTXPROXY_PORT: 'eighty' }),

@@ -228,3 +228,26 @@ describe('rejected requests', () => {
     }
   });
 });
+
+describe('a base URL without /v1', () => {
+  test('the 404 says to add /v1 to the base URL; other unknown paths get no such hint', async () => {
+    const origin = new URL(proxy.url).origin;
+    const noPrefix = new OpenAI({ baseURL: origin, apiKey: 'local', maxRetries: 0 });
+    await assert.rejects(
+      noPrefix.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.NotFoundError);
+        assert.match(
+          error.message,
+          new RegExp(
+            `No route POST /chat/completions\\. The API is under /v1: set the client's base URL to ${origin}/v1`,
+          ),
+        );
+        return true;
+      },
+    );
+    const other = await fetch(`${origin}/v2/chat`);
+    assert.equal(other.status, 404);
+    assert.doesNotMatch(JSON.stringify(await other.json()), /under \/v1/);
+  });
+});
