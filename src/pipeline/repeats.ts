@@ -105,7 +105,9 @@ export function withoutRepeats(
   for (const item of kept) {
     // A diff and a stack frame's excerpt say where (what changed, where it failed): never a repeat of the file.
     if (item.path === undefined || item.kind === 'diff' || item.source === 'stacktrace') continue;
-    byPath.set(item.path, [...(byPath.get(item.path) ?? []), item]);
+    const group = byPath.get(item.path);
+    if (group) group.push(item);
+    else byPath.set(item.path, [item]);
   }
   const dropped = new Set<ContextItem>();
   const replaced = new Map<ContextItem, ContextItem>();

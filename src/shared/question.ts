@@ -10,57 +10,12 @@
 
 import { messageText } from './messageText.ts';
 import { parseWindow } from './parseWindow.ts';
+import type { Intent, Question, QuestionIdentifier, QuestionPath } from './questionTypes.ts';
+import { INTENTS } from './questionTypes.ts';
 import type { ChatMessage } from './types.ts';
 
-/** Kinds of evidence a question asks for, by its words. */
-export const INTENTS = ['uses', 'definition', 'history', 'version', 'configuration', 'tests', 'build'] as const;
-export type Intent = (typeof INTENTS)[number];
-
-export interface QuestionIdentifier {
-  /** As written: `parseInvoice`, `OrderService.create`, `crate::rates::compute`. */
-  term: string;
-  /** Names to look up, qualified first, then its trailing parts (`a.b.c` → `a.b.c`, `b.c`, `c`). */
-  tries: string[];
-  /** Written in backticks or quotes: code whatever its shape. */
-  quoted: boolean;
-}
-
-export interface QuestionPath {
-  /** Without `@`, `file:`, trailing punctuation or `:line:col`. */
-  token: string;
-  /** Named in prose or with `@`; false when it only appeared inside a code block. */
-  explicit: boolean;
-}
-
-export interface QuestionSubject {
-  identifiers: QuestionIdentifier[];
-  paths: QuestionPath[];
-  /** How many user turns back it was named (1: the turn before the latest). */
-  turnsBack: number;
-}
-
-export interface Question {
-  /** The latest user message as parsed (bounded; the message itself is forwarded whole). */
-  text: string;
-  identifiers: QuestionIdentifier[];
-  paths: QuestionPath[];
-  /** Text in quotes or backticks that is not one identifier (`"connection refused"`). */
-  quoted: string[];
-  /** Lines that read as error output (`TypeError: …`, `error[E0382]: …`, `panic: …`). */
-  errors: string[];
-  /** Package-like names: `@scope/pkg`, and the word after "package", "crate", "module", "library", "version of". */
-  packages: string[];
-  /** Other words that are not stop words (lower-cased), for questions that name nothing code-shaped. */
-  words: string[];
-  intents: Intent[];
-  /**
-   * When the latest turn names no identifier and no path, what the nearest
-   * earlier user turn named ("and where is it used?" is about that).
-   */
-  subject?: QuestionSubject | undefined;
-  /** Paths named in the earlier user turns (the folders in play for instructions and manifests). */
-  earlierPaths: QuestionPath[];
-}
+export type { Intent, Question, QuestionIdentifier, QuestionPath, QuestionSubject } from './questionTypes.ts';
+export { INTENTS } from './questionTypes.ts';
 
 export const EMPTY_QUESTION: Question = {
   text: '',

@@ -3,7 +3,7 @@
 
 import type { z } from 'zod';
 import type { chatMessageSchema, contentPartSchema, toolCallSchema, toolDefinitionSchema } from './chatRequest.ts';
-import type { Question } from './question.ts';
+import type { Question } from './questionTypes.ts';
 
 export const MODE_NAMES = ['off', 'quick', 'git-aware', 'deep', 'debug'] as const;
 export type ModeName = (typeof MODE_NAMES)[number];
