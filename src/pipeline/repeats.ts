@@ -26,8 +26,12 @@ export interface Repeat {
 const MIN_LINE = 8;
 /** Share of an item's lines found elsewhere that makes it a repeat. */
 const REPEAT_SHARE = 0.9;
-/** Characters of the client's messages looked at, at most (the messages are forwarded whole anyway). */
-const MAX_MESSAGE_CHARS = 8 * 1024 * 1024;
+/**
+ * Characters of the client's messages looked at, at most (the messages are forwarded whole
+ * anyway): an agent's system prompt is 25–100 kB, and the comparison runs on the event loop,
+ * so a 10 MB body must not hold it (8 MB took ~270 ms here, 1 MB ~35 ms).
+ */
+const MAX_MESSAGE_CHARS = 1024 * 1024;
 
 function significantLines(text: string): string[] {
   const out: string[] = [];
