@@ -78,6 +78,12 @@ export interface ContextItem {
   path?: string | undefined;
   /** True when the source itself already cut the text (and said so in it). */
   truncated?: boolean | undefined;
+  /**
+   * Why the source chose this item, in one short phrase for the audit page ("defines
+   * parseConfig, named in the question", "changed in the work tree"). Built from paths,
+   * symbol names and matched terms only, never from the item's text, so it holds no secret.
+   */
+  why?: string | undefined;
 }
 
 export interface SkippedPath {
