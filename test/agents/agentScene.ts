@@ -4,8 +4,8 @@
 // repository with an instruction file and a planted secret, and a way to run
 // an agent's own binary headless, with a fresh HOME, offline (any connection
 // that is not to 127.0.0.1 goes to a proxy that refuses it), bounded in time.
-// The agents' settings are the README's snippets, read from README.md, with
-// only the port changed: what the README shows is what is tested.
+// The agents' settings are the snippets of docs/clients.md, read from the page,
+// with only the port changed: what the page shows is what is tested.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -32,7 +32,7 @@ export const NOTES = 'notes.txt';
 export const READ_REQUEST = 'Read notes.txt';
 
 const AGENTS_DIR = path.dirname(fileURLToPath(import.meta.url));
-const README = path.join(AGENTS_DIR, '..', '..', 'README.md');
+const CLIENTS_PAGE = path.join(AGENTS_DIR, '..', '..', 'docs', 'clients.md');
 /** Per run: agents start in a few seconds; a hang (a login prompt, a blocked network call) fails here. */
 export const RUN_TIMEOUT_MS = 90_000;
 
@@ -52,7 +52,7 @@ export interface AgentScene {
   home(): string;
   /** `bin` from test/agents/node_modules/.bin, in the repository, with `env` over a bare environment. */
   run(bin: string, args: string[], options: { home: string; env?: Record<string, string> }): Promise<AgentRun>;
-  /** The first fenced block after the README line that starts with `label`, pointed at this server. */
+  /** The first fenced block after the line of docs/clients.md that starts with `label`, pointed at this server. */
   snippet(label: string): string;
   close(): Promise<void>;
 }
@@ -110,7 +110,7 @@ export async function startAgentScene(): Promise<AgentScene> {
   const proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'git-aware' } });
   const homes: string[] = [];
   const port = new URL(proxy.url).port;
-  const readme = readFileSync(README, 'utf8');
+  const page = readFileSync(CLIENTS_PAGE, 'utf8');
 
   return {
     fake,
@@ -130,12 +130,12 @@ export async function startAgentScene(): Promise<AgentScene> {
       return { ...result, chats: fake.chats.slice(from) };
     },
     snippet(label) {
-      const at = readme.split('\n').findIndex((line) => line.startsWith(label));
-      assert.ok(at >= 0, `README.md has a line starting with ${label}`);
-      const rest = readme.split('\n').slice(at + 1);
+      const at = page.split('\n').findIndex((line) => line.startsWith(label));
+      assert.ok(at >= 0, `docs/clients.md has a line starting with ${label}`);
+      const rest = page.split('\n').slice(at + 1);
       const open = rest.findIndex((line) => line.startsWith('```'));
       const close = rest.findIndex((line, i) => i > open && line.startsWith('```'));
-      assert.ok(open >= 0 && close > open, `a fenced block follows ${label} in README.md`);
+      assert.ok(open >= 0 && close > open, `a fenced block follows ${label} in docs/clients.md`);
       return `${rest
         .slice(open + 1, close)
         .join('\n')

@@ -1,5 +1,5 @@
-// Claude Code (`claude -p`), pinned in test/agents/package.json, with the
-// README's environment variables and nothing else: Anthropic's Messages API on /v1/messages
+// Claude Code (`claude -p`), pinned in test/agents/package.json, with
+// docs/clients.md's environment variables and nothing else: Anthropic's Messages API on /v1/messages
 // (`?beta=true`), system prompt as text blocks with cache_control, the user
 // turn as several text blocks (its system reminders), its own function tools
 // (Read with `file_path`, Bash …) and tool_use / tool_result blocks.
@@ -27,7 +27,7 @@ before(async () => {
 });
 after(() => scene.close());
 
-/** The README's `export NAME=value` lines, as an environment (comments and quotes dropped). */
+/** The docs/clients.md's `export NAME=value` lines, as an environment (comments and quotes dropped). */
 function snippetEnv(snippet: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of snippet.split('\n')) {
@@ -39,7 +39,7 @@ function snippetEnv(snippet: string): Record<string, string> {
 
 function claude(prompt: string, extra: string[] = []) {
   const env = snippetEnv(scene.snippet('**Claude Code**'));
-  assert.match(env.ANTHROPIC_BASE_URL ?? '', /^http:\/\/127\.0\.0\.1:\d+$/, 'the README sets ANTHROPIC_BASE_URL');
+  assert.match(env.ANTHROPIC_BASE_URL ?? '', /^http:\/\/127\.0\.0\.1:\d+$/, 'docs/clients.md sets ANTHROPIC_BASE_URL');
   return scene.run('claude', ['-p', prompt, ...extra], {
     home: scene.home(),
     env,

@@ -1,5 +1,5 @@
-// Codex CLI (`codex exec`), pinned in test/agents/package.json, with the
-// README's config.toml and nothing else: its Responses requests carry
+// Codex CLI (`codex exec`), pinned in test/agents/package.json, with
+// docs/clients.md's config.toml and nothing else: its Responses requests carry
 // developer messages, `include`, `reasoning`, `store: false`,
 // `prompt_cache_key`, client metadata, function tools and two tools a local
 // model cannot run (`namespace`, `web_search`), which ctxproxy leaves out.

@@ -1,5 +1,5 @@
-// Continue's CLI (`cn -p`), pinned in test/agents/package.json, with the
-// README's config.yaml (the current CLI requires its `name`, `version` and
+// Continue's CLI (`cn -p`), pinned in test/agents/package.json, with
+// docs/clients.md's config.yaml (the current CLI requires its `name`, `version` and
 // `schema`): chat completions with `stream_options` and its function tools
 // (Read, List, Bash …).
 
@@ -26,7 +26,7 @@ before(async () => {
 });
 after(() => scene.close());
 
-/** The README's config; `model` swapped for a `+mode` variant, as the README says to add one. */
+/** The docs/clients.md's config; `model` swapped for a `+mode` variant, as docs/clients.md says to add one. */
 function cn(prompt: string, model = MODEL) {
   const home = scene.home();
   const config = scene.snippet('**Continue**').replace(`model: ${MODEL}\n`, `model: ${model}\n`);

@@ -1,5 +1,5 @@
-// opencode (`opencode run`), pinned in test/agents/package.json, with the
-// README's opencode.json: chat completions through the AI SDK's
+// opencode (`opencode run`), pinned in test/agents/package.json, with
+// docs/clients.md's opencode.json: chat completions through the AI SDK's
 // openai-compatible provider, `max_tokens: 32000` whatever the model,
 // `stream_options`, a title request without tools, then the turn with its
 // function tools (bash, read …).

@@ -1,5 +1,5 @@
-// Qwen Code (`qwen -p`), pinned in test/agents/package.json, with the
-// README's settings.json: chat completions with `max_tokens: 32768` (the
+// Qwen Code (`qwen -p`), pinned in test/agents/package.json, with
+// docs/clients.md's settings.json: chat completions with `max_tokens: 32768` (the
 // whole window of a 32k model), `stream_options`, a ~25k-character system
 // prompt, the user turn as several text parts, and its function tools.
 

@@ -154,11 +154,11 @@ describe('who may set what', () => {
     rmSync(workspaceFile, { force: true });
   });
 
-  it('is the table in README.md', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('is the table in docs/configuration.md', () => {
+    const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
     assert.ok(
-      readme.includes(settingOwnersTable()),
-      `README.md's settings section must hold this table:\n${settingOwnersTable()}`,
+      page.includes(settingOwnersTable()),
+      `docs/configuration.md's "Who sets what" must hold this table:\n${settingOwnersTable()}`,
     );
   });
 });
