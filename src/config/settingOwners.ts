@@ -3,7 +3,7 @@
 // and how to fit it, never where it goes, who may ask, or what is kept). Every
 // other key comes from the user alone: a flag, the environment, or the user's
 // own config file. A `Record` over every key, so a new setting does not compile
-// until someone has decided who owns it; README.md's table is tested against it.
+// until someone has decided who owns it; docs/configuration.md's table is tested against it.
 
 import { OPTION_SPECS } from './optionSpecs.ts';
 import type { SettingKey } from './options.ts';
@@ -12,7 +12,7 @@ export type SettingOwner = 'user' | 'workspace';
 
 export interface SettingOwnership {
   owner: SettingOwner;
-  /** Why, in a few words: the README table prints it. */
+  /** Why, in a few words: the table in docs/configuration.md prints it. */
   why: string;
 }
 
@@ -52,7 +52,7 @@ export const WORKSPACE_KEYS: readonly SettingKey[] = (Object.keys(SETTING_OWNERS
   (key) => SETTING_OWNERS[key].owner === 'workspace',
 );
 
-/** The README's table of who sets what (test/config/settingOwners.test.ts keeps README.md equal to it). */
+/** The table of who sets what (test/config/settingOwners.test.ts keeps docs/configuration.md equal to it). */
 export function settingOwnersTable(): string {
   const rows = (Object.entries(SETTING_OWNERS) as [SettingKey, SettingOwnership][]).map(([key, { owner, why }]) => {
     const spec = OPTION_SPECS.find((s) => s.key === key);
