@@ -193,14 +193,19 @@ function insideTemplate(before: string, valueAndAfter: string): boolean {
 
 /** Code, not a value: a call (`-log(freq)`, `App::env('X')`) or a member expression (`tokenizer.eos_token`). */
 const CALLEE = /^-?[A-Za-z_$][A-Za-z_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+/** Each part a word of three letters or more (snake_case, camelCase, up to two digits at its end): `Ab.cd9Qx7k` is a password. */
 const MEMBER_EXPRESSION =
-  /^(?:[A-Za-z_$][a-z0-9_$]*|[a-z_$]+(?:[A-Z][a-z0-9]+)+)(?:\.(?:[a-z_$][a-z0-9_$]*|[a-z_$]+(?:[A-Z][a-z0-9]+)+))+$/;
+  /^(?:[A-Za-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+)(?:\.(?:[a-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+))+$/;
 
 /** Placeholder syntaxes of command-line tools: hydra's `^PASS^`, batch's `%PASS%`. */
 const WRAPPED_PLACEHOLDER = /^([\^%])[A-Za-z_][A-Za-z0-9_]*\1$/;
 
 /** A constant's name, as tools write their placeholders (`FILE0`, `COMBO00:COMBO01`, `PASS`): capitals and up to two digits. */
-const CONSTANT_NAME = /^[A-Z]{3,12}\d{0,2}(?::[A-Z]{3,12}\d{0,2})?$/;
+const CONSTANT_NAME = /^[A-Z]{3,7}\d{0,2}(?::[A-Z]{3,7}\d{0,2})?$/;
+
+/** Prose after the value says what it is: `… 3f2a9c81… is a commit id`. */
+const SAID_TO_BE_AN_ID =
+  /^[`'"]?[.,;:]?[ \t]+(?:is|was)[ \t]+(?:a|an|the)[ \t]+(?:git[ \t]+)?(?:commit|sha|hash|digest|checksum|uuid|build|request|trace)\b/i;
 
 /** A key prefix followed by a plain word: `sk-mock`, `sk-laradock`, where a real key is long and random. */
 const PREFIX_AND_WORD = /^(?:sk|pk|rk|key|token)[-_][a-z]{2,14}$/;
@@ -261,6 +266,7 @@ export function classifyValue(
   if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
+  if (SAID_TO_BE_AN_ID.test(after)) return verdict('documentation', 'the sentence says the value is an identifier');
   if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
   if (MEMBER_EXPRESSION.test(value)) return verdict('reference', 'code: a member expression');
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
@@ -273,7 +279,9 @@ export function classifyValue(
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
     }
-    if (/[ \t]/.test(keyText.trim()) && /\bsecrets?\b/i.test(keyText) && !CREDENTIAL_SECRET_KEY.test(keyText.trim())) {
+    // Only the value's own line is prose about it: `secret:` a line above is another key.
+    const line = keyText.slice(keyText.lastIndexOf('\n') + 1).trim();
+    if (/[ \t]/.test(line) && /\bsecrets?\b/i.test(line) && !CREDENTIAL_SECRET_KEY.test(line)) {
       return verdict('secret-name', 'prose names a secret object by its name');
     }
   }
