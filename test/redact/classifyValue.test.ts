@@ -158,3 +158,10 @@ test("a notebook's JSON-escaped cell: code before a `\\n` escape stays, a litera
   const literal = `{"source": ["api_token = \\"${pick(rng, ALNUM, 32)}\\"\\n"]}`;
   assert.notEqual((await redactor.redact(literal, { path: 'train.ipynb' })).text, literal);
 });
+
+test('a secret key numbered past two digits (`password_100`, `password100`) still names a secret', async () => {
+  for (const key of ['password_100', 'password100', 'api_key_2048']) {
+    const text = `{"${key}": "${pick(rng, ALNUM, 24)}"}`;
+    assert.notEqual((await redactor.redact(text)).text, text, key);
+  }
+});
