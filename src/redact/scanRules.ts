@@ -142,6 +142,7 @@ export function scanRules(
   const masked = text.includes('[REDACTED:')
     ? [...text.matchAll(PLACEHOLDER_GLOBAL)].map((m) => [m.index, m.index + m[0].length])
     : [];
+  const insideMask = (at: number): boolean => masked.some(([ms, me]) => at >= ms! && at < me!);
   /** The parts of [start, end) outside earlier placeholders (so `[REDACTED:x]secret` still loses `secret`). */
   const outsideMasks = (start: number, end: number): [number, number][] => {
     let pieces: [number, number][] = [[start, end]];
@@ -163,6 +164,9 @@ export function scanRules(
   const consider = (rule: CompiledRule, match: RegExpExecArray): void => {
     // Matches are found without indices (building them for every match is most of a match's cost);
     // only an accepted value is placed, by matching once more at the same start.
+    // A match that starts inside an earlier placeholder took its key from the placeholder's rule name
+    // (`[REDACTED:secret-in-prose] here: …` reads as "secret … here:"): not a key in the text.
+    if (masked.length > 0 && insideMask(match.index)) return;
     const g = valueGroupOf(match, rule.valueGroups);
     if (g === -1) return;
     const group = rule.valueGroups[g]!;
