@@ -1,102 +1,169 @@
 // Precision on public repositories nobody here wrote (repos.json, pinned by
-// commit): how many of their configuration, test and documentation files the
-// redactor changes, per kind and per set (`dev`, the repositories rules were
-// tuned on, and `heldOut`, only measured). Files are read with git from bare
-// mirrors, one directory per repository (`owner+name/repo`), never copied here.
+// commit): how many of their configuration, test, documentation, notebook and
+// HTTP-fixture files the redactor changes, per kind of file and per kind of
+// repository, for each set: `dev` (tuned on, every change reviewed),
+// `heldOut` (measured; its classes were named by an earlier round) and
+// `heldBack` (only its totals are ever read). Files are read with git from
+// bare mirrors, one directory per repository (`owner+name/repo`), never
+// copied here. `--before DIR` runs a second checkout's redactor over the same
+// files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut] [--verbose]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack]
+//        [--before DIR] [--verbose] [--kept]
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import { kindOf } from './cleanSet.ts';
 
 interface PinnedRepo {
   repo: string;
   commit: string;
+  /** The kind of repository: Helm charts, Terraform modules, CLI docs… */
+  kind: string;
+  /** A folder that limits a large repository. */
+  under?: string;
 }
+
+type SetName = 'dev' | 'heldOut' | 'heldBack';
+const SETS: SetName[] = ['dev', 'heldOut', 'heldBack'];
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const verbose = argv.includes('--verbose');
 const mirror = option('--mirror') ?? process.env.CTXPROXY_BENCH_MIRROR ?? '/work/.mirror';
 const onlySet = option('--set');
+const beforeDir = option('--before');
 const MAX_BYTES = 200_000;
 
 const pinned = JSON.parse(readFileSync(join(import.meta.dirname, 'repos.json'), 'utf8')) as Record<
-  'dev' | 'heldOut',
+  SetName,
   PinnedRepo[]
 >;
 
-/** Kinds beyond cleanSet.ts's: Helm templates, Terraform, CI workflows and HAR captures are configuration too. */
+/** Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform and CI files are configuration. */
 function repoKindOf(path: string): string | undefined {
-  if (/\.(?:tpl|tf|tfvars|har|gotmpl|hcl)$/.test(path) || /(?:^|\/)\.github\/workflows\//.test(path)) {
+  if (/\.ipynb$/.test(path)) return 'notebooks';
+  if (/\.(?:har|http|rest)$/.test(path) || /(?:^|\/)(?:cassettes|recordings)\//.test(path)) return 'http fixtures';
+  if (/\.(?:tpl|tf|tfvars|gotmpl|hcl)$/.test(path) || /(?:^|\/)\.github\/workflows\//.test(path)) {
     return /(?:^|\/)(?:tests?|fixtures?|testdata|examples?)\//.test(path) ? 'tests/fixtures' : 'config';
   }
   return kindOf(path);
 }
 
-function git(dir: string, args: string[]): Buffer {
-  return execFileSync('git', ['-C', dir, ...args], { maxBuffer: 256 * 1024 * 1024 });
+function gitDir(repo: string): string {
+  return join(mirror, repo.replace('/', '+'), 'repo');
 }
 
-function* repoFiles({ repo, commit }: PinnedRepo): Generator<{ path: string; kind: string; text: string }> {
-  const dir = join(mirror, repo.replace('/', '+'), 'repo');
-  const listing = git(dir, ['ls-tree', '-r', '-l', commit]).toString('utf8');
+/** Every file of the pinned commit in the set, read in one `git cat-file --batch` per repository. */
+function repoFiles({ repo, commit, under }: PinnedRepo): { path: string; kind: string; text: string }[] {
+  const dir = gitDir(repo);
+  const listing = execFileSync('git', ['--git-dir', dir, 'ls-tree', '-r', '-l', commit, ...(under ? [under] : [])], {
+    maxBuffer: 256 * 1024 * 1024,
+  }).toString('utf8');
+  const wanted: { path: string; kind: string; sha: string }[] = [];
   for (const line of listing.split('\n')) {
-    const match = /^\d+ blob \S+\s+(\d+)\t(.+)$/.exec(line);
-    if (!match || Number(match[1]) > MAX_BYTES) continue;
-    const path = match[2]!;
-    const kind = repoKindOf(path);
-    if (!kind) continue;
-    const text = git(dir, ['show', `${commit}:${path}`]).toString('utf8');
-    if (text.includes('\u0000') || text.includes('\uFFFD')) continue;
-    yield { path, kind, text };
+    const match = /^\d+ blob (\S+)\s+(\d+)\t(.+)$/.exec(line);
+    if (!match || Number(match[2]) > MAX_BYTES) continue;
+    const kind = repoKindOf(match[3]!);
+    if (kind) wanted.push({ sha: match[1]!, path: match[3]!, kind });
   }
+  const batch = spawnSync('git', ['--git-dir', dir, 'cat-file', '--batch'], {
+    input: wanted.map((w) => w.sha).join('\n'),
+    maxBuffer: 1024 * 1024 * 1024,
+  }).stdout;
+  const files: { path: string; kind: string; text: string }[] = [];
+  let at = 0;
+  for (const w of wanted) {
+    const headerEnd = batch.indexOf(10, at);
+    const size = Number(batch.subarray(at, headerEnd).toString('latin1').split(' ')[2]);
+    const text = batch.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8');
+    at = headerEnd + 1 + size + 1;
+    if (text.includes('\u0000') || text.includes('\uFFFD')) continue;
+    files.push({ path: w.path, kind: w.kind, text });
+  }
+  return files;
 }
 
-function lineAround(text: string, start: number, end: number): string {
-  const from = text.lastIndexOf('\n', start - 1) + 1;
-  const to = text.indexOf('\n', end);
-  return text
-    .slice(from, to === -1 ? undefined : to)
-    .trim()
-    .slice(0, 160);
+/** The finding with some text either side, on one line (a HAR or a notebook is often one long line). */
+function around(text: string, start: number, end: number): string {
+  const from = Math.max(text.lastIndexOf('\n', start - 1) + 1, start - 70);
+  const to = Math.min(end + 50, text.indexOf('\n', end) === -1 ? text.length : text.indexOf('\n', end));
+  const show = (s: string) => s.replace(/\s+/g, ' ');
+  return `${show(text.slice(from, start))}«${show(text.slice(start, Math.min(end, start + 120)))}»${show(text.slice(end, to))}`;
 }
 
-const redactor = await createRedactor({ timeoutMs: 60_000 });
-for (const set of ['dev', 'heldOut'] as const) {
+type Redact = (
+  text: string,
+  options: { path: string },
+) => Promise<{ text: string; findings: { ruleId: string; start: number; end: number }[] }>;
+
+async function loadRedactor(dir: string | undefined): Promise<Redact> {
+  if (!dir) return (await createRedactor({ timeoutMs: 60_000 })).redact;
+  const module = (await import(pathToFileURL(resolve(dir, 'src/redact/createRedactor.ts')).href)) as {
+    createRedactor: typeof createRedactor;
+  };
+  return (await module.createRedactor({ timeoutMs: 60_000 })).redact;
+}
+
+const ours = await loadRedactor(undefined);
+const before = beforeDir ? await loadRedactor(beforeDir) : undefined;
+
+interface Tally {
+  files: number;
+  changed: number;
+  before: number;
+}
+const pct = (n: number, of: number) => `${n} (${((100 * n) / of).toFixed(2)} %)`;
+
+for (const set of SETS) {
   if (onlySet && onlySet !== set) continue;
-  const tallies = new Map<string, { files: number; changed: number }>();
+  const byFileKind = new Map<string, Tally>();
+  const byRepoKind = new Map<string, Tally>();
   const byRule = new Map<string, number>();
-  const count = (kind: string, changed: boolean) => {
-    const t = tallies.get(kind) ?? { files: 0, changed: 0 };
+  const count = (map: Map<string, Tally>, key: string, changed: boolean, changedBefore: boolean) => {
+    const t = map.get(key) ?? { files: 0, changed: 0, before: 0 };
     t.files++;
     if (changed) t.changed++;
-    tallies.set(kind, t);
+    if (changedBefore) t.before++;
+    map.set(key, t);
   };
   for (const pinnedRepo of pinned[set]) {
     for (const file of repoFiles(pinnedRepo)) {
-      const result = await redactor.redact(file.text, { path: file.path });
+      const result = await ours(file.text, { path: file.path });
       const changed = result.text !== file.text;
-      count(file.kind, changed);
-      count('all', changed);
+      const changedBefore = before ? (await before(file.text, { path: file.path })).text !== file.text : false;
+      for (const [map, key] of [
+        [byFileKind, file.kind],
+        [byFileKind, 'all'],
+        [byRepoKind, pinnedRepo.kind],
+      ] as const) {
+        count(map, key, changed, changedBefore);
+      }
       if (!changed) continue;
       for (const rule of new Set(result.findings.map((f) => f.ruleId))) byRule.set(rule, (byRule.get(rule) ?? 0) + 1);
-      if (verbose) {
+      if (verbose && set !== 'heldBack') {
         for (const f of result.findings) {
-          console.log(
-            `  [${set}] ${pinnedRepo.repo} ${file.path}  ${f.ruleId}  ${lineAround(file.text, f.start, f.end)}`,
-          );
+          console.log(`  [${set}] ${pinnedRepo.repo} ${file.path}  ${f.ruleId}  ${around(file.text, f.start, f.end)}`);
         }
       }
     }
   }
   console.log(`\n${set} (${pinned[set].length} repositories)`);
-  console.log('| kind | files | changed | per 1,000 |\n| --- | ---: | ---: | ---: |');
-  for (const [kind, t] of [...tallies].sort()) {
-    console.log(`| ${kind} | ${t.files} | ${t.changed} | ${((1000 * t.changed) / t.files).toFixed(1)} |`);
+  const header = before
+    ? '| kind | files | before | after |\n| --- | ---: | ---: | ---: |'
+    : '| kind | files | changed |\n| --- | ---: | ---: |';
+  for (const [title, map] of [
+    ['file kind', byFileKind],
+    ['repository kind', byRepoKind],
+  ] as const) {
+    console.log(`\nby ${title}\n${header}`);
+    for (const [kind, t] of [...map].sort()) {
+      const cells = before ? [pct(t.before, t.files), pct(t.changed, t.files)] : [pct(t.changed, t.files)];
+      console.log(`| ${kind} | ${t.files} | ${cells.join(' | ')} |`);
+    }
   }
   console.log(`rules: ${[...byRule].map(([rule, n]) => `${rule} ${n}`).join(', ') || 'none'}`);
 }

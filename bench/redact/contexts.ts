@@ -16,7 +16,11 @@ const argv = process.argv.slice(2);
 const seeds = argv.includes('--seeds') ? Number(argv[argv.indexOf('--seeds') + 1]) : 3;
 const verbose = argv.includes('--verbose');
 
-/** `{v}` is the value as written; `{j}` the value JSON-escaped. `lines`: a multi-line value fits. */
+/**
+ * `{v}` is the value as written; `{j}` the value JSON-escaped; `{u}` percent-encoded, as a URL, a form
+ * body or a cookie carries it; `{q}` as logfmt writes it (quoted when it holds a blank or a quote).
+ * `{x}` XML-escaped. `lines`: a multi-line value fits.
+ */
 interface Context {
   name: string;
   template: string;
@@ -50,11 +54,11 @@ const CONTEXTS: Context[] = [
     path: 'values.yaml',
     lines: true,
   },
-  { name: 'cookie header', template: 'Cookie: theme=dark; session_token={v}', path: 'request.http' },
-  { name: 'URL query', template: 'GET https://api.example.io/v1/items?api_token={v}&page=2', path: 'notes.md' },
-  { name: 'form body', template: 'curl -d "user=bob&api_token={v}" https://api.example.io', path: 'notes.md' },
+  { name: 'cookie header', template: 'Cookie: theme=dark; session_token={u}', path: 'request.http' },
+  { name: 'URL query', template: 'GET https://api.example.io/v1/items?api_token={u}&page=2', path: 'notes.md' },
+  { name: 'form body', template: 'curl -d "user=bob&api_token={u}" https://api.example.io', path: 'notes.md' },
   { name: 'header', template: 'X-Api-Token: {v}', path: 'request.http' },
-  { name: 'log line', template: '2026-12-02T10:00:00Z INFO login user=bob api_token={v} ok', path: 'app.log' },
+  { name: 'log line', template: '2026-12-02T10:00:00Z INFO login user=bob api_token={q} ok', path: 'app.log' },
   { name: 'diff', template: '@@ -1,2 +1,2 @@\n-API_TOKEN=\n+API_TOKEN={v}', path: 'changes.diff', lines: true },
   {
     name: 'notebook',
@@ -63,6 +67,36 @@ const CONTEXTS: Context[] = [
     lines: true,
   },
   { name: 'prose', template: 'Use the API token {v} for the staging account.', path: 'README.md' },
+  // Added in issue 26's second round, measured before any rule was written for them.
+  { name: 'Set-Cookie', template: 'Set-Cookie: session_token={u}; Path=/; HttpOnly', path: 'response.txt' },
+  {
+    name: 'curl bearer',
+    template: 'curl -H "Authorization: Bearer {v}" https://api.example.io/v1/me',
+    path: 'notes.md',
+  },
+  { name: 'keyword argument', template: 'client = Client(api_token="{j}", region="eu")', path: 'app.py' },
+  { name: 'TOML', template: '[service]\napi_token = "{j}"', path: 'config.toml' },
+  { name: 'INI', template: '[service]\napi_token = {v}', path: 'settings.ini' },
+  { name: 'XML element', template: '<config>\n  <apiToken>{x}</apiToken>\n</config>', path: 'config.xml' },
+  {
+    name: 'compose environment',
+    template: 'services:\n  app:\n    environment:\n      - API_TOKEN={v}',
+    path: 'compose.yaml',
+  },
+  {
+    name: 'Actions env',
+    template: 'jobs:\n  build:\n    env:\n      API_TOKEN: "{j}"',
+    path: '.github/workflows/ci.yml',
+  },
+  { name: 'Markdown table', template: '| setting | value |\n| --- | --- |\n| API token | `{v}` |', path: 'README.md' },
+  { name: 'JSON log line', template: '{"level":"info","user":"bob","api_token":"{j}"}', path: 'app.log', lines: true },
+  { name: 'heredoc', template: 'cat <<EOF > .env\nAPI_TOKEN={v}\nEOF', path: 'setup.sh' },
+  {
+    name: 'Secret stringData',
+    template: 'apiVersion: v1\nkind: Secret\nstringData:\n  api-token: "{j}"',
+    path: 'secret.yaml',
+    lines: true,
+  },
 ];
 
 const redactor = await createRedactor({ timeoutMs: 60_000 });
@@ -85,12 +119,26 @@ for (const [kind, make] of Object.entries(SECRET_KINDS)) {
       const j = JSON.stringify(value).slice(1, -1);
       const indented = context.name === 'YAML block' ? value.replaceAll('\n', '\n  ') : value;
       const diffed = context.name === 'diff' ? value.replaceAll('\n', '\n+') : indented;
-      const text = context.template.replace('{v}', diffed).replace('{j}', j);
+      const u = encodeURIComponent(value);
+      const q = /[\s"]/.test(value) ? JSON.stringify(value) : value;
+      const x = value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+      const text = context.template
+        .replace('{v}', diffed)
+        .replace('{j}', j)
+        .replace('{u}', u)
+        .replace('{q}', q)
+        .replace('{x}', x);
       const out = await redactor.redact(text, { path: context.path });
-      // A secret written JSON-escaped is looked for as written.
+      // A secret written escaped or encoded is looked for as written.
       const secrets = context.template.includes('{j}')
         ? planted.secrets.map((s) => JSON.stringify(s).slice(1, -1))
-        : planted.secrets;
+        : context.template.includes('{u}')
+          ? planted.secrets.map((s) => encodeURIComponent(s))
+          : context.template.includes('{q}') && q !== value
+            ? planted.secrets.map((s) => JSON.stringify(s).slice(1, -1))
+            : context.template.includes('{x}')
+              ? planted.secrets.map((s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;'))
+              : planted.secrets;
       const found = secrets.every((s) => !out.text.includes(s));
       add(byContext, context.name, found);
       add(byKind, kind, found);

@@ -31,7 +31,7 @@ const verdict = (kind: ValueKind, evidence: string): ValueVerdict => ({ kind, ev
  */
 const ESCAPED_EXPANSION = /^\$\$[({][^\n]*[)}]$/;
 const SCHEME_REFERENCE = /^[a-z][a-z0-9+-]{1,20}:(?!\/\/)[a-z0-9._#:@/-]*\/[a-z0-9._#:@/-]*$/;
-const SECRET_PATH = /^(?:[a-z0-9][a-z0-9_.-]*\/)+[a-z0-9][a-z0-9_.:-]*$/;
+const SECRET_PATH = /^(?:[a-z0-9.][a-z0-9_.-]*\/)+[a-z0-9.][a-z0-9_.:-]*$/;
 
 /** Tokens made to be published: Mapbox `pk.` browser tokens, Stripe-style `pk_live_`, SSH and age public keys, certificates. */
 const PUBLIC_VALUE =
@@ -120,17 +120,29 @@ function isFilledShape(v: string): boolean {
 
 /**
  * The value is the name of the product the item configures, as its path spells it, with up to four digits
- * after it: `MYSQL_PASSWORD=nextcloud` in `nextcloud-postgres/compose.yaml`, `storageos` in
- * `volumes/storageos/secret.yaml`, `argocd` under `charts/argo-cd/`. The policy's documented default
- * credentials (an image's own name), found from the item instead of a list.
+ * after it, or with a word or key prefix around it: `MYSQL_PASSWORD=nextcloud` in
+ * `nextcloud-postgres/compose.yaml`, `storageos` in `volumes/storageos/secret.yaml`, `argocd` under
+ * `charts/argo-cd/`, `somewordpress` under `wordpress-mysql/`, `tryportainer` in `portainer/README.md`,
+ * `shopware` in `docs/shopware-on-docker.md`. The policy's documented default credentials (an image's
+ * own name), found from the item instead of a list. A document's own name counts (a page is named
+ * after what it documents); a data file's does not (`secret.yaml` says what the file is).
  */
 function namesTheProduct(v: string, path: string | undefined): boolean {
   if (path === undefined) return false;
-  const word = v.toLowerCase().replace(/\d{1,4}[!?.#]*$/, '');
-  if (word.length < 4 || !/^[a-z]+$/.test(word)) return false;
+  const word = v
+    .toLowerCase()
+    .replace(/^(?:sk|pk|rk)[-_]/, '')
+    .replace(/\d{1,4}[!?.#]*$/, '');
+  if (word.length < 4 || !/^[a-z][a-z_-]*$/.test(word)) return false;
   const segments = path.toLowerCase().split('/');
-  segments.pop(); // the file's own name says what it is (`secret.yaml`), not which product
-  return segments.some((segment) => segment.replace(/[-_.]/g, '') === word || segment.split(/[-_.]/).includes(word));
+  const file = segments.pop()!;
+  if (/\.(?:md|markdown|rst|txt|adoc|html?)$/.test(file)) segments.push(file.replace(/\.[a-z]+$/, ''));
+  const bare = word.replace(/[-_]/g, '');
+  return segments.some(
+    (segment) =>
+      segment.replace(/[-_.]/g, '') === bare ||
+      segment.split(/[-_.]/).some((part) => part === word || (part.length >= 5 && bare.includes(part))),
+  );
 }
 
 /** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
@@ -147,6 +159,94 @@ function decodesToPlaceholder(v: string, path: string | undefined): boolean {
   );
 }
 
+/**
+ * Template spans: the value sits inside `{{ … }}` (Go, Helm, Jinja, tldr's placeholders), `{{- … -}}`
+ * over several lines, `[[ … ]]` (Helm charts that use other delimiters), `{% … %}`, `<% … %>` or
+ * `${ … }`: the span is opened before the value and not closed before it, and is closed after it.
+ */
+const TEMPLATE_DELIMITERS: [string, string][] = [
+  ['{{', '}}'],
+  ['[[', ']]'],
+  ['{%', '%}'],
+  ['<%', '%>'],
+  ['${', '}'],
+];
+const QUOTED_BEFORE = /["'`]\s*$/;
+const SHELL_FALLBACK = /[:?=]/;
+const TEMPLATE_FALLBACK = /\bdefault\b|\bor\b|\|\|/;
+function insideTemplate(before: string, valueAndAfter: string): boolean {
+  for (const [open, close] of TEMPLATE_DELIMITERS) {
+    const opened = before.lastIndexOf(open);
+    if (opened === -1 || before.indexOf(close, opened + open.length) !== -1) continue;
+    // A literal fallback inside the span (`${DB_PASSWORD:-S3cr3t}`, `{{ .Values.x | default "S3cr3t" }}`) is a value.
+    if ((open === '${' ? SHELL_FALLBACK : TEMPLATE_FALLBACK).test(before.slice(opened + open.length))) continue;
+    const closed = valueAndAfter.indexOf(close);
+    if (closed === -1) continue;
+    // Closed before the next line that opens another span, and (for `${`, whose `}` is common) on the same line.
+    const newline = valueAndAfter.indexOf('\n');
+    if (open === '${' && newline !== -1 && newline < closed) continue;
+    const reopened = valueAndAfter.indexOf(open);
+    if (reopened === -1 || reopened > closed) return true;
+  }
+  return false;
+}
+
+/** Code, not a value: a call (`-log(freq)`, `App::env('X')`) or a member expression (`tokenizer.eos_token`). */
+const CALLEE = /^-?[A-Za-z_$][A-Za-z_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+/** Each part a word of three letters or more (snake_case, camelCase, up to two digits at its end): `Ab.cd9Qx7k` is a password. */
+const MEMBER_EXPRESSION =
+  /^(?:[A-Za-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+)(?:\.(?:[a-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+))+$/;
+
+/** Placeholder syntaxes of command-line tools: hydra's `^PASS^`, batch's `%PASS%`. */
+const WRAPPED_PLACEHOLDER = /^([\^%])[A-Za-z_][A-Za-z0-9_]*\1$/;
+
+/** A constant's name, as tools write their placeholders (`FILE0`, `COMBO00:COMBO01`, `PASS`): capitals and up to two digits. */
+const CONSTANT_NAME = /^[A-Z]{3,7}\d{0,2}(?::[A-Z]{3,7}\d{0,2})?$/;
+
+/** Prose after the value says what it is: `… 3f2a9c81… is a commit id`. */
+const SAID_TO_BE_AN_ID =
+  /^[`'"]?[.,;:]?[ \t]+(?:is|was)[ \t]+(?:a|an|the)[ \t]+(?:git[ \t]+)?(?:commit|sha|hash|digest|checksum|uuid|build|request|trace)\b/i;
+
+/** A key prefix followed by a plain word: `sk-mock`, `sk-laradock`, where a real key is long and random. */
+const PREFIX_AND_WORD = /^(?:sk|pk|rk|key|token)[-_][a-z]{2,14}$/;
+
+/** Words in a script other than Latin (`임베딩을`, `пароль`): prose in another language, not a value. */
+const NON_LATIN_WORD = /^[^\x00-\x7f]+$/;
+
+/** A word written twice (`k8smasterk8smaster`): made up to fill a field. */
+function isRepeatedWord(v: string): boolean {
+  if (v.length < 6 || v.length % 2 !== 0) return false;
+  const half = v.length / 2;
+  return v.slice(0, half) === v.slice(half);
+}
+
+/**
+ * The value repeats its own line (`mc alias set local http://minio:9000 laradock laradock`, a password
+ * equal to the user name) or the words of its key (`master key … Bearer masterkey`): a value that names
+ * itself, not a generated one.
+ */
+function echoesItsLine(v: string, before: string): boolean {
+  if (v.length < 4 || v.length > 40 || !/^[A-Za-z0-9_.-]+$/.test(v)) return false;
+  const line = before.slice(before.lastIndexOf('\n') + 1);
+  // The value as a whole word of the line (found with indexOf: no regex built per value).
+  for (let at = line.indexOf(v); at !== -1; at = line.indexOf(v, at + 1)) {
+    const end = at + v.length;
+    if ((at === 0 || !isAlnum(line.charCodeAt(at - 1))) && (end === line.length || !isAlnum(line.charCodeAt(end))))
+      return true;
+  }
+  return (
+    /^[a-z]+$/i.test(v) &&
+    line
+      .toLowerCase()
+      .replace(/[^a-z]/g, '')
+      .includes(v.toLowerCase())
+  );
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
 function charClassCount(v: string): number {
   return [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(v)).length;
 }
@@ -161,15 +261,23 @@ export function classifyValue(
   path?: string,
   /** What the rule's validators already ruled out for this value (`not-placeholder`, `not-reference`): not judged twice. */
   ruledOut: { placeholder?: boolean; reference?: boolean } = {},
+  /** The text right after the value in the item, up to a line or so: a call's `(`, a template's closing `}}`. */
+  after = '',
 ): ValueVerdict {
   // A value inside escaped quotes (`"\"delete me\""` in a HAR) is judged without them.
   const value = raw.trim().replace(/^\\?["'`]|\\?["'`]$/g, '');
   if (value.length === 0) return verdict('placeholder', 'empty value');
+  // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
+  if (!QUOTED_BEFORE.test(keyText) && !/^\s*\\?["'`]/.test(raw) && insideTemplate(keyText, raw + after))
+    return verdict('reference', 'inside a template expression ({{ }}, [[ ]], {% %}, <% %>, a shell expansion)');
   if (!ruledOut.reference && isReference(value))
     return verdict('reference', 'a reference or template expression, or an encrypted value');
   if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
+  if (SAID_TO_BE_AN_ID.test(after)) return verdict('documentation', 'the sentence says the value is an identifier');
+  if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
+  if (MEMBER_EXPRESSION.test(value)) return verdict('reference', 'code: a member expression');
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
   // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
   const inUrl = IN_URL_AUTHORITY.test(keyText);
@@ -180,7 +288,9 @@ export function classifyValue(
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
     }
-    if (/[ \t]/.test(keyText.trim()) && /\bsecrets?\b/i.test(keyText) && !CREDENTIAL_SECRET_KEY.test(keyText.trim())) {
+    // Only the value's own line is prose about it: `secret:` a line above is another key.
+    const line = keyText.slice(keyText.lastIndexOf('\n') + 1).trim();
+    if (/[ \t]/.test(line) && /\bsecrets?\b/i.test(line) && !CREDENTIAL_SECRET_KEY.test(line)) {
       return verdict('secret-name', 'prose names a secret object by its name');
     }
   }
@@ -193,6 +303,12 @@ export function classifyValue(
   if (!ruledOut.placeholder && isPlaceholder(value))
     return verdict('placeholder', 'a placeholder, example or obviously made-up value');
   if (isProse(value)) return verdict('documentation', 'prose');
+  if (NON_LATIN_WORD.test(value)) return verdict('documentation', 'a word in a script other than Latin (prose)');
+  if (WRAPPED_PLACEHOLDER.test(value)) return verdict('placeholder', "a command-line tool's placeholder (^X^, %X%)");
+  if (CONSTANT_NAME.test(value)) return verdict('placeholder', "a constant's name (capitals, up to two digits)");
+  if (PREFIX_AND_WORD.test(value)) return verdict('placeholder', 'a key prefix followed by a plain word');
+  if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice');
+  if (echoesItsLine(value, keyText)) return verdict('placeholder', 'repeats its own line (the user name, the key)');
   if (namesTheProduct(value, path))
     return verdict('placeholder', "the product's own name, as the item's path spells it");
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');

@@ -29,6 +29,10 @@ function evidenceOf(validator: string): string {
 
 /** How much of the text before a value's match the classifier reads for its key (`existingSecret: "`). */
 const KEY_CONTEXT_CHARS = 80;
+/** How much text after a value the classifier reads: a call's `(`, a template's closing `}}`. */
+const AFTER_CONTEXT_CHARS = 80;
+/** `\\n`, `\\r`, `\\t` escapes ending a value in JSON-escaped source. */
+const TRAILING_ESCAPES = /(?:\\[nrt])+$/;
 
 export class RedactionTimeoutError extends Error {
   override readonly name = 'RedactionTimeoutError';
@@ -138,6 +142,7 @@ export function scanRules(
   const masked = text.includes('[REDACTED:')
     ? [...text.matchAll(PLACEHOLDER_GLOBAL)].map((m) => [m.index, m.index + m[0].length])
     : [];
+  const insideMask = (at: number): boolean => masked.some(([ms, me]) => at >= ms! && at < me!);
   /** The parts of [start, end) outside earlier placeholders (so `[REDACTED:x]secret` still loses `secret`). */
   const outsideMasks = (start: number, end: number): [number, number][] => {
     let pieces: [number, number][] = [[start, end]];
@@ -159,13 +164,18 @@ export function scanRules(
   const consider = (rule: CompiledRule, match: RegExpExecArray): void => {
     // Matches are found without indices (building them for every match is most of a match's cost);
     // only an accepted value is placed, by matching once more at the same start.
+    // A match that starts inside an earlier placeholder took its key from the placeholder's rule name
+    // (`[REDACTED:secret-in-prose] here: …` reads as "secret … here:"): not a key in the text.
+    if (masked.length > 0 && insideMask(match.index)) return;
     const g = valueGroupOf(match, rule.valueGroups);
     if (g === -1) return;
     const group = rule.valueGroups[g]!;
     const raw = typeof group === 'number' ? match[group]! : match.groups![group]!;
     if (raw.length === 0) return;
     // Judge the value without earlier placeholders in it.
-    const value = masked.length === 0 ? raw : raw.replace(PLACEHOLDER_GLOBAL, '');
+    // A value in JSON-escaped source (a notebook's cell, a HAR body) is judged without the escapes that
+    // end its line: `tokenizer.eos_token\\n` is `tokenizer.eos_token`.
+    const value = (masked.length === 0 ? raw : raw.replace(PLACEHOLDER_GLOBAL, '')).replace(TRAILING_ESCAPES, '');
     if (value.length === 0) return;
     // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
     const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
@@ -184,10 +194,17 @@ export function scanRules(
       // The rule found a value by its key; what the value is decides (classifyValue.ts).
       const at = match[0].lastIndexOf(raw);
       const keyText = text.slice(Math.max(0, match.index - KEY_CONTEXT_CHARS), match.index + Math.max(0, at));
-      const verdict = classifyValue(value, keyText, path, {
-        placeholder: rule.validators.includes('not-placeholder'),
-        reference: rule.validators.includes('not-reference'),
-      });
+      const valueEnd = match.index + Math.max(0, at) + raw.length;
+      const verdict = classifyValue(
+        value,
+        keyText,
+        path,
+        {
+          placeholder: rule.validators.includes('not-placeholder'),
+          reference: rule.validators.includes('not-reference'),
+        },
+        text.slice(valueEnd, valueEnd + AFTER_CONTEXT_CHARS),
+      );
       if (verdict.kind !== 'literal') {
         kept?.push({ ruleId: rule.id, start: match.index, end: match.index + match[0].length, ...verdict });
         return;

@@ -103,3 +103,65 @@ test('the redactor keeps references, names and public tokens, and reports why; t
     assert.ok(!out.text.includes(literal), out.text);
   }
 });
+
+test('classes met in the wider public corpus: templates, code, tool placeholders, prose in other scripts, values that echo their line', () => {
+  // [value, text before it, text after it, path, kind]
+  const cases: [string, string, string, string | undefined, string][] = [
+    // tldr's `{{…}}` placeholders, Helm's `[[ ]]` and a `{{-` span opened on an earlier line
+    ['FUZZ}}', 'ffuf -d "{{username=admin\\&password=', '" -u {{url}}', 'pages/common/ffuf.md', 'reference'],
+    ['rootpw', 'password: [[ .Values.auth.', ' ]]', 'templates/secret.yaml', 'reference'],
+    [
+      'adminPassword',
+      '{{- $pw := include "x" (dict\n  "password"  .Values.auth.',
+      '\n  ) -}}',
+      'templates/_helpers.tpl',
+      'reference',
+    ],
+    // a literal passed on by a template, or its fallback, is still a literal
+    ['Qx7vLm2Tn4Wp9Zk3', '{{ with secret "', '" }}', undefined, 'literal'],
+    ['Qx7vLm2Tn4Wp9Zk3', 'password: ${DB_PASSWORD:-', '}', undefined, 'literal'],
+    // code: a call and a member expression (a notebook's JSON-escaped cell)
+    ['-log', 'model = {token: ', '(freq / total_sum) for token', 'a.ipynb', 'reference'],
+    ['App::env', "'password' => ", "('REDIS_PASSWORD') ?: null,", 'config.md', 'reference'],
+    ['tokenizer.eos_token', 'tokenizer.pad_token = ', '\\n",', 'a.ipynb', 'reference'],
+    ['Qx7vLm2Tn4', 'token = ', '(', undefined, 'literal'],
+    // command-line tools' placeholders, and a key prefix before a word
+    ['^PASS^', 'username=^USER^&password=', '"', 'pages/common/hydra.md', 'placeholder'],
+    ['FILE0', 'patator unzip_pass password=', ' 0=passwords.txt', 'pages/common/patator.md', 'placeholder'],
+    ['sk-mock', 'api_key: ', '', 'litellm/config.yaml', 'placeholder'],
+    // prose in another script; a word written twice; a value that repeats its line
+    ['임베딩을', '- `token`: ', ' 트리거하기', 'loading_adapters.ipynb', 'documentation'],
+    ['k8smasterk8smaster', 'default = "', '"', 'variables.tf', 'placeholder'],
+    ['laradock', 'mc alias set local http://minio:9000 laradock ', '', 'docs/minio.md', 'placeholder'],
+    ['Qx7vLm2Tn4Wp', 'mc alias set local http://minio:9000 laradock ', '', 'docs/minio.md', 'literal'],
+    // a product named by a document's own name, or inside the value
+    ['somewordpress', 'MYSQL_ROOT_PASSWORD=', '', 'wordpress-mysql/compose.yaml', 'placeholder'],
+    ['shopware', '**Password:** `', '`', 'docs/shopware-on-docker.md', 'placeholder'],
+    // a file path after --from-env-file
+    [
+      'laradock/production/.env',
+      'kubectl create secret generic app-env --from-env-file=',
+      '',
+      'docs/production.md',
+      'reference',
+    ],
+  ];
+  for (const [value, before, after, path, kind] of cases) {
+    const verdict = classifyValue(value, before, path, {}, after);
+    assert.equal(verdict.kind, kind, `${before}«${value}»${after}: ${verdict.evidence}`);
+  }
+});
+
+test("a notebook's JSON-escaped cell: code before a `\\n` escape stays, a literal is masked", async () => {
+  const code = '{"source": ["tokenizer.pad_token = tokenizer.eos_token\\n", "x = 1\\n"]}';
+  assert.equal((await redactor.redact(code, { path: 'train.ipynb' })).text, code);
+  const literal = `{"source": ["api_token = \\"${pick(rng, ALNUM, 32)}\\"\\n"]}`;
+  assert.notEqual((await redactor.redact(literal, { path: 'train.ipynb' })).text, literal);
+});
+
+test('a secret key numbered past two digits (`password_100`, `password100`) still names a secret', async () => {
+  for (const key of ['password_100', 'password100', 'api_key_2048']) {
+    const text = `{"${key}": "${pick(rng, ALNUM, 24)}"}`;
+    assert.notEqual((await redactor.redact(text)).text, text, key);
+  }
+});
