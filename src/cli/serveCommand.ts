@@ -19,7 +19,7 @@ import { createLogger, resolveLogFormat } from '../shared/logger.ts';
 import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
 import { buildPipelineDeps } from './pipelineDeps.ts';
-import { refuseTrackedAuditLog, warnIfUpstreamDown } from './startupChecks.ts';
+import { refuseTrackedAuditLog, warnIfNotGit, warnIfUpstreamDown } from './startupChecks.ts';
 
 export interface ServerInput {
   settings: Settings;
@@ -171,6 +171,7 @@ export async function runServeCommand(
   if (!isLoopback(settings.host) && !settings.authToken) {
     io.out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
+  warnIfNotGit(settings.workspace, io.err);
   void warnIfUpstreamDown(running.pipeline.upstream, io.err);
 
   const signal = await stopSignal;
