@@ -53,7 +53,7 @@ const DEFAULT_WINDOW = 8192;
  * The user's per-model window wins; else the upstream's answer, lowered (never raised) by the
  * workspace's; else the workspace's; else a cautious default.
  */
-async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
+export async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
   const configured = deps.settings.models[model]?.window;
   if (configured) return { tokens: configured, assumed: false };
   const reported = await deps.upstream.contextWindow(model).catch(() => undefined);

@@ -163,4 +163,27 @@ describe('a paste too long for the window', () => {
     assert.equal(upstreamCalls(), before);
     await refusedSnapshot(error.headers?.get('x-ctx-snapshot-id'));
   });
+
+  test('completions: a prompt too long for the window is a 400 naming the prompt, never cut', async () => {
+    const before = upstreamCalls();
+    const error = await refusal(proxy.client().completions.create({ model: SMALL, prompt: `${log}\n# why?\n` }));
+    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+    assert.equal(error.code, 'context_length_exceeded');
+    assert.equal(error.param, 'prompt');
+    assert.match(error.message, /Your prompt \(~\d+ tokens\).*window is 8192.*Shorten it by at least ~\d+ tokens/);
+    assert.equal(upstreamCalls(), before, 'nothing was sent to the model');
+    await refusedSnapshot(error.headers?.get('x-ctx-snapshot-id'));
+  });
+
+  test('completions: a prompt that fits is sent whole, with a num_ctx that holds it', async () => {
+    const { response } = await proxy
+      .client()
+      .completions.create({ model: LARGE, prompt: `${log}\n# why?\n`, max_tokens: 64 })
+      .withResponse();
+    assert.equal(response.status, 200);
+    const body = fake.generates.at(-1)?.body as { prompt: string; options?: { num_ctx?: number } };
+    assert.ok(body.prompt.includes('worker[0]') && body.prompt.includes('ERROR worker[9999]'), 'the whole prompt');
+    const tokens = proxy.deps.tokenCounter.count(log);
+    assert.ok((body.options?.num_ctx ?? 0) >= tokens + 64, `num_ctx ${body.options?.num_ctx} holds ~${tokens} tokens`);
+  });
 });
