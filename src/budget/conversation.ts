@@ -4,6 +4,15 @@
 // and one marker message says so where they were. With overflow 'error', or
 // when even the protected messages cannot fit, a ContextLengthError carries the
 // numbers instead.
+//
+// The latest user turn is every user message since the model last spoke: a
+// paste sent as its own message and the question sent after it are both the
+// user's latest words. When they cannot fit, the answer is a 400 that says by
+// how much and what to do, never a trimmed or dropped message: the user's own
+// words are theirs to cut (a trimmed log answered with confidence would look
+// complete to them, since SDKs do not show X-Ctx-Warning), and an error is shown
+// by every client. Context is always cut first: by the time this error is
+// thrown no repository context is left, so a lighter mode would not help.
 
 import { ContextLengthError } from '../shared/errors.ts';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
@@ -43,11 +52,30 @@ function isInstruction(message: ChatMessage): boolean {
   return message.role === 'system' || message.role === 'developer';
 }
 
-/** Index where the latest turn starts: the last user message (else the last non-instruction one). */
+/**
+ * Index where the latest turn starts: the first of the user messages sent since the model last
+ * spoke (a paste and the question after it; instructions between them stay protected anyway),
+ * else the last non-instruction message.
+ */
 function latestTurnStart(messages: ChatMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  let start = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const role = messages[i]?.role;
+    if (role === 'user') start = i;
+    else if (start >= 0 && role !== 'system' && role !== 'developer') break;
+  }
+  if (start >= 0) return start;
   for (let i = messages.length - 1; i >= 0; i--) if (!isInstruction(messages[i] as ChatMessage)) return i;
   return messages.length;
+}
+
+/** Characters of a message's text (its text parts), for the "shorten by" figure. */
+function textChars(message: ChatMessage): number {
+  if (typeof message.content === 'string') return message.content.length;
+  if (!Array.isArray(message.content)) return 0;
+  let chars = 0;
+  for (const part of message.content) if (part.type === 'text') chars += part.text.length;
+  return chars;
 }
 
 /**
@@ -87,6 +115,36 @@ function tooLong(needed: number, usable: number, window: number | undefined, det
   );
 }
 
+/**
+ * The 400 for a latest turn that cannot fit even alone: the numbers, and what the user can do.
+ * The characters to cut follow the message's own characters per token (logs and code pack fewer
+ * characters into a token than prose).
+ */
+function latestTurnTooLong(figures: {
+  needed: number;
+  usable: number;
+  window: number | undefined;
+  latestTokens: number;
+  latestChars: number;
+}): ContextLengthError {
+  const { needed, usable, window, latestTokens, latestChars } = figures;
+  const over = needed - usable;
+  const perToken = latestTokens > 0 ? latestChars / latestTokens : 4;
+  const cutChars = Math.ceil(over * perToken);
+  const room =
+    window === undefined
+      ? `the token budget allows ${usable}`
+      : `the model's ${window}-token window leaves ${usable} for the prompt (window x safety ratio, minus the reply reserve)`;
+  return new ContextLengthError(
+    `Your latest message (~${latestTokens} tokens) does not fit this model: with the system messages it needs ~${needed} tokens, and ${room}. Nothing was cut and nothing was sent to the model. Shorten it by at least ~${over} tokens (~${cutChars} characters; for a log, its last lines and the errors), or use a model with a larger window. No repository context was added, so a lighter mode (quick, off) would not help.`,
+    { hint: LATEST_TURN_HINT },
+  );
+}
+
+/** What the proxy's log prints for that 400 (its own words only: nothing of the request). */
+export const LATEST_TURN_HINT =
+  "The client's latest message is longer than the model's window: ask for a shorter paste or a model with a larger window; nothing was sent.";
+
 export function fitConversation(input: FitConversationInput): FitConversationResult {
   const { messages, tools, usable, counter, window } = input;
   const tokens = counter.countMessages(messages, tools);
@@ -101,12 +159,14 @@ export function fitConversation(input: FitConversationInput): FitConversationRes
     tools,
   );
   if (minimum > usable) {
-    throw tooLong(
-      tokens,
+    const latest = messages.slice(turnStart).filter((message) => message.role === 'user');
+    throw latestTurnTooLong({
+      needed: minimum,
       usable,
       window,
-      `Even the system messages and the latest user turn need ~${minimum} tokens; shorten the latest message or use a model with a larger window.`,
-    );
+      latestTokens: counter.countMessages(latest),
+      latestChars: latest.reduce((sum, message) => sum + textChars(message), 0),
+    });
   }
   if (input.overflow === 'error') {
     throw tooLong(

@@ -37,6 +37,7 @@ export {
   smallestUsefulContext,
 } from './fit.ts';
 export { trimMarker } from './lineSelection.ts';
+export { fitPrompt, type PromptFitInput } from './promptFit.ts';
 export { latestUserText, NO_TERMS, type QuestionTerms, questionTerms, termsOf } from './questionTerms.ts';
 export {
   countedTexts,

@@ -5,18 +5,21 @@ import type { Settings } from '../config/options.ts';
 import { type CalibratingStore, createPipelineDeps } from '../pipeline/defaultDeps.ts';
 import type { PipelineDeps } from '../pipeline/types.ts';
 import type { Logger, Upstream } from '../shared/ports.ts';
+import { withModelSuggestions } from '../upstream/modelSuggestions.ts';
 import { createOllamaUpstream } from '../upstream/ollamaUpstream.ts';
 import { createOpenAIUpstream } from '../upstream/openaiUpstream.ts';
 
 export function buildUpstream(settings: Settings): Upstream {
   const timeouts = { firstByteTimeoutMs: settings.upstreamTimeoutMs, idleTimeoutMs: settings.upstreamIdleTimeoutMs };
-  return settings.upstreamKind === 'ollama'
-    ? createOllamaUpstream({ baseUrl: settings.upstream, ...timeouts })
-    : createOpenAIUpstream({
-        baseUrl: settings.upstream,
-        ...timeouts,
-        ...(settings.upstreamApiKey ? { apiKey: settings.upstreamApiKey } : {}),
-      });
+  return withModelSuggestions(
+    settings.upstreamKind === 'ollama'
+      ? createOllamaUpstream({ baseUrl: settings.upstream, ...timeouts })
+      : createOpenAIUpstream({
+          baseUrl: settings.upstream,
+          ...timeouts,
+          ...(settings.upstreamApiKey ? { apiKey: settings.upstreamApiKey } : {}),
+        }),
+  );
 }
 
 export interface BuildPipelineInput {

@@ -15,11 +15,11 @@ import { auditRoutes } from '../http/auditRoutes.ts';
 import { createInFlight, type InFlight } from '../http/inFlight.ts';
 import { drainAndStop, endAll } from '../http/shutdown.ts';
 import type { PipelineDeps } from '../pipeline/types.ts';
-import { createLogger } from '../shared/logger.ts';
+import { createLogger, resolveLogFormat } from '../shared/logger.ts';
 import { isLoopback } from '../shared/loopback.ts';
 import type { Logger } from '../shared/ports.ts';
 import { buildPipelineDeps } from './pipelineDeps.ts';
-import { refuseTrackedAuditLog, warnIfUpstreamDown } from './startupChecks.ts';
+import { refuseTrackedAuditLog, warnIfNotGit, warnIfUpstreamDown } from './startupChecks.ts';
 
 export interface ServerInput {
   settings: Settings;
@@ -140,7 +140,8 @@ export async function runServeCommand(
   io: ServeIo,
   settingsFiles: readonly SettingsFile[] = [],
 ): Promise<number> {
-  const logger = createLogger();
+  const isTTY = process.stderr.isTTY === true;
+  const logger = createLogger({ format: settings.logFormat, isTTY, verbose: settings.verbose });
   const running = await createServer({ settings, logger, warm: true });
   // The first SIGINT/SIGTERM drains (see http/shutdown.ts); a second one ends what runs,
   // tries one last write of the audit queue, and exits at once. Listened for before the
@@ -164,11 +165,13 @@ export async function runServeCommand(
       `  upstream  ${settings.upstream} (${settings.upstreamKind})\n` +
       `  workspace ${settings.workspace}\n` +
       `  audit     ${settings.db} (browse ${running.url}/audit)\n` +
-      `  settings  ${describeSettingsFiles(settingsFiles)}\n`,
+      `  settings  ${describeSettingsFiles(settingsFiles)}\n` +
+      `  log       ${describeLog(resolveLogFormat(settings.logFormat, isTTY), settings.verbose)}\n`,
   );
   if (!isLoopback(settings.host) && !settings.authToken) {
     io.out('  note      without a token (CTXPROXY_AUTH_TOKEN) only clients on this machine are served\n');
   }
+  warnIfNotGit(settings.workspace, io.err);
   void warnIfUpstreamDown(running.pipeline.upstream, io.err);
 
   const signal = await stopSignal;
@@ -176,6 +179,12 @@ export async function runServeCommand(
   await running.close(hurry.signal);
   logger.info('server.stopped', {});
   return 0;
+}
+
+function describeLog(format: 'json' | 'text', verbose: boolean): string {
+  const what = format === 'text' ? 'one line per request on standard error' : 'JSON lines on standard error';
+  const other = format === 'text' ? '--log-format json' : '--log-format text';
+  return `${what} (${other} for the other form${verbose ? '; stack traces on' : ''})`;
 }
 
 /** Which files the settings came from, so that a setting obeyed from an unexpected place shows. */

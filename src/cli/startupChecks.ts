@@ -12,6 +12,7 @@ import { SettingsError } from '../config/loadSettings.ts';
 import { ProxyError } from '../shared/errors.ts';
 import type { Upstream } from '../shared/ports.ts';
 import { gitChildEnvironment } from '../sources/gitEnvironment.ts';
+import { NOT_A_REPOSITORY_HINT, notARepositoryWarning } from '../sources/gitPresence.ts';
 import { gitPrefix } from '../sources/gitSafety.ts';
 
 /** Throws a SettingsError (exit 2) unless `dir` is an existing folder. Creates nothing. */
@@ -23,6 +24,40 @@ export function checkWorkspace(dir: string, stat: (path: string) => { isDirector
     throw new SettingsError(`the workspace ${dir} does not exist; pass --workspace with an existing folder`);
   }
   if (!isFolder) throw new SettingsError(`the workspace ${dir} is not a folder; pass --workspace with a folder`);
+}
+
+/**
+ * One warning line when the workspace has no git to go on: not a repository, or one git cannot
+ * read (not installed, or refused: a folder owned by someone else, say). Answers are still served;
+ * every snapshot carries the same warning (pipeline/collect.ts).
+ */
+export function warnIfNotGit(workspace: string, err: (text: string) => void): boolean {
+  const missing = notARepositoryWarning(workspace);
+  if (missing) {
+    err(`ctxproxy: warning: ${workspace}: ${missing}.\n`);
+    return false;
+  }
+  try {
+    execFileSync('git', [...gitPrefix([]), 'rev-parse', '--git-dir'], {
+      cwd: workspace,
+      env: gitChildEnvironment(),
+      timeout: 5000,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    return true;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: Buffer };
+    const said = String(failure.stderr ?? '')
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim()
+      .slice(0, 200);
+    const why = failure.code === 'ENOENT' ? 'git is not installed' : `git refused it${said ? ` (${said})` : ''}`;
+    err(
+      `ctxproxy: warning: ${workspace} is a git repository git cannot read: ${why}; there is no status, diff or history to go on. Install git or fix what it says, or ${NOT_A_REPOSITORY_HINT}.\n`,
+    );
+    return false;
+  }
 }
 
 /** Asks the upstream for its models once; when it does not answer, prints one warning line with the hint. */

@@ -145,15 +145,18 @@ export function ignoredKeysWarning(file: SettingsFile): string | undefined {
   const unknown = file.ignored.filter((key) => !Object.hasOwn(SETTING_OWNERS, key));
   const parts = [
     userOnly.length > 0 &&
-      `${namesOf(userOnly)} (only the user sets these: a flag, the environment or ~/.config/ctxproxy/config.json)`,
+      `${namesOf(userOnly, userOnly.length)} (only the user sets these: a flag, the environment or ~/.config/ctxproxy/config.json)`,
     unknown.length > 0 && `${namesOf(unknown)} (not settings)`,
   ].filter(Boolean);
   return `ignoring ${parts.join('; ')} in ${file.path}; a workspace file may set only ${WORKSPACE_KEYS.join(', ')}`;
 }
 
-/** The file's own key names, so a stranger's: a few, each cut short, on one line. */
-function namesOf(keys: readonly string[]): string {
-  const shown = keys.slice(0, 20).map((key) => (key.length > 40 ? `${key.slice(0, 39)}…` : key).replace(/\s/g, ' '));
+/**
+ * The file's own key names, so a stranger's: a few, each cut short, on one line. Settings the user
+ * alone may set are all named (their number is the schema's).
+ */
+function namesOf(keys: readonly string[], limit = 20): string {
+  const shown = keys.slice(0, limit).map((key) => (key.length > 40 ? `${key.slice(0, 39)}…` : key).replace(/\s/g, ' '));
   return keys.length > shown.length ? `${shown.join(', ')} and ${keys.length - shown.length} more` : shown.join(', ');
 }
 

@@ -127,4 +127,18 @@ export const OPTION_SPECS: OptionSpec[] = [
     type: 'boolean',
     help: 'refuse chats (503) while the audit log cannot be written, instead of answering with a warning',
   },
+  {
+    key: 'logFormat',
+    flag: 'log-format',
+    env: 'CTXPROXY_LOG_FORMAT',
+    type: 'string',
+    help: 'auto | text | json: the log on standard error (auto: text on a terminal, JSON lines otherwise)',
+  },
+  {
+    key: 'verbose',
+    flag: 'verbose',
+    env: 'CTXPROXY_VERBOSE',
+    type: 'boolean',
+    help: 'log stack traces of unforeseen errors',
+  },
 ];

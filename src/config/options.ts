@@ -92,6 +92,10 @@ export const settingsSchema = z
     allowedOrigins: commaList(browserOrigin).default([]),
     /** When the audit log cannot be written: off, answer with X-Ctx-Warning; on, refuse chats with 503. */
     requireAudit: z.boolean().default(false),
+    /** The server's log on standard error: `auto` is text on a terminal, JSON lines otherwise. */
+    logFormat: z.enum(['auto', 'json', 'text']).default('auto'),
+    /** Log stack traces of unforeseen errors (off: their name and scrubbed message only). */
+    verbose: z.boolean().default(false),
     /** Globs never to open, on top of rules/never-read.json (same syntax); they can only add to it. */
     neverRead: z.array(z.string().trim().min(1).max(500)).max(500).default([]),
   })

@@ -44,6 +44,8 @@ export const SETTING_OWNERS: Readonly<Record<SettingKey, SettingOwnership>> = {
   allowedHosts: { owner: 'user', why: 'DNS-rebinding defence' },
   allowedOrigins: { owner: 'user', why: 'which web pages may drive the proxy' },
   requireAudit: { owner: 'user', why: 'whether an unlogged answer is allowed' },
+  logFormat: { owner: 'user', why: 'what your terminal shows; a repository could hide the problems' },
+  verbose: { owner: 'user', why: 'stack traces in your log' },
   neverRead: { owner: 'workspace', why: 'more files never to open; it can only add to the shipped list' },
 };
 

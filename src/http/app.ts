@@ -22,6 +22,7 @@ import type { InFlight } from './inFlight.ts';
 import { messagesRoutes } from './messagesRoute.ts';
 import { modelsRoutes } from './modelsRoute.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiResponse.ts';
+import { requestLog } from './requestLog.ts';
 import { responsesRoutes } from './responsesRoute.ts';
 import { ctxHeaders, type RouteEnv, readBody, replySse, requestFacts } from './routeKit.ts';
 
@@ -82,6 +83,8 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
       },
     }),
   );
+  // One log line per API call (the terminal shows it; see shared/logText.ts).
+  app.use('/v1/*', requestLog(deps.logger));
   if (deps.inFlight) app.use(deps.inFlight.middleware);
   // The audit pages check the token themselves (a sign-in cookie, or the bearer header).
   if (deps.authToken) app.use('/v1/*', requireBearer(deps.authToken));
@@ -162,6 +165,15 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
         requestId: c.get('requestId'),
         status: failure.status,
         ...(unforeseen ? errorFields(error) : classifiedErrorFields(failure)),
+        hint: failure.hint,
+      });
+    } else if (failure.hint !== undefined) {
+      // The client's mistake, but the person at the terminal may be the one who can fix it.
+      deps.logger.warn('http.client_error', {
+        requestId: c.get('requestId'),
+        status: failure.status,
+        errorCode: failure.code ?? undefined,
+        hint: failure.hint,
       });
     }
     // A request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;

@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { NotFoundError } from '../shared/errors.ts';
 import type { Upstream } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
+import { suggestionSentence, suggestModels } from '../upstream/modelSuggestions.ts';
 import type { RouteEnv } from './routeKit.ts';
 
 export function modelsRoutes(deps: { upstream: Upstream }): Hono<RouteEnv> {
@@ -22,10 +23,17 @@ export function modelsRoutes(deps: { upstream: Upstream }): Hono<RouteEnv> {
       );
     }
     if (!model) {
-      const hint =
-        deps.upstream.kind === 'ollama' ? ` Pull it with \`ollama pull ${id.replace(/\+[^+]*$/, '')}\`, or` : '';
+      const bare = plus > 0 ? id.slice(0, plus) : id;
+      const suggestion = suggestionSentence(
+        bare,
+        suggestModels(
+          bare,
+          models.map((m) => m.id),
+        ),
+      );
+      const hint = deps.upstream.kind === 'ollama' ? ` Pull it with \`ollama pull ${bare}\`, or` : '';
       throw new NotFoundError(
-        `The model "${id}" does not exist here.${hint} see GET /v1/models for the names (each also with +${MODE_NAMES.join(', +')}).`,
+        `The model "${id}" does not exist here.${suggestion}${hint} see GET /v1/models for the names (each also with +${MODE_NAMES.join(', +')}).`,
       );
     }
     return c.json({ id, object: 'model', created: model.created, owned_by: model.ownedBy });

@@ -7,6 +7,7 @@ import { parseWindow } from '../shared/parseWindow.ts';
 import type { Logger } from '../shared/ports.ts';
 import { analyseQuestion } from '../shared/question.ts';
 import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
+import { notARepositoryWarning } from '../sources/gitPresence.ts';
 import { lastUserText } from './selectMode.ts';
 import type { Collected, PipelineDeps, Prepared } from './types.ts';
 
@@ -32,7 +33,18 @@ export async function collect(
     ),
     discoverWindow(deps, selected.model),
   ]);
-  return { ...collected, question, window };
+  return { ...collected, question, window, warnings: workspaceWarnings(selected.workspace, collected.reports) };
+}
+
+/**
+ * Every request says when the workspace has no git to go on, whatever the mode: not a repository,
+ * or one git was refused for (the git source's report holds the reason, in the proxy's words).
+ */
+function workspaceWarnings(workspace: string, reports: readonly SourceReport[]): string[] {
+  const missing = notARepositoryWarning(workspace);
+  if (missing) return [missing];
+  const refused = reports.find((r) => r.source === 'git')?.skipped.find((s) => s.path === 'git');
+  return refused ? [`git cannot read the workspace: ${refused.reason}`] : [];
 }
 
 const DEFAULT_WINDOW = 8192;
@@ -41,7 +53,7 @@ const DEFAULT_WINDOW = 8192;
  * The user's per-model window wins; else the upstream's answer, lowered (never raised) by the
  * workspace's; else the workspace's; else a cautious default.
  */
-async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
+export async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
   const configured = deps.settings.models[model]?.window;
   if (configured) return { tokens: configured, assumed: false };
   const reported = await deps.upstream.contextWindow(model).catch(() => undefined);

@@ -3,11 +3,13 @@
 // API as they are. No context is added: autocomplete needs speed and a prompt
 // the editor built itself. Audited like a chat: the redacted prompt, the reply.
 
+import { fitPrompt } from '../budget/index.ts';
 import { BadRequestError, type ProxyError, toProxyError } from '../shared/errors.ts';
 import type { ChatMessage, Snapshot, UpstreamEvent } from '../shared/types.ts';
 import { closeDirectSnapshot, openDirectSnapshot } from './auditRecord.ts';
 import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { redactedValue } from './cleanRequest.ts';
+import { discoverWindow } from './collect.ts';
 import { cleanedModel, notSupported } from './embeddings.ts';
 import { redactMessages } from './redactStage.ts';
 import { splitModelSuffix } from './selectMode.ts';
@@ -64,8 +66,19 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
     snapshot.forwarded = forwarded;
     const prompt = forwarded.find((m) => m.name === 'prompt')?.content as string;
     const suffix = forwarded.find((m) => m.name === 'suffix')?.content as string | undefined;
-    // Keep the window the model is loaded with: a different num_ctx would make Ollama reload it.
-    const numCtx = deps.upstream.kind === 'ollama' ? deps.loadedNumCtx?.get(upstreamModel) : undefined;
+    // The prompt is never cut: too long for the window, a 400 (budget/promptFit.ts); else num_ctx holds
+    // it, the window the model is loaded with when that is enough (a new one makes Ollama reload it).
+    // An OpenAI-compatible server sizes its own context and says when a prompt does not fit.
+    const numCtx =
+      deps.upstream.kind === 'ollama'
+        ? fitPrompt({
+            promptTokens: deps.tokenCounter.count(prompt) + (suffix ? deps.tokenCounter.count(suffix) : 0),
+            promptChars: prompt.length + (suffix?.length ?? 0),
+            window: (await discoverWindow(deps, upstreamModel)).tokens,
+            maxTokens: typeof params.max_tokens === 'number' ? params.max_tokens : undefined,
+            loaded: deps.loadedNumCtx?.get(upstreamModel),
+          })
+        : undefined;
     await recordInFlight(snapshot, deps, snapshot.createdAt);
     const started = deps.now();
     const events = await generate.call(

@@ -73,7 +73,7 @@ export function snapshotFields(
 
 /** Short sentences for the snapshot and `X-Ctx-Warning`: whatever was downgraded, trimmed, dropped or assumed. */
 function stageWarnings({ selected, collected, redacted, budgeted }: Prepared): string[] {
-  const warnings = [...budgeted.turn.budget.warnings, ...budgeted.turn.warnings];
+  const warnings = [...(collected.warnings ?? []), ...budgeted.turn.budget.warnings, ...budgeted.turn.warnings];
   if (collected.window.assumed) {
     warnings.push(`context window of ${selected.model} unknown; assumed ${collected.window.tokens} tokens`);
   }

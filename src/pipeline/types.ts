@@ -121,6 +121,8 @@ export interface Collected {
   reports: SourceReport[];
   ms: number;
   window: { tokens: number; assumed: boolean };
+  /** What the snapshot must say about the workspace itself (not a git repository, git refused). */
+  warnings?: string[] | undefined;
 }
 
 /** redact: the client's messages (unless the settings keep them as sent) and the items, masked. */

@@ -10,9 +10,20 @@ export type ErrorType =
   | 'rate_limit_error'
   | 'server_error';
 
+/** What an error may carry besides its message: its cause, and the proxy's own advice. */
+export interface ProxyErrorOptions {
+  cause?: unknown;
+  /**
+   * What to do, in ctxproxy's own words only (never text from the request or the upstream): the
+   * log prints it as it is, where the message, which may quote either, is left out or scrubbed.
+   */
+  hint?: string | undefined;
+}
+
 export class ProxyError extends Error {
   /** The class's own name (`AuthError`), for the log: subclasses need not repeat it. */
   override readonly name: string;
+  readonly hint: string | undefined;
   /** Set by the pipeline once the failed request's audit snapshot is queued. */
   snapshotId: string | undefined;
   constructor(
@@ -21,10 +32,11 @@ export class ProxyError extends Error {
     readonly type: ErrorType,
     readonly code: string | null = null,
     readonly param: string | null = null,
-    options?: { cause?: unknown },
+    options?: ProxyErrorOptions,
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.hint = options?.hint;
   }
 
   toBody(): { error: { message: string; type: string; param: string | null; code: string | null } } {
@@ -40,7 +52,7 @@ export class ProxyError extends Error {
  */
 export function fixedError(status: number, type: ErrorType, code: string, param: string | null = null) {
   return class extends ProxyError {
-    constructor(message: string, options?: { cause?: unknown }) {
+    constructor(message: string, options?: ProxyErrorOptions) {
       super(status, message, type, code, param, options);
     }
   };
@@ -66,8 +78,13 @@ export class BadRequestError extends ProxyError {
 }
 
 export class NotFoundError extends ProxyError {
-  constructor(message: string, code: string | null = 'model_not_found', param: string | null = 'model') {
-    super(404, message, 'invalid_request_error', code, param);
+  constructor(
+    message: string,
+    code: string | null = 'model_not_found',
+    param: string | null = 'model',
+    options?: ProxyErrorOptions,
+  ) {
+    super(404, message, 'invalid_request_error', code, param, options);
   }
 }
 
@@ -91,7 +108,7 @@ export class PayloadTooLargeError extends ProxyError {
 
 /** The upstream answered with an error of its own (a 4xx we pass on, or a 5xx). */
 export class UpstreamResponseError extends ProxyError {
-  constructor(status: number, message: string, options?: { cause?: unknown }) {
+  constructor(status: number, message: string, options?: ProxyErrorOptions) {
     super(
       status,
       message,

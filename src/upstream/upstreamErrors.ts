@@ -86,7 +86,7 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
     const seconds = Math.round(context.stalledAfterMs / 100) / 10;
     return new UpstreamStalledError(
       `${capitalized(name)} at ${context.baseUrl} started answering, then sent nothing for ${seconds}s; the answer was cut off. Try again, or raise --upstream-idle-timeout-ms.`,
-      { cause: error },
+      { cause: error, hint: 'The model fell silent mid-answer: try again, or raise --upstream-idle-timeout-ms.' },
     );
   }
 
@@ -94,7 +94,7 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
     const seconds = Math.round(context.timedOutAfterMs / 100) / 10;
     return new UpstreamTimeoutError(
       `${capitalized(name)} at ${context.baseUrl} sent nothing for ${seconds}s (the model may still be loading). Try again, or raise the upstream timeout.`,
-      { cause: error },
+      { cause: error, hint: 'The model may still be loading: try again, or raise --upstream-timeout-ms.' },
     );
   }
 
@@ -107,7 +107,7 @@ export function classifyUpstreamFailure(error: unknown, context: UpstreamFailure
     const detail = code ? ` (${code})` : '';
     return new UpstreamUnavailableError(
       `${what} ${name} at ${context.baseUrl}${context.phase === 'stream' ? ' was lost mid-answer' : ''}${detail}. ${startHint(context.kind)}`,
-      { cause: error },
+      { cause: error, hint: startHint(context.kind) },
     );
   }
 
@@ -135,11 +135,17 @@ function classifyHttpAnswer(status: number, message: string, context: UpstreamFa
       context.kind === 'ollama'
         ? `Pull it with \`ollama pull ${model}\`, or pick one of \`ollama list\`.`
         : 'Pick one of the models listed by GET /v1/models.';
-    return new NotFoundError(`Model "${model}" is not available in ${name} at ${context.baseUrl}. ${hint}`);
+    return new NotFoundError(
+      `Model "${model}" is not available in ${name} at ${context.baseUrl}. ${hint}`,
+      'model_not_found',
+      'model',
+      { hint: MODEL_HINT[context.kind] },
+    );
   }
   if (CONTEXT_OVERFLOW.test(message)) {
     return new ContextLengthError(
       `The prompt is longer than the model's context window (${name} said: ${message}). Shorten the conversation or pick a lighter mode.`,
+      { hint: 'The model said the prompt is longer than its window: shorten the conversation or pick a lighter mode.' },
     );
   }
   if (status === 401 || status === 403) {
@@ -147,7 +153,7 @@ function classifyHttpAnswer(status: number, message: string, context: UpstreamFa
     return new UpstreamResponseError(
       502,
       `${capitalized(name)} at ${context.baseUrl} refused ctxproxy's credentials (${status}: ${message}). Check the upstream API key in ctxproxy's config.`,
-      { cause },
+      { cause, hint: "The upstream refused ctxproxy's credentials: check --upstream-api-key." },
     );
   }
   if (status >= 400 && status < 500) {
@@ -157,6 +163,13 @@ function classifyHttpAnswer(status: number, message: string, context: UpstreamFa
     cause,
   });
 }
+
+/** The log's words for a model the upstream does not have (the message names the model and the suggestions). */
+const MODEL_HINT: Record<UpstreamKind, string> = {
+  ollama:
+    'A client asked for a model Ollama does not have: `ollama list` shows the installed ones, `ollama pull` adds one.',
+  openai: 'A client asked for a model the upstream does not have: GET /v1/models lists the ones it has.',
+};
 
 function upstreamName(context: UpstreamFailureContext): string {
   return context.kind === 'ollama' ? 'Ollama' : 'the OpenAI-compatible upstream';

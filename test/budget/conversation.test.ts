@@ -54,7 +54,7 @@ describe('fitConversation', () => {
       tool_calls: [{ id: 'c9', type: 'function', function: { name: 'read', arguments: '{"p":1}' } }],
     };
     const toolResult: ChatMessage = { role: 'tool', content: text(5, 'r'), tool_call_id: 'c9' };
-    const messages = [system, history[0]!, midSystem, history[1]!, history[2]!, latest, call, toolResult];
+    const messages = [system, history[0]!, midSystem, history[1]!, history[3]!, latest, call, toolResult];
     const result = fitConversation({ messages, usable: 68, counter, overflow: 'drop-oldest' });
     assert.deepEqual(result.messages, [
       system,
@@ -127,10 +127,27 @@ describe('fitConversation', () => {
         () => fitConversation({ messages: [system, ...history, big], usable: 150, counter, overflow }),
         (error: unknown) =>
           error instanceof ContextLengthError &&
-          /needs ~300 tokens but the model's window allows 150/.test(error.message) &&
-          /latest user turn need ~\d+ tokens/.test(error.message),
+          // 3 + 204 for the message; with the system message (9) and the marker for the history (16), 232.
+          /Your latest message \(~207 tokens\)/.test(error.message) &&
+          /needs ~232 tokens, and the token budget allows 150/.test(error.message) &&
+          /Shorten it by at least ~82 tokens/.test(error.message),
       );
     }
+  });
+
+  it('keeps every user message since the last answer: a paste sent apart from its question is never dropped', () => {
+    const paste = msg('user', 200, 'log');
+    const question = msg('user', 5, 'why');
+    const messages = [system, ...history, paste, question];
+    assert.throws(
+      () => fitConversation({ messages, usable: 150, counter, overflow: 'drop-oldest' }),
+      (error: unknown) =>
+        error instanceof ContextLengthError && /Your latest message \(~\d+ tokens\)/.test(error.message),
+    );
+    // Room for both: the history goes, the paste and the question stay.
+    const fitted = fitConversation({ messages, usable: 260, counter, overflow: 'drop-oldest' });
+    assert.deepEqual(fitted.messages.slice(-2), [paste, question]);
+    assert.ok(fitted.droppedMessages > 0);
   });
 
   it('counts tool schemas as part of the request', () => {

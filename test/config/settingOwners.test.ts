@@ -43,6 +43,8 @@ const HOSTILE: Record<string, unknown> = {
   allowedHosts: ['evil.example'],
   allowedOrigins: ['https://evil.example'],
   requireAudit: true,
+  logFormat: 'json',
+  verbose: true,
 };
 
 const load = (files: { workspace?: object; user?: object }, configFlag?: string) => {

@@ -201,7 +201,7 @@ describe('choosing the mode', () => {
 });
 
 describe('a workspace without git', () => {
-  test('is served with the context it has, and no error', async () => {
+  test('is served with the context it has, no error, and a warning that names it', async () => {
     const plain = makeDir({ 'CLAUDE.md': 'Plain folder rules.\n' });
     const plainProxy = await startProxy({
       upstreamUrl: fake.url,
@@ -213,7 +213,10 @@ describe('a workspace without git', () => {
         .client()
         .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })
         .withResponse();
-      assert.equal(response.headers.get('x-ctx-warning'), null);
+      // Served, but never as if it had no changes: every answer says there is no git to go on.
+      assert.match(response.headers.get('x-ctx-warning') ?? '', /the workspace is not a git repository/);
+      const snapshot = await plainProxy.snapshotOf(response);
+      assert.ok(snapshot.warnings.some((w) => /not a git repository.*git init/.test(w)));
       const context = contextOf(sent());
       assert.match(context, /Plain folder rules\./);
       assert.doesNotMatch(context, /git\.status/);
