@@ -311,4 +311,9 @@ export interface SnapshotSummary {
   completionTokens?: number | undefined;
   totalMs: number;
   question: string;
+  /** The workspace the request was about. */
+  workspace?: string | undefined;
+  conversationId?: string | undefined;
+  /** Why a failed or refused request failed: its status and message (redacted, as stored). */
+  error?: { status: number; message: string } | undefined;
 }
