@@ -259,6 +259,9 @@ function timingLine(snapshot: Snapshot): string {
 export function formatSnapshot(snapshot: Snapshot): string {
   const block = snapshot.contextBlock;
   const out: string[] = [`snapshot ${snapshot.id}`, ...facts(snapshot), '', 'sources', ...sourceLines(snapshot), ''];
+  if (snapshot.question !== undefined) {
+    out.push('asked (refused before anything was forwarded; redacted)', `  ${safeText(snapshot.question)}`, '');
+  }
   out.push('why this context', ...whyLines(snapshot), '');
   out.push('context sent', ...contextLines(snapshot), '');
   out.push(...budgetLines(snapshot), '');

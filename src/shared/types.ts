@@ -282,6 +282,11 @@ export interface Snapshot {
   conversationId?: string | undefined;
   /** Exactly the messages sent upstream, after enrichment and redaction. */
   forwarded: ChatMessage[];
+  /**
+   * A request refused before anything was forwarded: its last user message, redacted and capped,
+   * so the list can say what was asked. Absent when something was forwarded (the question is in it).
+   */
+  question?: string | undefined;
   /** The fenced context block that was forwarded, if any (stored once by hash). */
   contextBlock?: string | undefined;
   sources: SourceReport[];

@@ -110,6 +110,16 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
         </div>
       ) : null}
 
+      {snapshot.question !== undefined ? (
+        <section class="refused-question">
+          <h2>What was asked</h2>
+          <p class="muted small">
+            Refused before anything was forwarded: the model saw nothing. The question, redacted:
+          </p>
+          <Pre text={snapshot.question} />
+        </section>
+      ) : null}
+
       <h2>What the model saw · {snapshot.forwarded.length} messages</h2>
       <p class="small toggles">
         <button class="plain" type="button" data-toggle-all="open" hidden>
