@@ -143,11 +143,11 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
       <h2>Reply</h2>
       <Reply snapshot={snapshot} />
 
-      <h2>Budget</h2>
-      {snapshot.budget ? <BudgetBar budget={snapshot.budget} /> : <p class="muted">No budget was computed.</p>}
-
       <h2>Why this context</h2>
       <ContextWhy budget={snapshot.budget} />
+
+      <h2>Budget</h2>
+      {snapshot.budget ? <BudgetBar budget={snapshot.budget} /> : <p class="muted">No budget was computed.</p>}
 
       <h2>Context sent</h2>
       <ContextParts parts={snapshot.budget?.parts ?? []} />
