@@ -198,21 +198,21 @@ function contextLines(snapshot: Snapshot): string[] {
 function whyLines(snapshot: Snapshot): string[] {
   const parts = snapshot.budget?.parts ?? [];
   const sent = parts.flatMap((part) =>
-    part.sources.flatMap((source) =>
-      (source.items ?? []).map((item) => {
-        const state = part.carried
-          ? `carried from turn ${part.fromTurn}`
-          : part.kind === 'update'
-            ? 'sent new (update)'
-            : 'sent new';
-        return [
-          item.key,
-          String(item.tokens),
-          `${state}${item.trimmed ? ', trimmed' : ''}`,
-          item.why ?? '(no reason given)',
-        ];
-      }),
-    ),
+    part.sources.flatMap((source) => {
+      const state = part.carried
+        ? `carried from turn ${part.fromTurn}`
+        : part.kind === 'update'
+          ? 'sent new (update)'
+          : 'sent new';
+      // A snapshot older than the per-item record knows the keys only.
+      if (!source.items) return source.keys.map((key) => [key, '-', state, '(not recorded in this older snapshot)']);
+      return source.items.map((item) => [
+        item.key,
+        String(item.tokens),
+        `${state}${item.trimmed ? ', trimmed' : ''}`,
+        item.why ?? '(no reason given)',
+      ]);
+    }),
   );
   const leftOut = (snapshot.budget?.leftOut ?? []).map((item) => [
     item.key,

@@ -9,6 +9,8 @@ interface SentRow {
   item: ContextPartItem;
   source: string;
   part: ContextPart;
+  /** A snapshot written before items were recorded one by one: only the key is known. */
+  keyOnly?: boolean;
 }
 
 /** What became of a forwarded item, in words. */
@@ -25,7 +27,16 @@ export function whyText(why: string | undefined): string {
 
 function sentRows(parts: readonly ContextPart[]): SentRow[] {
   return parts.flatMap((part) =>
-    part.sources.flatMap((share) => (share.items ?? []).map((item) => ({ item, source: share.source, part }))),
+    part.sources.flatMap((share) =>
+      share.items
+        ? share.items.map((item) => ({ item, source: share.source, part }))
+        : share.keys.map((key) => ({
+            item: { key, title: key, chars: 0, tokens: 0 },
+            source: share.source,
+            part,
+            keyOnly: true,
+          })),
+    ),
   );
 }
 
@@ -57,7 +68,7 @@ export function ContextWhy({ budget }: { budget: BudgetReport | undefined }) {
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ item, source, part }) => (
+          {rows.map(({ item, source, part, keyOnly }) => (
             <tr data-item={item.key} data-state={part.carried ? 'carried' : item.trimmed ? 'trimmed' : 'sent'}>
               <td data-label="Item">
                 <ItemName title={item.title} itemKey={item.key} />
@@ -66,10 +77,10 @@ export function ContextWhy({ budget }: { budget: BudgetReport | undefined }) {
                 {source}
               </td>
               <td class="why-text" data-label="Why">
-                {whyText(item.why)}
+                {keyOnly ? '(not recorded: this snapshot is older than the why column)' : whyText(item.why)}
               </td>
               <td class="num" data-label="Tokens">
-                {formatCount(item.tokens)}
+                {keyOnly ? '–' : formatCount(item.tokens)}
               </td>
               <td data-label="Sent?">{sentState(item, part)}</td>
             </tr>
