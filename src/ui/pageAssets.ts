@@ -73,6 +73,7 @@ table.list td.question{display:block;text-align:left;padding-top:.3rem}table.lis
 .facts{grid-template-columns:1fr}.facts dd{margin-bottom:.3rem}
 .filters label{flex:1 1 40%}.filters .grow{flex:1 1 100%}
 table.sources td.source{display:block;text-align:left;font-weight:700}table.sources td.source::before{display:none}
+table.why td.item{display:block;text-align:left;font-weight:600;overflow-wrap:anywhere}table.why td.item::before{display:none}table.why td.item .mono{font-weight:400}
 }
 `;
 

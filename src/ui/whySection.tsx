@@ -70,7 +70,7 @@ export function ContextWhy({ budget }: { budget: BudgetReport | undefined }) {
         <tbody>
           {rows.map(({ item, source, part, keyOnly }) => (
             <tr data-item={item.key} data-state={part.carried ? 'carried' : item.trimmed ? 'trimmed' : 'sent'}>
-              <td data-label="Item">
+              <td class="item" data-label="Item">
                 <ItemName title={item.title} itemKey={item.key} />
               </td>
               <td class="mono" data-label="Source">
@@ -87,7 +87,7 @@ export function ContextWhy({ budget }: { budget: BudgetReport | undefined }) {
           ))}
           {leftOut.map((item) => (
             <tr data-item={item.key} data-state="left-out" class="left-out">
-              <td data-label="Item">
+              <td class="item" data-label="Item">
                 <ItemName title={item.title} itemKey={item.key} />
               </td>
               <td class="mono" data-label="Source">
