@@ -156,6 +156,22 @@ describe('the audit says why each item was sent', () => {
     );
   });
 
+  test("a refused request's question is stored redacted", async () => {
+    // Built at run time so no secret scanner flags this file; shaped like an AWS access key id.
+    const key = ['AKIA', 'Z3QX7YB2', 'LMNOPQRS'].join('');
+    const response = await fetch(`${proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-ctx-mode': 'warp' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: `Is ${key} still valid?` }] }),
+    });
+    assert.equal(response.status, 400);
+    await proxy.store.flush();
+    const id = response.headers.get('x-ctx-snapshot-id') ?? '';
+    const listed = proxy.store.list({ limit: 50 }).find((summary) => summary.id === id);
+    assert.match(listed?.question ?? '', /^Is \[REDACTED:[a-z-]+\] still valid\?$/);
+    assert.ok(!JSON.stringify(proxy.store.get(id)).includes(key), 'the key is nowhere in the snapshot');
+  });
+
   test('the list groups a conversation, and audit show prints why each item was sent', async () => {
     const first = await ask('Where is start defined?');
     const second = await ask('And what does it return?', MODEL, [
