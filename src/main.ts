@@ -79,10 +79,8 @@ export async function main(argv: string[]): Promise<number> {
         });
       }
       case 'audit': {
-        const { runAuditCommand } = await import('./cli/auditCommand.ts');
-        return await withStore(settings, (store) =>
-          runAuditCommand(line.rest, { store, out, err, confirm: terminalConfirm() }),
-        );
+        const { runAuditCli } = await import('./cli/auditCommand.ts');
+        return await runAuditCli(line.rest, settings, { out, err, confirm: terminalConfirm() });
       }
       case 'preview': {
         const [{ runPreviewCommand }, { buildPipelineDeps }, { silentLogger }] = await Promise.all([

@@ -43,8 +43,33 @@ function deleteUnreferenced(db: SqlDriver): void {
   deleteUnreachableNodes(db);
 }
 
+/**
+ * How many snapshots a prune would delete: exactly those older than the cutoff, then, for a size cap,
+ * the oldest of the rest at their average size (what VACUUM will leave is not known before it runs).
+ */
+function planPrune(db: SqlDriver, path: string, options: PruneOptions, now: number): PruneResult {
+  const bytes = fileBytes(path);
+  const total = Number(db.prepare('SELECT count(*) AS n FROM snapshots').get()?.n ?? 0);
+  let deleted = 0;
+  if (options.olderThanMs !== undefined) {
+    const cutoff = now - options.olderThanMs;
+    deleted = Number(db.prepare('SELECT count(*) AS n FROM snapshots WHERE created_at < ?').get(cutoff)?.n ?? 0);
+  }
+  const live = liveBytes(db);
+  const estimated = options.maxBytes !== undefined && live > options.maxBytes && total > deleted;
+  if (estimated && options.maxBytes !== undefined) {
+    const left = total - deleted;
+    const liveLeft = live * (left / total);
+    if (liveLeft > options.maxBytes)
+      deleted += Math.min(left, Math.ceil((liveLeft - options.maxBytes) / (live / total)));
+  }
+  return { deleted, total, bytesBefore: bytes, bytesAfter: bytes, ...(estimated ? { estimated } : {}) };
+}
+
 export function prune(db: SqlDriver, path: string, options: PruneOptions, now: number): PruneResult {
+  if (options.dryRun) return planPrune(db, path, options, now);
   const bytesBefore = fileBytes(path);
+  const total = Number(db.prepare('SELECT count(*) AS n FROM snapshots').get()?.n ?? 0);
   let deleted = 0;
   if (options.olderThanMs !== undefined) {
     const cutoff = now - options.olderThanMs;
@@ -75,5 +100,5 @@ export function prune(db: SqlDriver, path: string, options: PruneOptions, now: n
     db.exec('VACUUM');
     db.pragma('wal_checkpoint(TRUNCATE)');
   }
-  return { deleted, bytesBefore, bytesAfter: fileBytes(path) };
+  return { deleted, total, bytesBefore, bytesAfter: fileBytes(path) };
 }

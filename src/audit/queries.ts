@@ -2,8 +2,21 @@
 
 import type { SnapshotQuery } from '../shared/ports.ts';
 import type { SnapshotSummary } from '../shared/types.ts';
-import type { SqlDriver, SqlValue } from './driver.ts';
+import type { SqlDriver, SqlRow, SqlValue } from './driver.ts';
 import { rowToSummary, SUMMARY_COLUMNS } from './snapshotRow.ts';
+
+/** The list's columns: the summary's, and what the list shows beside it (workspace, conversation, why it failed). */
+const LIST_COLUMNS = `${SUMMARY_COLUMNS}, s.workspace, s.conversation_id, s.error_status, s.error_message`;
+
+function rowToListed(row: SqlRow): SnapshotSummary {
+  const summary = rowToSummary(row);
+  if (typeof row.workspace === 'string') summary.workspace = row.workspace;
+  if (typeof row.conversation_id === 'string') summary.conversationId = row.conversation_id;
+  if (typeof row.error_message === 'string') {
+    summary.error = { status: Number(row.error_status ?? 0), message: row.error_message };
+  }
+  return summary;
+}
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
@@ -66,25 +79,25 @@ export function listSnapshots(db: SqlDriver, query: SnapshotQuery): SnapshotSumm
     where.push('s.seq IN (SELECT rowid FROM snapshots_fts WHERE snapshots_fts MATCH ?)');
     params.push(match);
   }
-  const sql = `SELECT ${SUMMARY_COLUMNS} FROM snapshots s
+  const sql = `SELECT ${LIST_COLUMNS} FROM snapshots s
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY s.created_at DESC, s.seq DESC LIMIT ?`;
   return db
     .prepare(sql)
     .all(...params, clampLimit(query.limit))
-    .map(rowToSummary);
+    .map(rowToListed);
 }
 
 /** Best match first (bm25), newest first among equals. */
 export function searchSnapshots(db: SqlDriver, text: string, limit?: number): SnapshotSummary[] {
   const match = ftsQuery(text);
   if (match === undefined) return [];
-  const sql = `SELECT ${SUMMARY_COLUMNS} FROM snapshots_fts f JOIN snapshots s ON s.seq = f.rowid
+  const sql = `SELECT ${LIST_COLUMNS} FROM snapshots_fts f JOIN snapshots s ON s.seq = f.rowid
     WHERE snapshots_fts MATCH ? ORDER BY f.rank, s.created_at DESC LIMIT ?`;
-  return db.prepare(sql).all(match, clampLimit(limit)).map(rowToSummary);
+  return db.prepare(sql).all(match, clampLimit(limit)).map(rowToListed);
 }
 
 export function conversationSnapshots(db: SqlDriver, id: string): SnapshotSummary[] {
-  const sql = `SELECT ${SUMMARY_COLUMNS} FROM snapshots s WHERE s.conversation_id = ? ORDER BY s.created_at, s.seq`;
-  return db.prepare(sql).all(id).map(rowToSummary);
+  const sql = `SELECT ${LIST_COLUMNS} FROM snapshots s WHERE s.conversation_id = ? ORDER BY s.created_at, s.seq`;
+  return db.prepare(sql).all(id).map(rowToListed);
 }

@@ -93,7 +93,10 @@ export function snapshotValues(snapshot: Snapshot, stored: StoredMessages): SqlV
     orNull(timings.firstTokenMs),
     orNull(timings.upstreamMs),
     orNull(timings.collectMs),
-    questionOf(snapshot.forwarded),
+    // A refused request forwarded nothing: its question was kept apart (redacted) for the list.
+    snapshot.forwarded.length === 0 && snapshot.question !== undefined
+      ? snapshot.question.slice(0, MAX_QUESTION_CHARS)
+      : questionOf(snapshot.forwarded),
     JSON.stringify(snapshot.warnings),
     JSON.stringify(snapshot.sources),
     JSON.stringify(snapshot.redactions),
@@ -131,6 +134,7 @@ export function rowToSnapshot(row: SqlRow, forwarded: ChatMessage[], contextBloc
     warnings: JSON.parse(str(row.warnings_json)),
   };
   if (row.downgrade_reason !== null) snapshot.downgradeReason = str(row.downgrade_reason);
+  if (forwarded.length === 0 && str(row.question) !== '') snapshot.question = str(row.question);
   if (row.user_agent !== null) snapshot.userAgent = str(row.user_agent);
   if (row.conversation_id !== null) snapshot.conversationId = str(row.conversation_id);
   if (contextBlock !== undefined) snapshot.contextBlock = contextBlock;

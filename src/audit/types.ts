@@ -41,10 +41,17 @@ export interface PruneOptions {
   olderThanMs?: number | undefined;
   /** Then deletes the oldest until the database is under this size. */
   maxBytes?: number | undefined;
+  /** Deletes nothing: `deleted` is how many would go (estimated for `maxBytes`), so the CLI can say it first. */
+  dryRun?: boolean | undefined;
 }
 
 export interface PruneResult {
+  /** Deleted, or under `dryRun` to be deleted. */
   deleted: number;
+  /** Snapshots in the log before. */
+  total?: number | undefined;
+  /** `deleted` is an estimate (a dry run with `maxBytes`: the sizes after VACUUM are not known before). */
+  estimated?: boolean | undefined;
   /** Database file plus its write-ahead log, before and after (VACUUM included). */
   bytesBefore: number;
   bytesAfter: number;

@@ -41,19 +41,54 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/** The question, and for a failed request why; a refused one (nothing forwarded, no question) shows its reason. */
+export function questionOrReason(summary: SnapshotSummary, width = QUESTION_WIDTH): string {
+  const { error } = summary;
+  if (!error) return excerpt(summary.question, width);
+  const reason = `${summary.outcome === 'error' ? 'refused' : summary.outcome} ${error.status}: ${error.message}`;
+  return summary.question === '' ? excerpt(reason, width) : excerpt(`${summary.question} [${reason}]`, width);
+}
+
+/** The last folder of the workspace: enough to tell two projects apart in a list. */
+export function workspaceName(workspace: string | undefined): string {
+  if (!workspace) return '-';
+  return workspace.split(/[\\/]/).filter(Boolean).at(-1) ?? workspace;
+}
+
 export function formatSummaries(summaries: SnapshotSummary[]): string {
   if (summaries.length === 0) return 'no snapshots';
   const rows = summaries.map((summary) => [
     summary.id,
     formatTime(summary.createdAt),
-    excerpt(summary.model, 40),
+    summary.model === '' ? '(none)' : excerpt(summary.model, 40),
+    excerpt(workspaceName(summary.workspace), 24),
     formatMode(summary.modeAsked, summary.modeUsed),
     `${tokens(summary.promptTokens)}/${tokens(summary.completionTokens)}`,
     ms(summary.totalMs),
     summary.outcome,
-    excerpt(summary.question, QUESTION_WIDTH),
+    questionOrReason(summary),
   ]);
-  return table(['ID', 'TIME (UTC)', 'MODEL', 'MODE', 'TOKENS IN/OUT', 'MS', 'OUTCOME', 'QUESTION'], rows);
+  return table(['ID', 'TIME (UTC)', 'MODEL', 'WORKSPACE', 'MODE', 'TOKENS IN/OUT', 'MS', 'OUTCOME', 'QUESTION'], rows);
+}
+
+/** The same list by conversation (the conversation seen newest first), requests in none last. */
+export function formatByConversation(summaries: SnapshotSummary[]): string {
+  if (summaries.length === 0) return 'no snapshots';
+  const groups = new Map<string, SnapshotSummary[]>();
+  for (const summary of summaries) {
+    const key = summary.conversationId ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), summary]);
+  }
+  const ordered = [...groups.entries()].sort(([a], [b]) => Number(a === '') - Number(b === ''));
+  return ordered
+    .map(([id, group]) => {
+      const title = id === '' ? 'not in a conversation' : `conversation ${safeText(id)}`;
+      return `${title} (${group.length} request${group.length === 1 ? '' : 's'})\n${formatSummaries(group)
+        .split('\n')
+        .map((line) => `  ${line}`)
+        .join('\n')}`;
+    })
+    .join('\n\n');
 }
 
 function messageBody(message: ChatMessage, block: string | undefined): string {
@@ -90,7 +125,7 @@ function facts(snapshot: Snapshot): string[] {
     ['model', snapshot.model],
     [
       'mode',
-      `${formatMode(snapshot.modeAsked, snapshot.modeUsed)}${snapshot.downgradeReason ? ` (downgraded: ${snapshot.downgradeReason})` : ''}`,
+      `${formatMode(snapshot.modeAsked, snapshot.modeUsed)}${snapshot.budget?.modeReason ? ` (${snapshot.budget.modeReason})` : ''}${snapshot.downgradeReason ? ` (downgraded: ${snapshot.downgradeReason})` : ''}`,
     ],
     ['workspace', snapshot.workspace],
   ];
@@ -159,6 +194,39 @@ function contextLines(snapshot: Snapshot): string[] {
   return text.split('\n').map((line) => `  ${line}`);
 }
 
+/** Why each item was sent (or left out): the phrase its source gave, its tokens, and what became of it. */
+function whyLines(snapshot: Snapshot): string[] {
+  const parts = snapshot.budget?.parts ?? [];
+  const sent = parts.flatMap((part) =>
+    part.sources.flatMap((source) => {
+      const state = part.carried
+        ? `carried from turn ${part.fromTurn}`
+        : part.kind === 'update'
+          ? 'sent new (update)'
+          : 'sent new';
+      // A snapshot older than the per-item record knows the keys only.
+      if (!source.items) return source.keys.map((key) => [key, '-', state, '(not recorded in this older snapshot)']);
+      return source.items.map((item) => [
+        item.key,
+        String(item.tokens),
+        `${state}${item.trimmed ? ', trimmed' : ''}`,
+        item.why ?? '(no reason given)',
+      ]);
+    }),
+  );
+  const leftOut = (snapshot.budget?.leftOut ?? []).map((item) => [
+    item.key,
+    '-',
+    `left out: ${item.reason}`,
+    item.why ?? '(no reason given)',
+  ]);
+  const rows = [...sent, ...leftOut].map((row) => row.map((cell) => safeText(cell)));
+  if (rows.length === 0) return ['  no context items'];
+  return table(['ITEM', 'TOKENS', 'SENT?', 'WHY'], rows)
+    .split('\n')
+    .map((line) => `  ${line}`);
+}
+
 function budgetLines(snapshot: Snapshot): string[] {
   const lines: string[] = [];
   const redactions = Object.entries(snapshot.redactions);
@@ -191,6 +259,10 @@ function timingLine(snapshot: Snapshot): string {
 export function formatSnapshot(snapshot: Snapshot): string {
   const block = snapshot.contextBlock;
   const out: string[] = [`snapshot ${snapshot.id}`, ...facts(snapshot), '', 'sources', ...sourceLines(snapshot), ''];
+  if (snapshot.question !== undefined) {
+    out.push('asked (refused before anything was forwarded; redacted)', `  ${safeText(snapshot.question)}`, '');
+  }
+  out.push('why this context', ...whyLines(snapshot), '');
   out.push('context sent', ...contextLines(snapshot), '');
   out.push(...budgetLines(snapshot), '');
   snapshot.forwarded.forEach((message, index) => {

@@ -36,7 +36,9 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     const name = match?.[1];
     const spec = OPTION_SPECS.find((s) => s.flag === name);
     if (name === 'help' || arg === '-h') {
-      command = 'help';
+      // `ctxproxy audit list --help`: the audit commands print their own usage (and their options).
+      if (command === 'audit') rest.push(arg);
+      else command = 'help';
       continue;
     }
     if (name === 'version' && command === undefined) {

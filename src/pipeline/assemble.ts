@@ -8,7 +8,7 @@
 // the user speaking, and it leaves every user message exactly as written.
 
 import { ATTACHMENT_INTRO, type FenceTag, fenceItem } from '../shared/contextFences.ts';
-import type { ChatMessage, ContextItem, ContextPartSource } from '../shared/types.ts';
+import type { ChatMessage, ContextItem, ContextPartItem, ContextPartSource } from '../shared/types.ts';
 
 /** Stable sources first, volatile last, so the block's prefix changes least. */
 const SOURCE_ORDER = ['instructions', 'manifests', 'tree', 'stats', 'env', 'git', 'files', 'symbols', 'stacktrace'];
@@ -77,11 +77,26 @@ export function accountItems(
   const bySource = new Map<string, ContextPartSource>();
   for (const item of orderItems(items)) {
     const fence = fenceItem(item, tag);
-    const entry = bySource.get(item.source) ?? { source: item.source, keys: [], chars: 0, tokens: 0 };
+    const entry = bySource.get(item.source) ?? { source: item.source, keys: [], chars: 0, tokens: 0, items: [] };
+    const tokens = count(fence);
     entry.keys.push(item.key);
     entry.chars += fence.length;
-    entry.tokens += count(fence);
+    entry.tokens += tokens;
+    entry.items?.push(partItem(item, fence.length, tokens));
     bySource.set(item.source, entry);
   }
   return [...bySource.values()];
+}
+
+/** What the audit page shows of one item: never its text, which the forwarded messages hold. */
+function partItem(item: ContextItem, chars: number, tokens: number): ContextPartItem {
+  return {
+    key: item.key,
+    title: item.title,
+    ...(item.path !== undefined ? { path: item.path } : {}),
+    ...(item.why !== undefined ? { why: item.why } : {}),
+    chars,
+    tokens,
+    ...(item.truncated ? { trimmed: true } : {}),
+  };
 }

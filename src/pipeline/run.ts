@@ -7,9 +7,13 @@ import { closeSnapshot, refuseIfAuditDown } from './auditTrail.ts';
 import { cleanRequest, fieldWarnings } from './cleanRequest.ts';
 import { withoutHostedTools } from './hostedTools.ts';
 import { addCounts } from './redactStage.ts';
+import { lastUserText } from './selectMode.ts';
 import { emptySnapshot } from './snapshot.ts';
 import { storedHeaders, storedText } from './storedText.ts';
 import type { Admitted, PipelineDeps, PipelineInput, Run } from './types.ts';
+
+/** A refused request's question as stored: enough to recognise it in the list. */
+const QUESTION_BYTES = 8_000;
 
 type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
 
@@ -57,6 +61,11 @@ export async function failRun(run: Run, error: unknown, deps: PipelineDeps): Pro
   const failure = toProxyError(error);
   if (snapshot.model === '')
     snapshot.model = (await storedText(input.request.model, 200, deps.redactor, snapshot.redactions)) ?? '';
+  // Refused before anything was forwarded: the question is kept (redacted) so the list can show what was asked.
+  if (snapshot.forwarded.length === 0) {
+    const asked = lastUserText(input.request.messages ?? []);
+    snapshot.question = await storedText(asked, QUESTION_BYTES, deps.redactor, snapshot.redactions);
+  }
   await closeSnapshot(snapshot, deps, run.started, input.signal.aborted ? 'aborted' : 'error', failure);
   return failure;
 }

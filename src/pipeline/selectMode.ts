@@ -14,6 +14,8 @@ export interface ModeSelection {
   /** The concrete mode before budgeting (auto resolved). */
   mode: ModeName;
   origin: ModeOrigin;
+  /** Why this mode, for the audit: who asked for it, and what `auto` saw ("auto: a stack trace in the question"). */
+  reason: string;
   /** The model name with any `+mode` suffix removed: what the upstream is asked for. */
   model: string;
   /** The client's messages with a leading `/mode` line removed from the last user message. */
@@ -57,14 +59,19 @@ export function selectMode(input: ModeSelectionInput): ModeSelection {
     [modeAsked, origin] = [header, 'header'];
   }
 
-  const mode: ModeName =
-    modeAsked === 'auto'
-      ? input.looksLikeStackTrace(parseWindow(lastUserText(messages)))
-        ? 'debug'
-        : 'git-aware'
-      : modeAsked;
-  return { modeAsked, mode, origin, model, messages };
+  const trace = modeAsked === 'auto' && input.looksLikeStackTrace(parseWindow(lastUserText(messages)));
+  const mode: ModeName = modeAsked === 'auto' ? (trace ? 'debug' : 'git-aware') : modeAsked;
+  const auto = trace ? 'auto: a stack trace or error output in the question' : 'auto: no stack trace in the question';
+  const reason = origin === 'auto' ? auto : `${ASKED_BY[origin]}${modeAsked === 'auto' ? `; ${auto}` : ''}`;
+  return { modeAsked, mode, origin, reason, model, messages };
 }
+
+const ASKED_BY: Record<Exclude<ModeOrigin, 'auto'>, string> = {
+  header: 'asked for in the X-Ctx-Mode header',
+  'model-suffix': "asked for by the model name's +mode suffix",
+  message: 'asked for by a /mode line in the message',
+  server: "the server's --mode setting",
+};
 
 /**
  * `qwen2.5-coder:7b+debug` → model `qwen2.5-coder:7b`, mode `debug`. Model

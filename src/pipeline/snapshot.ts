@@ -4,6 +4,7 @@
 // usage, timings, outcome) are added as it streams (recordStage.ts).
 
 import type { BudgetReport, ContextPart, ModeRequest, Snapshot, SourceReport } from '../shared/types.ts';
+import { contextReport } from './contextReport.ts';
 import { storedMessages } from './images.ts';
 import { addCounts } from './redactStage.ts';
 import type { Admitted, PipelineDeps, Prepared } from './types.ts';
@@ -65,7 +66,7 @@ export function snapshotFields(
     contextBlock: block ? (messages[block.message]?.content as string) : undefined,
     sources: annotateReports(collected.reports, assembled.parts, budget.report.perEntry),
     redactions: addCounts({ ...redacted.counts }, admitted.counts),
-    budget: accountedBudget(budget.report, assembled.parts, numCtx),
+    budget: { ...accountedBudget(budget.report, assembled.parts, numCtx), ...contextReport(prepared) },
     warnings: [...stageWarnings(prepared), ...admitted.warnings],
     timings: { totalMs: 0, collectMs: collected.ms },
   };

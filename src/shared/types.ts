@@ -208,6 +208,10 @@ export interface BudgetReport {
   perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
   /** Every piece of context in the forwarded messages, carried or new; their tokens sum to contextTokens. */
   parts?: ContextPart[] | undefined;
+  /** Items the sources collected that this request did not send, each with the reason. */
+  leftOut?: LeftOutItem[] | undefined;
+  /** Why the request ran in the mode it asked for ("auto: a stack trace in the question"); a downgrade is said apart. */
+  modeReason?: string | undefined;
   /** Some text was too long or too unbroken to count exactly in bounded time, so the counts are estimates. */
   estimated?: boolean | undefined;
 }
@@ -219,6 +223,33 @@ export interface ContextPartSource {
   keys: string[];
   chars: number;
   tokens: number;
+  /** The same items one by one (absent in snapshots written before they were recorded). */
+  items?: ContextPartItem[] | undefined;
+}
+
+/** One item as it was forwarded, and why its source chose it: a row of the audit page's "why" table. */
+export interface ContextPartItem {
+  key: string;
+  title: string;
+  path?: string | undefined;
+  /** ContextItem.why: paths, symbol names and matched terms only, never the item's text. */
+  why?: string | undefined;
+  /** Its fence as forwarded. */
+  chars: number;
+  tokens: number;
+  /** Its text was cut (by its source's size cap or by the budget); the text says where. */
+  trimmed?: boolean | undefined;
+}
+
+/** A collected item the request did not send. */
+export interface LeftOutItem {
+  key: string;
+  source: string;
+  title: string;
+  path?: string | undefined;
+  why?: string | undefined;
+  /** "over budget: needs ~1,200 tokens", "already in the client's messages", "not in the quick plan" … */
+  reason: string;
 }
 
 /** A context block or a `<context-update>` attachment as it was forwarded. */
@@ -251,6 +282,11 @@ export interface Snapshot {
   conversationId?: string | undefined;
   /** Exactly the messages sent upstream, after enrichment and redaction. */
   forwarded: ChatMessage[];
+  /**
+   * A request refused before anything was forwarded: its last user message, redacted and capped,
+   * so the list can say what was asked. Absent when something was forwarded (the question is in it).
+   */
+  question?: string | undefined;
   /** The fenced context block that was forwarded, if any (stored once by hash). */
   contextBlock?: string | undefined;
   sources: SourceReport[];
@@ -280,4 +316,9 @@ export interface SnapshotSummary {
   completionTokens?: number | undefined;
   totalMs: number;
   question: string;
+  /** The workspace the request was about. */
+  workspace?: string | undefined;
+  conversationId?: string | undefined;
+  /** Why a failed or refused request failed: its status and message (redacted, as stored). */
+  error?: { status: number; message: string } | undefined;
 }

@@ -62,7 +62,19 @@ export function createEnvSource(deps: SourceDeps): ContextSource {
     async collect(input) {
       if (!wants(input.wanted, 'env.info')) return { items: [] };
       const text = describeEnvironment(input.workspace, input.now, deps);
-      return { items: [{ key: 'env.info', source: 'env', title: 'environment', text, priority: 50, kind: 'text' }] };
+      return {
+        items: [
+          {
+            key: 'env.info',
+            source: 'env',
+            title: 'environment',
+            text,
+            priority: 50,
+            kind: 'text',
+            why: 'working directory, OS, shell, date and time',
+          },
+        ],
+      };
     },
   };
 }

@@ -57,6 +57,8 @@ interface Wanted {
   group: 'named' | 'changed';
   /** Named by the user in prose or with `@` (read even when git-ignored). */
   explicit: boolean;
+  /** For the audit page: how the conversation pointed at it. */
+  why: string;
 }
 
 type ReadOutcome = { item: ContextItem } | { skip: SkippedPath } | undefined;
@@ -108,6 +110,7 @@ export function createFilesSource(
         priority: want.group === 'named' ? 90 : 60,
         kind: tail ? 'log' : 'code',
         path: rel,
+        why: want.why,
         ...(cut.truncated || capped.truncated ? { truncated: true } : {}),
       },
     };
@@ -127,11 +130,19 @@ export function createFilesSource(
           return undefined;
         })
       : undefined;
-    const list: Wanted[] = named.inside.map((m) => ({ rel: m.rel, group: 'named', explicit: m.explicit }));
+    const namedWhy = namedReason(input.question);
+    const list: Wanted[] = named.inside.map((m) => ({
+      rel: m.rel,
+      group: 'named',
+      explicit: m.explicit,
+      why: namedWhy(m.explicit),
+    }));
     const namedSet = new Set(list.map((w) => w.rel));
     const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));
-    for (const rel of changed.slice(0, opts.maxChangedFiles)) list.push({ rel, group: 'changed', explicit: false });
-    const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.rel}`).join('\0')}`;
+    for (const rel of changed.slice(0, opts.maxChangedFiles)) {
+      list.push({ rel, group: 'changed', explicit: false, why: 'changed in the work tree' });
+    }
+    const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.why}:${w.rel}`).join('\0')}`;
 
     const result = await memo.get(key, async (tracker) => {
       const zone = workspaceZone(workspace, deps.allowedRoots);
@@ -164,6 +175,15 @@ export function createFilesSource(
 }
 
 const namedMemo = new WeakMap<Question, QuestionPath[]>();
+
+/** Why a named file is read: named in this turn (in prose, or only in a code block), or in the turn it follows up. */
+function namedReason(question: Question): (explicit: boolean) => string {
+  if (question.paths.length === 0 && question.subject) {
+    const back = question.subject.turnsBack;
+    return () => `named ${back === 1 ? 'one turn' : `${back} turns`} back; this turn follows it up`;
+  }
+  return (explicit) => (explicit ? 'named in the question' : 'its path is in a code block of the question');
+}
 
 /**
  * The files this turn names: its own paths, or, when it names nothing ("and

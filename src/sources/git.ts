@@ -107,7 +107,24 @@ const PARTS = [
 /** Untracked folders looked inside, at most. */
 const MAX_UNTRACKED_DIRS = 200;
 
-function item(key: string, title: string, capped: Capped, kind: ContextItem['kind'], priority: number): ContextItem {
+/** Why each git item is sent: what it tells the model about the repository's state. */
+const WHY: Record<(typeof PARTS)[number], string> = {
+  'git.branch': 'the current branch and how far it is from its upstream',
+  'git.status': 'what is modified, staged or new in the work tree',
+  'git.diffstat': 'the size of the uncommitted changes, file by file',
+  'git.log': 'recent commits on this branch',
+  'git.diff.staged': 'changes staged for the next commit',
+  'git.diff.unstaged': 'uncommitted changes in the work tree',
+  'git.untracked': 'files new in the work tree, not yet in git',
+};
+
+function item(
+  key: (typeof PARTS)[number],
+  title: string,
+  capped: Capped,
+  kind: ContextItem['kind'],
+  priority: number,
+): ContextItem {
   return {
     key,
     source: 'git',
@@ -115,6 +132,7 @@ function item(key: string, title: string, capped: Capped, kind: ContextItem['kin
     text: capped.text,
     priority,
     kind,
+    why: WHY[key],
     ...(capped.truncated ? { truncated: true } : {}),
   };
 }
@@ -263,7 +281,7 @@ export function createGitSource(
             items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
           }
           const diffItem = (
-            key: string,
+            key: 'git.diff.staged' | 'git.diff.unstaged',
             part: Settled<{ text: string; cut: boolean }>,
             command: string,
             empty: string,

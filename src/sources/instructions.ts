@@ -215,7 +215,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
         }
         return path.relative(workspace, abs).split(path.sep).join('/');
       };
-      const emit = (abs: string, text: string, group: string, priority: number) => {
+      const emit = (abs: string, text: string, group: string, priority: number, why: string) => {
         const title = label(abs);
         const key = group === 'user' ? `instructions.user.${path.basename(abs)}` : `instructions.${group}.${title}`;
         const capped = capHead(text, MAX_INSTRUCTION_CHARS, `cat ${title}`);
@@ -227,6 +227,7 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
           text: capped.text,
           priority,
           kind: 'text',
+          why,
           ...(rel.startsWith('..') ? {} : { path: rel.split(path.sep).join('/') }),
           ...(capped.truncated ? { truncated: true } : {}),
         });
@@ -256,12 +257,31 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
           if (!applies(candidate.abs, parseFrontmatter(text).data, inScope(inPlay, candidate.scope))) continue;
         }
         emitted.add(real);
-        emit(candidate.abs, text, candidate.group, candidate.priority);
+        const why = instructionReason(workspace, candidate);
+        emit(candidate.abs, text, candidate.group, candidate.priority, why);
         const ctx = { guard, home, homeZone: zones.home, label, tracker, skipped, emitted };
         const imports = resolveImports(ctx, { abs: candidate.abs, zone: candidate.zone }, text, [real]);
-        for (const imported of imports) emit(imported.abs, imported.text, 'import', candidate.priority);
+        for (const imported of imports) {
+          emit(imported.abs, imported.text, 'import', candidate.priority, `imported by ${title} (${why})`);
+        }
       }
       return { items, skipped };
     });
   });
+}
+
+/** Why an instruction file is sent: whose it is, and for a nested or scoped one, the folder in play. */
+function instructionReason(workspace: string, candidate: Candidate): string {
+  const kind = candidate.group === 'rules' ? 'a rule file' : 'the instruction file';
+  const rel = path.relative(workspace, path.dirname(candidate.abs)).split(path.sep).join('/');
+  if (candidate.group === 'user' || rel.startsWith('..')) {
+    return candidate.zone.label === '~/.claude'
+      ? `${kind} of the user, for every project`
+      : `${kind} of a folder above the workspace`;
+  }
+  // The folder it speaks for: its path up to `.claude/`, `.cursor/`, `.github/`.
+  const segments = rel === '' ? [] : rel.split('/');
+  const hidden = segments.findIndex((segment) => segment.startsWith('.'));
+  const folder = candidate.scope ?? (hidden < 0 ? segments : segments.slice(0, hidden)).join('/');
+  return folder === '' ? `${kind} of the project` : `${kind} of ${folder}/, a folder in play`;
 }

@@ -121,6 +121,10 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
               priority: dir === '' ? 75 : 70,
               kind: 'text',
               path: rel,
+              why:
+                dir === ''
+                  ? 'project manifest: how the project builds and runs'
+                  : `manifest of ${dir}/, a folder named in the conversation or changed`,
               ...(capped.truncated ? { truncated: true } : {}),
             });
           }

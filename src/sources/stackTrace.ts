@@ -148,6 +148,7 @@ export function createStackTraceSource(
             priority: 100 - n,
             kind: 'code',
             path: rel,
+            why: `frame #${n} of the stack trace in the question (${rel}:${frame.line}${frame.fn ? `, in ${frame.fn}` : ''})`,
           });
         }
         if (parsed.length > frames.length) summary.push(`  … ${parsed.length - frames.length} more frames not listed`);
@@ -158,6 +159,7 @@ export function createStackTraceSource(
           text: summary.join('\n'),
           priority: 100,
           kind: 'text',
+          why: 'a stack trace in the question: its frames in this workspace',
         });
         return { items, skipped };
       });

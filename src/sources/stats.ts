@@ -181,6 +181,7 @@ export function createStatsSource(
           text,
           priority: 30,
           kind: 'text',
+          why: 'the languages of the workspace, by size',
         });
       }
       if (wantHotspots) {
@@ -205,6 +206,7 @@ export function createStatsSource(
           text: lines.join('\n'),
           priority: 30,
           kind: 'text',
+          why: 'the most imported modules and most changed files',
         });
       }
       // Given up (the source's time is over): an aborted history is no answer to keep in the memo.

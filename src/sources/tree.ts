@@ -144,6 +144,7 @@ export function createTreeSource(
               text: capped.text + note,
               priority: 40,
               kind: 'tree',
+              why: 'the layout of the workspace',
               ...(capped.truncated || walk.truncated ? { truncated: true } : {}),
             },
           ],

@@ -89,6 +89,7 @@ export function untrackedItems(
       text: list.join('\n'),
       priority: 62,
       kind: 'text',
+      why: 'files new in the work tree, not yet in git',
     },
   ];
   const skipped: SkippedPath[] = [];
@@ -120,6 +121,7 @@ export function untrackedItems(
       priority: 61,
       kind: 'code',
       path: rel,
+      why: 'new in the work tree, not yet in git',
       ...(cut.truncated || capped.truncated ? { truncated: true } : {}),
     });
   }

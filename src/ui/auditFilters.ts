@@ -117,6 +117,8 @@ export interface PageFilterValues {
   text: string;
   /** Page size, kept in the paging links and the form when the URL set it. */
   limit: string;
+  /** `conversation`: the page's requests grouped by conversation (a view: it filters nothing). */
+  group: string;
 }
 
 export function pageFilterValues(params: Params): PageFilterValues {
@@ -128,5 +130,6 @@ export function pageFilterValues(params: Params): PageFilterValues {
     to: params.to ?? '',
     text: params.text ?? '',
     limit: params.limit ?? '',
+    group: params.group === 'conversation' ? 'conversation' : '',
   };
 }

@@ -6,6 +6,7 @@ import { formatCount, formatMs, formatTime } from './format.ts';
 import { conversationPath, Layout, OutcomeBadge } from './layout.tsx';
 import { MessageView, Pre, ToolCalls } from './messageView.tsx';
 import { BudgetBar, ContextParts, RedactionCounts, SourcesTable } from './reportSections.tsx';
+import { ContextWhy } from './whySection.tsx';
 
 function Facts({ snapshot }: { snapshot: Snapshot }) {
   const { timings, usage } = snapshot;
@@ -18,6 +19,7 @@ function Facts({ snapshot }: { snapshot: Snapshot }) {
       <dt>Mode asked → used</dt>
       <dd>
         {snapshot.modeAsked} → <strong>{snapshot.modeUsed}</strong>
+        {snapshot.budget?.modeReason ? <div class="small mode-reason">Why: {snapshot.budget.modeReason}</div> : null}
         {snapshot.downgradeReason ? <div class="small">Downgraded: {snapshot.downgradeReason}</div> : null}
       </dd>
       <dt>Outcome</dt>
@@ -108,6 +110,16 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
         </div>
       ) : null}
 
+      {snapshot.question !== undefined ? (
+        <section class="refused-question">
+          <h2>What was asked</h2>
+          <p class="muted small">
+            Refused before anything was forwarded: the model saw nothing. The question, redacted:
+          </p>
+          <Pre text={snapshot.question} />
+        </section>
+      ) : null}
+
       <h2>What the model saw · {snapshot.forwarded.length} messages</h2>
       <p class="small toggles">
         <button class="plain" type="button" data-toggle-all="open" hidden>
@@ -130,6 +142,9 @@ export function DetailPage({ snapshot, signedIn }: { snapshot: Snapshot; signedI
 
       <h2>Reply</h2>
       <Reply snapshot={snapshot} />
+
+      <h2>Why this context</h2>
+      <ContextWhy budget={snapshot.budget} />
 
       <h2>Budget</h2>
       {snapshot.budget ? <BudgetBar budget={snapshot.budget} /> : <p class="muted">No budget was computed.</p>}

@@ -4,7 +4,7 @@
 import type { SnapshotSummary } from '../shared/types.ts';
 import { MODE_FILTERS, OUTCOMES, type PageFilterValues } from './auditFilters.ts';
 import { excerpt, formatCount, formatMs, formatTime, modeLabel } from './format.ts';
-import { Layout, OutcomeBadge, snapshotPath } from './layout.tsx';
+import { conversationPath, Layout, OutcomeBadge, snapshotPath } from './layout.tsx';
 import type { SnapshotPage } from './snapshotPaging.ts';
 
 export interface ListPageProps {
@@ -45,8 +45,8 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
   return (
     <form class="filters" method="get" action="/audit" data-autosubmit>
       <label class="grow">
-        Search questions and replies
-        <input type="search" name="text" value={values.text} placeholder="e.g. stack trace" />
+        Search questions, replies and the context sent
+        <input type="search" name="text" value={values.text} placeholder="e.g. stack trace, config.ts" />
       </label>
       <label>
         Model
@@ -67,6 +67,10 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
         To
         <input type="date" name="to" value={values.to} />
       </label>
+      <label class="check">
+        <input type="checkbox" name="group" value="conversation" checked={values.group === 'conversation'} /> Group by
+        conversation
+      </label>
       {values.limit !== '' ? <input type="hidden" name="limit" value={values.limit} /> : null}
       <button type="submit">Filter</button>
       <a href="/audit">Clear</a>
@@ -74,14 +78,40 @@ function Filters({ values, models }: { values: PageFilterValues; models: string[
   );
 }
 
+/** The last folder of the workspace; the whole path on hover. */
+function workspaceName(workspace: string): string {
+  return workspace.split(/[\\/]/).filter(Boolean).at(-1) ?? workspace;
+}
+
+/** The question, and for a request that failed, why: a refused one (nothing forwarded) shows its reason in its place. */
+function QuestionCell({ summary }: { summary: SnapshotSummary }) {
+  const { error } = summary;
+  const reason = error ? `${error.status} ${excerpt(error.message, 160)}` : undefined;
+  return (
+    <td class="question" data-label="Question">
+      {summary.question !== '' ? excerpt(summary.question) : null}
+      {reason !== undefined ? (
+        <div class={summary.question === '' ? 'refusal' : 'refusal small'} data-refusal>
+          {summary.outcome === 'error' ? 'refused' : summary.outcome}: {reason}
+        </div>
+      ) : summary.question === '' ? (
+        <span class="muted">(no question)</span>
+      ) : null}
+    </td>
+  );
+}
+
 function Row({ summary }: { summary: SnapshotSummary }) {
   const href = snapshotPath(summary.id);
   return (
-    <tr data-href={href}>
+    <tr data-href={href} data-outcome={summary.outcome}>
       <td class="nowrap" data-label="Time">
         <a href={href}>{formatTime(summary.createdAt)}</a>
       </td>
-      <td data-label="Model">{summary.model}</td>
+      <td data-label="Model">{summary.model !== '' ? summary.model : <span class="muted">(none given)</span>}</td>
+      <td data-label="Workspace" title={summary.workspace}>
+        {summary.workspace ? workspaceName(summary.workspace) : '–'}
+      </td>
       <td class="nowrap" data-label="Mode">
         {modeLabel(summary.modeAsked, summary.modeUsed)}
       </td>
@@ -94,10 +124,45 @@ function Row({ summary }: { summary: SnapshotSummary }) {
       <td data-label="Outcome">
         <OutcomeBadge outcome={summary.outcome} />
       </td>
-      <td class="question" data-label="Question">
-        {excerpt(summary.question)}
-      </td>
+      <QuestionCell summary={summary} />
     </tr>
+  );
+}
+
+const COLUMNS = 8;
+
+/** The page's requests by conversation, the conversation seen newest first; requests in none last. */
+function Grouped({ rows }: { rows: SnapshotSummary[] }) {
+  const groups = new Map<string, SnapshotSummary[]>();
+  for (const summary of rows) {
+    const key = summary.conversationId ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), summary]);
+  }
+  const ordered = [...groups.entries()].sort(([a], [b]) => Number(a === '') - Number(b === ''));
+  return (
+    <>
+      {ordered.map(([conversationId, summaries]) => (
+        <tbody data-conversation={conversationId}>
+          <tr class="group">
+            <th colspan={COLUMNS}>
+              {conversationId === '' ? (
+                'Not in a conversation'
+              ) : (
+                <a href={conversationPath(conversationId, summaries[0]?.id ?? '')}>
+                  Conversation <span class="mono">{conversationId}</span>
+                </a>
+              )}{' '}
+              <span class="muted small">
+                · {summaries.length} request{summaries.length === 1 ? '' : 's'} on this page
+              </span>
+            </th>
+          </tr>
+          {summaries.map((summary) => (
+            <Row summary={summary} />
+          ))}
+        </tbody>
+      ))}
+    </>
   );
 }
 
@@ -127,6 +192,7 @@ export function ListPage({ page, values, problems, paged, signedIn }: ListPagePr
             <tr>
               <th>Time</th>
               <th>Model</th>
+              <th>Workspace</th>
               <th>Mode asked → used</th>
               <th class="num">Tokens in / out</th>
               <th class="num">Latency</th>
@@ -134,11 +200,15 @@ export function ListPage({ page, values, problems, paged, signedIn }: ListPagePr
               <th>Question</th>
             </tr>
           </thead>
-          <tbody>
-            {page.data.map((summary) => (
-              <Row summary={summary} />
-            ))}
-          </tbody>
+          {values.group === 'conversation' ? (
+            <Grouped rows={page.data} />
+          ) : (
+            <tbody>
+              {page.data.map((summary) => (
+                <Row summary={summary} />
+              ))}
+            </tbody>
+          )}
         </table>
       )}
       <nav class="pager">

@@ -65,12 +65,15 @@ function ContextBlock({
   share?: ContextPartSource | undefined;
 }) {
   const report = reportForFence(source, sources);
-  const trimmed = report?.trimmed?.some((key) => key === source || source.startsWith(`${key}.`)) ?? false;
+  const item = share?.items?.find((candidate) => candidate.key === source);
+  const trimmed =
+    item?.trimmed ?? report?.trimmed?.some((key) => key === source || source.startsWith(`${key}.`)) ?? false;
   return (
     <details class="ctx" data-source={source}>
       <summary>
         {update ? 'changed since the conversation began: ' : ''}
         <span class="mono">{source}</span> · {formatCount(text.length)} chars
+        {item ? ` · ${formatCount(item.tokens)} tokens` : ''}
         {trimmed ? ' · trimmed' : ''}
         {share ? (
           <span class="muted small">
@@ -85,6 +88,7 @@ function ContextBlock({
             {formatCount(report.tokens)} tokens)
           </span>
         ) : null}
+        {item?.why ? <div class="small why-line">why: {item.why}</div> : null}
       </summary>
       <Pre class="ctx-text" text={text} />
     </details>

@@ -61,6 +61,8 @@ details.ctx>summary{cursor:pointer;padding:.35rem .6rem;font-size:.9rem}details.
 .steps span.current{background:var(--accent);color:#fff;border-color:var(--accent)}
 .login{max-width:22rem;margin:3rem auto;display:flex;flex-direction:column;gap:.6rem}
 .scroll{overflow-x:auto}
+.refusal{color:var(--error)}tr.group th{text-align:left;background:var(--soft);font-weight:600}.filters label.check{flex-direction:row;align-items:center;gap:.3rem}
+table.why td.why-text{max-width:32rem}table.why tr.left-out{background:var(--soft)}.why-line{font-weight:400}
 @media (max-width:640px){
 main{padding:.6rem}.top{flex-wrap:wrap}
 table.list thead{display:none}table.list,table.list tbody{display:block}
@@ -71,6 +73,7 @@ table.list td.question{display:block;text-align:left;padding-top:.3rem}table.lis
 .facts{grid-template-columns:1fr}.facts dd{margin-bottom:.3rem}
 .filters label{flex:1 1 40%}.filters .grow{flex:1 1 100%}
 table.sources td.source{display:block;text-align:left;font-weight:700}table.sources td.source::before{display:none}
+table.why td.item{display:block;text-align:left;font-weight:600;overflow-wrap:anywhere}table.why td.item::before{display:none}table.why td.item .mono{font-weight:400}
 }
 `;
 

@@ -72,10 +72,13 @@ describe('ctxproxy audit', () => {
     assert.equal(code, 0);
     assert.equal(err, '');
     const lines = out.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^ID\s+TIME \(UTC\)\s+MODEL\s+MODE\s+TOKENS IN\/OUT\s+MS\s+OUTCOME\s+QUESTION$/);
+    assert.match(
+      lines[0] ?? '',
+      /^ID\s+TIME \(UTC\)\s+MODEL\s+WORKSPACE\s+MODE\s+TOKENS IN\/OUT\s+MS\s+OUTCOME\s+QUESTION$/,
+    );
     assert.match(
       lines[1] ?? '',
-      /^s_new\s+2026-11-29 10:00:00Z\s+qwen2\.5-coder:7b\s+debug\s+1100\/42\s+813\s+error\s+TypeError: x is undefined at main/,
+      /^s_new\s+2026-11-29 10:00:00Z\s+qwen2\.5-coder:7b\s+\S+\s+debug\s+1100\/42\s+813\s+error\s+TypeError: x is undefined at main/,
     );
     assert.match(
       lines[2] ?? '',
@@ -174,11 +177,49 @@ describe('ctxproxy audit', () => {
     assert.ok(store.get('s_new'));
   });
 
-  it('prune without --yes outside a terminal deletes nothing and says to add --yes', async () => {
+  it('prune without --yes outside a terminal says how many would go, deletes nothing and says to add --yes', async () => {
     const { code, err } = await run('prune', '--older-than', '0d');
     assert.equal(code, 2);
-    assert.match(err, /^audit prune: this deletes snapshots older than 0d from .*audit\.db; add --yes to confirm\n$/);
+    assert.match(err, /^audit prune: 2 snapshots to delete \(older than 0d\) of 2 in .*audit\.db\n/);
+    assert.match(
+      err,
+      /audit prune: this deletes 2 snapshots \(older than 0d\) from .*audit\.db; add --yes to confirm\n$/,
+    );
     assert.equal(store.stats().snapshots, 2);
+  });
+
+  it('prune says how many snapshots it will delete before it deletes them', async () => {
+    const { code, out, err } = await run('prune', '--older-than', '30d', '--yes');
+    assert.equal(code, 0);
+    assert.match(err, /^audit prune: 1 snapshot to delete \(older than 30d\) of 2 in .*audit\.db\n$/);
+    assert.match(out, /^deleted 1 snapshot;/);
+    const none = await run('prune', '--older-than', '1y', '--yes');
+    assert.equal(none.code, 0);
+    assert.match(none.err, /0 snapshots to delete \(older than 1y\) of 1/);
+    assert.equal(none.out, 'nothing to delete\n');
+  });
+
+  it('takes age units that cannot be confused, and refuses `m` naming the choices', async () => {
+    assert.equal(parseDuration('4w'), 28 * DAY);
+    assert.equal(parseDuration('6mo'), 180 * DAY);
+    assert.equal(parseDuration('1y'), 365 * DAY);
+    assert.equal(parseDuration('90min'), 90 * 60_000);
+    assert.equal(parseDuration('6m'), undefined);
+    for (const args of [
+      ['prune', '--older-than', '6m', '--yes'],
+      ['export', '--since', '6m'],
+    ]) {
+      const { code, err } = await run(...args);
+      assert.equal(code, 2, args.join(' '));
+      assert.match(
+        err,
+        /'6m' is ambiguous \('m' could be minutes or months\).*s, min, h, d, w, mo, y.*min for minutes, mo for months/,
+      );
+    }
+    const months = await run('prune', '--older-than', '2mo', '--yes');
+    assert.equal(months.out, 'nothing to delete\n', 'the oldest is 40 days old, younger than 2 months');
+    const month = await run('prune', '--older-than', '1mo', '--yes');
+    assert.match(month.out, /^deleted 1 snapshot;/, 'the 40-day-old snapshot is older than a month');
   });
 
   it('prune in a terminal asks first, and deletes only on yes', async () => {
@@ -206,7 +247,7 @@ describe('ctxproxy audit', () => {
     const accepted = await prune(true);
     assert.equal(accepted.code, 0);
     assert.equal(store.get('s_old'), undefined);
-    assert.match(questions[0] ?? '', /^Delete snapshots older than 30d from .*audit\.db\? \[y\/N\] $/);
+    assert.match(questions[0] ?? '', /^Delete 1 snapshot \(older than 30d\) from .*audit\.db\? \[y\/N\] $/);
   });
 
   it('exits 2 with a message naming the option on bad usage', async () => {

@@ -35,13 +35,14 @@ describe('migrations', () => {
         '5_in_flight',
         '6_in_flight_unindexed',
         '7_application_id',
+        '8_search_context',
       ],
     );
   });
 
   it('applies every migration to a fresh database and records each', async () => {
     const store = openAuditStore({ path: temp.path(), now: () => 42 });
-    assert.equal(store.stats().schemaVersion, 7);
+    assert.equal(store.stats().schemaVersion, 8);
     await store.close();
     assert.deepEqual(recorded(temp.path()), [
       { version: 1, name: 'init' },
@@ -51,10 +52,11 @@ describe('migrations', () => {
       { version: 5, name: 'in_flight' },
       { version: 6, name: 'in_flight_unindexed' },
       { version: 7, name: 'application_id' },
+      { version: 8, name: 'search_context' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
-    assert.equal(recorded(temp.path()).length, 7, 'reopening applies nothing twice');
+    assert.equal(recorded(temp.path()).length, 8, 'reopening applies nothing twice');
   });
 
   it('brings an old database up to date and keeps (and indexes) its rows', async () => {
@@ -77,7 +79,7 @@ describe('migrations', () => {
 
     const store = openAuditStore({ path: temp.path(), now: () => 1000 });
     try {
-      assert.equal(store.stats().schemaVersion, 7);
+      assert.equal(store.stats().schemaVersion, 8);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
       assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
       assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
@@ -91,6 +93,51 @@ describe('migrations', () => {
       store.save(makeSnapshot());
       await store.flush();
       assert.equal(store.stats().snapshots, 2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('0008 indexes the names of the context items that rows written before it sent', async () => {
+    const before8 = join(temp.dir, 'before-0008');
+    mkdirSync(before8);
+    for (const migration of readMigrations().filter((m) => m.version < 8)) {
+      const file = `${String(migration.version).padStart(4, '0')}_${migration.name}.sql`;
+      copyFileSync(join(DEFAULT_MIGRATIONS_DIR, file), join(before8, file));
+    }
+    const old = openAuditStore({ path: temp.path(), migrationsDir: before8 });
+    const sent = makeSnapshot({ id: 'sent-config' });
+    sent.budget = {
+      window: 8192,
+      usable: 5120,
+      reserve: 1024,
+      conversationTokens: 20,
+      contextTokens: 40,
+      perEntry: [],
+      parts: [
+        {
+          kind: 'block',
+          message: 1,
+          carried: false,
+          fromTurn: 1,
+          chars: 160,
+          tokens: 40,
+          sources: [{ source: 'files', keys: ['files.named.src/config.ts'], chars: 120, tokens: 30 }],
+        },
+      ],
+    };
+    old.save(sent);
+    old.save(makeSnapshot({ id: 'sent-nothing' }));
+    await old.close();
+    assert.equal(recorded(temp.path()).at(-1)?.version, 7);
+
+    const store = openAuditStore({ path: temp.path() });
+    try {
+      assert.equal(store.stats().schemaVersion, 8);
+      assert.deepEqual(
+        store.search('config.ts').map((s) => s.id),
+        ['sent-config'],
+      );
     } finally {
       await store.close();
     }
@@ -131,7 +178,7 @@ describe('migrations', () => {
     const store = openAuditStore({ path: temp.path() });
     await store.close();
     const db = openRaw(temp.path());
-    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9, 'future', 0)").run();
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)").run();
     db.close();
     assert.throws(
       () => openAuditStore({ path: temp.path() }),
@@ -141,12 +188,12 @@ describe('migrations', () => {
         assert.match(
           error.message,
           new RegExp(
-            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 9, this version knows 7\\)`,
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 99, this version knows 8\\)`,
           ),
         );
         return true;
       },
     );
-    assert.equal(recorded(temp.path()).at(-1)?.version, 9);
+    assert.equal(recorded(temp.path()).at(-1)?.version, 99);
   });
 });

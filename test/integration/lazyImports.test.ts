@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { openAuditStore } from '../../src/audit/store.ts';
 import { BIN, cleanEnv } from '../support/ctxproxyProcess.ts';
 
 const REGISTER = fileURLToPath(new URL('../support/moduleLog/register.mjs', import.meta.url));
@@ -55,8 +56,11 @@ describe('the CLI loads only what a command uses', () => {
     assert.deepEqual(heavyLoaded(version.modules), []);
   });
 
-  test('audit list opens SQLite but loads neither the redactor nor the tokenizer', () => {
-    const list = loaded(['audit', 'list', '--db', path.join(scratch, 'audit.db')]);
+  test('audit list opens SQLite but loads neither the redactor nor the tokenizer', async () => {
+    // The audit commands read a log and never create one: this one exists.
+    const db = path.join(scratch, 'audit.db');
+    await openAuditStore({ path: db }).close();
+    const list = loaded(['audit', 'list', '--db', db]);
     const heavy = heavyLoaded(list.modules);
     assert.ok(heavy.includes('sqlite'), `the store was not seen loading: ${heavy}`);
     for (const name of ['secretlint', 'tokenizer', 'redactor', 'hono', 'ollama']) {

@@ -55,6 +55,19 @@ describe('nested instruction files', () => {
     );
     const texts = items.map((item) => item.text).join('\n');
     assert.doesNotMatch(texts, /SEARCH RULES|BUILD RULES|BILLING GO RULE/, 'not in play, or not matching');
+    // Each says why it was sent (the audit page shows it): whose it is, and the folder in play.
+    assert.deepEqual(
+      items.map((item) => item.why),
+      [
+        'the instruction file of the project',
+        'the instruction file of services/, a folder in play',
+        'the instruction file of services/billing/, a folder in play',
+        'imported by services/billing/CLAUDE.md (the instruction file of services/billing/, a folder in play)',
+        'the instruction file of services/billing/, a folder in play',
+        'a rule file of services/billing/, a folder in play',
+        'a rule file of services/billing/, a folder in play',
+      ],
+    );
 
     // A change in another folder brings its file in, a named ignored folder does not.
     r.write('services/search/main.go', 'package main // edited\n');

@@ -227,6 +227,7 @@ describe('env source', () => {
         title: 'environment',
         priority: 50,
         kind: 'text',
+        why: 'working directory, OS, shell, date and time',
         text: 'Working directory: /w\nOS: Linux 6.1 (linux/x64)\nShell: /bin/zsh\nDate: 2026-03-04 (Wednesday)\nTime: 06:06 Europe/Paris (GMT+01:00)',
       },
     ]);

@@ -115,4 +115,76 @@ describe('audit page of a real proxied request', () => {
     assert.equal(await page.locator(`tr[data-href="${snapshotPagePath(snapshotId)}"]`).count(), 1);
     await context.close();
   });
+
+  it('says, for every item the model saw, why it was chosen, its tokens and what became of it', async () => {
+    const { response } = await proxy
+      .client()
+      .chat.completions.create({
+        model: MODEL,
+        messages: [
+          { role: 'user', content: 'What does start in src/server.ts return, and what changed in src/config.ts?' },
+        ],
+      })
+      .withResponse();
+    const snapshot = await proxy.snapshotOf(response);
+    const items = (snapshot.budget?.parts ?? []).flatMap((part) =>
+      part.sources.flatMap((source) => source.items ?? []),
+    );
+    assert.ok(items.length >= 5, 'several items were sent');
+
+    const context = await browser.newContext({ viewport: LAPTOP });
+    const page = await context.newPage();
+    await page.goto(`${proxy.url}${snapshotPagePath(snapshot.id)}`);
+    const rows = await page.$$eval('table.why tbody tr', (trs) =>
+      trs.map((tr) => ({
+        key: tr.getAttribute('data-item'),
+        state: tr.getAttribute('data-state'),
+        why: tr.querySelector('td.why-text')?.textContent ?? '',
+        tokens: tr.querySelector('td.num')?.textContent ?? '',
+        sent: tr.querySelector('td[data-label="Sent?"]')?.textContent ?? '',
+      })),
+    );
+    for (const item of items) {
+      const row = rows.find((candidate) => candidate.key === item.key);
+      assert.ok(row, `${item.key} has a row`);
+      assert.equal(row.why, item.why ?? '(its source gave no reason)', `${item.key}: why`);
+      assert.equal(row.tokens, item.tokens.toLocaleString('en-US'), `${item.key}: tokens`);
+      assert.match(row.sent, /^sent new/, `${item.key}: sent`);
+    }
+    const named = rows.find((row) => row.key === 'files.named.src/config.ts');
+    assert.equal(named?.why, 'named in the question');
+    assert.ok(await page.locator('table.why').isVisible(), 'the table is on screen, not hidden');
+    assert.match((await page.locator('.mode-reason').textContent()) ?? '', /Why: the server's --mode setting/);
+    // Each context fence, unfolded, says why too.
+    const fenceWhy = await page.$$eval('details.ctx[data-source="files.named.src/config.ts"] .why-line', (lines) =>
+      lines.map((line) => line.textContent),
+    );
+    assert.deepEqual(fenceWhy, ['why: named in the question']);
+    await page.locator('table.why').screenshot({ path: join(ARTIFACTS, 'audit-e2e-why-laptop.png') });
+    await page.screenshot({ path: join(ARTIFACTS, 'audit-e2e-why-detail-laptop.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('shows a refused request in the list with its question, model and reason', async () => {
+    const refused = await fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-ctx-mode': 'turbo' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Why is the build slow?' }] }),
+    });
+    assert.equal(refused.status, 400);
+    const id = refused.headers.get('x-ctx-snapshot-id') ?? '';
+    await proxy.store.flush();
+    const context = await browser.newContext({ viewport: LAPTOP });
+    const page = await context.newPage();
+    await page.goto(`${proxy.url}/audit`);
+    const row = page.locator(`tr[data-href="${snapshotPagePath(id)}"]`);
+    assert.equal(await row.locator('td[data-label="Model"]').textContent(), MODEL);
+    assert.match((await row.locator('td.question').textContent()) ?? '', /^Why is the build slow\?/);
+    const reason = row.locator('[data-refusal]');
+    assert.match((await reason.textContent()) ?? '', /^refused: 400 X-Ctx-Mode "turbo" is not a mode/);
+    assert.ok(await reason.isVisible());
+    assert.equal(await row.locator('td[data-label="Workspace"]').getAttribute('title'), repo.dir);
+    await page.screenshot({ path: join(ARTIFACTS, 'audit-e2e-list-refused-laptop.png'), fullPage: true });
+    await context.close();
+  });
 });

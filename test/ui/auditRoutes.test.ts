@@ -251,3 +251,35 @@ describe('GET /audit/conversations/:id', () => {
     assert.match(page, new RegExp(`href="/audit/conversations/conv-3\\?at=${turn?.id}"`));
   });
 });
+
+describe('GET /audit/:id, why this context', () => {
+  it('a snapshot written before items were recorded one by one still lists its items, saying so', async () => {
+    const old = makeSnapshot({ id: 'old1' });
+    old.budget = {
+      window: 8192,
+      usable: 5120,
+      reserve: 1024,
+      conversationTokens: 30,
+      contextTokens: 60,
+      perEntry: [],
+      parts: [
+        {
+          kind: 'block',
+          message: 1,
+          carried: false,
+          fromTurn: 1,
+          chars: 200,
+          tokens: 60,
+          sources: [{ source: 'git', keys: ['git.status', 'git.log'], chars: 150, tokens: 50 }],
+        },
+      ],
+    };
+    const page = await (await testApp({ store: memoryAuditStore([old]) }).request('/audit/old1')).text();
+    assert.match(page, /Why this context/);
+    for (const key of ['git.status', 'git.log']) {
+      const row = page.slice(page.indexOf(`data-item="${key}"`));
+      assert.match(row.slice(0, 800), /not recorded: this snapshot is older than the why column/);
+    }
+    assert.doesNotMatch(page, /No context items/);
+  });
+});

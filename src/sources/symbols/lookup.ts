@@ -141,6 +141,7 @@ export function definitionItem(
     priority: 88,
     kind: 'code',
     path: rel,
+    why: `defines ${def.qualified}, named in the question`,
     ...(truncated ? { truncated: true } : {}),
   };
 }
@@ -162,6 +163,7 @@ export function outlineItem(
   rel: string,
   defs: readonly Definition[],
   limits = defaultLookupLimits,
+  why = 'the definitions of a file in play',
 ): ContextItem | undefined {
   if (defs.length === 0) return undefined;
   const { text, truncated } = outlineText(defs, limits.outlineEntries);
@@ -173,6 +175,7 @@ export function outlineItem(
     priority: 62,
     kind: 'text',
     path: rel,
+    why,
     ...(truncated ? { truncated: true } : {}),
   };
 }

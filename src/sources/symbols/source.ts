@@ -143,6 +143,7 @@ export function createSymbolsSource(
             text,
             priority: 40,
             kind: 'text',
+            why: 'the most referenced files of the repository and what they define',
           };
     maps.set(index.root, { version: index.version, item });
     return item;
@@ -267,7 +268,10 @@ export function createSymbolsSource(
         ]),
       ].slice(0, defaultLookupLimits.outlines);
       for (const rel of outlined) {
-        const item = outlineItem(rel, index.files.get(rel)?.defs ?? []);
+        const why = inPlay.includes(rel)
+          ? 'the definitions of a file named in the conversation'
+          : 'the definitions of a file that defines a name in the question';
+        const item = outlineItem(rel, index.files.get(rel)?.defs ?? [], defaultLookupLimits, why);
         if (item) out.push(item);
         const refusal = index.skipped.get(rel);
         if (refusal) notes.push({ path: rel, reason: refusal.reason });

@@ -64,6 +64,7 @@ export function wordSearch(
       text: list.join('\n'),
       priority: 55,
       kind: 'text',
+      why: `${name} is named in the question; no parser for the files it is in`,
     });
   }
   return { items, incomplete };
