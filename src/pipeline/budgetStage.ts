@@ -40,7 +40,7 @@ export async function budget(
     items,
     plan: selected.plan,
     plans: deps.plans,
-    found: findState(deps.conversations, keys),
+    found: findState(deps.conversations, keys, input.request.messages),
     count: (text) => deps.tokenCounter.count(text),
     snapshotId,
     newConversationId: () => newConversationId(keys, snapshotId ?? input.requestId),

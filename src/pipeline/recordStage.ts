@@ -44,7 +44,7 @@ export async function* record(
     snapshot.timings.upstreamMs = deps.now() - forwarded.startedAt;
     // Before the last frames leave: the client may send its next turn as soon as it reads them.
     const { next } = prepared.budgeted.turn;
-    if (outcome === 'ok' && next) rememberTurn(deps.conversations, prepared.budgeted.keys, reply, next);
+    if (outcome === 'ok') rememberTurn(deps.conversations, prepared.budgeted.keys, reply, next);
     // A stream's frames of this turn leave at its end (http/nodeSse.ts), the last ones too: what
     // follows only completes the audit (calibration, the final save, the log line), so it waits for
     // them instead of holding the answer's bytes back. The in-flight record went to disk before the
