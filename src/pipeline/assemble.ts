@@ -77,10 +77,12 @@ export function accountItems(
   const bySource = new Map<string, ContextPartSource>();
   for (const item of orderItems(items)) {
     const fence = fenceItem(item, tag);
-    const entry = bySource.get(item.source) ?? { source: item.source, keys: [], chars: 0, tokens: 0 };
+    const entry = bySource.get(item.source) ?? { source: item.source, keys: [], chars: 0, tokens: 0, keyTokens: [] };
+    const tokens = count(fence);
     entry.keys.push(item.key);
+    entry.keyTokens?.push(tokens);
     entry.chars += fence.length;
-    entry.tokens += count(fence);
+    entry.tokens += tokens;
     bySource.set(item.source, entry);
   }
   return [...bySource.values()];

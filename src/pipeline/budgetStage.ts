@@ -59,5 +59,5 @@ export async function budget(
         terms: collected.question ? termsOf(collected.question) : undefined,
       }),
   });
-  return { turn, keys };
+  return { turn, keys, ratio };
 }

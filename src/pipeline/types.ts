@@ -23,6 +23,7 @@ import type {
 import type { ConversationCache } from './conversations.ts';
 import type { Turn } from './planTurn.ts';
 import type { ModeSelection } from './selectMode.ts';
+import type { SentFigures } from './sentFigures.ts';
 
 export interface PipelineSettings {
   workspace: string;
@@ -137,6 +138,8 @@ export interface Redacted {
 export interface Budgeted {
   turn: Turn;
   keys: string[];
+  /** The model's calibration ratio the budget counted with (1 when none was learned). */
+  ratio: number;
 }
 
 /** assemble: the exact request for the upstream and the context it carries, part by part. */
@@ -144,6 +147,8 @@ export interface Assembled {
   request: UpstreamRequest;
   modeUsed: ModeName;
   parts: ContextPart[];
+  /** The request's tokens counted on what it sends (sentFigures.ts): what the snapshot reports. */
+  figures: SentFigures;
 }
 
 /** Everything up to the forward: what `ctxproxy preview` prints and the snapshot describes. */
