@@ -16,12 +16,12 @@ import type {
   ModeRequest,
   Plan,
   Redactor,
-  Snapshot,
   SourceReport,
   UpstreamEvent,
 } from '../shared/types.ts';
 import type { ConversationCache } from './conversations.ts';
 import type { Turn } from './planTurn.ts';
+import type { RequestRecord } from './requestRecord.ts';
 import type { ModeSelection } from './selectMode.ts';
 import type { SentFigures } from './sentFigures.ts';
 
@@ -171,14 +171,10 @@ export interface Admitted {
   warnings: string[];
 }
 
-/** One request on its way: the snapshot it writes whatever happens, and the abort that stops the upstream. */
+/** One request on its way: the record it writes whatever happens (it also holds the abort that stops the upstream). */
 export interface Run {
   input: PipelineInput;
-  snapshot: Snapshot;
-  started: number;
-  upstreamAbort: AbortController;
-  /** Listener on input.signal; removed once the answer ends. */
-  onClientGone: () => void;
+  record: RequestRecord;
 }
 
 /** forward: the upstream's answer as it streams, and when it was asked. */
