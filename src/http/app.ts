@@ -7,7 +7,7 @@ import { requestId } from 'hono/request-id';
 import { type PipelineDeps, recordRejectedRequest, runPipeline } from '../pipeline/runPipeline.ts';
 import { chatRequestSchema } from '../shared/chatRequest.ts';
 import { classifiedErrorFields, errorFields } from '../shared/errorFields.ts';
-import { NotFoundError, ProxyError, toProxyError } from '../shared/errors.ts';
+import { NotFoundError, RecordedFailure, toProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import { MODE_NAMES } from '../shared/types.ts';
 import { createAccessGuard } from './accessGuard.ts';
@@ -158,13 +158,15 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
   });
 
   app.onError(async (error, c) => {
-    const failure = error instanceof ProxyError ? error : toProxyError(error);
+    // A failure the pipeline recorded comes as a value naming its snapshot; any other error has none.
+    let snapshotId = error instanceof RecordedFailure ? error.snapshotId : undefined;
+    const failure = toProxyError(error);
     if (failure.status >= 500) {
       const unforeseen = failure.code === 'internal_error';
       deps.logger.error(unforeseen ? 'http.unhandled' : 'http.server_error', {
         requestId: c.get('requestId'),
         status: failure.status,
-        ...(unforeseen ? errorFields(error) : classifiedErrorFields(failure)),
+        ...(unforeseen ? errorFields(snapshotId ? failure : error) : classifiedErrorFields(failure)),
         hint: failure.hint,
       });
     } else if (failure.hint !== undefined) {
@@ -179,14 +181,14 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
     // A request turned away before the pipeline ran (bad JSON, too large, no token) is audited too;
     // one the access guard refused is not: it may be a hostile page's, and its text is not worth keeping.
     const refusedAtDoor = c.get('accessRefused') !== undefined;
-    if (!refusedAtDoor && !failure.snapshotId && c.req.method === 'POST' && AUDITED_POSTS.has(c.req.path)) {
-      await recordRejectedRequest(deps.pipeline, {
+    if (!refusedAtDoor && !snapshotId && c.req.method === 'POST' && AUDITED_POSTS.has(c.req.path)) {
+      snapshotId = await recordRejectedRequest(deps.pipeline, {
         requestId: c.get('requestId'),
         userAgent: c.req.header('user-agent'),
         error: failure,
       });
     }
-    if (failure.snapshotId) c.header('X-Ctx-Snapshot-Id', failure.snapshotId);
+    if (snapshotId) c.header('X-Ctx-Snapshot-Id', snapshotId);
     // Anthropic clients (Claude Code) read only Anthropic's error body; the status is the same.
     const body = speaksAnthropic(c.req.path) ? anthropicErrorBody(failure) : failure.toBody();
     return c.json(body, failure.status as 400);

@@ -71,8 +71,13 @@ export function requestFacts(
 export function callFacts(
   c: Context<RouteEnv>,
   inFlight: InFlight | undefined,
-): { requestId: string; userAgent: string | undefined; signal: AbortSignal } {
-  return { requestId: c.get('requestId'), userAgent: c.req.header('user-agent'), signal: requestSignal(c, inFlight) };
+): { requestId: string; requestIdMinted: boolean; userAgent: string | undefined; signal: AbortSignal } {
+  return {
+    requestId: c.get('requestId'),
+    requestIdMinted: c.get('requestIdMinted') === true,
+    userAgent: c.req.header('user-agent'),
+    signal: requestSignal(c, inFlight),
+  };
 }
 
 export function pipelineHeaders(c: Context<RouteEnv>): PipelineHeaders {

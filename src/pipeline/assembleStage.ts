@@ -1,12 +1,15 @@
 // Stage 5, assemble: the exact request the upstream gets. planTurn already
 // placed the context (a carried block is budgeted where it sits, so placing and
 // budgeting go together there; the fences themselves are in assemble.ts); this
-// stage accounts each part as sent and sets the upstream's own fields.
+// stage accounts each part as sent, counts the request it sends (sentFigures.ts)
+// and sets the upstream's own fields.
 
+import { countedTexts } from '../budget/index.ts';
 import { isFunctionTool } from '../shared/chatRequest.ts';
 import type { ChatMessage } from '../shared/types.ts';
 import { upstreamParams } from './cleanRequest.ts';
 import { locateParts } from './contextParts.ts';
+import { sentFigures } from './sentFigures.ts';
 import type { Assembled, PipelineDeps, Prepared } from './types.ts';
 
 export async function assemble(
@@ -14,23 +17,33 @@ export async function assemble(
   deps: PipelineDeps,
 ): Promise<Assembled> {
   const { budget, messages } = budgeted.turn;
-  const parts = locateParts(messages, budgeted.turn.parts, (text) => deps.tokenCounter.count(text));
   // The roles as the model receives them, here and not in the adapters, so the snapshot records
   // exactly that (`developer` is `system`: the role local chat templates know, on either upstream kind).
   const forwarded = messages.map(asModelRole);
+  // admit() already left hosted tools out; the filter only narrows the type.
+  const tools = input.request.tools?.filter(isFunctionTool);
+  // One counter for every figure of the snapshot: the estimator at ratio 1, with what is sent counted
+  // ahead in slices that yield (exactly, before a synchronous count could cache an estimate of a long text).
+  const pending = budgeted.turn.parts.map((part) => part.text);
+  const counter = await deps.tokenCounter
+    .withRatio(1)
+    .prepare([...countedTexts(forwarded, tools), ...pending], input.signal);
+  const located = locateParts(messages, budgeted.turn.parts, (text) => counter.count(text));
+  const parts = located.map((found) => found.part);
+  const figures = sentFigures(forwarded, tools, located, counter, budgeted.ratio);
   const numCtx = deps.upstream.kind === 'ollama' ? stickyNumCtx(deps, selected.model, budget.numCtx) : undefined;
   return {
     request: {
       model: selected.model,
       messages: forwarded,
-      // admit() already left hosted tools out; the filter only narrows the type.
-      tools: input.request.tools?.filter(isFunctionTool),
+      tools,
       params: withOutputLimit(upstreamParams(input.request, deps.upstream.kind), budget.outputLimit),
       numCtx,
       think: budget.modeUsed === 'quick' ? false : undefined,
     },
     modeUsed: budget.modeUsed,
     parts,
+    figures,
   };
 }
 

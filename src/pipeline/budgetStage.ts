@@ -40,7 +40,7 @@ export async function budget(
     items,
     plan: selected.plan,
     plans: deps.plans,
-    found: findState(deps.conversations, keys),
+    found: findState(deps.conversations, keys, input.request.messages),
     count: (text) => deps.tokenCounter.count(text),
     snapshotId,
     newConversationId: () => newConversationId(keys, snapshotId ?? input.requestId),
@@ -59,5 +59,5 @@ export async function budget(
         terms: collected.question ? termsOf(collected.question) : undefined,
       }),
   });
-  return { turn, keys };
+  return { turn, keys, ratio };
 }

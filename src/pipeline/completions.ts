@@ -4,14 +4,13 @@
 // the editor built itself. Audited like a chat: the redacted prompt, the reply.
 
 import { fitPrompt } from '../budget/index.ts';
-import { BadRequestError, type ProxyError, toProxyError } from '../shared/errors.ts';
-import type { ChatMessage, Snapshot, UpstreamEvent } from '../shared/types.ts';
-import { closeDirectSnapshot, openDirectSnapshot } from './auditRecord.ts';
-import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
+import { BadRequestError } from '../shared/errors.ts';
+import type { ChatMessage, UpstreamEvent } from '../shared/types.ts';
 import { redactedValue } from './cleanRequest.ts';
 import { discoverWindow } from './collect.ts';
-import { cleanedModel, notSupported } from './embeddings.ts';
+import { cleanedModel, notSupported, storedModel } from './embeddings.ts';
 import { redactMessages } from './redactStage.ts';
+import { RequestRecord } from './requestRecord.ts';
 import { splitModelSuffix } from './selectMode.ts';
 import type { PipelineDeps } from './types.ts';
 
@@ -23,6 +22,7 @@ export interface CompletionsInput {
   params: Record<string, unknown>;
   stream: boolean;
   requestId: string;
+  requestIdMinted?: boolean | undefined;
   userAgent?: string | undefined;
   signal: AbortSignal;
 }
@@ -38,15 +38,11 @@ export interface CompletionsResult {
 
 export async function runCompletions(input: CompletionsInput, deps: PipelineDeps): Promise<CompletionsResult> {
   const { model } = splitModelSuffix(input.model);
-  const snapshot = await openDirectSnapshot(
-    { requestId: input.requestId, model, stream: input.stream, userAgent: input.userAgent },
-    deps,
-  );
-  const abort = new AbortController();
-  const onClientGone = () => abort.abort(input.signal.reason);
-  input.signal.addEventListener('abort', onClientGone, { once: true });
+  const record = RequestRecord.open({ ...input, model, modeAsked: 'off' }, deps);
   try {
-    refuseIfAuditDown(deps);
+    record.refuseIfAuditDown();
+    // The model as the client chose it, stored redacted; no context is ever added here.
+    await record.admit({ model: await storedModel(model, deps, record.counts) });
     const generate = deps.upstream.generate;
     if (!generate) throw notSupported('/v1/completions', deps.upstream.kind);
     if (typeof input.params.n === 'number' && input.params.n > 1) {
@@ -56,14 +52,14 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
         'n',
       );
     }
-    const counts = snapshot.redactions;
+    const counts = record.counts;
     // The model name and the sampling options (`stop` is text) go upstream too: redacted like the prompt.
     const upstreamModel = await cleanedModel(model, deps, counts);
     const params = await redactedParams(input.params, deps, counts);
     const given: ChatMessage[] = [{ role: 'user', name: 'prompt', content: input.prompt }];
     if (input.suffix) given.unshift({ role: 'system', name: 'suffix', content: input.suffix });
     const forwarded = deps.settings.redactMessages ? await redactMessages(given, deps.redactor, counts) : given;
-    snapshot.forwarded = forwarded;
+    record.describe({ forwarded });
     const prompt = forwarded.find((m) => m.name === 'prompt')?.content as string;
     const suffix = forwarded.find((m) => m.name === 'suffix')?.content as string | undefined;
     // The prompt is never cut: too long for the window, a 400 (budget/promptFit.ts); else num_ctx holds
@@ -79,26 +75,16 @@ export async function runCompletions(input: CompletionsInput, deps: PipelineDeps
             loaded: deps.loadedNumCtx?.get(upstreamModel),
           })
         : undefined;
-    await recordInFlight(snapshot, deps, snapshot.createdAt);
-    const started = deps.now();
+    await record.inFlight();
+    const startedAt = deps.now();
     const events = await generate.call(
       deps.upstream,
       { model: upstreamModel, prompt, suffix, params, numCtx },
-      abort.signal,
+      record.upstreamSignal,
     );
-    return {
-      snapshotId: snapshot.id,
-      model,
-      warnings: snapshot.warnings,
-      events: track(events, snapshot, deps, started, abort, input.signal, () =>
-        input.signal.removeEventListener('abort', onClientGone),
-      ),
-    };
+    return { snapshotId: record.id, model, warnings: record.warnings, events: record.tap(events, { startedAt }) };
   } catch (error) {
-    input.signal.removeEventListener('abort', onClientGone);
-    const failure = toProxyError(error);
-    await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
-    throw failure;
+    throw await record.fail(error);
   }
 }
 
@@ -116,40 +102,5 @@ async function redactedParams(
       'redaction_failed',
       'stop',
     );
-  }
-}
-
-async function* track(
-  events: AsyncIterable<UpstreamEvent>,
-  snapshot: Snapshot,
-  deps: PipelineDeps,
-  started: number,
-  abort: AbortController,
-  clientSignal: AbortSignal,
-  release: () => void,
-): AsyncGenerator<UpstreamEvent> {
-  let outcome: Snapshot['outcome'] = 'aborted';
-  let failure: ProxyError | undefined;
-  try {
-    for await (const event of events) {
-      if (event.type === 'delta') {
-        snapshot.timings.firstTokenMs ??= deps.now() - started;
-        if (event.content) snapshot.reply.content += event.content;
-      } else {
-        snapshot.reply.finishReason = event.finishReason;
-        snapshot.usage = event.usage;
-        outcome = 'ok';
-      }
-      yield event;
-    }
-  } catch (error) {
-    failure = toProxyError(error);
-    outcome = clientSignal.aborted ? 'aborted' : 'error';
-    throw failure;
-  } finally {
-    if (outcome !== 'ok') abort.abort(new Error('client went away'));
-    release();
-    snapshot.timings.upstreamMs = deps.now() - started;
-    await closeDirectSnapshot(snapshot, deps, outcome, failure);
   }
 }

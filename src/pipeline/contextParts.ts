@@ -15,12 +15,18 @@ export interface PendingPart {
   sources: ContextPartSource[];
 }
 
+/** A part found in the messages, with its text (the snapshot keeps the part, not the text twice). */
+export interface LocatedPart {
+  part: ContextPart;
+  text: string;
+}
+
 export function locateParts(
   messages: readonly ChatMessage[],
   pending: readonly PendingPart[],
   count: (text: string) => number,
-): ContextPart[] {
-  const parts: ContextPart[] = [];
+): LocatedPart[] {
+  const parts: LocatedPart[] = [];
   let from = 0;
   for (const part of pending) {
     if (part.text === '') continue;
@@ -31,14 +37,17 @@ export function locateParts(
     if (index < 0) continue;
     if (part.kind === 'update') from = index + 1;
     parts.push({
-      kind: part.kind,
-      message: index,
-      carried: part.carried,
-      fromTurn: part.origin.turn,
-      ...(part.origin.snapshotId !== undefined ? { fromSnapshot: part.origin.snapshotId } : {}),
-      chars: part.text.length,
-      tokens: count(part.text),
-      sources: part.sources,
+      part: {
+        kind: part.kind,
+        message: index,
+        carried: part.carried,
+        fromTurn: part.origin.turn,
+        ...(part.origin.snapshotId !== undefined ? { fromSnapshot: part.origin.snapshotId } : {}),
+        chars: part.text.length,
+        tokens: count(part.text),
+        sources: part.sources,
+      },
+      text: part.text,
     });
   }
   return parts;

@@ -1,6 +1,7 @@
 // Which conversation a request continues, found by its history alone: the
 // hash-chain keys over the client's messages (see conversations.ts for why),
-// the longest stored prefix, and the keys the next turn will arrive under.
+// the state stored for exactly the messages before this turn, and the key the
+// next turn will arrive under.
 // Pure: no I/O, and the map of states comes in (ConversationStore).
 
 import { createHash, type Hash } from 'node:crypto';
@@ -12,7 +13,8 @@ import type { ConversationState } from './conversations.ts';
 /** Where states are kept between turns (ConversationCache in the server). */
 export interface ConversationStore {
   get(key: string): ConversationState | undefined;
-  set(key: string, state: ConversationState): void;
+  /** `undefined`: a turn with no state reached this history. */
+  set(key: string, state: ConversationState | undefined): void;
 }
 
 /** One message as the key sees it: role, text and tool calls (not their ids, which clients may rewrite). */
@@ -100,28 +102,41 @@ async function updateEscaped(hash: Hash, text: string, pause: (cost: number) => 
   }
 }
 
-/**
- * The keys the client's next turn will begin with: this turn's messages plus
- * the reply it got (what the client echoes), and this turn's messages alone
- * (for clients that rewrite the reply they show; the longer key is tried first).
- */
-export function keysAfterReply(keys: readonly string[], reply: SnapshotReply): string[] {
+/** The key the client's next turn arrives under: this turn's messages plus the reply it got, as the client echoes it. */
+export function keyAfterReply(keys: readonly string[], reply: SnapshotReply): string {
   const toolCalls = reply.toolCalls?.length ? reply.toolCalls : undefined;
   const assistant: ChatMessage = { role: 'assistant', content: reply.content, tool_calls: toolCalls };
-  const last = keys[keys.length - 1] as string;
-  return [extend(last, assistant), last];
+  return extend(keys[keys.length - 1] as string, assistant);
 }
 
-/** The state stored for the longest proper prefix of the history, and that prefix's length. */
+/**
+ * How many of the messages came before this turn: everything up to the last
+ * assistant message (a reply the model gave), not counting assistant messages
+ * at the very end (a prefill is part of this turn). 0 for a first turn.
+ */
+export function earlierLength(messages: readonly ChatMessage[]): number {
+  let end = messages.length;
+  while (end > 0 && messages[end - 1]?.role === 'assistant') end--;
+  let earlier = end;
+  while (earlier > 0 && messages[earlier - 1]?.role !== 'assistant') earlier--;
+  return earlier;
+}
+
+/**
+ * The state of the conversation whose history is exactly this request's
+ * earlier messages, and their count. Only that one: a state stored for a
+ * shorter prefix belongs to a history that went on otherwise (another reply,
+ * another chat that opened alike), and a first turn has no history to continue.
+ */
 export function findState(
   cache: ConversationStore,
   keys: readonly string[],
+  messages: readonly ChatMessage[],
 ): { state: ConversationState; length: number } | undefined {
-  for (let length = keys.length - 2; length >= 1; length--) {
-    const state = cache.get(keys[length] as string);
-    if (state) return { state, length };
-  }
-  return undefined;
+  const length = earlierLength(messages);
+  if (length < 1 || length > keys.length - 2) return undefined;
+  const state = cache.get(keys[length] as string);
+  return state ? { state, length } : undefined;
 }
 
 export function newConversationId(keys: readonly string[], requestId: string): string {
@@ -133,12 +148,16 @@ export function newConversationId(keys: readonly string[], requestId: string): s
     .slice(0, 24);
 }
 
-/** After the reply: the next turn's state, under every key that turn can arrive with. */
+/**
+ * After the reply: the next turn's state under the key that turn arrives with. A turn that carries
+ * no state (mode off from the start) still claims its key, so that another chat reaching the same
+ * history cannot be continued as if it were this one (ConversationCache.set).
+ */
 export function rememberTurn(
   store: ConversationStore,
   keys: readonly string[],
   reply: SnapshotReply,
-  next: ConversationState,
+  next: ConversationState | undefined,
 ): void {
-  for (const key of keysAfterReply(keys, reply)) store.set(key, next);
+  store.set(keyAfterReply(keys, reply), next);
 }

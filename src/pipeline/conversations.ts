@@ -5,10 +5,12 @@
 // messages, never our additions, so every turn's key is a hash chain over the
 // client's messages (as sent) with the workspace: after turn N answers, its
 // state is stored under the key of turn N's messages plus the assistant reply,
-// which is exactly what the client sends before its next user message. Two
-// chats that open alike part at their first different reply; an edited or
-// branched history matches only the turn it still begins with. States are never
-// changed once stored: each turn stores a new one.
+// which is exactly what the client sends before its next user message. A
+// request continues a conversation only when everything before its own new
+// messages is that conversation's history, exactly: a first turn never
+// continues one, and two chats that open alike part at their first different
+// reply. A branch (an earlier user message rewritten) continues from the turn it
+// still begins with. States are never changed once stored: each turn stores a new one.
 
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -126,9 +128,14 @@ export class ConversationCache {
     return state === 'ambiguous' ? undefined : state;
   }
 
-  set(key: string, state: ConversationState): void {
+  /** `undefined`: a turn without state reached this history; it cannot be told from a conversation stored here. */
+  set(key: string, state: ConversationState | undefined): void {
     if (!this.#states) return;
     const previous = this.#states.peek(key);
+    if (state === undefined) {
+      this.#states.set(key, 'ambiguous');
+      return;
+    }
     const shared =
       previous !== undefined && (previous === 'ambiguous' || previous.conversationId !== state.conversationId);
     // A copy per entry (states are never changed once stored), so that each entry's dispose releases its own hold.

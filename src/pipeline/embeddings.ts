@@ -3,13 +3,14 @@
 // hashes of what was sent, never the vectors, and not the text: an index run
 // over a whole repository would otherwise copy it into the log.
 
-import { BadRequestError, ProxyError, toProxyError } from '../shared/errors.ts';
+import { createHash } from 'node:crypto';
+import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { ChatMessage } from '../shared/types.ts';
-import { closeDirectSnapshot, openDirectSnapshot, shortHash } from './auditRecord.ts';
-import { recordInFlight, refuseIfAuditDown } from './auditTrail.ts';
 import { redactedValue } from './cleanRequest.ts';
 import { redactMessages } from './redactStage.ts';
+import { RequestRecord } from './requestRecord.ts';
 import { splitModelSuffix } from './selectMode.ts';
+import { storedText } from './storedText.ts';
 import type { PipelineDeps } from './types.ts';
 
 export interface EmbeddingsInput {
@@ -17,6 +18,7 @@ export interface EmbeddingsInput {
   input: string[];
   dimensions?: number | undefined;
   requestId: string;
+  requestIdMinted?: boolean | undefined;
   userAgent?: string | undefined;
   signal: AbortSignal;
 }
@@ -33,42 +35,55 @@ export interface EmbeddingsResult {
 
 export async function runEmbeddings(input: EmbeddingsInput, deps: PipelineDeps): Promise<EmbeddingsResult> {
   const { model } = splitModelSuffix(input.model);
-  const snapshot = await openDirectSnapshot(
-    { requestId: input.requestId, model, stream: false, userAgent: input.userAgent },
-    deps,
-  );
+  const record = RequestRecord.open({ ...input, model, stream: false, modeAsked: 'off' }, deps);
   try {
-    refuseIfAuditDown(deps);
+    record.refuseIfAuditDown();
+    // The model as the client chose it, stored redacted; no context is ever added here.
+    await record.admit({ model: await storedModel(model, deps, record.counts) });
     const embed = deps.upstream.embed;
     if (!embed) throw notSupported('/v1/embeddings', deps.upstream.kind);
-    const counts = snapshot.redactions;
+    const counts = record.counts;
     const upstreamModel = await cleanedModel(model, deps, counts);
     const texts = deps.settings.redactMessages
       ? (await redactMessages(input.input.map(asMessage), deps.redactor, counts)).map((m) => m.content as string)
       : input.input;
-    snapshot.forwarded = [{ role: 'user', content: describeInputs(texts) }];
-    await recordInFlight(snapshot, deps, snapshot.createdAt);
-    const started = deps.now();
+    record.describe({ forwarded: [{ role: 'user', content: describeInputs(texts) }] });
+    await record.inFlight();
+    const startedAt = deps.now();
     const result = await embed.call(
       deps.upstream,
       { model: upstreamModel, input: texts, dimensions: input.dimensions },
-      input.signal,
+      record.upstreamSignal,
     );
-    snapshot.timings.upstreamMs = deps.now() - started;
     const dimensions = result.embeddings[0]?.length ?? 0;
-    snapshot.reply = {
-      content: `${result.embeddings.length} embedding(s) of ${dimensions} dimensions (vectors not kept)`,
-      finishReason: 'stop',
-    };
     const promptTokens = result.promptTokens ?? 0;
-    snapshot.usage = { promptTokens, completionTokens: 0 };
-    await closeDirectSnapshot(snapshot, deps, 'ok');
-    return { snapshotId: snapshot.id, model, embeddings: result.embeddings, promptTokens, warnings: snapshot.warnings };
+    record.describe({
+      reply: {
+        content: `${result.embeddings.length} embedding(s) of ${dimensions} dimensions (vectors not kept)`,
+        finishReason: 'stop',
+      },
+      usage: { promptTokens, completionTokens: 0 },
+      timings: { totalMs: 0, upstreamMs: deps.now() - startedAt },
+    });
+    await record.close('ok');
+    return { snapshotId: record.id, model, embeddings: result.embeddings, promptTokens, warnings: record.warnings };
   } catch (error) {
-    const failure = toProxyError(error);
-    await closeDirectSnapshot(snapshot, deps, input.signal.aborted ? 'aborted' : 'error', failure);
-    throw failure;
+    throw await record.fail(error);
   }
+}
+
+/** The model name as the audit keeps it: capped and redacted, as every header is. */
+export async function storedModel(
+  model: string,
+  deps: Pick<PipelineDeps, 'redactor'>,
+  counts: Record<string, number>,
+): Promise<string> {
+  return (await storedText(model, 200, deps.redactor, counts)) ?? '';
+}
+
+/** A short content hash for the audit: enough to match two requests, never the text. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 function asMessage(text: string): ChatMessage {

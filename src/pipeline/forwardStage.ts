@@ -1,16 +1,15 @@
 // Stage 6, forward: the request's record goes to the audit log first (outcome
-// `in_flight`, see auditTrail.ts), then the prompt to the upstream. Errors the
-// upstream answers at once (unknown model, unreachable) are thrown here.
+// `in_flight`, see requestRecord.ts), then the prompt to the upstream. Errors
+// the upstream answers at once (unknown model, unreachable) are thrown here.
 
-import { recordInFlight } from './auditTrail.ts';
 import type { Forwarded, PipelineDeps, Prepared, Run } from './types.ts';
 
 export async function forward(
   { run, prepared }: { run: Run; prepared: Prepared },
   deps: PipelineDeps,
 ): Promise<Forwarded> {
-  await recordInFlight(run.snapshot, deps, run.started);
+  await run.record.inFlight();
   const startedAt = deps.now();
-  const events = await deps.upstream.chat(prepared.assembled.request, run.upstreamAbort.signal);
+  const events = await deps.upstream.chat(prepared.assembled.request, run.record.upstreamSignal);
   return { events, startedAt };
 }

@@ -1,69 +1,31 @@
-// Stage 7, record: follows the answer as the client reads it, into the
-// snapshot (reply, usage, time to first token), then writes the snapshot
-// whatever the outcome. An answer that ends well also keeps this turn's
-// conversation state for the next and refines the model's calibration.
+// Stage 7, record: the request's record follows the answer as the client reads
+// it and closes whatever the outcome (requestRecord.ts's tap). An answer that
+// ends well is then handed to the owners of what follows it: the conversation
+// keeps this turn's state for the next (before the last frames leave, since the
+// client may send its next turn as soon as it reads them), and the model's
+// calibration learns from its own prompt count (after them).
 
-import { setImmediate } from 'node:timers/promises';
 import { nextCalibration, suspectTruncation } from '../budget/index.ts';
-import { type ProxyError, toProxyError } from '../shared/errors.ts';
-import type { Snapshot, UpstreamEvent } from '../shared/types.ts';
-import { closeSnapshot } from './auditTrail.ts';
+import type { UpstreamEvent } from '../shared/types.ts';
 import { rememberTurn } from './conversationPrefix.ts';
+import type { Answered } from './requestRecord.ts';
 import type { Forwarded, PipelineDeps, Prepared, Run } from './types.ts';
 
-export async function* record(
+export function record(
   { run, prepared, forwarded }: { run: Run; prepared: Prepared; forwarded: Forwarded },
   deps: PipelineDeps,
 ): AsyncGenerator<UpstreamEvent> {
-  const { snapshot } = run;
-  const reply = snapshot.reply;
-  let outcome: Snapshot['outcome'] = 'aborted';
-  let failure: ProxyError | undefined;
-  try {
-    for await (const event of forwarded.events) {
-      if (event.type === 'delta') {
-        snapshot.timings.firstTokenMs ??= deps.now() - forwarded.startedAt;
-        if (event.content) reply.content += event.content;
-        if (event.reasoning) reply.reasoning = (reply.reasoning ?? '') + event.reasoning;
-        if (event.toolCalls?.length) reply.toolCalls = [...(reply.toolCalls ?? []), ...event.toolCalls];
-      } else {
-        reply.finishReason = event.finishReason;
-        snapshot.usage = event.usage;
-        outcome = 'ok';
-      }
-      yield event;
-    }
-  } catch (error) {
-    failure = toProxyError(error);
-    outcome = run.input.signal.aborted ? 'aborted' : 'error';
-    throw failure;
-  } finally {
-    // Stopping early (the client left, or the consumer gave up) must stop the model too.
-    if (outcome !== 'ok') run.upstreamAbort.abort(new Error('client went away'));
-    run.input.signal.removeEventListener('abort', run.onClientGone);
-    snapshot.timings.upstreamMs = deps.now() - forwarded.startedAt;
-    // Before the last frames leave: the client may send its next turn as soon as it reads them.
-    const { next } = prepared.budgeted.turn;
-    if (outcome === 'ok' && next) rememberTurn(deps.conversations, prepared.budgeted.keys, reply, next);
-    // A stream's frames of this turn leave at its end (http/nodeSse.ts), the last ones too: what
-    // follows only completes the audit (calibration, the final save, the log line), so it waits for
-    // them instead of holding the answer's bytes back. The in-flight record went to disk before the
-    // prompt went upstream, unless the audit could not write and was not required (the request then
-    // carries a warning, and this final save is queued like any other).
-    if (snapshot.stream) await setImmediate();
-    try {
-      checkPromptCount(snapshot, prepared, deps);
-    } catch (error) {
-      // Calibration is a refinement: it must never cost the request its snapshot.
-      deps.logger.error('pipeline.after_answer_failed', { id: snapshot.id, error: (error as Error)?.name });
-    }
-    await closeSnapshot(snapshot, deps, run.started, outcome, failure);
-  }
+  return run.record.tap(forwarded.events, {
+    startedAt: forwarded.startedAt,
+    beforeLastFrames: ({ reply }) =>
+      rememberTurn(deps.conversations, prepared.budgeted.keys, reply, prepared.budgeted.turn.next),
+    afterAnswer: (answered) => checkPromptCount(answered, prepared, deps),
+  });
 }
 
 /** Compares the model's own prompt count with our estimate: calibration and truncation check. */
-function checkPromptCount(snapshot: Snapshot, prepared: Prepared, deps: PipelineDeps): void {
-  const actual = snapshot.usage?.promptTokens;
+function checkPromptCount({ usage, warn }: Answered, prepared: Prepared, deps: PipelineDeps): void {
+  const actual = usage?.promptTokens;
   const { estimatedPromptTokens: estimated, rawEstimatedPromptTokens: raw } = prepared.budgeted.turn.budget;
   if (!actual || !estimated) return;
   const model = prepared.selected.model;
@@ -74,8 +36,7 @@ function checkPromptCount(snapshot: Snapshot, prepared: Prepared, deps: Pipeline
     if (next !== previous) calibration.set(model, next);
   }
   if (suspectTruncation(estimated, actual)) {
-    const warning = `the model counted ${actual} prompt tokens where ~${estimated} were sent: it may have cut the prompt`;
-    snapshot.warnings.push(warning);
+    warn(`the model counted ${actual} prompt tokens where ~${estimated} were sent: it may have cut the prompt`);
     deps.logger.warn('upstream.suspected_truncation', { model, estimated, actual });
   }
 }

@@ -15,6 +15,8 @@ export interface ResponsesInput {
   body: ResponsesRequest;
   headers: PipelineInput['headers'];
   requestId: string;
+  /** The server made the id up (the client sent none): stored as it is, never scanned. */
+  requestIdMinted?: boolean | undefined;
   signal: AbortSignal;
   /** Who is asking, where the server has a token (a digest of the one presented); absent without one. */
   credential?: string | undefined;
@@ -43,10 +45,8 @@ export async function runResponses(
 ): Promise<ResponsesRun> {
   const scope = responseScope(input, deps);
   const { request, history } = toChatRequest(input.body, memory, scope);
-  const result = await runPipeline(
-    { request, headers: input.headers, requestId: input.requestId, signal: input.signal },
-    deps,
-  );
+  const { headers, requestId, requestIdMinted, signal } = input;
+  const result = await runPipeline({ request, headers, requestId, requestIdMinted, signal }, deps);
   return { ...result, history, scope };
 }
 

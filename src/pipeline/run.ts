@@ -1,29 +1,28 @@
-// One request on its way through runPipeline: opened with an empty snapshot (so
-// that whatever fails is still recorded), admitted past the field table, and
-// closed with its error when a stage throws.
+// One request on its way through runPipeline: its record opened before any
+// work (requestRecord.ts, so that whatever fails is still recorded), admitted
+// past the field table, and failed with its error when a stage throws.
 
-import { type ProxyError, toProxyError } from '../shared/errors.ts';
-import { closeSnapshot, refuseIfAuditDown } from './auditTrail.ts';
+import type { ProxyError, RecordedFailure } from '../shared/errors.ts';
 import { cleanRequest, fieldWarnings } from './cleanRequest.ts';
 import { withoutHostedTools } from './hostedTools.ts';
-import { addCounts } from './redactStage.ts';
+import { type RecordDeps, RequestRecord } from './requestRecord.ts';
 import { lastUserText } from './selectMode.ts';
-import { emptySnapshot } from './snapshot.ts';
-import { storedHeaders, storedText } from './storedText.ts';
 import type { Admitted, PipelineDeps, PipelineInput, Run } from './types.ts';
 
-/** A refused request's question as stored: enough to recognise it in the list. */
-const QUESTION_BYTES = 8_000;
-
-type AuditDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
-
 export function openRun(input: PipelineInput, deps: PipelineDeps): Run {
-  const started = deps.now();
-  const snapshot = emptySnapshot({ requestId: '', model: '', stream: input.request.stream === true }, deps, started);
-  const upstreamAbort = new AbortController();
-  const onClientGone = () => upstreamAbort.abort(input.signal.reason);
-  input.signal.addEventListener('abort', onClientGone, { once: true });
-  return { input, snapshot, started, upstreamAbort, onClientGone };
+  const record = RequestRecord.open(
+    {
+      requestId: input.requestId,
+      requestIdMinted: input.requestIdMinted,
+      userAgent: input.headers.userAgent,
+      model: input.request.model,
+      stream: input.request.stream === true,
+      signal: input.signal,
+      question: () => lastUserText(input.request.messages ?? []),
+    },
+    deps,
+  );
+  return { input, record };
 }
 
 /**
@@ -32,51 +31,30 @@ export function openRun(input: PipelineInput, deps: PipelineDeps): Run {
  * field table (fieldPolicy.ts).
  */
 export async function admit(run: Run, deps: PipelineDeps): Promise<Admitted> {
-  refuseIfAuditDown(deps);
-  // Findings outside the messages and the context (headers, tool schemas …); the stages count their own.
-  const counts = run.snapshot.redactions;
-  // An id the server minted holds none of the client's text: stored as it is, with no scan (a unique
-  // text each time, it would only crowd the redactor's result cache).
-  const minted = run.input.requestIdMinted === true;
-  const headers = { ...run.input.headers, requestId: minted ? '' : run.input.requestId };
-  Object.assign(run.snapshot, await storedHeaders(headers, deps.redactor, counts));
-  if (minted) run.snapshot.requestId = run.input.requestId;
+  run.record.refuseIfAuditDown();
   // Before the field table: a hosted tool's fields are not the table's to count as unknown.
   const runnable = await withoutHostedTools(run.input.request, deps.redactor);
   const cleaned = await cleanRequest(runnable.request, { kind: deps.upstream.kind, redactor: deps.redactor });
-  addCounts(counts, cleaned.counts);
-  run.snapshot.model = cleaned.request.model;
   const warnings = [
     ...(run.input.warnings ?? []),
     ...(runnable.warning ? [runnable.warning] : []),
     ...fieldWarnings(cleaned),
   ];
-  return { request: cleaned.request, counts, warnings };
+  await run.record.admit({ model: cleaned.request.model, counts: cleaned.counts, warnings });
+  return { request: cleaned.request, counts: run.record.counts, warnings };
 }
 
-/** Writes the snapshot of a request that failed before its answer began; returns the error to throw. */
-export async function failRun(run: Run, error: unknown, deps: PipelineDeps): Promise<ProxyError> {
-  const { input, snapshot } = run;
-  input.signal.removeEventListener('abort', run.onClientGone);
-  const failure = toProxyError(error);
-  if (snapshot.model === '')
-    snapshot.model = (await storedText(input.request.model, 200, deps.redactor, snapshot.redactions)) ?? '';
-  // Refused before anything was forwarded: the question is kept (redacted) so the list can show what was asked.
-  if (snapshot.forwarded.length === 0) {
-    const asked = lastUserText(input.request.messages ?? []);
-    snapshot.question = await storedText(asked, QUESTION_BYTES, deps.redactor, snapshot.redactions);
-  }
-  await closeSnapshot(snapshot, deps, run.started, input.signal.aborted ? 'aborted' : 'error', failure);
-  return failure;
+/** Closes the record of a request that failed before its answer began; returns the failure to throw. */
+export function failRun(run: Run, error: unknown): Promise<RecordedFailure> {
+  return run.record.fail(error);
 }
 
-/** Writes the snapshot of a request rejected before the pipeline could start (bad JSON, too large, …). */
+/** Writes the record of a request rejected before the pipeline could start (bad JSON, too large, …); its id. */
 export async function recordRejectedRequest(
-  deps: AuditDeps,
+  deps: RecordDeps,
   details: { requestId: string; userAgent?: string | undefined; error: ProxyError },
-): Promise<void> {
-  const started = deps.now();
-  const snapshot = emptySnapshot({ requestId: '', model: '', stream: false }, deps, started);
-  Object.assign(snapshot, await storedHeaders(details, deps.redactor, snapshot.redactions));
-  await closeSnapshot(snapshot, deps, started, 'error', details.error);
+): Promise<string> {
+  const never = new AbortController().signal;
+  const record = RequestRecord.open({ ...details, model: '', stream: false, signal: never }, deps);
+  return (await record.fail(details.error)).snapshotId;
 }

@@ -2,7 +2,8 @@
 //   select → collect → redact → budget → assemble → forward → record
 // through `deps.stages` (defaultDeps.ts sets the real ones; a caller may replace
 // any). Every I/O comes in through `deps`; the HTTP server and the CLI are two
-// front doors to the same stages, and the snapshot is written whatever fails.
+// front doors to the same stages, and the request's record (requestRecord.ts)
+// is written whatever fails; the stages return fields, they never touch it.
 
 import { admit, failRun, openRun } from './run.ts';
 import { snapshotFields } from './snapshot.ts';
@@ -28,18 +29,19 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   const run = openRun(input, deps);
   try {
     const admitted = await admit(run, deps);
-    const prepared = await prepare({ ...input, request: admitted.request }, deps, run.snapshot.id);
-    Object.assign(run.snapshot, snapshotFields(prepared, admitted));
+    const prepared = await prepare({ ...input, request: admitted.request }, deps, run.record.id);
+    // The door's warnings are in the record already (admit).
+    run.record.describe(snapshotFields(prepared, { counts: admitted.counts, warnings: [] }));
     const forwarded = await deps.stages.forward({ run, prepared }, deps);
     const events = deps.stages.record({ run, prepared, forwarded }, deps);
     return {
-      snapshotId: run.snapshot.id,
+      snapshotId: run.record.id,
       modeUsed: prepared.assembled.modeUsed,
-      warnings: run.snapshot.warnings,
+      warnings: run.record.warnings,
       events,
       estimatedPromptTokens: prepared.budgeted.turn.budget.estimatedPromptTokens,
     };
   } catch (error) {
-    throw await failRun(run, error, deps);
+    throw await failRun(run, error);
   }
 }

@@ -3,7 +3,15 @@
 // stages found, described once they have run. The answer's fields (reply,
 // usage, timings, outcome) are added as it streams (recordStage.ts).
 
-import type { BudgetReport, ContextPart, ModeRequest, Snapshot, SourceReport } from '../shared/types.ts';
+import { entryMatches } from '../budget/index.ts';
+import type {
+  BudgetReport,
+  ContextPart,
+  ContextPartSource,
+  ModeRequest,
+  Snapshot,
+  SourceReport,
+} from '../shared/types.ts';
 import { contextReport } from './contextReport.ts';
 import { storedMessages } from './images.ts';
 import { addCounts } from './redactStage.ts';
@@ -52,7 +60,7 @@ export function snapshotFields(
 ): Partial<Snapshot> {
   const { selected, collected, redacted, budgeted, assembled } = prepared;
   const { budget, conversationId } = budgeted.turn;
-  const { messages, numCtx } = assembled.request;
+  const { messages } = assembled.request;
   const block = assembled.parts.find((part) => part.kind === 'block');
   return {
     // The model that ran: a `+mode` suffix is the mode's business, not the model's.
@@ -66,7 +74,7 @@ export function snapshotFields(
     contextBlock: block ? (messages[block.message]?.content as string) : undefined,
     sources: annotateReports(collected.reports, assembled.parts, budget.report.perEntry),
     redactions: addCounts({ ...redacted.counts }, admitted.counts),
-    budget: { ...accountedBudget(budget.report, assembled.parts, numCtx), ...contextReport(prepared) },
+    budget: { ...accountedBudget(budget.report, assembled), ...contextReport(prepared) },
     warnings: [...stageWarnings(prepared), ...admitted.warnings],
     timings: { totalMs: 0, collectMs: collected.ms },
   };
@@ -86,31 +94,58 @@ function stageWarnings({ selected, collected, redacted, budgeted }: Prepared): s
   return warnings;
 }
 
-/** The budget's report with the context counted as sent: carried parts included, parts by part. */
-function accountedBudget(report: BudgetReport, parts: ContextPart[], numCtx: number | undefined): BudgetReport {
-  const contextTokens = parts.reduce((sum, part) => sum + part.tokens, 0);
-  // The budget counted carried parts as conversation (they were in the messages it fitted).
-  const carried = parts.filter((part) => part.carried).reduce((sum, part) => sum + part.tokens, 0);
+/**
+ * The budget's report with its figures counted on what was sent (sentFigures.ts): the raw figures,
+ * the calibrated ones beside them, and each plan entry's tokens as forwarded, carried ones included.
+ */
+function accountedBudget(report: BudgetReport, assembled: Prepared['assembled']): BudgetReport {
+  const { parts, figures } = assembled;
+  const sent = parts.flatMap((part) => part.sources.flatMap(keyTokens));
+  const entryOf = (key: string) =>
+    report.perEntry.findIndex((entry) => entryMatches({ ...entry, weight: 0, cap: 0 }, key));
+  const used = report.perEntry.map(() => 0);
+  for (const [key, tokens] of sent) {
+    const at = entryOf(key);
+    if (at >= 0) used[at] = (used[at] ?? 0) + tokens;
+  }
   return {
     ...report,
-    conversationTokens: Math.max(0, report.conversationTokens - carried),
-    contextTokens,
-    numCtx,
+    promptTokens: figures.promptTokens,
+    conversationTokens: figures.conversationTokens,
+    contextTokens: figures.contextTokens,
+    calibrated: figures.calibrated,
+    numCtx: assembled.request.numCtx,
+    perEntry: report.perEntry.map((entry, index) => ({ ...entry, used: used[index] ?? 0 })),
     parts,
   };
 }
 
-/** Adds the tokens each source sent new in this request, and what was trimmed, to its report. */
+/** Each key of a part's source with its tokens (split evenly when an older record kept only the total). */
+function keyTokens(source: ContextPartSource): [string, number][] {
+  return source.keys.map((key, index) => [
+    key,
+    source.items?.[index]?.tokens ?? Math.round(source.tokens / Math.max(1, source.keys.length)),
+  ]);
+}
+
+/** Adds the tokens each source had in the forwarded messages (carried ones included, and apart), and what was trimmed. */
 function annotateReports(
   reports: SourceReport[],
   parts: ContextPart[],
   perEntry: BudgetReport['perEntry'],
 ): SourceReport[] {
   const trimmed = perEntry.flatMap((entry) => entry.trimmed);
-  const fresh = parts.filter((part) => !part.carried).flatMap((part) => part.sources);
+  const shares = parts.flatMap((part) => part.sources.map((source) => ({ source, carried: part.carried })));
   return reports.map((report) => {
-    const tokens = fresh.filter((s) => s.source === report.source).reduce((sum, s) => sum + s.tokens, 0);
+    const own = shares.filter((share) => share.source.source === report.source);
+    const tokens = own.reduce((sum, share) => sum + share.source.tokens, 0);
+    const carried = own.filter((share) => share.carried).reduce((sum, share) => sum + share.source.tokens, 0);
     const cut = trimmed.filter((line) => line.startsWith(`${report.source}.`));
-    return { ...report, tokens, ...(cut.length > 0 ? { trimmed: cut } : {}) };
+    return {
+      ...report,
+      tokens,
+      ...(carried > 0 ? { carriedTokens: carried } : {}),
+      ...(cut.length > 0 ? { trimmed: cut } : {}),
+    };
   });
 }

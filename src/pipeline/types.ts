@@ -16,13 +16,14 @@ import type {
   ModeRequest,
   Plan,
   Redactor,
-  Snapshot,
   SourceReport,
   UpstreamEvent,
 } from '../shared/types.ts';
 import type { ConversationCache } from './conversations.ts';
 import type { Turn } from './planTurn.ts';
+import type { RequestRecord } from './requestRecord.ts';
 import type { ModeSelection } from './selectMode.ts';
+import type { SentFigures } from './sentFigures.ts';
 
 export interface PipelineSettings {
   workspace: string;
@@ -139,6 +140,8 @@ export interface Redacted {
 export interface Budgeted {
   turn: Turn;
   keys: string[];
+  /** The model's calibration ratio the budget counted with (1 when none was learned). */
+  ratio: number;
 }
 
 /** assemble: the exact request for the upstream and the context it carries, part by part. */
@@ -146,6 +149,8 @@ export interface Assembled {
   request: UpstreamRequest;
   modeUsed: ModeName;
   parts: ContextPart[];
+  /** The request's tokens counted on what it sends (sentFigures.ts): what the snapshot reports. */
+  figures: SentFigures;
 }
 
 /** Everything up to the forward: what `ctxproxy preview` prints and the snapshot describes. */
@@ -168,14 +173,10 @@ export interface Admitted {
   warnings: string[];
 }
 
-/** One request on its way: the snapshot it writes whatever happens, and the abort that stops the upstream. */
+/** One request on its way: the record it writes whatever happens (it also holds the abort that stops the upstream). */
 export interface Run {
   input: PipelineInput;
-  snapshot: Snapshot;
-  started: number;
-  upstreamAbort: AbortController;
-  /** Listener on input.signal; removed once the answer ends. */
-  onClientGone: () => void;
+  record: RequestRecord;
 }
 
 /** forward: the upstream's answer as it streams, and when it was asked. */

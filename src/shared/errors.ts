@@ -24,8 +24,6 @@ export class ProxyError extends Error {
   /** The class's own name (`AuthError`), for the log: subclasses need not repeat it. */
   override readonly name: string;
   readonly hint: string | undefined;
-  /** Set by the pipeline once the failed request's audit snapshot is queued. */
-  snapshotId: string | undefined;
   constructor(
     readonly status: number,
     message: string,
@@ -123,9 +121,24 @@ export class UpstreamResponseError extends ProxyError {
 /** Whatever was thrown, as a ProxyError (unknown failures become a 500 without internals). */
 export function toProxyError(error: unknown): ProxyError {
   if (error instanceof ProxyError) return error;
+  if (error instanceof RecordedFailure) return error.failure;
   return new ProxyError(500, 'Internal error in ctxproxy; see its log.', 'server_error', 'internal_error', null, {
     cause: error,
   });
+}
+
+/**
+ * A failure whose request is recorded: the error and the audit snapshot that holds it, as a value
+ * (the error itself is not changed). The HTTP layer answers with the error and names the snapshot.
+ */
+export class RecordedFailure extends Error {
+  override readonly name = 'RecordedFailure';
+  constructor(
+    readonly failure: ProxyError,
+    readonly snapshotId: string,
+  ) {
+    super(failure.message, { cause: failure });
+  }
 }
 
 /** --require-audit is on and the audit log cannot be written: nothing is sent to the model. */

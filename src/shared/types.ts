@@ -124,7 +124,10 @@ export interface SourceReport {
   ms: number;
   items: number;
   chars: number;
+  /** In a snapshot: raw tokens of this source's fences in the forwarded messages, carried ones included. */
   tokens?: number | undefined;
+  /** The part of `tokens` an earlier turn first sent and this request repeats. */
+  carriedTokens?: number | undefined;
   error?: string | undefined;
   skipped: SkippedPath[];
   trimmed?: string[] | undefined;
@@ -196,15 +199,38 @@ export interface SnapshotReply {
   finishReason?: FinishReason | undefined;
 }
 
+/** Tokens of the forwarded request, counted by one counter over exactly what was sent. */
+export interface SentTokens {
+  /** The whole request: every message (context included), the tool schemas, the reply priming. */
+  promptTokens: number;
+  /** The same request with the context taken out (the client's messages as forwarded). */
+  conversationTokens: number;
+  /** The context parts, carried ones included: the sum of `parts[].tokens`. */
+  contextTokens: number;
+}
+
 export interface BudgetReport {
   window: number;
   usable: number;
   reserve: number;
+  /** Raw estimator tokens of the forwarded messages without their context (see SentTokens). */
   conversationTokens: number;
+  /** Raw estimator tokens of the context as forwarded, carried parts included. */
   contextTokens: number;
+  /** Raw estimator tokens of the whole forwarded request (absent in snapshots written before it was recorded). */
+  promptTokens?: number | undefined;
+  /**
+   * The same three figures through the model's calibration (`ratio`: the upstream's own counts over the
+   * estimator's, 1 when none was learned): the units the budget fitted in.
+   */
+  calibrated?: (SentTokens & { ratio: number }) | undefined;
   numCtx?: number | undefined;
   /** The reply limit forwarded (num_predict / max_tokens) when the client asked for one: at most what it asked. */
   outputLimit?: number | undefined;
+  /**
+   * Per plan entry: `budget`, what this turn's fit allowed (calibrated tokens); `used`, the raw tokens of the
+   * entry's items as forwarded, carried ones included; `trimmed`, the item keys the fit trimmed or dropped.
+   */
   perEntry: { items: string; budget: number; used: number; trimmed: string[] }[];
   /** Every piece of context in the forwarded messages, carried or new; their tokens sum to contextTokens. */
   parts?: ContextPart[] | undefined;

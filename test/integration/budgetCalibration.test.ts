@@ -83,13 +83,21 @@ test('a model that claims to count fewer tokens than our estimate still gets a p
   assert.equal(budget.window, 8192);
   assert.ok(sent <= budget.usable, `the forwarded prompt counts ${sent} tokens, over the usable ${budget.usable}`);
   assert.ok((budget.numCtx ?? 0) >= sent + budget.reserve, `num_ctx ${budget.numCtx} holds the prompt and the reply`);
-  // The budget's account is what was sent: the entries' tokens plus the block's framing make the block.
+  // The budget's account is what was sent: the entries' tokens plus the block's framing make the block
+  // (each fence counted on its own: a few tokens more or less than the block counted whole).
   const block = forwarded.find((m) => m.role === 'system')?.content as string;
   const blockTokens = await exactCount([{ role: 'system', content: block }]);
   const entries = budget.perEntry.reduce((sum, entry) => sum + entry.used, 0);
   assert.ok(
-    entries <= blockTokens && blockTokens - entries <= 100,
+    Math.abs(blockTokens - entries) <= 100,
     `the entries' ${entries} tokens account for the ${blockTokens}-token block (the preamble aside)`,
+  );
+  // The figures are the raw count of what was sent; the calibrated ones stand beside them, labelled with the ratio.
+  assert.equal(budget.promptTokens, sent);
+  assert.equal(budget.calibrated?.ratio, ratio);
+  assert.ok(
+    Math.abs((budget.calibrated?.promptTokens ?? 0) - sent * ratio) <= 1,
+    'the calibrated prompt is the raw one times the ratio',
   );
 });
 

@@ -91,7 +91,7 @@ describe('what the model sees', () => {
       { role: 'assistant' as const, content: a.choices[0]?.message.content ?? '' },
       { role: 'user' as const, content: 'And what is staged?' },
     ];
-    await client.chat.completions.create({ model: MODEL, messages: second });
+    const b = await client.chat.completions.create({ model: MODEL, messages: second });
     const turn2 = sent();
     assert.deepEqual(turn2.slice(0, turn1.length), turn1, 'turn 2 begins with turn 1');
     assert.equal(turn2.length, turn1.length + 2);
@@ -105,10 +105,11 @@ describe('what the model sees', () => {
     await gitStatusShows(/ M src\/parse\.js/);
     const third = [
       ...second,
-      { role: 'assistant' as const, content: 'ok' },
+      // The reply as the client got it: a conversation continues only from its exact history.
+      { role: 'assistant' as const, content: b.choices[0]?.message.content ?? '' },
       { role: 'user' as const, content: 'Now?' },
     ];
-    await client.chat.completions.create({ model: MODEL, messages: third });
+    const c = await client.chat.completions.create({ model: MODEL, messages: third });
     const turn3 = sent();
     assert.deepEqual(turn3.slice(0, turn2.length), turn2, 'turn 3 begins with turn 2');
     const newest = turn3.at(-1) as Sent;
@@ -120,7 +121,7 @@ describe('what the model sees', () => {
     // Turn 4 re-applies turn 3's attachment exactly, so the prefix still matches.
     const fourth = [
       ...third,
-      { role: 'assistant' as const, content: 'ok' },
+      { role: 'assistant' as const, content: c.choices[0]?.message.content ?? '' },
       { role: 'user' as const, content: 'Thanks' },
     ];
     await client.chat.completions.create({ model: MODEL, messages: fourth });

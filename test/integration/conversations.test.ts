@@ -220,6 +220,66 @@ describe('which conversation a request continues', () => {
   });
 });
 
+describe('a conversation is its own history', () => {
+  // An agent's system prompt: every chat in the workspace opens with it.
+  const system: ChatMessage = { role: 'system', content: 'You are a careful coding agent.' };
+  // A file only chat A names: its text reaching chat B's upstream request is context A's history chose.
+  const ONLY_A = 'ONLY-A-MARKER-7c41';
+
+  test('a first turn never inherits, even when it begins with another chat’s whole first request', async () => {
+    fake.reply(MODEL, { content: 'A read it.' });
+    const a1 = await turn([system, { role: 'user', content: 'Explain src/app.js' }]);
+    fake.reply(MODEL, { content: 'B answers.' });
+    const b1 = await turn([
+      system,
+      { role: 'user', content: 'Explain src/app.js' },
+      { role: 'user', content: 'Actually, what does AGENTS.md ask?' },
+    ]);
+    fake.reply(MODEL, {});
+    assert.deepEqual(
+      (b1.snapshot.budget?.parts ?? []).map((p) => [p.kind, p.carried, p.fromSnapshot]),
+      [['block', false, b1.snapshot.id]],
+      'a fresh block of its own, nothing carried from chat A',
+    );
+    assert.notEqual(b1.snapshot.conversationId, a1.snapshot.conversationId);
+  });
+
+  test('two chats with the same opening and different replies never share attachments', async () => {
+    // Committed, so no git fact shows it: only naming it brings it.
+    repo.write('src/onlyA.js', `export const onlyA = '${ONLY_A}';\n`);
+    repo.git('add', 'src/onlyA.js');
+    repo.git('commit', '-q', '-m', 'only A');
+    const opening: ChatMessage[] = [system, { role: 'user', content: 'hi' }];
+    fake.reply(MODEL, { content: 'Hello from A' });
+    const a1 = await turn(opening);
+    fake.reply(MODEL, { content: 'A explains it.' });
+    const a2 = await turn(withReply(opening, a1.reply, 'Explain src/onlyA.js'));
+    assert.match(JSON.stringify(a2.received), new RegExp(ONLY_A), 'chat A is sent the file it named');
+
+    // Chat B opens alike, but its first turn is answered in mode off (no state of its own) with another reply.
+    fake.reply(MODEL, { content: 'Hello from B' });
+    const b1 = await turn(opening, { mode: 'off' });
+    fake.reply(MODEL, { content: 'B answers.' });
+    const b2 = await turn(withReply(opening, b1.reply, 'What does this project do?'));
+    fake.reply(MODEL, { content: 'B again.' });
+    const b3 = await turn(withReply(withReply(opening, b1.reply, 'What does this project do?'), b2.reply, 'More?'));
+    fake.reply(MODEL, {});
+    for (const [name, b] of [
+      ['B2', b2],
+      ['B3', b3],
+    ] as const) {
+      assert.doesNotMatch(JSON.stringify(b.received), new RegExp(ONLY_A), `${name}: nothing only chat A named`);
+      assert.notEqual(b.snapshot.conversationId, a1.snapshot.conversationId, `${name}: not chat A's conversation`);
+    }
+    assert.deepEqual(
+      (b2.snapshot.budget?.parts ?? []).map((p) => [p.kind, p.carried]),
+      [['block', false]],
+      'B2 plans its own block',
+    );
+    assert.equal(b3.received[0]?.content, b2.received[0]?.content, 'B3 carries B2’s block');
+  });
+});
+
 describe('a trimmed item', () => {
   test('is known by its full text, so an unchanged one is not re-sent as an update', async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => `- rule ${i}: keep the build green and the tests fast.`);

@@ -47,6 +47,22 @@ describe('the request id the audit keeps', () => {
     assert.ok(!scanned.some((text) => text.includes(id)), 'the minted id was not');
   });
 
+  it('stores a minted id without scanning it on /v1/responses too', async () => {
+    scanned.length = 0;
+    const response = await fetch(`${proxy.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen2.5-coder:7b', input: 'which id?' }),
+    });
+    assert.equal(response.status, 200);
+    await response.text();
+    const id = response.headers.get('x-request-id') ?? '';
+    assert.match(id, /^[0-9a-f-]{36}$/);
+    assert.equal((await proxy.snapshotOf(response)).requestId, id);
+    assert.ok(scanned.length > 0, 'the input was scanned');
+    assert.ok(!scanned.some((text) => text.includes(id)), 'the minted id was not');
+  });
+
   it("scans the client's own id", async () => {
     scanned.length = 0;
     const response = await chat({ 'X-Request-Id': 'client-chosen-id-42' });

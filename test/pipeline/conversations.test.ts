@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { findState, historyKeys, historyKeysInSlices, keysAfterReply } from '../../src/pipeline/conversationPrefix.ts';
+import { findState, historyKeys, historyKeysInSlices, keyAfterReply } from '../../src/pipeline/conversationPrefix.ts';
 import { ConversationCache, type ConversationState } from '../../src/pipeline/conversations.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 
@@ -45,16 +45,25 @@ describe('conversation keys', () => {
     assert.notEqual(elsewhere[1], a[1]);
   });
 
-  test('the next turn finds the state by the reply it echoes, or by the turn’s messages alone', () => {
+  test('the next turn finds the state by the reply it echoes, and only by it', () => {
     const cache = new ConversationCache();
-    const turn1 = historyKeys('/w', [user('hi')]);
-    for (const key of keysAfterReply(turn1, { content: 'yo' })) cache.set(key, state('c1'));
-    const echoed = findState(cache, historyKeys('/w', [user('hi'), assistant('yo'), user('next')]));
-    assert.equal(echoed?.length, 2);
-    const rewritten = findState(cache, historyKeys('/w', [user('hi'), assistant('yo!'), user('next')]));
-    assert.equal(rewritten?.length, 1);
-    assert.equal(findState(cache, historyKeys('/w', [user('hello'), assistant('yo'), user('next')])), undefined);
-    assert.equal(findState(cache, turn1), undefined, 'a first turn never continues anything');
+    const turn1 = [user('hi')];
+    cache.set(keyAfterReply(historyKeys('/w', turn1), { content: 'yo' }), state('c1'));
+    const find = (messages: ChatMessage[]) => findState(cache, historyKeys('/w', messages), messages);
+    assert.equal(find([user('hi'), assistant('yo'), user('next')])?.length, 2);
+    assert.equal(find([user('hi'), assistant('yo!'), user('next')]), undefined, 'another reply is another history');
+    assert.equal(find([user('hello'), assistant('yo'), user('next')]), undefined);
+    assert.equal(find(turn1), undefined, 'a first turn never continues anything');
+  });
+
+  test('a turn without state claims its history: another chat reaching it is not continued', () => {
+    const cache = new ConversationCache();
+    cache.set('k', state('c1'));
+    cache.set('k', undefined);
+    assert.equal(cache.get('k'), undefined);
+    cache.set('j', undefined);
+    cache.set('j', state('c2'));
+    assert.equal(cache.get('j'), undefined);
   });
 
   test('a key two conversations stored under holds neither', () => {

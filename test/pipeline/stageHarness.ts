@@ -9,6 +9,7 @@ import { type PipelineDeps, type PipelineSettings, runPipeline } from '../../src
 import type { PipelineResult, PipelineStages } from '../../src/pipeline/types.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import type { ChatRequest } from '../../src/shared/chatRequest.ts';
+import { RecordedFailure } from '../../src/shared/errors.ts';
 import type { Upstream, UpstreamRequest } from '../../src/shared/ports.ts';
 import type { Calibration, Redactor, Snapshot, UpstreamEvent } from '../../src/shared/types.ts';
 import { type MemoryAuditStore, memoryAuditStore } from '../support/memoryAuditStore.ts';
@@ -133,7 +134,12 @@ export async function pipelineHarness(options: HarnessOptions): Promise<Harness>
           signal,
         },
         deps,
-      );
+      ).catch((error: unknown) => {
+        // A failure comes as a value naming the snapshot that recorded it; the tests look at the error.
+        if (!(error instanceof RecordedFailure)) throw new Error(`not a recorded failure: ${String(error)}`);
+        savedSnapshot(store, error.snapshotId);
+        throw error.failure;
+      });
       let reply = '';
       for await (const event of result.events) if (event.type === 'delta') reply += event.content ?? '';
       return { result, reply, snapshot: savedSnapshot(store, result.snapshotId) };
