@@ -20,6 +20,8 @@ export class WorkTreeWatcher {
   #generation = 0;
   #state: 'idle' | 'arming' | 'armed' | 'unavailable' = 'idle';
   readonly #watchers = new Map<string, fs.FSWatcher>();
+  /** Who wants to know which path changed, not only that something did (the persistent index). */
+  readonly #listeners = new Set<(rel: string, isDir: boolean) => void>();
 
   constructor(private readonly root: string) {}
 
@@ -28,6 +30,12 @@ export class WorkTreeWatcher {
     // Arming reads as idle: starting it must not look like a change (a needless re-walk).
     const state = this.#state === 'arming' ? 'idle' : this.#state;
     return `${state}:${this.#generation}`;
+  }
+
+  /** Calls `listener` with each changed path (not ignored) from now on; returns the way to stop. */
+  listen(listener: (rel: string, isDir: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   get armed(): boolean {
@@ -68,6 +76,7 @@ export class WorkTreeWatcher {
       }
       if (name && isIgnored(rel, isDir)) return;
       this.#generation++;
+      for (const listener of this.#listeners) listener(rel, isDir);
       if (isDir && this.#watchers.size < MAX_WATCHED_DIRS) {
         try {
           this.#watch(rel, isIgnored);
@@ -80,6 +89,8 @@ export class WorkTreeWatcher {
     watcher.unref();
     watcher.on('error', () => {
       this.#generation++;
+      // A folder no longer watched: listeners hear of it as a folder change (they look again).
+      for (const listener of this.#listeners) listener(dirRel, true);
       watcher.close();
       this.#watchers.delete(dirRel);
     });
