@@ -183,12 +183,11 @@ export function createRetrievalSource(
     if (!wantHistory && !wantCode) return { items: [] };
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
-    const fingerprint = `${ws.gitFingerprint()}|${indexed ? 'note' in indexed : ''}`;
+    const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}`;
     return memo.get(key, fingerprint, async () => {
       const git = deps.git(ws.root, signal);
       const withPrefix = (args: string[]) => ws.gitArgs(args);
-      const skipped: SkippedPath[] =
-        indexed && 'note' in indexed ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
+      const skipped: SkippedPath[] = indexed?.note ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
       const failed = (what: string) => (error: unknown) => {
         skipped.push({ path: `(retrieval ${what})`, reason: gitErrorReason(error) });
         return { hits: [] as GrepHit[], cut: false };
@@ -196,7 +195,7 @@ export function createRetrievalSource(
       const search = async (patterns: string[], extra: { words: boolean; ignoreCase?: boolean; paths?: string[] }) => {
         const request = { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra };
         // The index gives the same hits; a request it cannot narrow (or no ready index) goes to git grep.
-        return (indexed && 'search' in indexed ? indexed.search(request) : undefined) ?? grep(git, withPrefix, request);
+        return indexed?.search?.(request) ?? grep(git, withPrefix, request);
       };
       const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
       const [byName, byString, byTask, byManifest, byWord, status, history] = await Promise.all([

@@ -250,6 +250,23 @@ describe('persistent retrieval index', () => {
     }
   });
 
+  test('past its file limit the index answers for what it holds, and the report says the rest was not searched', async () => {
+    const set = createSourceSet(indexDeps(), { index: { maxFiles: 3 } });
+    const retrieval = set.sources.find((source) => source.name === 'retrieval');
+    assert.ok(retrieval);
+    try {
+      await set.index(repo.dir)?.warm();
+      const result = await retrieval.collect(
+        input(repo.dir, { text: 'Who calls compute_rate?', mode: 'git-aware', wanted: ['retrieval.'] }),
+        signal,
+      );
+      const note = result.skipped?.find((entry) => entry.path === '(retrieval index)');
+      assert.match(note?.reason ?? '', /holds the first 3 of \d+ files .*not searched/);
+    } finally {
+      set.close();
+    }
+  });
+
   test('a file in the way of the index is left alone, and every request says the index is unavailable', async () => {
     const other = makeRepo({ files: { 'a.py': 'def compute_rate():\n    pass\n' } });
     try {

@@ -9,9 +9,11 @@ import type { GrepHit, GrepRequest } from '../search.ts';
 import { IndexStore } from './store.ts';
 import { defaultWorkspaceIndexOptions, WorkspaceIndex, type WorkspaceIndexOptions } from './workspaceIndex.ts';
 
-export type IndexAnswer =
-  | { search(request: GrepRequest): { hits: GrepHit[]; cut: boolean } | undefined }
-  | { note: string };
+/** An index ready to search (`search`), and what the report should say about it (`note`): one or both. */
+export interface IndexAnswer {
+  search?: ((request: GrepRequest) => { hits: GrepHit[]; cut: boolean } | undefined) | undefined;
+  note?: string | undefined;
+}
 
 export interface RetrievalIndex {
   /** For one request: the workspace's index brought up to date, or why not (then git grep answers). */
@@ -62,7 +64,13 @@ export function createRetrievalIndexes(
         return { note: `index unavailable (${found.failed}); searched with git grep` };
       try {
         if (await found.prepare()) {
+          const { overLimit, listed, held } = found.progress();
           return {
+            // Past the file limit the rest of the tree is not searched: said, never a silent gap.
+            note:
+              overLimit > 0
+                ? `index holds the first ${held} of ${listed} files (its limit); the rest were not searched`
+                : undefined,
             search: (request) => {
               try {
                 return found.search(request);

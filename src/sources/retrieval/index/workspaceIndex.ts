@@ -91,6 +91,8 @@ export interface IndexProgress {
   listed: number;
   /** Files past maxFiles, not indexed. */
   overLimit: number;
+  /** Files the index covers (listed, not never-read, within the limit). */
+  held: number;
 }
 
 interface Prepared {
@@ -112,6 +114,9 @@ export class WorkspaceIndex {
   #checked = 0;
   #listed = 0;
   #overLimit = 0;
+  #held = 0;
+  /** Resolves once the running pass has its listing (how large the tree is decides whether a request waits). */
+  #listing: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #unlisten: () => void;
   /** Bumps whenever the index changes (memos of rendered results may key on it). */
@@ -131,7 +136,13 @@ export class WorkspaceIndex {
   }
 
   progress(): IndexProgress {
-    return { current: this.#current(), checked: this.#checked, listed: this.#listed, overLimit: this.#overLimit };
+    return {
+      current: this.#current(),
+      checked: this.#checked,
+      listed: this.#listed,
+      overLimit: this.#overLimit,
+      held: this.#held,
+    };
   }
 
   /**
@@ -299,14 +310,25 @@ export class WorkspaceIndex {
     // The pass looks at every file: what the watcher named so far is covered.
     this.#pending.clear();
     this.#overflow = false;
-    const listing = (await this.ws.walk()).files;
+    let listed: () => void = () => undefined;
+    this.#listing = new Promise((resolve) => {
+      listed = resolve;
+    });
+    const listing = await this.ws.walk().then(
+      (walk) => walk.files,
+      (error: unknown) => {
+        listed();
+        throw error;
+      },
+    );
+    this.#listed = listing.length;
+    listed();
     if (this.#closed) return;
     const stored = this.store.files();
     const guard = new FileGuard(this.isNeverRead);
     const wanted = new Set<string>();
     this.#checked = 0;
     this.#overLimit = 0;
-    this.#listed = listing.length;
     let batch: (Prepared | { gone: string })[] = [];
     let sliceEnd = performance.now() + this.options.sliceMs;
     for (const rel of listing) {
@@ -337,6 +359,7 @@ export class WorkspaceIndex {
         sliceEnd = performance.now() + this.options.sliceMs;
       }
     }
+    this.#held = wanted.size;
     for (const rel of stored.keys()) if (!wanted.has(rel)) batch.push({ gone: rel });
     this.#write(batch);
     this.store.markComplete();
