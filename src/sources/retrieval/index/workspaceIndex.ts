@@ -154,16 +154,15 @@ export class WorkspaceIndex {
     if (this.#closed) return false;
     this.#flush();
     if (this.#current()) return true;
+    const deadline = performance.now() + this.options.waitMs;
     const pass = this.#ensurePass();
-    const waitable =
-      this.store.complete() ||
-      this.#listed === 0 ||
-      this.#listed <= this.options.waitFiles ||
-      this.#passed !== undefined;
-    if (waitable) {
+    const catchUp = () => this.store.complete() || this.#passed !== undefined;
+    // A first build: how large the tree is decides, so the listing (shared with tree and stats) is awaited.
+    if (!catchUp()) await Promise.race([this.#listing, sleep(this.options.waitMs)]);
+    if (catchUp() || (this.#listed > 0 && this.#listed <= this.options.waitFiles)) {
       // This request is collecting: a pass still giving way to requests would wait on it.
       this.#pacer.hurry();
-      await Promise.race([pass, sleep(this.options.waitMs)]);
+      await Promise.race([pass, sleep(deadline - performance.now())]);
       this.#flush();
     }
     return this.#current();
