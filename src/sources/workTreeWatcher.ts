@@ -19,6 +19,7 @@ const ARM_SLICE_DIRS = 50;
 export class WorkTreeWatcher {
   #generation = 0;
   #state: 'idle' | 'arming' | 'armed' | 'unavailable' = 'idle';
+  #arming: Promise<void> | undefined;
   readonly #watchers = new Map<string, fs.FSWatcher>();
   /** Who wants to know which path changed, not only that something did (the persistent index). */
   readonly #listeners = new Set<(rel: string, isDir: boolean) => void>();
@@ -43,8 +44,15 @@ export class WorkTreeWatcher {
   }
 
   /** Watches `dirs` a slice per turn of the event loop; resolves once armed (or given up). */
-  async arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
-    if (this.#state !== 'idle') return;
+  arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
+    // A second caller waits for the arming under way (the walk and armWatcherSoon both start one).
+    if (this.#state === 'arming') return this.#arming ?? Promise.resolve();
+    if (this.#state !== 'idle') return Promise.resolve();
+    this.#arming = this.#armNow(dirs, isIgnored);
+    return this.#arming;
+  }
+
+  async #armNow(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
     if (dirs.length > MAX_WATCHED_DIRS) {
       this.#state = 'unavailable';
       return;

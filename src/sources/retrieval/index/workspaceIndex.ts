@@ -304,15 +304,19 @@ export class WorkspaceIndex {
   }
 
   async #runPass(): Promise<void> {
+    let listed: () => void = () => undefined;
+    this.#listing = new Promise((resolve) => {
+      listed = resolve;
+    });
+    // The watcher first (it lists the tree, as the pass does: one listing): a pass that starts with the
+    // watcher armed is the last one needed, since every change after it is named by the watcher. One
+    // that starts without it would be followed by another once the watcher arms.
+    await this.ws.armWatcherSoon().catch(() => undefined);
     const fingerprint = this.#fingerprint();
     const armed = this.ws.watcher.armed;
     // The pass looks at every file: what the watcher named so far is covered.
     this.#pending.clear();
     this.#overflow = false;
-    let listed: () => void = () => undefined;
-    this.#listing = new Promise((resolve) => {
-      listed = resolve;
-    });
     const listing = await this.ws.walk().then(
       (walk) => walk.files,
       (error: unknown) => {
