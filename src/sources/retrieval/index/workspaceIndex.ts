@@ -158,11 +158,11 @@ export class WorkspaceIndex {
     const pass = this.#ensurePass();
     const catchUp = () => this.store.complete() || this.#passed !== undefined;
     // A first build: how large the tree is decides, so the listing (shared with tree and stats) is awaited.
-    if (!catchUp()) await Promise.race([this.#listing, sleep(this.options.waitMs)]);
+    if (!catchUp()) await waitAtMost(this.#listing, this.options.waitMs);
     if (catchUp() || (this.#listed > 0 && this.#listed <= this.options.waitFiles)) {
       // This request is collecting: a pass still giving way to requests would wait on it.
       this.#pacer.hurry();
-      await Promise.race([pass, sleep(deadline - performance.now())]);
+      await waitAtMost(pass, deadline - performance.now());
       this.#flush();
     }
     return this.#current();
@@ -457,8 +457,14 @@ function merged(chunks: readonly Chunk[]): Chunk[] {
   return out;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    setTimeout(resolve, ms).unref?.();
-  });
+/**
+ * A request's wait: it keeps the process alive (a one-shot `preview` waiting for the index must not exit
+ * because the build's own pauses do not hold the process).
+ */
+function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms));
+    void promise.then(resolve, resolve);
+  }).finally(() => clearTimeout(timer));
 }
