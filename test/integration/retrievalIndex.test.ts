@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { ALNUM, pick, seededRng, UPPER } from '../redact/secretGen.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const rng = seededRng(20261207);
@@ -36,8 +37,8 @@ before(async () => {
         '    return client.charge(customer, cents)',
         '',
       ].join('\n'),
-      'billing/checkout.py':
-        'from billing.charge import charge_customer\n\n\ndef checkout(cart):\n    return charge_customer(cart.owner, cart.total)\n',
+      // The caller's line itself carries a credential: the hit must arrive, masked.
+      'billing/checkout.py': `from billing.charge import charge_customer\n\n\ndef checkout(cart):\n    return charge_customer(cart.owner, cart.total, key="${awsKeyId}")\n`,
     },
   });
   proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'git-aware' } });
@@ -49,28 +50,35 @@ after(async () => {
 });
 
 test('retrieval answers from the index; a secret in an indexed file arrives masked; the index file holds no text', async () => {
-  const response = await fetch(`${proxy.baseURL}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      model: 'qwen2.5-coder:7b',
-      messages: [{ role: 'user', content: 'Who calls charge_customer, and which credentials does it use?' }],
-    }),
-  });
-  assert.equal(response.status, 200);
-  const upstream = JSON.stringify(fake.chats.at(-1)?.body);
-  assert.match(upstream, /return charge_customer\(cart\.owner, cart\.total\)/);
-  assert.ok(!upstream.includes(awsKeyId) && !upstream.includes(awsSecret), 'the secret reached the model');
-  assert.match(upstream, /AWS_ACCESS_KEY_ID = \\"\[REDACTED:[\w-]+\]/);
-
-  const snapshot = await proxy.snapshotOf(response);
-  const retrieval = snapshot.sources.find((report) => report.source === 'retrieval');
-  assert.ok(retrieval && retrieval.items > 0);
-  assert.deepEqual(
-    retrieval.skipped.filter((entry) => entry.path === '(retrieval index)'),
-    [],
-    'the index was ready: no fallback to name',
-  );
+  const ask = () =>
+    fetch(`${proxy.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'qwen2.5-coder:7b',
+        messages: [{ role: 'user', content: 'Who calls charge_customer, and which credentials does it use?' }],
+      }),
+    });
+  // The first build runs in the background; a request that comes before it ends is answered by git grep
+  // and its snapshot says so. Asked again until the index answers (on a loaded machine, a few tries).
+  let fallbackNamed = true;
+  let snapshot: Awaited<ReturnType<RunningProxy['snapshotOf']>> | undefined;
+  await until(async () => {
+    const response = await ask();
+    assert.equal(response.status, 200);
+    const upstream = JSON.stringify(fake.chats.at(-1)?.body);
+    assert.match(upstream, /return charge_customer\(cart\.owner, cart\.total, key=\\"\[REDACTED:[\w-]+\]/);
+    assert.ok(!upstream.includes(awsKeyId) && !upstream.includes(awsSecret), 'the secret reached the model');
+    snapshot = await proxy.snapshotOf(response);
+    const retrieval = snapshot.sources.find((report) => report.source === 'retrieval');
+    assert.ok(retrieval && retrieval.items > 0);
+    const notes = retrieval.skipped.filter((entry) => entry.path === '(retrieval index)');
+    // Never a silent gap: an answer not from the index names why.
+    if (notes.length > 0) assert.match(notes[0]?.reason ?? '', /not ready .*searched with git grep/);
+    fallbackNamed = notes.length > 0;
+    return !fallbackNamed;
+  }, 'an answer from the index');
+  assert.ok(snapshot);
 
   const folder = path.join(repo.dir, '.ctxproxy');
   const stored = fs
