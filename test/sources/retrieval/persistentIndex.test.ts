@@ -182,6 +182,17 @@ describe('persistent retrieval index', () => {
       third.close();
       repo.write('billing/rates.py', RATES);
     }
+    // An untracked file removed while no server ran leaves the listing, and the index.
+    const report = fs.readFileSync(path.join(repo.dir, 'billing/report.py'));
+    fs.rmSync(path.join(repo.dir, 'billing/report.py'));
+    const fourth = await open();
+    try {
+      assert.ok(!fourth.index.store.files().has('billing/report.py'));
+      assert.ok(fourth.index.store.files().has('billing/rates.py'));
+    } finally {
+      fourth.close();
+      fs.writeFileSync(path.join(repo.dir, 'billing/report.py'), report);
+    }
   });
 
   test('follows an edit the work-tree watcher sees', async () => {

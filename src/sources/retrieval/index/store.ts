@@ -127,6 +127,14 @@ export class IndexStore {
     };
   }
 
+  /** Stored paths after `after`, in SQLite's order, `limit` at most (a sweep in pages). */
+  relsAfter(after: string, limit: number): string[] {
+    return this.db
+      .prepare('SELECT rel FROM files WHERE rel > ? ORDER BY rel LIMIT ?')
+      .all(after, limit)
+      .map((row) => String(row.rel));
+  }
+
   counts(): { indexed: number; skipped: number } {
     const row = this.db.prepare('SELECT count(*) AS n, count(skip) AS s FROM files').get();
     const n = Number(row?.n ?? 0);

@@ -46,6 +46,8 @@ export interface WorkspaceIndexOptions {
   maxPending: number;
   /** Chunks one search reads from the index at most. */
   maxChunks: number;
+  /** Files one search reads again at most (best BM25 first); past it the answer says it was cut. */
+  maxSearchFiles: number;
   /** Milliseconds since some epoch, for the backstop when the watcher is not armed. */
   clock: () => number;
   /** Without an armed watcher, a pass runs at least this often when asked (edits of clean files are not seen otherwise). */
@@ -62,6 +64,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   settleMs: 15,
   maxPending: 256,
   maxChunks: 2_000,
+  maxSearchFiles: 300,
   clock: () => performance.now(),
   ttlMs: 30_000,
 };
@@ -170,7 +173,11 @@ export class WorkspaceIndex {
 
   /** Starts a pass in the background if none runs and the index cannot vouch for the tree (server start). */
   warm(): Promise<void> {
-    return this.#current() ? Promise.resolve() : this.#ensurePass();
+    if (this.#current()) return Promise.resolve();
+    // Whoever awaits this holds the process until the pass ends (its own pauses do not: a server that
+    // stops must not wait for a build nobody will use, and close() ends the pass at its next pause).
+    const hold = setInterval(() => undefined, 60_000);
+    return this.#ensurePass().finally(() => clearInterval(hold));
   }
 
   /**
@@ -196,7 +203,12 @@ export class WorkspaceIndex {
     const zone = workspaceZone(this.ws.root, this.allowedRoots);
     const hits: GrepHit[] = [];
     let bytes = 0;
+    let files = 0;
     for (const [rel, file] of byFile) {
+      if (++files > this.options.maxSearchFiles) {
+        cut = true;
+        break;
+      }
       const abs = path.join(this.ws.root, rel);
       const stat = statOf(abs);
       if (!stat || stat.size > this.options.maxFileBytes) continue;
@@ -331,7 +343,8 @@ export class WorkspaceIndex {
     this.#listed = listing.length;
     listed();
     if (this.#closed) return;
-    const stored = this.store.files();
+    // What the index holds is looked up per file (an indexed lookup), not loaded whole: a 300,000-file
+    // tree's rows would cost tens of MB and one long block of the event loop.
     const guard = new FileGuard(this.isNeverRead);
     const wanted = new Set<string>();
     this.#checked = 0;
@@ -348,7 +361,7 @@ export class WorkspaceIndex {
       wanted.add(rel);
       const abs = path.join(this.ws.root, rel);
       const stat = statOf(abs);
-      const known = stored.get(rel);
+      const known = this.store.file(rel);
       if (!stat) {
         const link = brokenLink(abs);
         if (link) {
@@ -367,8 +380,19 @@ export class WorkspaceIndex {
       }
     }
     this.#held = wanted.size;
-    for (const rel of stored.keys()) if (!wanted.has(rel)) batch.push({ gone: rel });
     this.#write(batch);
+    batch = [];
+    // Files that left the listing, looked for a page of rows at a time.
+    for (let after = ''; ; ) {
+      const page = this.store.relsAfter(after, 2_000);
+      if (page.length === 0) break;
+      for (const rel of page) if (!wanted.has(rel)) batch.push({ gone: rel });
+      after = page.at(-1) as string;
+      this.#write(batch);
+      batch = [];
+      await this.#pacer.pause();
+      if (this.#closed) return;
+    }
     this.store.markComplete();
     this.#passed = { fingerprint, armed };
   }
