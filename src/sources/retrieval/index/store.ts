@@ -127,6 +127,22 @@ export class IndexStore {
     };
   }
 
+  /** Stored files after `after`, in SQLite's order, `limit` at most (a pass reads them in pages). */
+  filesAfter(after: string, limit: number): [string, StoredFile][] {
+    return this.db
+      .prepare('SELECT id, rel, size, mtime, skip FROM files WHERE rel > ? ORDER BY rel LIMIT ?')
+      .all(after, limit)
+      .map((row) => [
+        String(row.rel),
+        {
+          id: Number(row.id),
+          size: Number(row.size),
+          mtime: Number(row.mtime),
+          skip: row.skip === null ? null : String(row.skip),
+        },
+      ]);
+  }
+
   /** Stored paths after `after`, in SQLite's order, `limit` at most (a sweep in pages). */
   relsAfter(after: string, limit: number): string[] {
     return this.db

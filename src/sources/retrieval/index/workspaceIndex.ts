@@ -24,7 +24,7 @@ import { isTaskPath } from '../regions.ts';
 import { type GrepHit, type GrepRequest, grepArgs } from '../search.ts';
 import { type Chunk, chunkLines } from './chunks.ts';
 import { pathspecFilter } from './pathspec.ts';
-import type { IndexStore } from './store.ts';
+import type { IndexStore, StoredFile } from './store.ts';
 import { hashedText, lineMatcher, matchExpression } from './words.ts';
 
 export interface WorkspaceIndexOptions {
@@ -59,7 +59,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   maxPauseMs: 2_000,
   maxFiles: 100_000,
   maxFileBytes: 2 * 1024 * 1024,
-  waitMs: 250,
+  waitMs: 200,
   waitFiles: 2_000,
   settleMs: 15,
   maxPending: 256,
@@ -343,8 +343,9 @@ export class WorkspaceIndex {
     this.#listed = listing.length;
     listed();
     if (this.#closed) return;
-    // What the index holds is looked up per file (an indexed lookup), not loaded whole: a 300,000-file
-    // tree's rows would cost tens of MB and one long block of the event loop.
+    // What the index holds is read a page at a time in path order, as git lists (not loaded whole: a
+    // 300,000-file tree's rows would cost tens of MB and one long block of the event loop).
+    const stored = new StoredPages(this.store);
     const guard = new FileGuard(this.isNeverRead);
     const wanted = new Set<string>();
     this.#checked = 0;
@@ -361,7 +362,7 @@ export class WorkspaceIndex {
       wanted.add(rel);
       const abs = path.join(this.ws.root, rel);
       const stat = statOf(abs);
-      const known = this.store.file(rel);
+      const known = stored.get(rel);
       if (!stat) {
         const link = brokenLink(abs);
         if (link) {
@@ -459,6 +460,35 @@ function statOf(abs: string): fs.Stats | undefined {
     return fs.statSync(abs, { throwIfNoEntry: false }) ?? undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The stored files, read in pages of path order alongside a listing in (nearly) the same order. A path the
+ * current page cannot answer (a listing order that differs, for some non-ASCII names) is looked up alone.
+ */
+class StoredPages {
+  #page = new Map<string, StoredFile>();
+  #first = '';
+  #last = '';
+  #done = false;
+
+  constructor(private readonly store: IndexStore) {}
+
+  get(rel: string): StoredFile | undefined {
+    while (!this.#done && rel > this.#last) {
+      const rows = this.store.filesAfter(this.#last, 2_000);
+      if (rows.length === 0) {
+        this.#done = true;
+        break;
+      }
+      this.#page = new Map(rows);
+      this.#first = rows[0]?.[0] ?? '';
+      this.#last = rows.at(-1)?.[0] ?? '';
+    }
+    const hit = this.#page.get(rel);
+    if (hit || (rel >= this.#first && rel <= this.#last)) return hit;
+    return this.store.file(rel);
   }
 }
 
