@@ -69,6 +69,8 @@ describe('persistent retrieval index', () => {
         'build/generated.py': 'X = compute_rate(2, "eu")\n',
         '.env': 'SECRET_RATE=compute_rate\n',
         'data.bin': Buffer.concat([Buffer.from('compute_rate'), Buffer.alloc(64, 0)]),
+        // No NUL byte, but control characters throughout: an image, not text.
+        'logo.png': Buffer.alloc(4096, 7),
         'big.txt': `compute_rate\n${'y'.repeat(3 * 1024 * 1024)}\n`,
         'app.min.js': `var compute_rate=1;${'a'.repeat(20_000)}`,
         'bundle.js': `var compute_rate=1;${'a;'.repeat(20_000)}`,
@@ -134,6 +136,7 @@ describe('persistent retrieval index', () => {
       assert.equal(files.get('billing/rates.py')?.skip, null);
       assert.equal(files.get('billing/report.py')?.skip, null, 'untracked, not ignored: indexed');
       assert.match(reason('data.bin'), /binary/);
+      assert.match(reason('logo.png'), /binary/);
       assert.match(reason('big.txt'), /too large/);
       assert.match(reason('bundle.js'), /minified/);
       assert.match(reason('app.min.js'), /never searched|generated/);

@@ -414,7 +414,7 @@ export class WorkspaceIndex {
     if (read.refused) return { ...base, skip: read.refused };
     if (read.text === undefined) return { ...base, skip: 'unreadable' };
     const text = read.text;
-    if (text.slice(0, 8192).includes('\0')) return { ...base, skip: 'binary' };
+    if (looksBinary(text.slice(0, 8192))) return { ...base, skip: 'binary' };
     const lines = text.split('\n');
     if (text.length >= MINIFIED_MIN_BYTES && text.length / lines.length > MINIFIED_MEAN_LINE) {
       return { ...base, skip: 'minified (lines average over 1,000 characters)' };
@@ -461,6 +461,17 @@ function statOf(abs: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A NUL, or more than 1 in 100 control characters a text file does not hold (images without a NUL byte). */
+function looksBinary(head: string): boolean {
+  if (head.includes('\0')) return true;
+  let control = 0;
+  for (let i = 0; i < head.length; i++) {
+    const code = head.charCodeAt(i);
+    if ((code < 9 || (code > 13 && code < 32) || code === 0xfffd) && ++control > head.length / 100) return true;
+  }
+  return false;
 }
 
 /**
