@@ -16,6 +16,7 @@ import { budget } from './budgetStage.ts';
 import { collect } from './collect.ts';
 import { ConversationCache } from './conversations.ts';
 import { forward } from './forwardStage.ts';
+import { openIndexDatabase } from './indexDatabase.ts';
 import { record } from './recordStage.ts';
 import { redact } from './redactStage.ts';
 import { select } from './selectStage.ts';
@@ -66,6 +67,8 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
           isNeverRead: (relativePath) => redactor.isNeverRead(relativePath),
           allowedRoots: input.settings.allowedRoots,
           logger,
+          // Retrieval's persistent index, `.ctxproxy/index.db` in each workspace it searches.
+          openIndex: (root) => openIndexDatabase(root, logger),
         }),
         // The server starts the symbol index of its workspace in the background, before the first question.
         input.warm ? { warmWorkspace: input.settings.workspace } : {},

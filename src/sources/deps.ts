@@ -5,6 +5,7 @@ import os from 'node:os';
 import { silentLogger } from '../shared/logger.ts';
 import type { Logger } from '../shared/ports.ts';
 import { type GitRunner, spawnGit } from './gitRunner.ts';
+import type { IndexSql } from './retrieval/index/store.ts';
 
 /** A simple-git instance fits: only `raw` is used. */
 export type GitFactory = (baseDir: string, signal?: AbortSignal) => GitRunner;
@@ -39,6 +40,11 @@ export interface SourceDeps {
   /** How many files are read at once. */
   readConcurrency: number;
   logger: Logger;
+  /**
+   * Opens (making it when missing) the persistent index database of a workspace root
+   * (`.ctxproxy/index.db`); throws when it cannot. Without it retrieval searches with git grep only.
+   */
+  openIndex?: ((root: string) => IndexSql) | undefined;
 }
 
 /**

@@ -8,6 +8,8 @@ import { createFilesSource, type FilesSourceOptions } from './files.ts';
 import { createGitSource, type GitSourceOptions } from './git.ts';
 import { createInstructionsSource } from './instructions.ts';
 import { createManifestsSource } from './manifests.ts';
+import { createRetrievalIndexes } from './retrieval/index/registry.ts';
+import type { WorkspaceIndexOptions } from './retrieval/index/workspaceIndex.ts';
 import { createRetrievalSource, type RetrievalOptions } from './retrieval/source.ts';
 import { createStackTraceSource, type StackTraceOptions } from './stackTrace.ts';
 import { createStatsSource, type StatsOptions } from './stats.ts';
@@ -26,12 +28,16 @@ export interface SourceOptions {
   stacktrace?: Partial<StackTraceOptions>;
   symbols?: Partial<SymbolsOptions>;
   retrieval?: Partial<RetrievalOptions>;
+  /** The persistent index behind retrieval (used when `deps.openIndex` is given). */
+  index?: Partial<WorkspaceIndexOptions>;
   /** A workspace whose symbol index starts building at once, in the background (the server's). */
   warmWorkspace?: string;
 }
 
 export interface SourceSet {
   sources: ContextSource[];
+  /** The persistent index of a workspace (opened if needed); undefined without `deps.openIndex` (benchmarks, tests). */
+  index(workspace: string): ReturnType<ReturnType<typeof createRetrievalIndexes>['open']>;
   /** Resolves once the work-tree watcher of this workspace is armed (tests and benchmarks). */
   ready(workspace: string): Promise<void>;
   /** Starts building the symbol index of a workspace in the background (server start); resolves when built. */
@@ -43,7 +49,11 @@ export interface SourceSet {
 export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): SourceSet {
   const workspaces = new Workspaces(deps);
   const symbols = createSymbolsSource(deps, workspaces, options.symbols);
-  if (options.warmWorkspace !== undefined) void symbols.warm(options.warmWorkspace);
+  const indexes = createRetrievalIndexes(deps, workspaces, options.index);
+  if (options.warmWorkspace !== undefined) {
+    void symbols.warm(options.warmWorkspace);
+    void indexes.warm(options.warmWorkspace).catch(() => undefined);
+  }
   return {
     // Order matters a little: spawning a process blocks the event loop for a few
     // milliseconds, so the sources whose git command heads the longest chain
@@ -58,12 +68,14 @@ export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): 
       createEnvSource(deps),
       createStackTraceSource(deps, workspaces, options.stacktrace),
       symbols.source,
-      createRetrievalSource(deps, workspaces, options.retrieval),
+      createRetrievalSource(deps, workspaces, { index: indexes.index, ...options.retrieval }),
     ],
+    index: (workspace) => indexes.open(workspace),
     ready: (workspace) => workspaces.get(workspace).armWatcherSoon(),
     warm: (workspace) => symbols.warm(workspace),
     close: () => {
       symbols.close();
+      indexes.close();
       workspaces.closeAll();
     },
   };

@@ -19,7 +19,10 @@ const ARM_SLICE_DIRS = 50;
 export class WorkTreeWatcher {
   #generation = 0;
   #state: 'idle' | 'arming' | 'armed' | 'unavailable' = 'idle';
+  #arming: Promise<void> | undefined;
   readonly #watchers = new Map<string, fs.FSWatcher>();
+  /** Who wants to know which path changed, not only that something did (the persistent index). */
+  readonly #listeners = new Set<(rel: string, isDir: boolean) => void>();
 
   constructor(private readonly root: string) {}
 
@@ -30,13 +33,26 @@ export class WorkTreeWatcher {
     return `${state}:${this.#generation}`;
   }
 
+  /** Calls `listener` with each changed path (not ignored) from now on; returns the way to stop. */
+  listen(listener: (rel: string, isDir: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   get armed(): boolean {
     return this.#state === 'armed';
   }
 
   /** Watches `dirs` a slice per turn of the event loop; resolves once armed (or given up). */
-  async arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
-    if (this.#state !== 'idle') return;
+  arm(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
+    // A second caller waits for the arming under way (the walk and armWatcherSoon both start one).
+    if (this.#state === 'arming') return this.#arming ?? Promise.resolve();
+    if (this.#state !== 'idle') return Promise.resolve();
+    this.#arming = this.#armNow(dirs, isIgnored);
+    return this.#arming;
+  }
+
+  async #armNow(dirs: readonly string[], isIgnored: (rel: string, isDir: boolean) => boolean): Promise<void> {
     if (dirs.length > MAX_WATCHED_DIRS) {
       this.#state = 'unavailable';
       return;
@@ -68,6 +84,7 @@ export class WorkTreeWatcher {
       }
       if (name && isIgnored(rel, isDir)) return;
       this.#generation++;
+      for (const listener of this.#listeners) listener(rel, isDir);
       if (isDir && this.#watchers.size < MAX_WATCHED_DIRS) {
         try {
           this.#watch(rel, isIgnored);
@@ -80,6 +97,8 @@ export class WorkTreeWatcher {
     watcher.unref();
     watcher.on('error', () => {
       this.#generation++;
+      // A folder no longer watched: listeners hear of it as a folder change (they look again).
+      for (const listener of this.#listeners) listener(dirRel, true);
       watcher.close();
       this.#watchers.delete(dirRel);
     });

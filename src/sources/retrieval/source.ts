@@ -19,6 +19,7 @@ import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
 import type { Workspaces } from '../workspace.ts';
 import { recentHistory } from './history.ts';
+import type { RetrievalIndex } from './index/registry.ts';
 import { type FileRegions, fileRegions, isTaskPath, type RankContext, renderRegions } from './regions.ts';
 import { type GrepHit, grep } from './search.ts';
 
@@ -47,6 +48,8 @@ export interface RetrievalOptions {
   /** Matching lines kept per file and search. */
   perFile: number;
   timeoutMs: number;
+  /** The persistent index (index/): searched first; git grep answers while it is not ready, and says so. */
+  index?: RetrievalIndex | undefined;
 }
 
 export const defaultRetrievalOptions: RetrievalOptions = {
@@ -179,17 +182,21 @@ export function createRetrievalSource(
         plan.looseWords.length > 0);
     if (!wantHistory && !wantCode) return { items: [] };
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
-    const fingerprint = ws.gitFingerprint();
+    const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
+    const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}`;
     return memo.get(key, fingerprint, async () => {
       const git = deps.git(ws.root, signal);
       const withPrefix = (args: string[]) => ws.gitArgs(args);
-      const skipped: SkippedPath[] = [];
+      const skipped: SkippedPath[] = indexed?.note ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
       const failed = (what: string) => (error: unknown) => {
         skipped.push({ path: `(retrieval ${what})`, reason: gitErrorReason(error) });
         return { hits: [] as GrepHit[], cut: false };
       };
-      const search = (patterns: string[], extra: { words: boolean; ignoreCase?: boolean; paths?: string[] }) =>
-        grep(git, withPrefix, { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra });
+      const search = async (patterns: string[], extra: { words: boolean; ignoreCase?: boolean; paths?: string[] }) => {
+        const request = { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra };
+        // The index gives the same hits; a request it cannot narrow (or no ready index) goes to git grep.
+        return indexed?.search?.(request) ?? grep(git, withPrefix, request);
+      };
       const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
       const [byName, byString, byTask, byManifest, byWord, status, history] = await Promise.all([
         wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,

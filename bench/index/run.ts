@@ -1,0 +1,248 @@
+// Speed of retrieval's persistent index (src/sources/retrieval/index/) on a
+// generated 50,000-file repository, against a floor measured in the same run
+// (`git grep -w` of the same terms, spawned directly). See README.md.
+//
+//   node --expose-gc --import tsx bench/index/run.ts
+//
+// Environment: BENCH_INDEX_FILES (default 50000), BENCH_INDEX_WARM (warm searches, default 200).
+
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { openIndexDatabase } from '../../src/pipeline/indexDatabase.ts';
+import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
+import { loadNeverRead } from '../../src/redact/loadRules.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
+import { analyseQuestion } from '../../src/shared/question.ts';
+import type { CollectInput, SourceResult } from '../../src/shared/types.ts';
+import { createSourceSet, defaultSourceDeps } from '../../src/sources/index.ts';
+import { benchRepository } from '../context/generateRepo.ts';
+import { quantile } from '../support/stats.ts';
+
+const FILES = Number(process.env.BENCH_INDEX_FILES ?? 50_000);
+const WARM = Number(process.env.BENCH_INDEX_WARM ?? 200);
+const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
+
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+const rssMb = () => {
+  gc();
+  gc();
+  return process.memoryUsage().rss / 1024 / 1024;
+};
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function newSet() {
+  const deps = defaultSourceDeps({
+    isNeverRead,
+    watchWorkTree: true,
+    logger: silentLogger,
+    openIndex: (root) => openIndexDatabase(root, silentLogger),
+  });
+  return createSourceSet(deps);
+}
+
+function question(workspace: string, text: string): CollectInput {
+  const messages = [{ role: 'user' as const, content: text }];
+  return {
+    workspace,
+    messages,
+    lastUserText: text,
+    question: analyseQuestion(messages),
+    mode: 'git-aware',
+    wanted: ['retrieval.'],
+    now: new Date(),
+  };
+}
+
+function gitGrep(dir: string, term: string): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['grep', '-n', '-I', '--untracked', '--exclude-standard', '-F', '-w', '--max-count=20', '-e', term],
+      { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
+      () => resolve(performance.now() - start),
+    );
+  });
+}
+
+const indexNote = (result: SourceResult) => result.skipped?.find((entry) => entry.path === '(retrieval index)')?.reason;
+
+async function main(): Promise<void> {
+  const dir = await benchRepository({ files: FILES, commits: 200 });
+  // BENCH_INDEX_KEEP=1: keep the index a previous run built (skips the first build, a minute or more).
+  const keep = process.env.BENCH_INDEX_KEEP === '1' && fs.existsSync(path.join(dir, '.ctxproxy', 'index.db'));
+  if (!keep) fs.rmSync(path.join(dir, '.ctxproxy'), { recursive: true, force: true });
+  console.log(`repository: ${dir} (${FILES} files)${keep ? ', stored index kept' : ''}`);
+  const results: [string, string, string][] = [];
+
+  // 1. The first build, in the background, while requests come every 200 ms. The RSS baseline is taken with
+  // the work-tree listing already held (tree, stats and the symbol index hold it in any server).
+  let set = newSet();
+  const rssBare = rssMb();
+  await set.ready(dir);
+  const rssBefore = rssMb();
+  let retrieval = set.sources.find((source) => source.name === 'retrieval');
+  if (!retrieval) throw new Error('no retrieval source');
+  const lag = monitorEventLoopDelay({ resolution: 5 });
+  lag.enable();
+  const buildStart = performance.now();
+  void set.ready(dir);
+  let index = set.index(dir);
+  if (!index) throw new Error('no index');
+  const building = index.warm();
+  let done = false;
+  void building.then(() => {
+    done = true;
+  });
+  const duringBuild: number[] = [];
+  const prepareWaits: number[] = [];
+  let graded = 0;
+  for (let k = 0; !done; k++) {
+    await sleep(200);
+    if (done) break;
+    const t0 = performance.now();
+    const ready = await index.prepare();
+    prepareWaits.push(performance.now() - t0);
+    const result = await retrieval.collect(
+      question(dir, `Where is helper${k % 50} used?`),
+      AbortSignal.timeout(10_000),
+    );
+    duringBuild.push(performance.now() - t0);
+    if (!ready && indexNote(result)) graded++;
+  }
+  await building;
+  const buildMs = performance.now() - buildStart;
+  lag.disable();
+  const lagMax = lag.max / 1e6;
+  const counts = index.store.counts();
+  const dbBytes = fs
+    .readdirSync(path.join(dir, '.ctxproxy'))
+    .filter((name) => name.startsWith('index.db'))
+    .reduce((sum, name) => sum + fs.statSync(path.join(dir, '.ctxproxy', name)).size, 0);
+  const rssBuilt = rssMb();
+  console.log(
+    `${keep ? 'catch-up of the kept index' : 'first build'}: ${fmt(buildMs)} ms for ${counts.indexed} files (${counts.skipped} skipped), index ${fmt(dbBytes / 1024 / 1024)} MB on disk`,
+  );
+  console.log(
+    `  ${duringBuild.length} requests during the build: prepare waited max ${fmt(Math.max(0, ...prepareWaits))} ms; whole retrieval max ${fmt(Math.max(0, ...duringBuild))} ms; ${graded} answered by git grep with the note`,
+  );
+  results.push([
+    'no request waits > 300 ms for the build',
+    `event loop max delay ${fmt(lagMax)} ms; prepare() max wait ${fmt(Math.max(0, ...prepareWaits))} ms`,
+    lagMax <= 300 && Math.max(0, ...prepareWaits) <= 300 ? 'met' : 'missed',
+  ]);
+
+  // Floor: git grep of the same kind of terms, in this run.
+  const floor: number[] = [];
+  for (let k = 0; k < 7; k++) floor.push(await gitGrep(dir, `helper${k}`));
+  const floorMs = quantile(sorted(floor), 0.5);
+  console.log(`floor: git grep -w of one name, median ${fmt(floorMs)} ms (${floor.length} runs)`);
+
+  // 2. Restart: a new source set reads the stored index and catches up (a stat per file).
+  set.close();
+  await sleep(100);
+  const restartStart = performance.now();
+  set = newSet();
+  retrieval = set.sources.find((source) => source.name === 'retrieval');
+  if (!retrieval) throw new Error('no retrieval source');
+  index = set.index(dir);
+  if (!index) throw new Error('no index');
+  void set.ready(dir);
+  // Asking as a request does (prepare waits up to its limit, then the request would grep), until the index answers.
+  while (!(await index.prepare())) await sleep(10);
+  const answered = await retrieval.collect(question(dir, `Who calls helper${7}?`), AbortSignal.timeout(10_000));
+  const warmAnswer = performance.now() - restartStart;
+  if (indexNote(answered)) throw new Error(`the index did not answer: ${indexNote(answered)}`);
+  console.log(`restart: first answer from the index after ${fmt(warmAnswer)} ms; files read again: ${index.reads}`);
+  results.push([
+    'start to a warm answer after a restart ≤ 2 s',
+    `${fmt(warmAnswer)} ms (floor: one git grep ${fmt(floorMs)} ms)`,
+    warmAnswer <= 2_000 ? 'met' : 'missed',
+  ]);
+  const rssRestarted = rssMb();
+
+  // 3. A saved file, re-indexed: from the write until a search finds its new word (the watcher's path, no request).
+  await set.ready(dir);
+  await index.prepare();
+  const saves: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    const word = `savedWord${Date.now().toString(36)}${k}`;
+    const file = path.join(dir, 'area3', 'module7', `file${20 * 7 + 3 + 1000 * k}.ts`);
+    const t0 = performance.now();
+    fs.appendFileSync(file, `export const ${word} = ${k};\n`);
+    for (;;) {
+      const found = index.search({ patterns: [word], words: true, perFile: 20, maxBytes: 1 << 20 });
+      if (found && found.hits.length > 0) break;
+      if (performance.now() - t0 > 5_000) break;
+      await sleep(1);
+    }
+    saves.push(performance.now() - t0);
+  }
+  const saveMax = Math.max(...saves);
+  console.log(`saved file re-indexed: ${saves.map(fmt).join(', ')} ms`);
+  results.push([
+    'a saved file re-indexed ≤ 100 ms',
+    `max ${fmt(saveMax)} ms (median ${fmt(quantile(sorted(saves), 0.5))})`,
+    saveMax <= 100 ? 'met' : 'missed',
+  ]);
+
+  // 4. Warm retrieval: index searches for names never asked before: a rare one (a word of one file, as most
+  // identifiers are) and a common one (imported by 1,000 files); and whole retrieval requests (no memo hit).
+  const rare: number[] = [];
+  const common: number[] = [];
+  for (let k = 0; k < WARM; k++) {
+    const word = `rareName${k}`;
+    if (k < 20)
+      fs.appendFileSync(path.join(dir, 'area5', 'module9', `file${20 * 9 + 5 + 1000 * k}.py`), `${word} = ${k}\n`);
+  }
+  await sleep(200);
+  for (let k = 0; k < WARM; k++) {
+    let t0 = performance.now();
+    await index.prepare();
+    index.search({ patterns: [`rareName${k % 20}`], words: true, perFile: 20, maxBytes: 512 * 1024 });
+    rare.push(performance.now() - t0);
+    t0 = performance.now();
+    await index.prepare();
+    index.search({ patterns: [`helper${k % 50}`], words: true, perFile: 20, maxBytes: 512 * 1024 });
+    common.push(performance.now() - t0);
+  }
+  const requests: number[] = [];
+  for (let k = 0; k < 20; k++) {
+    const t0 = performance.now();
+    await retrieval.collect(question(dir, `Where is rareName${k} set?`), AbortSignal.timeout(10_000));
+    requests.push(performance.now() - t0);
+  }
+  const rareMedian = quantile(sorted(rare), 0.5);
+  const commonMedian = quantile(sorted(common), 0.5);
+  const requestMedian = quantile(sorted(requests), 0.5);
+  console.log(
+    `warm: index search, rare name median ${fmt(rareMedian)} ms (p90 ${fmt(quantile(sorted(rare), 0.9))}), common name (1,000 files) median ${fmt(commonMedian)} ms (p90 ${fmt(quantile(sorted(common), 0.9))}) (${WARM} each); whole retrieval request for a rare name median ${fmt(requestMedian)} ms (20)`,
+  );
+  results.push([
+    'warm retrieval ≤ 5 ms per request',
+    `rare name ${fmt(rareMedian)} ms (${fmt(rareMedian / floorMs)}× the git grep floor), common name ${fmt(commonMedian)} ms (${fmt(commonMedian / floorMs)}×); whole retrieval source ${fmt(requestMedian)} ms`,
+    rareMedian <= 5 ? 'met (rare name)' : 'missed',
+  ]);
+
+  // 5. Memory.
+  const growth = Math.max(rssBuilt, rssRestarted) - rssBefore;
+  console.log(
+    `RSS: before ${fmt(rssBefore)} MB, after the build ${fmt(rssBuilt)} MB, after the restart ${fmt(rssRestarted)} MB`,
+  );
+  results.push([
+    'RSS growth ≤ 60 MB',
+    `${fmt(growth)} MB over a source set holding the listing and the armed watcher (those alone: ${fmt(rssBefore - rssBare)} MB)`,
+    growth <= 60 ? 'met' : 'missed',
+  ]);
+  set.close();
+
+  console.log('\n| target | measured | |');
+  console.log('| --- | --- | --- |');
+  for (const [target, measured, verdict] of results) console.log(`| ${target} | ${measured} | ${verdict} |`);
+}
+
+await main();

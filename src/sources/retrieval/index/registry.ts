@@ -1,0 +1,117 @@
+// The persistent indexes of the workspaces the sources see, opened on first
+// need (`deps.openIndex`: `.ctxproxy/index.db`, made by the composition root
+// with the audit folder's care for links), and what retrieval asks of them: an
+// index ready to search, or a note saying why `git grep` answers this time.
+
+import type { SourceDeps } from '../../deps.ts';
+import type { WorkspaceState, Workspaces } from '../../workspace.ts';
+import type { GrepHit, GrepRequest } from '../search.ts';
+import { IndexStore } from './store.ts';
+import { defaultWorkspaceIndexOptions, WorkspaceIndex, type WorkspaceIndexOptions } from './workspaceIndex.ts';
+
+/** An index ready to search (`search`), and what the report should say about it (`note`): one or both. */
+export interface IndexAnswer {
+  search?: ((request: GrepRequest) => { hits: GrepHit[]; cut: boolean } | undefined) | undefined;
+  note?: string | undefined;
+}
+
+export interface RetrievalIndex {
+  /** For one request: the workspace's index brought up to date, or why not (then git grep answers). */
+  prepare(ws: WorkspaceState): Promise<IndexAnswer>;
+}
+
+export interface RetrievalIndexes {
+  /** Undefined when no index can be opened here (`deps.openIndex` not given): retrieval greps, as before. */
+  index: RetrievalIndex | undefined;
+  /** Opens the index of a workspace and starts its pass in the background (server start). */
+  warm(workspace: string): Promise<void>;
+  /** The index of a workspace, opened if needed (benchmarks and tests look inside). */
+  open(workspace: string): WorkspaceIndex | undefined;
+  close(): void;
+}
+
+export function createRetrievalIndexes(
+  deps: SourceDeps,
+  workspaces: Workspaces,
+  options: Partial<WorkspaceIndexOptions> = {},
+): RetrievalIndexes {
+  const opts = { ...defaultWorkspaceIndexOptions, ...options };
+  const open = deps.openIndex;
+  const indexes = new Map<string, WorkspaceIndex | { failed: string }>();
+  let closed = false;
+
+  const indexOf = (ws: WorkspaceState): WorkspaceIndex | { failed: string } => {
+    let known = indexes.get(ws.root);
+    if (!known) {
+      if (!open || closed) return { failed: 'closed' };
+      try {
+        known = new WorkspaceIndex(ws, new IndexStore(open(ws.root)), deps.isNeverRead, deps.allowedRoots, opts);
+      } catch (error) {
+        // Said on every request (a read-only work tree, a file in the way), never fatal: git grep answers.
+        const reason = error instanceof Error ? error.message : String(error);
+        deps.logger.warn('index.open_failed', { reason: reason.slice(0, 200) });
+        known = { failed: reason.slice(0, 200) };
+      }
+      indexes.set(ws.root, known);
+    }
+    return known;
+  };
+
+  const index: RetrievalIndex = {
+    async prepare(ws) {
+      const found = indexOf(ws);
+      if (!(found instanceof WorkspaceIndex))
+        return { note: `index unavailable (${found.failed}); searched with git grep` };
+      try {
+        if (await found.prepare()) {
+          const { overLimit, listed, held } = found.progress();
+          return {
+            // Past the file limit the rest of the tree is not searched: said, never a silent gap.
+            note:
+              overLimit > 0
+                ? `index holds the first ${held} of ${listed} files (its limit); the rest were not searched`
+                : undefined,
+            search: (request) => {
+              try {
+                return found.search(request);
+              } catch {
+                return undefined;
+              }
+            },
+          };
+        }
+      } catch {
+        // Counted below as not ready.
+      }
+      const { checked, listed } = found.progress();
+      return { note: `index not ready (${checked} of ${listed || '?'} files checked); searched with git grep` };
+    },
+  };
+
+  return {
+    index: open ? index : undefined,
+    async warm(workspace) {
+      const ws = workspaces.get(workspace);
+      if (!(await ws.checkedRepo())) return;
+      const found = indexOf(ws);
+      if (found instanceof WorkspaceIndex) await found.warm();
+    },
+    open(workspace) {
+      const found = indexOf(workspaces.get(workspace));
+      return found instanceof WorkspaceIndex ? found : undefined;
+    },
+    close() {
+      closed = true;
+      for (const found of indexes.values()) {
+        if (!(found instanceof WorkspaceIndex)) continue;
+        found.close();
+        try {
+          found.store.close();
+        } catch {
+          // Closing a database that failed: nothing more to do.
+        }
+      }
+      indexes.clear();
+    },
+  };
+}

@@ -1,0 +1,212 @@
+// The index's tables in SQLite (`.ctxproxy/index.db`, its own file beside the
+// audit log): per file its path, size, mtime and why it was skipped; per chunk
+// its line range; and an FTS5 table of the chunks' hashed words (words.ts).
+//
+// It stores no text. At use, the files of the matching chunks are read again
+// through the guard and what retrieval sends goes through the one redaction
+// path every item takes: a second copy of the repository (and of any secret a
+// tracked file holds) on disk would need its own redaction, and would still
+// hold what a later edit removed. Hashed words are enough to find candidates.
+
+/** The few SQLite calls the index makes; the audit's driver (better-sqlite3, or node:sqlite on Deno) fits. */
+export interface IndexSql {
+  exec(sql: string): void;
+  prepare(sql: string): {
+    run(...params: (string | number | null)[]): unknown;
+    get(...params: (string | number | null)[]): Record<string, unknown> | undefined;
+    all(...params: (string | number | null)[]): Record<string, unknown>[];
+  };
+  transaction<T>(fn: () => T): T;
+  pragma(name: string, value?: string | number): unknown;
+  close(): void;
+}
+
+/** 'CTXI': the header says the file is ctxproxy's index (the audit log is 'CTXP'). */
+export const INDEX_APPLICATION_ID = 0x43545849;
+/** Bumped when the layout or the chunking changes: an older index is dropped and rebuilt. */
+export const INDEX_SCHEMA_VERSION = 1;
+
+/** A file that is not an index of ours: it is left alone and retrieval searches with git grep. */
+export class ForeignIndexError extends Error {
+  override readonly name = 'ForeignIndexError';
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY,
+  rel TEXT NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  mtime REAL NOT NULL,
+  skip TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY,
+  file INTEGER NOT NULL,
+  start INTEGER NOT NULL,
+  end INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (file);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_words USING fts5 (words, content = '', contentless_delete = 1);
+`;
+
+export interface StoredFile {
+  id: number;
+  size: number;
+  mtime: number;
+  skip: string | null;
+}
+
+export interface ChunkHit {
+  rel: string;
+  size: number;
+  mtime: number;
+  start: number;
+  end: number;
+}
+
+export class IndexStore {
+  readonly seed: number;
+
+  constructor(readonly db: IndexSql) {
+    const appId = Number(db.pragma('application_id') ?? 0);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+    if (appId !== INDEX_APPLICATION_ID && (appId !== 0 || tables.length > 0)) {
+      throw new ForeignIndexError('the file is not a ctxproxy index (another program, or the audit log, made it)');
+    }
+    db.pragma('journal_mode', 'WAL');
+    db.pragma('synchronous', 'NORMAL');
+    const version = Number(db.pragma('user_version') ?? 0);
+    if (appId === INDEX_APPLICATION_ID && version !== INDEX_SCHEMA_VERSION) {
+      // Ours, another layout: the index is a cache, rebuilt from the work tree.
+      db.exec(
+        'DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;',
+      );
+    }
+    db.exec(SCHEMA);
+    db.pragma('application_id', INDEX_APPLICATION_ID);
+    db.pragma('user_version', INDEX_SCHEMA_VERSION);
+    const stored = db.prepare("SELECT value FROM meta WHERE key = 'seed'").get()?.value;
+    if (typeof stored === 'string') this.seed = Number(stored);
+    else {
+      this.seed = Math.floor(Math.random() * 0x7fffffff);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('seed', ?)").run(String(this.seed));
+    }
+  }
+
+  /** Whether a whole pass over the work tree finished once (in this or an earlier process). */
+  complete(): boolean {
+    return this.db.prepare("SELECT value FROM meta WHERE key = 'complete'").get()?.value === '1';
+  }
+
+  markComplete(): void {
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('complete', '1')").run();
+  }
+
+  files(): Map<string, StoredFile> {
+    const out = new Map<string, StoredFile>();
+    for (const row of this.db.prepare('SELECT id, rel, size, mtime, skip FROM files').all()) {
+      out.set(String(row.rel), {
+        id: Number(row.id),
+        size: Number(row.size),
+        mtime: Number(row.mtime),
+        skip: row.skip === null ? null : String(row.skip),
+      });
+    }
+    return out;
+  }
+
+  file(rel: string): StoredFile | undefined {
+    const row = this.db.prepare('SELECT id, size, mtime, skip FROM files WHERE rel = ?').get(rel);
+    if (!row) return undefined;
+    return {
+      id: Number(row.id),
+      size: Number(row.size),
+      mtime: Number(row.mtime),
+      skip: row.skip === null ? null : String(row.skip),
+    };
+  }
+
+  /** Stored files after `after`, in SQLite's order, `limit` at most (a pass reads them in pages). */
+  filesAfter(after: string, limit: number): [string, StoredFile][] {
+    return this.db
+      .prepare('SELECT id, rel, size, mtime, skip FROM files WHERE rel > ? ORDER BY rel LIMIT ?')
+      .all(after, limit)
+      .map((row) => [
+        String(row.rel),
+        {
+          id: Number(row.id),
+          size: Number(row.size),
+          mtime: Number(row.mtime),
+          skip: row.skip === null ? null : String(row.skip),
+        },
+      ]);
+  }
+
+  /** Stored paths after `after`, in SQLite's order, `limit` at most (a sweep in pages). */
+  relsAfter(after: string, limit: number): string[] {
+    return this.db
+      .prepare('SELECT rel FROM files WHERE rel > ? ORDER BY rel LIMIT ?')
+      .all(after, limit)
+      .map((row) => String(row.rel));
+  }
+
+  counts(): { indexed: number; skipped: number } {
+    const row = this.db.prepare('SELECT count(*) AS n, count(skip) AS s FROM files').get();
+    const n = Number(row?.n ?? 0);
+    const s = Number(row?.s ?? 0);
+    return { indexed: n - s, skipped: s };
+  }
+
+  /** Replaces what the index holds for `rel` (call inside a transaction). */
+  put(
+    rel: string,
+    size: number,
+    mtime: number,
+    chunks: readonly { start: number; end: number; words: string }[],
+    skip?: string,
+  ): void {
+    this.remove(rel);
+    this.db
+      .prepare('INSERT INTO files (rel, size, mtime, skip) VALUES (?, ?, ?, ?)')
+      .run(rel, size, mtime, skip ?? null);
+    const id = Number(this.db.prepare('SELECT id FROM files WHERE rel = ?').get(rel)?.id);
+    const chunk = this.db.prepare('INSERT INTO chunks (file, start, end) VALUES (?, ?, ?)');
+    const words = this.db.prepare('INSERT INTO chunk_words (rowid, words) VALUES (last_insert_rowid(), ?)');
+    for (const part of chunks) {
+      chunk.run(id, part.start, part.end);
+      words.run(part.words);
+    }
+  }
+
+  remove(rel: string): void {
+    const known = this.db.prepare('SELECT id FROM files WHERE rel = ?').get(rel);
+    if (!known) return;
+    const id = Number(known.id);
+    this.db.prepare('DELETE FROM chunk_words WHERE rowid IN (SELECT id FROM chunks WHERE file = ?)').run(id);
+    this.db.prepare('DELETE FROM chunks WHERE file = ?').run(id);
+    this.db.prepare('DELETE FROM files WHERE id = ?').run(id);
+  }
+
+  /** Chunks matching an FTS5 expression, best (BM25) first. */
+  search(expression: string, limit: number): ChunkHit[] {
+    return this.db
+      .prepare(
+        `SELECT f.rel AS rel, f.size AS size, f.mtime AS mtime, c.start AS start, c.end AS end
+         FROM chunk_words JOIN chunks c ON c.id = chunk_words.rowid JOIN files f ON f.id = c.file
+         WHERE chunk_words MATCH ? ORDER BY rank LIMIT ?`,
+      )
+      .all(expression, limit)
+      .map((row) => ({
+        rel: String(row.rel),
+        size: Number(row.size),
+        mtime: Number(row.mtime),
+        start: Number(row.start),
+        end: Number(row.end),
+      }));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

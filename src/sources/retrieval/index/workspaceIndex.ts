@@ -1,0 +1,539 @@
+// The persistent index of one workspace: every tracked and untracked-not-ignored
+// text file (the work-tree listing git gives), chunked by structure (chunks.ts),
+// its hashed words full-text indexed in SQLite (store.ts), so retrieval finds
+// the files a question points at without reading the repository per request.
+//
+// Built in the background, in slices of a few milliseconds that give way to
+// requests (the symbol index's pacer), and kept current three ways: the
+// work-tree watcher names each changed file (re-indexed a moment later, or at
+// once when a request comes first); a pass over the listing compares each
+// file's size and mtime with what the index holds and re-reads only the ones
+// that changed (at start, so a restart costs a stat per file, and whenever the
+// watcher cannot vouch for the tree); files gone from the listing are dropped.
+// Never-read files and files outside the listing (ignored ones) are never
+// indexed; binary, huge, minified, generated and bundled files are recorded as
+// skipped with the reason, without their words.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { FileGuard, workspaceZone } from '../../guard.ts';
+import { refusedByName } from '../../symbols/admit.ts';
+import { BuildPacer } from '../../symbols/buildPacer.ts';
+import type { WorkspaceState } from '../../workspace.ts';
+import { isTaskPath } from '../regions.ts';
+import { type GrepHit, type GrepRequest, grepArgs } from '../search.ts';
+import { type Chunk, chunkLines } from './chunks.ts';
+import { pathspecFilter } from './pathspec.ts';
+import type { IndexStore, StoredFile } from './store.ts';
+import { hashedText, lineMatcher, matchExpression } from './words.ts';
+
+export interface WorkspaceIndexOptions {
+  /** The longest the build holds the event loop before it yields a turn. */
+  sliceMs: number;
+  /** The longest one pause of a build nobody waits on gives way to requests. */
+  maxPauseMs: number;
+  /** Files indexed at most; past it the rest are not indexed and the report says so. */
+  maxFiles: number;
+  /** Larger files are not read (their size says so before any read). */
+  maxFileBytes: number;
+  /** The longest a request waits for a pass that is running (catching up after a restart, or a small tree). */
+  waitMs: number;
+  /** A first build of a listing this small is waited for (up to waitMs); a larger one answers with git grep meanwhile. */
+  waitFiles: number;
+  /** Changed files named by the watcher are re-indexed this long after the last event. */
+  settleMs: number;
+  /** Changed files taken one by one at most; more than this and a pass compares every file. */
+  maxPending: number;
+  /** Chunks one search reads from the index at most. */
+  maxChunks: number;
+  /** Files one search reads again at most (best BM25 first); past it the answer says it was cut. */
+  maxSearchFiles: number;
+  /** Milliseconds since some epoch, for the backstop when the watcher is not armed. */
+  clock: () => number;
+  /** Without an armed watcher, a pass runs at least this often when asked (edits of clean files are not seen otherwise). */
+  ttlMs: number;
+}
+
+export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
+  sliceMs: 8,
+  maxPauseMs: 2_000,
+  maxFiles: 100_000,
+  maxFileBytes: 2 * 1024 * 1024,
+  waitMs: 200,
+  waitFiles: 2_000,
+  settleMs: 15,
+  maxPending: 256,
+  maxChunks: 2_000,
+  maxSearchFiles: 300,
+  clock: () => performance.now(),
+  ttlMs: 30_000,
+};
+
+/** The paths git grep never searches for retrieval (search.ts), read from its own arguments: one list. */
+const searchExcluded = pathspecFilter(
+  grepArgs({ patterns: ['x'], words: false, perFile: 1, maxBytes: 1 })
+    .filter((arg) => arg.startsWith(':(exclude'))
+    .map((arg) => arg.replace(':(exclude,glob)', ':(glob)')),
+);
+
+/** Minified: a file of some size whose lines average over this many characters. */
+const MINIFIED_MEAN_LINE = 1_000;
+const MINIFIED_MIN_BYTES = 16 * 1024;
+
+/** Why a file is not indexed, by its name alone; undefined when it may be read. */
+function refusedByPath(rel: string): string | undefined {
+  if (searchExcluded?.(rel)) return 'bundle, map or vendored tree (never searched)';
+  return isTaskPath(rel) ? undefined : refusedByName(rel);
+}
+
+export interface IndexProgress {
+  /** A pass finished in this process and nothing is known to have changed since. */
+  current: boolean;
+  /** Files checked by the running (or last) pass, of those listed. */
+  checked: number;
+  listed: number;
+  /** Files past maxFiles, not indexed. */
+  overLimit: number;
+  /** Files the index covers (listed, not never-read, within the limit). */
+  held: number;
+}
+
+interface Prepared {
+  rel: string;
+  size: number;
+  mtime: number;
+  chunks: { start: number; end: number; words: string }[];
+  skip?: string;
+}
+
+export class WorkspaceIndex {
+  readonly #pacer: BuildPacer;
+  #pass: Promise<void> | undefined;
+  /** The last pass finished in this process: the fingerprint it started at, and whether the watcher covered it. */
+  #passed: { fingerprint: string; armed: boolean } | undefined;
+  readonly #pending = new Set<string>();
+  #overflow = false;
+  #settle: NodeJS.Timeout | undefined;
+  #checked = 0;
+  #listed = 0;
+  #overLimit = 0;
+  #held = 0;
+  /** Resolves once the running pass has its listing (how large the tree is decides whether a request waits). */
+  #listing: Promise<void> = Promise.resolve();
+  #closed = false;
+  readonly #unlisten: () => void;
+  /** Bumps whenever the index changes (memos of rendered results may key on it). */
+  version = 0;
+  /** Files read to be indexed since this process opened the index (a restart should read only what changed). */
+  reads = 0;
+
+  constructor(
+    readonly ws: WorkspaceState,
+    readonly store: IndexStore,
+    private readonly isNeverRead: (rel: string) => boolean,
+    private readonly allowedRoots: readonly string[],
+    private readonly options: WorkspaceIndexOptions = defaultWorkspaceIndexOptions,
+  ) {
+    this.#pacer = new BuildPacer(options.maxPauseMs);
+    this.#unlisten = ws.watcher.listen((rel, isDir) => this.#changed(rel, isDir));
+  }
+
+  progress(): IndexProgress {
+    return {
+      current: this.#current(),
+      checked: this.#checked,
+      listed: this.#listed,
+      overLimit: this.#overLimit,
+      held: this.#held,
+    };
+  }
+
+  /**
+   * Brings the index up to date for a request: files the watcher named are re-indexed now; when the index
+   * cannot vouch for the tree, a pass starts (or goes on) and is waited for up to waitMs when it is a
+   * catch-up of a stored index or a small tree. True when the index may answer.
+   */
+  async prepare(): Promise<boolean> {
+    if (this.#closed) return false;
+    this.#flush();
+    if (this.#current()) return true;
+    const deadline = performance.now() + this.options.waitMs;
+    const pass = this.#ensurePass();
+    const catchUp = () => this.store.complete() || this.#passed !== undefined;
+    // A first build: how large the tree is decides, so the listing (shared with tree and stats) is awaited.
+    if (!catchUp()) await waitAtMost(this.#listing, this.options.waitMs);
+    if (catchUp() || (this.#listed > 0 && this.#listed <= this.options.waitFiles)) {
+      // This request is collecting: a pass still giving way to requests would wait on it.
+      this.#pacer.hurry();
+      await waitAtMost(pass, deadline - performance.now());
+      this.#flush();
+    }
+    return this.#current();
+  }
+
+  /** Starts a pass in the background if none runs and the index cannot vouch for the tree (server start). */
+  warm(): Promise<void> {
+    if (this.#current()) return Promise.resolve();
+    // Whoever awaits this holds the process until the pass ends (its own pauses do not: a server that
+    // stops must not wait for a build nobody will use, and close() ends the pass at its next pause).
+    const hold = setInterval(() => undefined, 60_000);
+    return this.#ensurePass().finally(() => clearInterval(hold));
+  }
+
+  /**
+   * The hits `git grep` would give for `request`, from the index's candidates re-read now; undefined when
+   * the request has a form the index cannot narrow (a pattern without a word, an unknown pathspec).
+   */
+  search(request: GrepRequest): { hits: GrepHit[]; cut: boolean } | undefined {
+    if (request.patterns.length === 0) return { hits: [], cut: false };
+    const expression = matchExpression(request.patterns, this.store.seed);
+    const inPaths = pathspecFilter(request.paths);
+    if (expression === undefined || inPaths === undefined) return undefined;
+    const rows = this.store.search(expression, this.options.maxChunks);
+    let cut = rows.length >= this.options.maxChunks;
+    const byFile = new Map<string, { size: number; mtime: number; chunks: Chunk[] }>();
+    for (const row of rows) {
+      if (!inPaths(row.rel)) continue;
+      const file = byFile.get(row.rel) ?? { size: row.size, mtime: row.mtime, chunks: [] };
+      file.chunks.push({ start: row.start, end: row.end });
+      byFile.set(row.rel, file);
+    }
+    const matches = lineMatcher(request.patterns, request.words, request.ignoreCase ?? false);
+    const guard = new FileGuard(this.isNeverRead);
+    const zone = workspaceZone(this.ws.root, this.allowedRoots);
+    const hits: GrepHit[] = [];
+    let bytes = 0;
+    let files = 0;
+    for (const [rel, file] of byFile) {
+      if (++files > this.options.maxSearchFiles) {
+        cut = true;
+        break;
+      }
+      const abs = path.join(this.ws.root, rel);
+      const stat = statOf(abs);
+      if (!stat || stat.size > this.options.maxFileBytes) continue;
+      const read = guard.read(abs, zone, [rel], { maxBytes: this.options.maxFileBytes, skipLarger: true });
+      if (read.text === undefined) continue;
+      const lines = read.text.split('\n');
+      // The chunks' lines when the file is as indexed; the whole file when it changed since (lines moved).
+      const same = stat.size === file.size && stat.mtimeMs === file.mtime;
+      const ranges = same ? merged(file.chunks) : [{ start: 0, end: lines.length - 1 }];
+      let found = 0;
+      for (const range of ranges) {
+        for (let i = range.start; i <= range.end && i < lines.length && found < request.perFile; i++) {
+          const line = lines[i] ?? '';
+          if (!matches(line)) continue;
+          found++;
+          const text = line.slice(0, MAX_LINE_CHARS);
+          hits.push({ rel, line: i + 1, text });
+          // What git grep -z -n would have written: path, number, text, separators.
+          bytes += rel.length + text.length + 12;
+        }
+      }
+      if (bytes > request.maxBytes) {
+        cut = true;
+        break;
+      }
+    }
+    return { hits, cut };
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#unlisten();
+    clearTimeout(this.#settle);
+    this.#pacer.hurry();
+  }
+
+  #fingerprint(): string {
+    // Without an armed watcher an in-place edit of a clean file changes no stamp: the TTL backstop.
+    const epoch = this.ws.watcher.armed ? 0 : Math.floor(this.options.clock() / Math.max(1, this.options.ttlMs));
+    return `${this.ws.gitFingerprint()}|${epoch}`;
+  }
+
+  #current(): boolean {
+    if (!this.#passed || this.#overflow || this.#pending.size > 0) return false;
+    // A watcher armed before the pass began has named every change since: each was re-indexed.
+    if (this.#passed.armed && this.ws.watcher.armed) return true;
+    if (this.#passed.fingerprint === this.#fingerprint()) return true;
+    if (this.ws.watcher.armed) {
+      // The watcher armed during or after the pass (its arming changed the fingerprint): one more pass,
+      // in the background, is covered by it from its start. Until then the index answers; its only gap
+      // is a file edited between the first pass's look at it and the arming, moments apart.
+      void this.#ensurePass();
+      return true;
+    }
+    return false;
+  }
+
+  #changed(rel: string, isDir: boolean): void {
+    if (this.#closed) return;
+    // A folder (created, renamed, no longer watched) or an ignore file changes the listing: a pass looks again.
+    if (isDir || path.posix.basename(rel) === '.gitignore' || this.#pending.size >= this.options.maxPending) {
+      this.#overflow = true;
+    } else this.#pending.add(rel);
+    clearTimeout(this.#settle);
+    this.#settle = setTimeout(() => {
+      this.#flush();
+      if (this.#overflow) void this.#ensurePass();
+    }, this.options.settleMs);
+    this.#settle.unref?.();
+  }
+
+  /** Re-indexes the files the watcher named (a stat each; a read for those that changed). */
+  #flush(): void {
+    try {
+      this.#flushNow();
+    } catch {
+      // #write said the index no longer vouches for the tree; the request greps.
+    }
+  }
+
+  #flushNow(): void {
+    if (this.#pending.size === 0 || this.#closed) return;
+    const rels = [...this.#pending];
+    this.#pending.clear();
+    const guard = new FileGuard(this.isNeverRead);
+    const prepared: (Prepared | { gone: string })[] = [];
+    for (const rel of rels) {
+      if (this.isNeverRead(rel)) continue;
+      const abs = path.join(this.ws.root, rel);
+      const stat = statOf(abs);
+      if (!stat) {
+        const link = brokenLink(abs);
+        prepared.push(link ? { rel, size: 0, mtime: link.mtimeMs, chunks: [], skip: BROKEN_LINK } : { gone: rel });
+        continue;
+      }
+      const known = this.store.file(rel);
+      if (known && known.size === stat.size && known.mtime === stat.mtimeMs) continue;
+      prepared.push(this.#read(rel, stat, guard));
+    }
+    this.#write(prepared);
+  }
+
+  #ensurePass(): Promise<void> {
+    if (this.#pass) return this.#pass;
+    this.#pacer.giveWay(() => this.ws.whenIdle());
+    this.#pass = this.#runPass()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#pass = undefined;
+        this.#pacer.giveWay(undefined);
+      });
+    return this.#pass;
+  }
+
+  async #runPass(): Promise<void> {
+    let listed: () => void = () => undefined;
+    this.#listing = new Promise((resolve) => {
+      listed = resolve;
+    });
+    const fingerprint = this.#fingerprint();
+    const armed = this.ws.watcher.armed;
+    // The pass looks at every file: what the watcher named so far is covered.
+    this.#pending.clear();
+    this.#overflow = false;
+    const listing = await this.ws.walk().then(
+      (walk) => walk.files,
+      (error: unknown) => {
+        listed();
+        throw error;
+      },
+    );
+    this.#listed = listing.length;
+    listed();
+    if (this.#closed) return;
+    // What the index holds is read a page at a time in path order, as git lists (not loaded whole: a
+    // 300,000-file tree's rows would cost tens of MB and one long block of the event loop).
+    const stored = new StoredPages(this.store);
+    const guard = new FileGuard(this.isNeverRead);
+    const wanted = new Set<string>();
+    this.#checked = 0;
+    this.#overLimit = 0;
+    let batch: (Prepared | { gone: string })[] = [];
+    let sliceEnd = performance.now() + this.options.sliceMs;
+    for (const rel of listing) {
+      this.#checked++;
+      if (this.isNeverRead(rel)) continue;
+      if (wanted.size >= this.options.maxFiles) {
+        this.#overLimit++;
+        continue;
+      }
+      wanted.add(rel);
+      const abs = path.join(this.ws.root, rel);
+      const stat = statOf(abs);
+      const known = stored.get(rel);
+      if (!stat) {
+        const link = brokenLink(abs);
+        if (link) {
+          if (!known || known.mtime !== link.mtimeMs)
+            batch.push({ rel, size: 0, mtime: link.mtimeMs, chunks: [], skip: BROKEN_LINK });
+        } else if (known) batch.push({ gone: rel });
+      } else if (!known || known.size !== stat.size || known.mtime !== stat.mtimeMs) {
+        batch.push(this.#read(rel, stat, guard));
+      }
+      if (performance.now() > sliceEnd) {
+        this.#write(batch);
+        batch = [];
+        await this.#pacer.pause();
+        if (this.#closed) return;
+        sliceEnd = performance.now() + this.options.sliceMs;
+      }
+    }
+    this.#held = wanted.size;
+    this.#write(batch);
+    batch = [];
+    // Files that left the listing, looked for a page of rows at a time.
+    for (let after = ''; ; ) {
+      const page = this.store.relsAfter(after, 2_000);
+      if (page.length === 0) break;
+      for (const rel of page) if (!wanted.has(rel)) batch.push({ gone: rel });
+      after = page.at(-1) as string;
+      this.#write(batch);
+      batch = [];
+      await this.#pacer.pause();
+      if (this.#closed) return;
+    }
+    this.store.markComplete();
+    this.#passed = { fingerprint, armed };
+  }
+
+  /** A file's chunks and their words, or why it is not indexed. */
+  #read(rel: string, stat: fs.Stats, guard: FileGuard): Prepared {
+    this.reads++;
+    const base = { rel, size: stat.size, mtime: stat.mtimeMs, chunks: [] };
+    const byName = refusedByPath(rel);
+    if (byName) return { ...base, skip: byName };
+    if (stat.size > this.options.maxFileBytes)
+      return { ...base, skip: `too large (over ${this.options.maxFileBytes} bytes)` };
+    const zone = workspaceZone(this.ws.root, this.allowedRoots);
+    const read = guard.read(path.join(this.ws.root, rel), zone, [rel], {
+      maxBytes: this.options.maxFileBytes,
+      skipLarger: true,
+    });
+    if (read.refused) return { ...base, skip: read.refused };
+    if (read.text === undefined) return { ...base, skip: 'unreadable' };
+    const text = read.text;
+    if (looksBinary(text.slice(0, 8192))) return { ...base, skip: 'binary' };
+    const lines = text.split('\n');
+    if (text.length >= MINIFIED_MIN_BYTES && text.length / lines.length > MINIFIED_MEAN_LINE) {
+      return { ...base, skip: 'minified (lines average over 1,000 characters)' };
+    }
+    const seed = this.store.seed;
+    const chunks = chunkLines(rel, lines).map((chunk) => ({
+      ...chunk,
+      words: hashedText(lines.slice(chunk.start, chunk.end + 1).join('\n'), seed),
+    }));
+    return { ...base, chunks };
+  }
+
+  /**
+   * Writes a batch in one transaction. A write that fails (another process holds the lock past the busy
+   * timeout, a full disk) is not retried here: the index stops vouching for the tree, and the next
+   * request's pass compares every file again.
+   */
+  #write(batch: readonly (Prepared | { gone: string })[]): void {
+    if (batch.length === 0 || this.#closed) return;
+    try {
+      this.store.db.transaction(() => {
+        for (const entry of batch) {
+          if ('gone' in entry) this.store.remove(entry.gone);
+          else this.store.put(entry.rel, entry.size, entry.mtime, entry.chunks, entry.skip);
+        }
+      });
+    } catch (error) {
+      this.#overflow = true;
+      this.#passed = undefined;
+      throw error;
+    } finally {
+      this.version++;
+    }
+  }
+}
+
+/** A hit line longer than this is minified or data; only its head is kept (as search.ts does). */
+const MAX_LINE_CHARS = 400;
+
+function statOf(abs: string): fs.Stats | undefined {
+  try {
+    // Follows a link to what it names; a loop or a dangling link reads as missing here and the guard says why.
+    return fs.statSync(abs, { throwIfNoEntry: false }) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A NUL, or more than 1 in 100 control characters a text file does not hold (images without a NUL byte). */
+function looksBinary(head: string): boolean {
+  if (head.includes('\0')) return true;
+  let control = 0;
+  for (let i = 0; i < head.length; i++) {
+    const code = head.charCodeAt(i);
+    if ((code < 9 || (code > 13 && code < 32) || code === 0xfffd) && ++control > head.length / 100) return true;
+  }
+  return false;
+}
+
+/**
+ * The stored files, read in pages of path order alongside a listing in (nearly) the same order. A path the
+ * current page cannot answer (a listing order that differs, for some non-ASCII names) is looked up alone.
+ */
+class StoredPages {
+  #page = new Map<string, StoredFile>();
+  #first = '';
+  #last = '';
+  #done = false;
+
+  constructor(private readonly store: IndexStore) {}
+
+  get(rel: string): StoredFile | undefined {
+    while (!this.#done && rel > this.#last) {
+      const rows = this.store.filesAfter(this.#last, 2_000);
+      if (rows.length === 0) {
+        this.#done = true;
+        break;
+      }
+      this.#page = new Map(rows);
+      this.#first = rows[0]?.[0] ?? '';
+      this.#last = rows.at(-1)?.[0] ?? '';
+    }
+    const hit = this.#page.get(rel);
+    if (hit || (rel >= this.#first && rel <= this.#last)) return hit;
+    return this.store.file(rel);
+  }
+}
+
+const BROKEN_LINK = 'symlink that leads nowhere (a loop, or a missing target)';
+
+/** The link's own stat when `abs` is a symlink that cannot be followed (a loop, a missing target). */
+function brokenLink(abs: string): fs.Stats | undefined {
+  try {
+    const own = fs.lstatSync(abs, { throwIfNoEntry: false });
+    return own?.isSymbolicLink() ? own : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function merged(chunks: readonly Chunk[]): Chunk[] {
+  const sorted = [...chunks].sort((a, b) => a.start - b.start);
+  const out: Chunk[] = [];
+  for (const chunk of sorted) {
+    const last = out.at(-1);
+    if (last && chunk.start <= last.end + 1) last.end = Math.max(last.end, chunk.end);
+    else out.push({ ...chunk });
+  }
+  return out;
+}
+
+/**
+ * A request's wait: it keeps the process alive (a one-shot `preview` waiting for the index must not exit
+ * because the build's own pauses do not hold the process).
+ */
+function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms));
+    void promise.then(resolve, resolve);
+  }).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,341 @@
+// The persistent retrieval index (issue 23, part 2) on real git repositories:
+// it gives the hits `git grep` gives, never holds never-read or ignored files,
+// skips binary, huge, minified and looping files with a reason, survives a
+// restart reading only what changed, follows an edit, and while it is not
+// ready retrieval answers with git grep and says so.
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
+import { silentLogger } from '../../../src/shared/logger.ts';
+import type { SourceDeps } from '../../../src/sources/deps.ts';
+import { createSourceSet } from '../../../src/sources/index.ts';
+import { chunkLines } from '../../../src/sources/retrieval/index/chunks.ts';
+import { createRetrievalIndexes } from '../../../src/sources/retrieval/index/registry.ts';
+import { type GrepRequest, grep } from '../../../src/sources/retrieval/search.ts';
+import { Workspaces } from '../../../src/sources/workspace.ts';
+import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { until } from '../../support/poll.ts';
+import { input, signal, testDeps } from '../input.ts';
+
+const RATES = [
+  'import os',
+  '',
+  'RATES = {"eu": 0.19}',
+  '',
+  '',
+  'def compute_rate(amount, region):',
+  '    if region not in RATES:',
+  '        raise ValueError("unknown billing region for this account")',
+  '    return amount * RATES[region]',
+  '',
+  '',
+  'def compute_rate_v2(amount):',
+  '    return compute_rate(amount, "eu")',
+  '',
+  'class Invoice:',
+  '    def total(self, lines):',
+  '        return sum(compute_rate(l.amount, l.region) for l in lines)',
+  '',
+].join('\n');
+
+function indexDeps(overrides: Partial<SourceDeps> = {}): SourceDeps {
+  return testDeps({ openIndex: (root) => openIndexDatabase(root, silentLogger), ...overrides });
+}
+
+const key = (hit: { rel: string; line: number; text: string }) => `${hit.rel}:${hit.line}:${hit.text}`;
+
+describe('persistent retrieval index', () => {
+  let repo: TempRepo;
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'billing/rates.py': RATES,
+        'billing/README.md':
+          '# Billing\n\nUse `compute_rate` for one line.\n\n## Regions\n\nunknown billing region errors mean a typo.\n',
+        'tests/test_rates.py':
+          'from billing.rates import compute_rate\n\ndef test_rate():\n    assert compute_rate(10, "eu") == 1.9\n',
+        Makefile: 'test:\n\tpython -m pytest tests -q\n',
+        'package.json': '{\n  "scripts": { "test": "node --test" },\n  "dependencies": { "left-pad": "^1.3.0" }\n}\n',
+        '.gitignore': 'build/\n',
+        'vendor/lib.py': 'compute_rate = None\n',
+      },
+      unstaged: {
+        'billing/report.py':
+          'from billing.rates import compute_rate\n\nREPORT = compute_rate(1, "us")  # Compute_Rate\n',
+        'build/generated.py': 'X = compute_rate(2, "eu")\n',
+        '.env': 'SECRET_RATE=compute_rate\n',
+        'data.bin': Buffer.concat([Buffer.from('compute_rate'), Buffer.alloc(64, 0)]),
+        // No NUL byte, but control characters throughout: an image, not text.
+        'logo.png': Buffer.alloc(4096, 7),
+        'big.txt': `compute_rate\n${'y'.repeat(3 * 1024 * 1024)}\n`,
+        'app.min.js': `var compute_rate=1;${'a'.repeat(20_000)}`,
+        'bundle.js': `var compute_rate=1;${'a;'.repeat(20_000)}`,
+      },
+    });
+    fs.symlinkSync('loop-b', path.join(repo.dir, 'loop-a'));
+    fs.symlinkSync('loop-a', path.join(repo.dir, 'loop-b'));
+  });
+  after(() => repo.cleanup());
+
+  test('gives the hits git grep gives, for names, strings, any case and task files', async () => {
+    const deps = indexDeps();
+    const workspaces = new Workspaces(deps);
+    const indexes = createRetrievalIndexes(deps, workspaces);
+    try {
+      const index = indexes.open(repo.dir);
+      assert.ok(index);
+      await index.warm();
+      const ws = workspaces.get(repo.dir);
+      const requests: GrepRequest[] = [
+        { patterns: ['compute_rate', 'Invoice'], words: true, perFile: 20, maxBytes: 1 << 20 },
+        { patterns: ['unknown billing region'], words: false, perFile: 20, maxBytes: 1 << 20 },
+        { patterns: ['compute_rate'], words: true, ignoreCase: true, perFile: 20, maxBytes: 1 << 20 },
+        {
+          patterns: ['test', 'left-pad'],
+          words: true,
+          ignoreCase: true,
+          perFile: 20,
+          maxBytes: 1 << 20,
+          paths: [':(glob)**/Makefile', ':(glob)**/package.json'],
+        },
+        { patterns: ['compute_rate'], words: true, perFile: 1, maxBytes: 1 << 20 },
+      ];
+      for (const request of requests) {
+        const fromIndex = index.search(request);
+        assert.ok(fromIndex, `the index serves ${request.patterns.join(',')}`);
+        const fromGrep = await grep(deps.git(ws.root), (args) => ws.gitArgs(args), request);
+        // Files the index does not hold by design (binary, too large, minified, bundles, vendored) are left
+        // out of the grep side too: retrieval never sends their regions either.
+        const skippedByIndex = new Set(['data.bin', 'big.txt', 'app.min.js', 'bundle.js', 'vendor/lib.py']);
+        const expected = fromGrep.hits.filter((hit) => !skippedByIndex.has(hit.rel) && hit.rel !== '.env').map(key);
+        assert.deepEqual(fromIndex.hits.map(key).sort(), expected.sort(), request.patterns.join(','));
+      }
+    } finally {
+      indexes.close();
+      workspaces.closeAll();
+    }
+  });
+
+  test('never holds never-read or ignored files; skips binary, huge, minified and looping files with a reason', async () => {
+    const deps = indexDeps();
+    const workspaces = new Workspaces(deps);
+    const indexes = createRetrievalIndexes(deps, workspaces);
+    try {
+      const index = indexes.open(repo.dir);
+      assert.ok(index);
+      await index.warm();
+      const files = index.store.files();
+      assert.ok(!files.has('.env'), 'a never-read file is not even listed');
+      assert.ok(!files.has('build/generated.py'), 'an ignored file is not indexed');
+      assert.ok(!files.has('.ctxproxy/index.db'), 'the index does not index itself');
+      const reason = (rel: string) => files.get(rel)?.skip ?? '';
+      assert.equal(files.get('billing/rates.py')?.skip, null);
+      assert.equal(files.get('billing/report.py')?.skip, null, 'untracked, not ignored: indexed');
+      assert.match(reason('data.bin'), /binary/);
+      assert.match(reason('logo.png'), /binary/);
+      assert.match(reason('big.txt'), /too large/);
+      assert.match(reason('bundle.js'), /minified/);
+      assert.match(reason('app.min.js'), /never searched|generated/);
+      assert.match(reason('loop-a'), /symlink/);
+      // No text on disk: neither the code nor a word of it.
+      const bytes = fs.readFileSync(path.join(repo.dir, '.ctxproxy', 'index.db'));
+      assert.ok(!bytes.includes('compute_rate'), 'the index file holds no word of the code');
+      assert.ok(fs.readFileSync(path.join(repo.dir, '.ctxproxy', '.gitignore'), 'utf8').includes('*'));
+      assert.equal(repo.git('status', '--porcelain', '--', '.ctxproxy'), '', 'git does not see the index');
+    } finally {
+      indexes.close();
+      workspaces.closeAll();
+    }
+  });
+
+  test('survives a restart, reading only the files that changed meanwhile', async () => {
+    const open = async () => {
+      const deps = indexDeps();
+      const workspaces = new Workspaces(deps);
+      const indexes = createRetrievalIndexes(deps, workspaces);
+      const index = indexes.open(repo.dir);
+      assert.ok(index);
+      await index.warm();
+      const close = () => {
+        indexes.close();
+        workspaces.closeAll();
+      };
+      return { index, close };
+    };
+    const first = await open();
+    first.close();
+    const second = await open();
+    assert.equal(second.index.reads, 0, 'nothing changed: no file read again');
+    assert.ok(second.index.store.complete());
+    second.close();
+    repo.write('billing/rates.py', `${RATES}\ndef refund_rate():\n    return 0\n`);
+    const third = await open();
+    try {
+      assert.equal(third.index.reads, 1, 'one file changed: one file read');
+      const found = third.index.search({ patterns: ['refund_rate'], words: true, perFile: 20, maxBytes: 1 << 20 });
+      assert.deepEqual(
+        found?.hits.map((hit) => `${hit.rel}:${hit.line}`),
+        ['billing/rates.py:19'],
+      );
+    } finally {
+      third.close();
+      repo.write('billing/rates.py', RATES);
+    }
+    // An untracked file removed while no server ran leaves the listing, and the index.
+    const report = fs.readFileSync(path.join(repo.dir, 'billing/report.py'));
+    fs.rmSync(path.join(repo.dir, 'billing/report.py'));
+    const fourth = await open();
+    try {
+      assert.ok(!fourth.index.store.files().has('billing/report.py'));
+      assert.ok(fourth.index.store.files().has('billing/rates.py'));
+    } finally {
+      fourth.close();
+      fs.writeFileSync(path.join(repo.dir, 'billing/report.py'), report);
+    }
+  });
+
+  test('follows an edit the work-tree watcher sees', async () => {
+    const deps = indexDeps({ watchWorkTree: true });
+    const workspaces = new Workspaces(deps);
+    const indexes = createRetrievalIndexes(deps, workspaces);
+    try {
+      const ws = workspaces.get(repo.dir);
+      await ws.armWatcherSoon();
+      const index = indexes.open(repo.dir);
+      assert.ok(index);
+      await index.warm();
+      assert.ok(await index.prepare());
+      const reads = index.reads;
+      repo.write('billing/report.py', 'from billing.rates import compute_rate\n\nLATE_TOTAL = compute_rate(5, "eu")\n');
+      const request: GrepRequest = { patterns: ['LATE_TOTAL'], words: true, perFile: 20, maxBytes: 1 << 20 };
+      await until(
+        async () =>
+          (await index.prepare()) &&
+          index
+            .search(request)
+            ?.hits.map((hit) => hit.rel)
+            .join() === 'billing/report.py',
+        'the edit in the index',
+      );
+      assert.equal(index.reads - reads, 1, 'only the edited file was read again');
+    } finally {
+      repo.write(
+        'billing/report.py',
+        'from billing.rates import compute_rate\n\nREPORT = compute_rate(1, "us")  # Compute_Rate\n',
+      );
+      indexes.close();
+      workspaces.closeAll();
+    }
+  });
+
+  test('while the index is not ready, retrieval answers with git grep and the report says so', async () => {
+    const deps = indexDeps();
+    // waitMs 0: a request never waits for the first pass.
+    const set = createSourceSet(deps, { index: { waitMs: 0 } });
+    const retrieval = set.sources.find((source) => source.name === 'retrieval');
+    assert.ok(retrieval);
+    try {
+      const ask = () =>
+        retrieval.collect(
+          input(repo.dir, { text: 'Who calls compute_rate?', mode: 'git-aware', wanted: ['retrieval.'] }),
+          signal,
+        );
+      const cold = await ask();
+      const note = cold.skipped?.find((entry) => entry.path === '(retrieval index)');
+      assert.match(note?.reason ?? '', /not ready .*searched with git grep/);
+      assert.match(cold.items.map((item) => item.text).join('\n'), /sum\(compute_rate\(l\.amount/);
+      await set.index(repo.dir)?.warm();
+      const warm = await ask();
+      assert.equal(
+        warm.skipped?.find((entry) => entry.path === '(retrieval index)'),
+        undefined,
+      );
+      // The same regions, but for the minified bundle the index skips (git grep reads it; its line is cut).
+      const sent = (items: typeof cold.items) =>
+        items.filter((item) => item.path !== 'bundle.js').map((item) => `${item.key}\n${item.text}`);
+      assert.deepEqual(sent(warm.items), sent(cold.items), 'the index and git grep send the same regions');
+      assert.ok(!warm.items.some((item) => item.path === 'bundle.js'));
+    } finally {
+      set.close();
+    }
+  });
+
+  test('past its file limit the index answers for what it holds, and the report says the rest was not searched', async () => {
+    const set = createSourceSet(indexDeps(), { index: { maxFiles: 3 } });
+    const retrieval = set.sources.find((source) => source.name === 'retrieval');
+    assert.ok(retrieval);
+    try {
+      await set.index(repo.dir)?.warm();
+      const result = await retrieval.collect(
+        input(repo.dir, { text: 'Who calls compute_rate?', mode: 'git-aware', wanted: ['retrieval.'] }),
+        signal,
+      );
+      const note = result.skipped?.find((entry) => entry.path === '(retrieval index)');
+      assert.match(note?.reason ?? '', /holds the first 3 of \d+ files .*not searched/);
+    } finally {
+      set.close();
+    }
+  });
+
+  test('a file in the way of the index is left alone, and every request says the index is unavailable', async () => {
+    const other = makeRepo({ files: { 'a.py': 'def compute_rate():\n    pass\n' } });
+    try {
+      fs.mkdirSync(path.join(other.dir, '.ctxproxy'));
+      fs.writeFileSync(path.join(other.dir, '.ctxproxy', 'index.db'), 'not a database, somebody else’s file\n');
+      const set = createSourceSet(indexDeps());
+      const retrieval = set.sources.find((source) => source.name === 'retrieval');
+      assert.ok(retrieval);
+      try {
+        const result = await retrieval.collect(
+          input(other.dir, { text: 'Where is compute_rate defined?', mode: 'git-aware', wanted: ['retrieval.'] }),
+          signal,
+        );
+        const note = result.skipped?.find((entry) => entry.path === '(retrieval index)');
+        assert.match(note?.reason ?? '', /unavailable .*searched with git grep/);
+        assert.match(result.items.map((item) => item.text).join('\n'), /def compute_rate/);
+        assert.equal(
+          fs.readFileSync(path.join(other.dir, '.ctxproxy', 'index.db'), 'utf8'),
+          'not a database, somebody else’s file\n',
+        );
+      } finally {
+        set.close();
+      }
+    } finally {
+      other.cleanup();
+    }
+  });
+});
+
+test('chunks follow the structure: top-level definitions, Markdown sections, TOML tables; bounded', () => {
+  const code = chunkLines('a.py', RATES.split('\n'), { minLines: 2, maxLines: 80, maxChars: 8_000 });
+  const starts = code.map((chunk) => chunk.start);
+  assert.ok(starts.includes(5) && starts.includes(11) && starts.includes(14), JSON.stringify(code));
+  const md = chunkLines('a.md', ['# A', 'one', 'two', '## B', 'three', 'four'], {
+    minLines: 2,
+    maxLines: 80,
+    maxChars: 8_000,
+  });
+  assert.deepEqual(md, [
+    { start: 0, end: 2 },
+    { start: 3, end: 5 },
+  ]);
+  const toml = chunkLines('Cargo.toml', ['[package]', 'name = "x"', '', '[dependencies]', 'serde = "1"'], {
+    minLines: 2,
+    maxLines: 80,
+    maxChars: 8_000,
+  });
+  assert.deepEqual(
+    toml.map((chunk) => chunk.start),
+    [0, 3],
+  );
+  const long = chunkLines(
+    'b.py',
+    Array.from({ length: 1_000 }, (_, i) => `    x${i} = ${i}`),
+  );
+  assert.ok(long.every((chunk) => chunk.end - chunk.start < 80));
+  assert.equal(long.at(-1)?.end, 999);
+});
