@@ -194,15 +194,16 @@ export function analyseText(message: string): Question {
   const text = parseWindow(message);
   const { prose, code } = splitFences(text);
   const identifiers = new Map<string, QuestionIdentifier>();
-  const addIdentifier = (term: string, quoted: boolean) => {
+  const addIdentifier = (term: string, quoted: boolean, guessed = false) => {
     if (identifiers.size >= MAX_IDENTIFIERS || NOISE.has(term) || term.length > 120) return;
     const known = identifiers.get(term);
     if (known) {
       known.quoted ||= quoted;
+      if (!guessed) delete known.guessed;
       return;
     }
     const tries = triesFor(term);
-    if (tries.length > 0) identifiers.set(term, { term, tries, quoted });
+    if (tries.length > 0) identifiers.set(term, { term, tries, quoted, ...(guessed ? { guessed } : {}) });
   };
 
   const quoted: string[] = [];
@@ -265,10 +266,13 @@ export function analyseText(message: string): Question {
         // A plain word beside a kind noun ("the testutil module") is a name, unless it is a stop word.
         const named =
           explicit && besideKind && match.index === 0 && !STOP_WORDS.has(word.toLowerCase()) && !KIND_NOUNS.test(word);
-        if (called || named || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word)) {
+        const shaped = called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word);
+        if (shaped || named) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
-            addIdentifier(word, false);
+            addIdentifier(word, false, !shaped);
           }
+          // A guessed name is also a word: the prose it stands in may name something else ("the mark flag part").
+          if (!shaped && words.size < MAX_LIST) words.add(word.toLowerCase());
         } else if (explicit && /^[A-Za-z][\w-]{2,40}$/.test(word) && !STOP_WORDS.has(word.toLowerCase())) {
           if (words.size < MAX_LIST) words.add(word.toLowerCase());
         }

@@ -62,10 +62,22 @@ export function editDistance(a: string, b: string, max: number): number {
 /** Edits allowed between a name as written and as defined: one for short names, two for long ones. */
 const allowedEdits = (name: string) => (normalName(name).length >= 8 ? 2 : 1);
 
-/** Case-insensitive fixed strings that find a misspelled name's real spelling: its longer parts, or its halves. */
+/**
+ * Case-insensitive fixed strings that find a misspelled name's real spelling:
+ * its adjacent parts joined both ways (`minus_first`, `minusfirst`: one of the
+ * pairs survives a typo elsewhere or another case convention), or for a
+ * one-part name its halves.
+ */
 export function spellingPatterns(name: string): string[] {
-  const parts = nameParts(name).filter((part) => part.length >= 4);
-  if (parts.length >= 2) return [...parts].sort((a, b) => b.length - a.length).slice(0, 3);
+  const parts = nameParts(name);
+  const patterns = new Set<string>();
+  for (let i = 0; i + 1 < parts.length; i++) {
+    const pair: [string, string] = [parts[i] as string, parts[i + 1] as string];
+    if (pair[0].length + pair[1].length < 5) continue;
+    patterns.add(pair.join('_'));
+    patterns.add(pair.join(''));
+  }
+  if (patterns.size > 0) return [...patterns].slice(0, 8);
   const norm = normalName(name);
   if (norm.length < 6) return [norm];
   const half = Math.floor(norm.length / 2);
@@ -142,7 +154,13 @@ export function nearestNames(missing: readonly string[], hits: readonly GrepHit[
 }
 
 /** Identifiers whose parts are two or more of the question's words ("header links" → `parse_header_links`). */
-export function proseNames(words: readonly string[], hits: readonly GrepHit[], max = 3): ResolvedName[] {
+export function proseNames(
+  words: readonly string[],
+  hits: readonly GrepHit[],
+  /** Every word of the question, stop words too: a part the question said ("get") is not extra. */
+  said: ReadonlySet<string> = new Set(),
+  max = 3,
+): ResolvedName[] {
   if (words.length < 2) return [];
   const candidates = identifiersOf(hits);
   const scored: { id: string; matched: string[]; extra: number; count: number }[] = [];
@@ -151,7 +169,7 @@ export function proseNames(words: readonly string[], hits: readonly GrepHit[], m
     if (parts.length < 2) continue;
     const matched = words.filter((word) => parts.some((part) => sameWord(part, word)));
     if (matched.length < 2) continue;
-    const extra = parts.filter((part) => !words.some((word) => sameWord(part, word))).length;
+    const extra = parts.filter((part) => !said.has(part) && !words.some((word) => sameWord(part, word))).length;
     scored.push({ id, matched, extra, count });
   }
   scored.sort(

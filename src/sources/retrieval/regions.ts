@@ -112,11 +112,14 @@ export function definitionBlock(
 ): { start: number; end: number } {
   const depth = indentOf(lines[at] ?? '');
   let end = at;
-  const opensBlock = /[{:(]\s*$|=>\s*$|\bdo\s*$/.test(lines[at] ?? '') || indentOf(lines[at + 1] ?? '') > depth;
+  // A brace on the next line of its own (C#, Java in Allman style) opens the block too.
+  const braceBelow = /^\s*\{\s*$/.test(lines[at + 1] ?? '');
+  const opensBlock =
+    /[{:(]\s*$|=>\s*$|\bdo\s*$/.test(lines[at] ?? '') || indentOf(lines[at + 1] ?? '') > depth || braceBelow;
   if (opensBlock) {
     end = lines.length - 1;
     for (let i = at + 1; i < lines.length; i++) {
-      if (isBlank(lines[i]) || indentOf(lines[i] ?? '') > depth) continue;
+      if (isBlank(lines[i]) || indentOf(lines[i] ?? '') > depth || (braceBelow && i === at + 1)) continue;
       // The end of a signature written over several lines (`) -> Any:`, `) {`): the body follows.
       if (SIGNATURE_END.test(lines[i] ?? '')) continue;
       end = CLOSER.test(lines[i] ?? '') ? i : i - 1;

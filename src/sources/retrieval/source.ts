@@ -179,7 +179,10 @@ export function searchPlan(question: Question): SearchPlan {
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
   const looseWords = nothingNamed ? question.words.filter((word) => word.length >= 4).slice(0, MAX_WORDS) : [];
-  const proseWords = identifiers.length === 0 && strings.size === 0 ? question.words.slice(0, 8) : [];
+  // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
+  // still prose: "the mark persistent flag required part").
+  const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
+  const proseWords = proseOnly ? question.words.slice(0, 8) : [];
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
     .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-'))
@@ -236,7 +239,13 @@ export function createRetrievalSource(
       };
       const search = (
         patterns: string[],
-        extra: { words: boolean; ignoreCase?: boolean; paths?: string[]; perFile?: number; maxBytes?: number },
+        extra: {
+          words: boolean;
+          ignoreCase?: boolean;
+          paths?: string[];
+          perFile?: number;
+          maxBytes?: number;
+        },
       ) => grep(git, withPrefix, { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra });
       const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
       const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
@@ -284,10 +293,12 @@ export function createRetrievalSource(
         const candidates = await search(pieces, {
           words: false,
           ignoreCase: true,
-          perFile: 5,
-          maxBytes: opts.grepBytes / 2,
+          // Every line of a file that spells a piece: the first few may all be other names (`MarkFlagRequired`).
+          perFile: 400,
+          maxBytes: opts.grepBytes,
         }).catch(failed('spellings'));
-        resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits)];
+        const said = new Set(input.question.text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+        resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
         resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
         if (resolved.length > 0) {
           byResolved = await search(
