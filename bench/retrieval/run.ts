@@ -130,8 +130,17 @@ try {
       const proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'auto' } });
       try {
         for (const question of questions) {
-          const off = await ask(proxy, question, 'off');
-          const auto = await ask(proxy, question, undefined);
+          // One retry: on the shared 2-core machine the fake upstream has reset a connection under load.
+          const twice = async (mode: 'off' | undefined) => {
+            try {
+              return await ask(proxy, question, mode);
+            } catch (error) {
+              console.error(`retrying ${repo.name} ${question.id}: ${(error as Error).message.slice(0, 120)}`);
+              return await ask(proxy, question, mode);
+            }
+          };
+          const off = await twice('off');
+          const auto = await twice(undefined);
           const text = textOf(auto.received);
           const missed = question.facts.filter((f) => !text.includes(f));
           const offTokens = counter.countMessages(off.received as ChatMessage[]);
