@@ -23,8 +23,9 @@ export function logArgs(limits: HistoryLimits, paths: readonly string[], base?: 
     ...(base ? [`${base}..HEAD`] : []),
     '--date=short',
     FORMAT,
-    '--stat=160,100',
-    '--stat-count=20',
+    // Names, not --stat: a tree diff reads no file contents, so a commit whose blobs are absent (a partial
+    // clone, a snapshot without its large files) still lists what it touched, with whole paths.
+    '--name-status',
     '--no-color',
     ...NO_DRIVERS,
     '--',
@@ -53,7 +54,7 @@ export async function recentHistory(
   if (base) {
     const [log, patch] = await Promise.all([
       readPrefix(git, withPrefix(logArgs(limits, paths, base)), limits.logBytes),
-      readPrefix(git, withPrefix(branchPatchArgs(base, paths)), limits.patchBytes),
+      readPrefix(git, withPrefix(branchPatchArgs(base, paths)), limits.patchBytes).catch(() => NO_PATCH),
     ]);
     // A branch with no commits of its own: the recent history answers instead.
     if (log.text.trim() !== '') {
@@ -66,7 +67,8 @@ export async function recentHistory(
   }
   const [log, patch] = await Promise.all([
     readPrefix(git, withPrefix(logArgs(limits, paths)), limits.logBytes),
-    readPrefix(git, withPrefix(lastPatchArgs(paths)), limits.patchBytes),
+    // The changed lines need the blobs; without them the log still answers.
+    readPrefix(git, withPrefix(lastPatchArgs(paths)), limits.patchBytes).catch(() => NO_PATCH),
   ]);
   return {
     log: mark(log.text.trimEnd(), log.cut, 'more in git log'),
@@ -74,5 +76,7 @@ export async function recentHistory(
     branch: false,
   };
 }
+
+const NO_PATCH = { text: '', cut: false };
 
 const mark = (text: string, cut: boolean, what: string) => (cut ? `${text}… (cut: ${what})` : text);
