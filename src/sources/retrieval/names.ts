@@ -65,8 +65,8 @@ const allowedEdits = (name: string) => (normalName(name).length >= 8 ? 2 : 1);
 /**
  * Case-insensitive fixed strings that find a misspelled name's real spelling:
  * its adjacent parts joined both ways (`minus_first`, `minusfirst`: one of the
- * pairs survives a typo elsewhere or another case convention), or for a
- * one-part name its halves.
+ * pairs survives a typo elsewhere or another case convention) and its two
+ * longest parts, or for a one-part name its halves.
  */
 export function spellingPatterns(name: string): string[] {
   const parts = nameParts(name);
@@ -77,7 +77,10 @@ export function spellingPatterns(name: string): string[] {
     patterns.add(pair.join('_'));
     patterns.add(pair.join(''));
   }
-  if (patterns.size > 0) return [...patterns].slice(0, 8);
+  // The longer parts on their own too: a typo inside a part spoils both pairs that hold it.
+  for (const part of [...parts].sort((a, b) => b.length - a.length).slice(0, 2))
+    if (part.length >= 4) patterns.add(part);
+  if (patterns.size > 0) return [...patterns].slice(0, 10);
   const norm = normalName(name);
   if (norm.length < 6) return [norm];
   const half = Math.floor(norm.length / 2);
