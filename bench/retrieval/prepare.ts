@@ -1,8 +1,9 @@
 // Puts a copy of a repository in the state a developer's repository is in
-// mid-task: a branch of their own, an unstaged edit to a source file (with a
-// fake credential in it, which must arrive masked), and an ignored `.env`
-// holding a fake password (which must never arrive at all). The given
-// repository is not touched: it is cloned first.
+// mid-task: a branch of their own with one commit on it, a staged edit, an
+// unstaged edit to a source file (with a fake credential in it, which must
+// arrive masked), and an ignored `.env` holding a fake password (which must
+// never arrive at all). The given repository is not touched: it is cloned
+// first.
 
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,66 +17,111 @@ export interface Prepared {
   /** A line of the unstaged edit (not the secret): what "what did I change" must show. */
   editedLine: string;
   editedFile: string;
+  /** The line of the staged edit: what "what have I staged" must show. */
+  stagedLine: string;
+  /** The branch's own commit: its subject and the line it added. */
+  branchSubject: string;
+  branchLine: string;
+  /** The branch the clone came from (main, master, …). */
+  defaultBranch: string;
   /** Strings that must never reach the model. */
   forbidden: string[];
 }
 
-const EXTENSIONS: Record<Language, string[]> = {
+export const EXTENSIONS: Record<Language, string[]> = {
   py: ['.py'],
   go: ['.go'],
   rs: ['.rs'],
   ts: ['.ts', '.js'],
+  java: ['.java'],
+  cs: ['.cs'],
 };
 
-function editLines(language: Language, key: string): { line: string; secret: string } {
-  const secret = `AKIA${createHash('sha256')
-    .update(key)
-    .digest('hex')
-    .toUpperCase()
-    .replace(/[^A-Z2-7]/g, '')
-    .padEnd(16, 'Q')
-    .slice(0, 16)}`;
+/** A constant declaration with a comment, as the language writes it. */
+function declaration(language: Language, name: string, value: string, comment: string): string {
+  const camel = name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
   switch (language) {
     case 'py':
-      return {
-        line: `BENCH_RETRY_LIMIT = 7  # raised for the flaky staging proxy`,
-        secret: `BENCH_AWS_KEY = "${secret}"`,
-      };
+      return `${name} = ${value}  # ${comment}`;
     case 'go':
-      return {
-        line: `var benchRetryLimit = 7 // raised for the flaky staging proxy`,
-        secret: `var benchAWSKey = "${secret}"`,
-      };
+      return `var ${camel} = ${value} // ${comment}`;
     case 'rs':
-      return {
-        line: `pub const BENCH_RETRY_LIMIT: u32 = 7; // raised for the flaky staging proxy`,
-        secret: `pub const BENCH_AWS_KEY: &str = "${secret}";`,
-      };
+      return `pub const ${name}: ${value.startsWith('"') ? '&str' : 'u32'} = ${value}; // ${comment}`;
+    case 'java':
+      return `static final ${value.startsWith('"') ? 'String' : 'int'} ${name} = ${value}; // ${comment}`;
+    case 'cs':
+      return `public const ${value.startsWith('"') ? 'string' : 'int'} ${camel[0]?.toUpperCase()}${camel.slice(1)} = ${value}; // ${comment}`;
     default:
-      return {
-        line: `export const benchRetryLimit = 7; // raised for the flaky staging proxy`,
-        secret: `export const benchAwsKey = '${secret}';`,
-      };
+      return `export const ${camel} = ${value}; // ${comment}`;
   }
 }
 
 export function prepare(source: string, root: string): Prepared {
-  const name = path.basename(path.resolve(source));
+  const name = path.basename(path.resolve(source)).replace(/\.git$/, '');
   const dir = path.join(root, name);
   fs.rmSync(dir, { recursive: true, force: true });
   git(root, 'clone', '--quiet', path.resolve(source), dir);
+  const defaultBranch = git(dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim();
   git(dir, 'checkout', '--quiet', '-b', 'bench-wip');
   const language = mainLanguage(dir);
   const files = git(dir, 'ls-files')
     .split('\n')
     .filter((rel) => EXTENSIONS[language].includes(path.extname(rel)) && !/test|spec|example|bench/i.test(rel))
     .sort();
-  const editedFile = files[Math.floor(files.length / 2)] as string;
-  const { line, secret } = editLines(language, name);
-  fs.appendFileSync(path.join(dir, editedFile), `\n${line}\n${secret}\n`);
+  const pickFile = (at: number) => files[Math.floor(files.length * at)] as string;
+
+  // The branch's commit: a line added to one file, committed by a bench author.
+  const branchFile = pickFile(0.8);
+  const branchLine = declaration(language, 'BENCH_BACKOFF_FACTOR', '3', 'gentler backoff for the mirror');
+  fs.appendFileSync(path.join(dir, branchFile), `\n${branchLine}\n`);
+  const branchSubject = 'Use a gentler backoff when the mirror is slow';
+  git(dir, 'add', '--', branchFile);
+  git(
+    dir,
+    '-c',
+    'user.name=Bench Author',
+    '-c',
+    'user.email=bench@example.invalid',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '--quiet',
+    '--no-verify',
+    '-m',
+    branchSubject,
+  );
+
+  // A staged edit in another file.
+  const stagedFile = pickFile(0.3) === branchFile ? pickFile(0.35) : pickFile(0.3);
+  const stagedLine = declaration(language, 'BENCH_STAGED_TIMEOUT', '45', 'longer timeout for slow mirrors');
+  fs.appendFileSync(path.join(dir, stagedFile), `\n${stagedLine}\n`);
+  git(dir, 'add', '--', stagedFile);
+
+  // The unstaged edit, with a fake credential.
+  const editedFile = pickFile(0.5);
+  const secret = `AKIA${createHash('sha256')
+    .update(name)
+    .digest('hex')
+    .toUpperCase()
+    .replace(/[^A-Z2-7]/g, '')
+    .padEnd(16, 'Q')
+    .slice(0, 16)}`;
+  const line = declaration(language, 'BENCH_RETRY_LIMIT', '7', 'raised for the flaky staging proxy');
+  const secretLine = declaration(language, 'BENCH_AWS_KEY', `"${secret}"`, 'staging');
+  fs.appendFileSync(path.join(dir, editedFile), `\n${line}\n${secretLine}\n`);
   const password = `hunter2-${createHash('sha256').update(`${name}-env`).digest('hex').slice(0, 12)}`;
   fs.writeFileSync(path.join(dir, '.env'), `DATABASE_PASSWORD=${password}\n`);
   fs.appendFileSync(path.join(dir, '.git', 'info', 'exclude'), '\n.env\n');
-  const awsKey = /AKIA[A-Z2-7]{16}/.exec(secret)?.[0] as string;
-  return { dir, name, language, editedLine: line, editedFile, forbidden: [awsKey, password] };
+  return {
+    dir,
+    name,
+    language,
+    editedLine: line,
+    editedFile,
+    stagedLine,
+    branchSubject,
+    branchLine,
+    defaultBranch,
+    forbidden: [secret, password],
+  };
 }

@@ -21,7 +21,7 @@ export interface BenchQuestion {
   facts: string[];
 }
 
-export type Language = 'py' | 'go' | 'rs' | 'ts';
+export type Language = 'py' | 'go' | 'rs' | 'ts' | 'java' | 'cs';
 
 export const git = (dir: string, ...args: string[]): string => {
   try {
@@ -39,12 +39,14 @@ const shuffled = <T>(items: T[], key: (item: T) => string) =>
   [...items].sort((a, b) => hash(key(a)).localeCompare(hash(key(b))));
 
 export function mainLanguage(dir: string): Language {
-  const counts: Record<Language, number> = { py: 0, go: 0, rs: 0, ts: 0 };
+  const counts: Record<Language, number> = { py: 0, go: 0, rs: 0, ts: 0, java: 0, cs: 0 };
   for (const rel of git(dir, 'ls-files').split('\n')) {
     const ext = path.extname(rel);
     if (ext === '.py') counts.py++;
     else if (ext === '.go') counts.go++;
     else if (ext === '.rs') counts.rs++;
+    else if (ext === '.java') counts.java++;
+    else if (ext === '.cs') counts.cs++;
     else if (['.ts', '.tsx', '.js', '.mjs'].includes(ext)) counts.ts++;
   }
   return (Object.entries(counts).sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'ts') as Language;
@@ -59,9 +61,20 @@ const DEFINITION: Record<Language, { grep: string; name: RegExp; files: string[]
     name: /(?:function|const) ([A-Za-z]\w+)/,
     files: ['*.ts', '*.js', '*.mjs'],
   },
+  java: {
+    grep: '^\\s*((public|protected|private|static|final|synchronized|abstract)\\s+)+[A-Za-z][][A-Za-z0-9<>,? ]*\\s+[a-z][A-Za-z0-9]{5,}\\(',
+    name: /\s([a-z]\w+)\(/,
+    files: ['*.java'],
+  },
+  cs: {
+    grep: '^\\s*((public|internal|protected|private|static|virtual|override|async|sealed|abstract)\\s+)+[A-Za-z][][A-Za-z0-9<>,? ]*\\s+[A-Z][A-Za-z0-9]{5,}\\(',
+    name: /\s([A-Z]\w+)\(/,
+    files: ['*.cs'],
+  },
 };
 
-const TEST_PATH = /(^|\/)(tests?|__tests__|testdata)\/|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$/;
+const TEST_PATH =
+  /(^|\/)(tests?|__tests__|testdata)\/|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs)$/;
 const DOC = /\.(md|rst|txt)$/;
 
 interface GrepLine {
@@ -100,7 +113,7 @@ function symbols(dir: string, lang: Language): Symbol[] {
   }
   const out: Symbol[] = [];
   for (const [name, list] of shuffled([...byName], ([n]) => n)) {
-    if (list.length !== 1 || out.length >= 12) continue;
+    if (list.length !== 1 || out.length >= 16) continue;
     const def = list[0] as GrepLine;
     const uses = grepLines(dir, ['-w', '-F', '-e', name]).filter(
       (u) => !(u.rel === def.rel && u.line === def.line) && !DOC.test(u.rel) && u.text.includes(`${name}(`),
@@ -201,6 +214,8 @@ const ENV_READ: Record<Language, string> = {
   go: 'os\\.(Getenv|LookupEnv)\\("[A-Z][A-Z0-9_]{3,}',
   rs: 'env::var(_os)?\\("[A-Z][A-Z0-9_]{3,}',
   ts: 'process\\.env\\.[A-Z][A-Z0-9_]{3,}|process\\.env\\[["\'][A-Z][A-Z0-9_]{3,}',
+  java: 'System\\.getenv\\("[A-Z][A-Z0-9_]{3,}',
+  cs: 'Environment\\.GetEnvironmentVariable\\("[A-Z][A-Z0-9_]{3,}',
 };
 
 function envQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -227,6 +242,8 @@ const ERROR_LITERAL: Record<Language, string> = {
   go: '(errors\\.New|fmt\\.Errorf)\\("[A-Za-z][^"%]{18,70}"',
   rs: '(panic!|bail!|anyhow!|format_err!|err_msg)\\("[A-Za-z][^"{}]{18,70}"',
   ts: 'new [A-Za-z]*Error\\(\\s*[\'"`][A-Za-z][^\'"`$]{18,70}[\'"`]',
+  java: 'throw new [A-Za-z]*(Exception|Error)\\(\\s*"[A-Za-z][^"]{18,70}"',
+  cs: 'throw new [A-Za-z]*Exception\\(\\s*"[A-Za-z][^"{}]{18,70}"',
 };
 
 function errorQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -259,7 +276,518 @@ function namedFileQuestion(dir: string, lang: Language): BenchQuestion | undefin
   return undefined;
 }
 
-export function generateQuestions(dir: string, workTreeFact: string): BenchQuestion[] {
+/** What the preparation put in the repository (prepare.ts), for the questions about the developer's own state. */
+export interface RepoState {
+  editedLine: string;
+  stagedLine: string;
+  branchSubject: string;
+  branchLine: string;
+  defaultBranch: string;
+}
+
+/**
+ * Kinds held back while building retrieval: generated and scored like the
+ * others, but their misses were not looked at before the held-out figures
+ * were taken (README: how held out they are).
+ */
+export const HELD_OUT_KINDS = new Set([
+  'implementers',
+  'lint-command',
+  'log-string',
+  'test-asserts',
+  'env-list',
+  'function-author',
+  'follow-up-history',
+  'typo-name',
+  'tag-diff',
+]);
+
+const read = (dir: string, rel: string) =>
+  fs.existsSync(path.join(dir, rel)) ? fs.readFileSync(path.join(dir, rel), 'utf8') : '';
+
+/** `parse_header_links` / `parseHeaderLinks` → `['parse', 'header', 'links']`. */
+export const nameParts = (name: string) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_]+/)
+    .filter(Boolean)
+    .map((part) => part.toLowerCase());
+
+/** The parameters a function takes: its signature line. The name is written bare, as in a chat. */
+function signatureQuestion(sym: Symbol): BenchQuestion {
+  return {
+    id: `signature:${sym.name}`,
+    kind: 'signature',
+    turns: [`What arguments does ${sym.name} take and what does it return?`],
+    facts: [fact(sym.def)],
+  };
+}
+
+/** A function named in prose by the words of its name ("the header links parsing"), not by the identifier. */
+function proseNameQuestion(syms: Symbol[]): BenchQuestion | undefined {
+  const sym = syms.find((s) => nameParts(s.name).length >= 3) ?? syms.find((s) => nameParts(s.name).length === 2);
+  if (!sym) return undefined;
+  const words = nameParts(sym.name).join(' ');
+  return {
+    id: `prose:${sym.name}`,
+    kind: 'prose-name',
+    turns: [`Where is the code that does the ${words} part? I can't find it.`],
+    facts: [fact(sym.def)],
+  };
+}
+
+/** The name spelled in the other case convention (`parse_header_links` ↔ `parseHeaderLinks`), or all lower-case. */
+function caseVariantQuestion(syms: Symbol[]): BenchQuestion | undefined {
+  const sym = syms.find((s) => nameParts(s.name).length >= 2);
+  if (!sym) return undefined;
+  const parts = nameParts(sym.name);
+  const variant = sym.name.includes('_')
+    ? parts.map((p, i) => (i === 0 ? p : `${p[0]?.toUpperCase()}${p.slice(1)}`)).join('')
+    : parts.join('_');
+  return {
+    id: `case:${sym.name}`,
+    kind: 'case-variant',
+    turns: [`where's ${variant} defined?`],
+    facts: [fact(sym.def)],
+  };
+}
+
+/** One character dropped from the middle of the name, as a hurried typist does. */
+function typoQuestion(syms: Symbol[]): BenchQuestion | undefined {
+  const sym = syms.find((s) => s.name.length >= 9);
+  if (!sym) return undefined;
+  const at = Math.floor(sym.name.length / 2);
+  const typo = sym.name.slice(0, at) + sym.name.slice(at + 1);
+  return {
+    id: `typo:${sym.name}`,
+    kind: 'typo-name',
+    turns: [`What does ${typo} do?`],
+    facts: [fact(sym.def)],
+  };
+}
+
+const CONSTANT: Record<Language, string> = {
+  py: '^[A-Z][A-Z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"\'(\\[{A-Za-z-]',
+  go: '^\\s*(const\\s+)?[A-Za-z][A-Za-z0-9]{4,}(\\s+[a-z][\\w.]*)?\\s+=\\s+[0-9"]',
+  rs: '^\\s*(pub(\\([a-z]+\\))?\\s+)?(const|static)\\s+[A-Z][A-Z0-9_]{4,}\\s*:',
+  ts: '^(export\\s+)?const\\s+[A-Za-z][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"\'`-]',
+  java: '\\bstatic\\s+final\\s+[A-Za-z<>\\[\\]]+\\s+[A-Z][A-Z0-9_]{4,}\\s*=',
+  cs: '\\bconst\\s+[A-Za-z]+\\s+[A-Z][A-Za-z0-9_]{4,}\\s*=',
+};
+
+/** The default value of a constant: its declaration line. */
+function constantQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const spec = DEFINITION[lang].files;
+  const lines = grepLines(dir, ['-E', CONSTANT[lang], '--', ...spec]).filter(
+    (l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 160 && !/BENCH_|bench[A-Z]/.test(l.text),
+  );
+  const named = lines
+    .map((l) => ({
+      l,
+      name: /([A-Za-z][A-Za-z0-9_]{4,})\s*(?::[^=]+)?=/.exec(l.text.replace(/^.*?\b(const|static|final)\b/, ''))?.[1],
+    }))
+    .filter((x): x is { l: GrepLine; name: string } => x.name !== undefined);
+  for (const { l, name } of shuffled(named, (x) => x.name)) {
+    if (named.filter((x) => x.name === name).length !== 1) continue;
+    return {
+      id: `constant:${name}`,
+      kind: 'constant',
+      turns: [`What's the default value of ${name}?`],
+      facts: [fact(l)],
+    };
+  }
+  return undefined;
+}
+
+/** What the developer has staged: the staged line. */
+function stagedQuestion(state: RepoState): BenchQuestion {
+  return {
+    id: 'worktree:staged',
+    kind: 'staged',
+    turns: ['What have I staged for the next commit?'],
+    facts: [state.stagedLine],
+  };
+}
+
+/** What the branch changes against the default branch: its commit's subject and line. */
+function branchQuestion(state: RepoState): BenchQuestion {
+  return {
+    id: 'branch:vs-default',
+    kind: 'branch-diff',
+    turns: [`What does my branch change compared to ${state.defaultBranch}?`],
+    facts: [state.branchSubject, state.branchLine],
+  };
+}
+
+/** When a named file last changed and why: the subject of its last commit. */
+function fileHistoryQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const branchFiles = new Set(git(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n'));
+  const files = git(dir, 'ls-files', ...DEFINITION[lang].files)
+    .split('\n')
+    .filter((rel) => rel && !TEST_PATH.test(rel) && !branchFiles.has(rel));
+  const rel = shuffled(files, (f) => `history:${f}`)[0];
+  if (!rel) return undefined;
+  const subject = git(dir, 'log', '-1', '--format=%s', '--', rel).trim();
+  if (subject.length < 8) return undefined;
+  return {
+    id: `file-history:${rel}`,
+    kind: 'file-history',
+    turns: [`When was ${rel} last changed, and what was that change about?`],
+    facts: [subject.slice(0, 60)],
+  };
+}
+
+/** The license: the first line of the license file. */
+function licenseQuestion(dir: string): BenchQuestion | undefined {
+  const rel = git(dir, 'ls-files')
+    .split('\n')
+    .find((f) => /^(LICEN[CS]E|COPYING)(\.\w+)?$/i.test(f));
+  if (!rel) return undefined;
+  const first = read(dir, rel)
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length >= 3);
+  if (!first) return undefined;
+  return {
+    id: 'license',
+    kind: 'license',
+    turns: ['Which license is this project released under? Can I use it at work?'],
+    facts: [first.slice(0, 80)],
+  };
+}
+
+/** The minimum language or runtime version, from the manifest. */
+function runtimeQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const found = (language: string, value: string | undefined) =>
+    value
+      ? {
+          id: `runtime:${language}`,
+          kind: 'runtime-version',
+          turns: [`What's the minimum ${language} version this project supports?`],
+          facts: [value],
+        }
+      : undefined;
+  if (lang === 'py') {
+    const v = /requires-python\s*=\s*"([^"]+)"/.exec(read(dir, 'pyproject.toml'))?.[1];
+    const w = /python_requires\s*=\s*["']?([^"'\n,]+)/.exec(read(dir, 'setup.py') + read(dir, 'setup.cfg'))?.[1];
+    return found('Python', v ?? w?.trim());
+  }
+  if (lang === 'go') return found('Go', /^go\s+(\d[\d.]*)/m.exec(read(dir, 'go.mod'))?.[1]);
+  if (lang === 'rs') return found('Rust', /rust-version\s*=\s*"([^"]+)"/.exec(read(dir, 'Cargo.toml'))?.[1]);
+  if (lang === 'ts') {
+    const pkg = read(dir, 'package.json');
+    const node = pkg ? (JSON.parse(pkg) as { engines?: { node?: string } }).engines?.node : undefined;
+    return found('Node.js', node);
+  }
+  if (lang === 'java') {
+    const pom = read(dir, 'pom.xml');
+    const v = /<(?:maven\.compiler\.(?:release|source)|java\.version|javaVersion)>([^<]+)</.exec(pom)?.[1];
+    return found('Java', v);
+  }
+  const project = git(dir, 'ls-files', '*.csproj')
+    .split('\n')
+    .filter(Boolean)
+    .find((rel) => !TEST_PATH.test(rel) && !/test/i.test(rel));
+  const frameworks = project ? /<TargetFrameworks?>([^<]+)</.exec(read(dir, project))?.[1] : undefined;
+  return frameworks
+    ? {
+        id: 'runtime:dotnet',
+        kind: 'runtime-version',
+        turns: ['Which .NET versions does the library target?'],
+        facts: [frameworks],
+      }
+    : undefined;
+}
+
+const IMPORT: Partial<Record<Language, { grep: string; module: RegExp }>> = {
+  py: { grep: '^\\s*from\\s+[\\w.]*\\.([a-z_]{4,})\\s+import\\b', module: /from\s+[\w.]*?\.?([a-z_]{4,})\s+import/ },
+  ts: {
+    grep: 'from\\s+[\'"]\\.{1,2}/([\\w./-]*/)?[a-z][\\w-]{3,}(\\.[jt]s)?[\'"]',
+    module: /\/([a-z][\w-]{3,})(?:\.[jt]s)?['"]/,
+  },
+  rs: { grep: '^\\s*use\\s+crate::[a-z_]{4,}', module: /crate::([a-z_]{4,})/ },
+  java: { grep: '^import\\s+[\\w.]+\\.([A-Z]\\w{4,});', module: /\.([A-Z]\w{4,});/ },
+};
+
+/** Which files import a module of the project: their paths. */
+function importersQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const spec = IMPORT[lang];
+  if (!spec) return undefined;
+  const lines = grepLines(dir, ['-E', spec.grep, '--', ...DEFINITION[lang].files]);
+  const byModule = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    const module = spec.module.exec(l.text)?.[1];
+    if (module && !/^(index|utils?|types?|mod)$/.test(module))
+      byModule.set(module, [...(byModule.get(module) ?? []), l]);
+  }
+  const pick = shuffled(
+    [...byModule].filter(
+      ([, ls]) => new Set(ls.map((l) => l.rel)).size >= 2 && new Set(ls.map((l) => l.rel)).size <= 8,
+    ),
+    ([m]) => m,
+  )[0];
+  if (!pick) return undefined;
+  const [module, ls] = pick;
+  return {
+    id: `importers:${module}`,
+    kind: 'importers',
+    turns: [`Which files import the ${module} module?`],
+    facts: spread(ls, 3).map((l) => l.rel),
+  };
+}
+
+const CLASS_WITH_BASE: Partial<Record<Language, { grep: string; parse: RegExp }>> = {
+  py: { grep: '^\\s*class\\s+[A-Z]\\w{3,}\\(\\s*[A-Z][\\w.]{3,}', parse: /class\s+(\w+)\(\s*([\w.]+)/ },
+  ts: {
+    grep: '\\bclass\\s+[A-Z]\\w{3,}(<[^>]*>)?\\s+extends\\s+[A-Z]\\w{3,}',
+    parse: /class\s+(\w+)(?:<[^>]*>)?\s+extends\s+(\w+)/,
+  },
+  java: {
+    grep: '\\bclass\\s+[A-Z]\\w{3,}(<[^>]*>)?\\s+(extends|implements)\\s+[A-Z]\\w{3,}',
+    parse: /class\s+(\w+)(?:<[^>]*>)?\s+(?:extends|implements)\s+(\w+)/,
+  },
+  cs: {
+    grep: '\\bclass\\s+[A-Z]\\w{3,}(<[^>]*>)?\\s*:\\s*[A-Z]\\w{3,}',
+    parse: /class\s+(\w+)(?:<[^>]*>)?\s*:\s*(\w+)/,
+  },
+  rs: {
+    grep: '^\\s*impl(<[^>]*>)?\\s+[A-Z]\\w{3,}(<[^>]*>)?\\s+for\\s+[A-Z]\\w{3,}',
+    parse: /impl(?:<[^>]*>)?\s+(\w+)(?:<[^>]*>)?\s+for\s+(\w+)/,
+  },
+};
+
+/** What a class extends (or which traits a Rust type implements), and which classes extend a base. */
+function inheritanceQuestions(dir: string, lang: Language): BenchQuestion[] {
+  const spec = CLASS_WITH_BASE[lang];
+  if (!spec) return [];
+  const lines = grepLines(dir, ['-E', spec.grep, '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 200 && !/^\s*(\*|\/\/|#)/.test(l.text),
+  );
+  const pairs = lines
+    .map((l) => {
+      const m = spec.parse.exec(l.text);
+      // Rust: `impl Trait for Type` → the type is the subject, the trait the base.
+      return m
+        ? lang === 'rs'
+          ? { l, name: m[2] as string, base: m[1] as string }
+          : { l, name: m[1] as string, base: m[2] as string }
+        : undefined;
+    })
+    .filter((x): x is { l: GrepLine; name: string; base: string } => x !== undefined);
+  const out: BenchQuestion[] = [];
+  const single = shuffled(
+    pairs.filter((p) => pairs.filter((q) => q.name === p.name).length === 1),
+    (p) => p.name,
+  )[0];
+  if (single) {
+    out.push({
+      id: `inherits:${single.name}`,
+      kind: 'inherits',
+      turns: [
+        lang === 'rs'
+          ? `Which traits does ${single.name} implement?`
+          : `What does the ${single.name} class inherit from?`,
+      ],
+      facts: [fact(single.l)],
+    });
+  }
+  const byBase = new Map<string, GrepLine[]>();
+  for (const p of pairs) byBase.set(p.base, [...(byBase.get(p.base) ?? []), p.l]);
+  const base = shuffled(
+    [...byBase].filter(([b, ls]) => ls.length >= 2 && ls.length <= 10 && b !== single?.base),
+    ([b]) => b,
+  )[0];
+  if (base) {
+    out.push({
+      id: `implementers:${base[0]}`,
+      kind: 'implementers',
+      turns: [lang === 'rs' ? `Which types implement ${base[0]}?` : `Which classes extend or implement ${base[0]}?`],
+      facts: spread(base[1], 3).map(fact),
+    });
+  }
+  return out;
+}
+
+/** How to lint: the lint task. */
+function lintQuestion(dir: string): BenchQuestion | undefined {
+  let command: string | undefined;
+  const pkg = read(dir, 'package.json');
+  if (pkg) {
+    const scripts = (JSON.parse(pkg) as { scripts?: Record<string, string> }).scripts ?? {};
+    command = scripts.lint ?? Object.entries(scripts).find(([k]) => /lint/.test(k))?.[1];
+  }
+  if (!command) {
+    const make = /^lint:.*\n((?:\t.*\n?)+)/m.exec(read(dir, 'Makefile'));
+    command = make?.[1]?.split('\n')[0]?.replace(/^\t@?/, '').trim();
+  }
+  if (!command) {
+    for (const rel of git(dir, 'ls-files', '.github/workflows').split('\n').filter(Boolean).sort()) {
+      const run =
+        /^\s*(?:-\s*)?run:\s*(.*\b(?:lint|clippy|ruff|flake8|golangci-lint|eslint|xo|checkstyle|spotless|rustfmt|fmt)\b.*)$/m.exec(
+          read(dir, rel),
+        );
+      if (run?.[1] && !run[1].includes('|')) {
+        command = run[1].trim();
+        break;
+      }
+    }
+  }
+  if (!command || command.length > 150) return undefined;
+  return {
+    id: 'build:lint',
+    kind: 'lint-command',
+    turns: ['How do I run the linter before I open a PR?'],
+    facts: [command],
+  };
+}
+
+const LOG_CALL: Record<Language, string> = {
+  py: '\\b(print|log(ger)?\\.(info|warning|debug|error)|warnings\\.warn|click\\.echo)\\(\\s*f?["\'][A-Z][^"\'{}%]{15,60}["\']',
+  go: '\\b(fmt\\.(Print|Fprint)\\w*|log\\.\\w+)\\([^"]*"[A-Z][^"%]{15,60}"',
+  rs: '\\b(e?println!|eprint!|warn!|info!|debug!|error!)\\(\\s*"[A-Z][^"{}]{15,60}"',
+  ts: '\\b(console\\.(log|warn|error|info)|debug|log)\\(\\s*[\'"`][A-Z][^\'"`$]{15,60}[\'"`]',
+  java: '\\b(System\\.(out|err)\\.print\\w*|log(ger)?\\.(info|warn|debug|error))\\(\\s*"[A-Z][^"]{15,60}"',
+  cs: '\\b(Console\\.Write\\w*|SelfLog\\.WriteLine|Log\\.\\w+|_?logger\\.\\w+)\\(\\s*\\$?"[A-Z][^"{}]{15,60}"',
+};
+
+/** Where a printed or logged message comes from. */
+function logStringQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const hits = grepLines(dir, ['-E', LOG_CALL[lang], '--', ...DEFINITION[lang].files]).filter(
+    (h) => !TEST_PATH.test(h.rel) && h.text.trim().length <= 200,
+  );
+  const pick = shuffled(hits, (h) => h.text)[0];
+  const message = pick ? /["'`]([A-Z][^"'`{}%$]{15,60})["'`]/.exec(pick.text)?.[1] : undefined;
+  if (!pick || !message) return undefined;
+  return {
+    id: `log:${message.slice(0, 20)}`,
+    kind: 'log-string',
+    turns: [`My terminal printed "${message}". Which part of the code prints that?`],
+    facts: [fact(pick)],
+  };
+}
+
+const TEST_START: Record<Language, { grep: string; name: RegExp; assert: RegExp }> = {
+  py: {
+    grep: '^\\s*def test_[a-z0-9_]{6,}\\(',
+    name: /def (test_\w+)/,
+    assert: /^\s*(assert\b|self\.assert|with pytest\.raises)/,
+  },
+  go: {
+    grep: '^func Test[A-Z]\\w{5,}\\(t \\*testing\\.T\\)',
+    name: /func (Test\w+)/,
+    assert: /\bt\.(Error|Fatal)f?\(|\bassert\.|\brequire\./,
+  },
+  rs: { grep: '^\\s*fn [a-z][a-z0-9_]{8,}\\(\\)', name: /fn (\w+)/, assert: /\bassert(_eq|_ne)?!\(/ },
+  ts: {
+    grep: '^\\s*(test|it)\\(\\s*[\'"][^\'"]{10,60}[\'"]',
+    name: /\(\s*['"]([^'"]+)['"]/,
+    assert: /\b(t\.\w+\(|expect\(|assert\.)/,
+  },
+  java: {
+    grep: '^\\s*(public\\s+)?void\\s+test[A-Z]\\w{5,}\\(|^\\s*(public\\s+)?void\\s+[a-z]\\w{8,}\\(\\)\\s*(throws [\\w, ]+)?\\{',
+    name: /void\s+(\w+)\(/,
+    assert: /\b(assert\w*|fail)\(/,
+  },
+  cs: {
+    grep: '^\\s*public\\s+(async\\s+)?(void|Task)\\s+[A-Z]\\w{8,}\\(\\)',
+    name: /(?:void|Task)\s+(\w+)\(/,
+    assert: /\bAssert\.\w+\(/,
+  },
+};
+
+/** What a test checks: its first assertion. */
+function testAssertsQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const spec = TEST_START[lang];
+  const starts = grepLines(dir, ['-E', spec.grep, '--', ...DEFINITION[lang].files]).filter(
+    (h) => TEST_PATH.test(h.rel) || /Tests?\.(cs|java)$/.test(h.rel),
+  );
+  for (const start of shuffled(starts, (h) => h.text).slice(0, 20)) {
+    const name = spec.name.exec(start.text)?.[1];
+    if (!name || starts.filter((s) => spec.name.exec(s.text)?.[1] === name).length !== 1) continue;
+    const lines = read(dir, start.rel).split('\n');
+    const body = lines.slice(start.line, start.line + 25);
+    const assertion = body.find((l) => spec.assert.test(l) && l.trim().length <= 160 && l.trim().length >= 12);
+    if (!assertion) continue;
+    return {
+      id: `test-asserts:${name.slice(0, 30)}`,
+      kind: 'test-asserts',
+      turns: [
+        lang === 'ts' ? `What does the test "${name}" actually check?` : `What does the test ${name} actually check?`,
+      ],
+      facts: [assertion.trim()],
+    };
+  }
+  return undefined;
+}
+
+/** Which environment variables the project reads: reading lines from two files. */
+function envListQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const hits = grepLines(dir, ['-E', ENV_READ[lang]]).filter(
+    (h) => !DOC.test(h.rel) && !TEST_PATH.test(h.rel) && h.text.trim().length < 200,
+  );
+  if (hits.length === 0) return undefined;
+  return {
+    id: 'env-list',
+    kind: 'env-list',
+    turns: ['Which environment variables does this project read?'],
+    facts: spread(hits, 2).map(fact),
+  };
+}
+
+/** Who last changed a function: the author of the last commit that touched its lines (`git log -L`). */
+function functionAuthorQuestion(dir: string, sym: Symbol | undefined): BenchQuestion | undefined {
+  if (!sym) return undefined;
+  let author: string | undefined;
+  try {
+    author = git(dir, 'log', '-1', '--format=%an', '-s', `-L${sym.def.line},+5:${sym.def.rel}`).trim().split('\n')[0];
+  } catch {
+    return undefined;
+  }
+  if (!author || author.length < 3) return undefined;
+  return {
+    id: `author:${sym.name}`,
+    kind: 'function-author',
+    turns: [`Who last changed ${sym.name}?`],
+    facts: [author],
+  };
+}
+
+/** A follow-up about history: "and when was it last changed?" after naming a function. */
+function followUpHistoryQuestion(dir: string, sym: Symbol | undefined): BenchQuestion | undefined {
+  if (!sym) return undefined;
+  const subject = git(dir, 'log', '-1', '--format=%s', '--', sym.def.rel).trim();
+  if (subject.length < 8) return undefined;
+  return {
+    id: `followup-history:${sym.name}`,
+    kind: 'follow-up-history',
+    turns: [`Where is \`${sym.name}\` defined?`, 'When was that file last changed, and why?'],
+    facts: [subject.slice(0, 60)],
+  };
+}
+
+/** What changed between the last two release tags: subjects of commits between them. */
+function tagDiffQuestion(dir: string): BenchQuestion | undefined {
+  const tags = git(dir, 'tag', '--sort=-creatordate', '--merged', 'HEAD').split('\n').filter(Boolean);
+  const [newest, previous] = tags;
+  if (!newest || !previous) return undefined;
+  const subjects = git(dir, 'log', '--format=%s', '--no-merges', `${previous}..${newest}`)
+    .split('\n')
+    .filter((s) => s.length >= 10);
+  if (subjects.length === 0 || subjects.length > 60) return undefined;
+  return {
+    id: `tag-diff:${newest}`,
+    kind: 'tag-diff',
+    turns: ['What changed between the last two releases?'],
+    facts: spread(
+      subjects.map((s, i) => ({ rel: String(i), line: i, text: s.slice(0, 60) })),
+      2,
+    ).map((l) => l.text),
+  };
+}
+
+export function generateQuestions(dir: string, state: RepoState): BenchQuestion[] {
+  const workTreeFact = state.editedLine;
   const lang = mainLanguage(dir);
   const questions: BenchQuestion[] = [];
   const syms = symbols(dir, lang);
@@ -316,5 +844,46 @@ export function generateQuestions(dir: string, workTreeFact: string): BenchQuest
     turns: ['What have I changed so far?'],
     facts: [workTreeFact],
   });
+  // The kinds added for issue 23's generality: signatures, constants, names in prose or another spelling, the
+  // developer's staged edit and branch, a file's history, the license, the runtime, importers, inheritance.
+  const rest = syms.filter((s) => s !== a && s !== b && s !== tested && s !== follow);
+  const [e, f, g, h, i] = rest;
+  if (e) questions.push(signatureQuestion(e));
+  const prose = proseNameQuestion(rest.slice(1));
+  const variant = caseVariantQuestion([...rest.slice(1)].reverse());
+  const typo = typoQuestion(rest.filter((s) => s !== f && s !== g));
+  for (const q of [
+    prose,
+    variant,
+    constantQuestion(dir, lang),
+    stagedQuestion(state),
+    branchQuestion(state),
+    fileHistoryQuestion(dir, lang),
+    licenseQuestion(dir),
+    runtimeQuestion(dir, lang),
+    importersQuestion(dir, lang),
+    ...inheritanceQuestions(dir, lang),
+    lintQuestion(dir),
+    logStringQuestion(dir, lang),
+    testAssertsQuestion(dir, lang),
+    envListQuestion(dir, lang),
+    functionAuthorQuestion(dir, h ?? e),
+    followUpHistoryQuestion(dir, i ?? f),
+    typo,
+    tagDiffQuestion(dir),
+  ]) {
+    if (q) questions.push(q);
+  }
+  if (tested) {
+    questions.push({
+      id: `followup-tests:${tested.name}`,
+      kind: 'follow-up-tests',
+      turns: [`What does \`${tested.name}\` do?`, 'Which tests call that function?'],
+      facts: spread(
+        tested.callers.filter((u) => TEST_PATH.test(u.rel)),
+        2,
+      ).map(fact),
+    });
+  }
   return questions;
 }

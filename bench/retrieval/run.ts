@@ -11,6 +11,7 @@
 // The repositories are cloned to a scratch folder and prepared there
 // (prepare.ts); the paths given are not changed.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { chatTurn, type WireMessage } from '../../test/support/chatTurns.ts';
 import { startFakeOllama } from '../../test/support/fakeOllama.ts';
 import { startProxy } from '../../test/support/proxy.ts';
 import { prepare } from './prepare.ts';
-import { type BenchQuestion, generateQuestions } from './questions.ts';
+import { type BenchQuestion, generateQuestions, HELD_OUT_KINDS } from './questions.ts';
 
 const args = process.argv.slice(2);
 const listAfter = (name: string) => {
@@ -57,6 +58,41 @@ interface Outcome {
   leaked: number;
   added: number;
   mode: string;
+  /** Facts found by the one-command grep baseline, and its tokens. */
+  grepFound: number;
+  grepTokens: number;
+  /** Facts already in the client's own messages (`off`). */
+  offFound: number;
+}
+
+/** Words of a question a developer would grep for: not stop words, 4 characters or more. */
+const BASELINE_STOP = new Set(
+  'what where which when does this that with from have been into about your there their these those show tell explain find code file files function method class project repository last change changed changes test tests value part defined define take takes return returns default branch compared since make sure actually check checks'.split(
+    ' ',
+  ),
+);
+const GREP_CHARS = 8_000;
+
+/**
+ * The one-command baseline: `git grep -n -i -w` of the last turn's words over the
+ * work tree, its output cut at 8,000 characters (about 2,000 tokens).
+ */
+function grepBaseline(dir: string, question: BenchQuestion): string {
+  const last = question.turns.at(-1) ?? '';
+  const words = [...new Set(last.match(/[A-Za-z_][\w.]*[\w]/g) ?? [])].filter(
+    (w) => w.length >= 4 && !BASELINE_STOP.has(w.toLowerCase()),
+  );
+  if (words.length === 0) return '';
+  try {
+    const out = execFileSync(
+      'git',
+      ['grep', '-n', '-I', '-i', '-w', '-F', '--untracked', '--exclude-standard', ...words.flatMap((w) => ['-e', w])],
+      { cwd: dir, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+    );
+    return out.slice(0, GREP_CHARS);
+  } catch {
+    return '';
+  }
 }
 
 const counter = createTokenCounter();
@@ -90,15 +126,26 @@ try {
   for (const [set, repos] of Object.entries(sets)) {
     for (const source of repos) {
       const repo = prepare(source, scratch);
-      const questions = generateQuestions(repo.dir, repo.editedLine);
+      const questions = generateQuestions(repo.dir, repo);
       const proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'auto' } });
       try {
         for (const question of questions) {
-          const off = await ask(proxy, question, 'off');
-          const auto = await ask(proxy, question, undefined);
+          // One retry: on the shared 2-core machine the fake upstream has reset a connection under load.
+          const twice = async (mode: 'off' | undefined) => {
+            try {
+              return await ask(proxy, question, mode);
+            } catch (error) {
+              console.error(`retrying ${repo.name} ${question.id}: ${(error as Error).message.slice(0, 120)}`);
+              return await ask(proxy, question, mode);
+            }
+          };
+          const off = await twice('off');
+          const auto = await twice(undefined);
           const text = textOf(auto.received);
           const missed = question.facts.filter((f) => !text.includes(f));
           const offTokens = counter.countMessages(off.received as ChatMessage[]);
+          const offText = textOf(off.received);
+          const baseline = grepBaseline(repo.dir, question);
           const autoTokens = counter.countMessages(auto.received as ChatMessage[]);
           outcomes.push({
             set,
@@ -111,6 +158,9 @@ try {
             leaked: repo.forbidden.filter((f) => text.includes(f)).length,
             added: autoTokens - offTokens,
             mode: auto.modeUsed,
+            grepFound: question.facts.filter((f) => baseline.includes(f) || offText.includes(f)).length,
+            grepTokens: counter.count(baseline),
+            offFound: question.facts.filter((f) => offText.includes(f)).length,
           });
           if (dumpDir) {
             const file = path.join(dumpDir, repo.name, `${question.id.replace(/[^\w.-]+/g, '_')}.txt`);
@@ -139,28 +189,44 @@ const median = (values: number[]) => {
 const p90 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)] ?? 0;
 
 function row(label: string, list: Outcome[]): string {
-  const found = list.reduce((s, o) => s + o.found, 0);
-  const needed = list.reduce((s, o) => s + o.needed, 0);
-  const leaked = list.reduce((s, o) => s + o.leaked, 0);
+  const sum = (pick: (o: Outcome) => number) => list.reduce((s, o) => s + pick(o), 0);
+  const needed = sum((o) => o.needed);
+  const ratio = (n: number) => (needed === 0 ? 1 : n / needed).toFixed(2);
   const added = list.map((o) => o.added);
-  const recall = needed === 0 ? 1 : found / needed;
-  return `| ${label} | ${list.length} | ${recall.toFixed(2)} (${found}/${needed}) | ${leaked} | ${Math.round(median(added))} | ${p90(added)} |`;
+  const grepTokens = list.map((o) => o.grepTokens);
+  return `| ${label} | ${list.length} | ${ratio(sum((o) => o.found))} (${sum((o) => o.found)}/${needed}) | ${sum((o) => o.leaked)} | ${Math.round(median(added))} | ${p90(added)} | ${ratio(sum((o) => o.grepFound))} / ${Math.round(median(grepTokens))} | ${ratio(sum((o) => o.offFound))} |`;
 }
 
 for (const set of Object.keys(sets)) {
   const inSet = outcomes.filter((o) => o.set === set);
   if (inSet.length === 0) continue;
   console.log(`\n## ${set}: ${[...new Set(inSet.map((o) => o.repo))].join(', ')} (model ${MODEL}, auto mode)\n`);
-  console.log('| kind | questions | recall | forbidden | median added tokens | p90 |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const kind of [...new Set(inSet.map((o) => o.kind))].sort()) {
+  console.log(
+    '| kind | questions | recall | forbidden | median added tokens | p90 | grep baseline: recall / median tokens | off: recall |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const kinds = [...new Set(inSet.map((o) => o.kind))].sort();
+  for (const kind of kinds) {
+    const label = HELD_OUT_KINDS.has(kind) ? `${kind} (held-out kind)` : kind;
     console.log(
       row(
-        kind,
+        label,
         inSet.filter((o) => o.kind === kind),
       ),
     );
   }
+  console.log(
+    row(
+      'kinds built on',
+      inSet.filter((o) => !HELD_OUT_KINDS.has(o.kind)),
+    ),
+  );
+  console.log(
+    row(
+      'held-out kinds',
+      inSet.filter((o) => HELD_OUT_KINDS.has(o.kind)),
+    ),
+  );
   for (const repo of [...new Set(inSet.map((o) => o.repo))])
     console.log(
       row(

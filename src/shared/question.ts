@@ -58,9 +58,10 @@ const NOISE = new Set(['e.g', 'i.e', 'etc', 'vs', 'self', 'this', 'cls', 'super'
 
 const INTENT_PATTERNS: Record<Intent, RegExp> = {
   uses: /\b(?:uses?|used|using|usages?|call(?:s|ed|ers?|ing)?|referenc\w*|invok\w*|depends? on it|imports?)\b/i,
-  definition: /\b(?:defin\w*|declar\w*|implement\w*|signature|where is|what does|what is|how does)\b/i,
+  definition:
+    /\b(?:defin\w*|declar\w*|implement\w*|signature|arguments?|param(?:eter)?s?|returns?|inherit\w*|extends?|subclass\w*|base class|parent class|traits?|interfaces?|where(?:'s| is)|what does|what is|how does)\b/i,
   history:
-    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|who changed|last change|changelog|merged?|introduced|previous|git log|changed in)\b/i,
+    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|when was|who (?:last )?(?:changed|touched|modified|wrote|edited)|last (?:change[ds]?|modified|touched|updated|edited)|changelog|merged?|introduced|previous|git log|changed in|my branch|this branch|compared (?:to|with)|since)\b/i,
   version:
     /\b(?:versions?|pinned|pins?|dependenc(?:y|ies)|depend(?:s|ed)? on|requires?|requirements?|which release|minimum)\b/i,
   configuration: /\b(?:config\w*|settings?|options?|env(?:ironment)? var\w*|environment|flags?|keys?|defaults?)\b/i,
@@ -92,6 +93,17 @@ export function codeShaped(word: string): boolean {
     /^_\w/.test(word)
   );
 }
+
+/** Words that say the word beside them is a name: "the retry function", "module testutil". */
+const KIND_NOUNS =
+  /^(?:function|func|method|class|module|package|crate|struct|trait|interface|type|enum|variable|constant|const|field|property|attribute|macro|decorator|hook|component|command|subcommand|flag|option|helper|handler|middleware|fixture)s?$/i;
+
+/** Words that describe a kind noun rather than name one ("the environment variable", "a private method"). */
+const DESCRIPTORS = new Set(
+  'environment env global local private public static abstract base parent child config configuration default different async internal exported given whole entire following above below first second next right wrong main root top helper utility custom generic'.split(
+    ' ',
+  ),
+);
 
 /** Acronyms people write in prose; other all-capital words (`TERM`, `NO_COLOR`, `MAXLEN`) are names. */
 const ACRONYMS = new Set(
@@ -182,15 +194,16 @@ export function analyseText(message: string): Question {
   const text = parseWindow(message);
   const { prose, code } = splitFences(text);
   const identifiers = new Map<string, QuestionIdentifier>();
-  const addIdentifier = (term: string, quoted: boolean) => {
+  const addIdentifier = (term: string, quoted: boolean, guessed = false) => {
     if (identifiers.size >= MAX_IDENTIFIERS || NOISE.has(term) || term.length > 120) return;
     const known = identifiers.get(term);
     if (known) {
       known.quoted ||= quoted;
+      if (!guessed) delete known.guessed;
       return;
     }
     const tries = triesFor(term);
-    if (tries.length > 0) identifiers.set(term, { term, tries, quoted });
+    if (tries.length > 0) identifiers.set(term, { term, tries, quoted, ...(guessed ? { guessed } : {}) });
   };
 
   const quoted: string[] = [];
@@ -241,15 +254,25 @@ export function analyseText(message: string): Question {
           packages.add(clean);
         }
       }
+      const next = (tokens[i + 1] ?? '').replace(/[.:,]+$/, '');
+      const besideKind =
+        KIND_NOUNS.test(previous.replace(/[.:,]+$/, '')) ||
+        (KIND_NOUNS.test(next) && !DESCRIPTORS.has(clean.toLowerCase()));
       for (const match of clean.matchAll(IDENTIFIER)) {
         const word = match[0];
         if (word.length < 3) continue;
         const after = clean[match.index + word.length];
         const called = after === '(';
-        if (called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word)) {
+        // A plain word beside a kind noun ("the testutil module") is a name, unless it is a stop word.
+        const named =
+          explicit && besideKind && match.index === 0 && !STOP_WORDS.has(word.toLowerCase()) && !KIND_NOUNS.test(word);
+        const shaped = called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word);
+        if (shaped || named) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
-            addIdentifier(word, false);
+            addIdentifier(word, false, !shaped);
           }
+          // A guessed name is also a word: the prose it stands in may name something else ("the mark flag part").
+          if (!shaped && words.size < MAX_LIST) words.add(word.toLowerCase());
         } else if (explicit && /^[A-Za-z][\w-]{2,40}$/.test(word) && !STOP_WORDS.has(word.toLowerCase())) {
           if (words.size < MAX_LIST) words.add(word.toLowerCase());
         }
@@ -281,6 +304,27 @@ export function analyseText(message: string): Question {
 
 /** Words that only say what kind of answer is wanted; never searched for. */
 const INTENT_WORDS = [
+  'arguments',
+  'argument',
+  'parameters',
+  'parameter',
+  'params',
+  'returns',
+  'return',
+  'inherit',
+  'inherits',
+  'extends',
+  'extend',
+  'implement',
+  'implements',
+  'subclass',
+  'subclasses',
+  'minimum',
+  'supports',
+  'support',
+  'compared',
+  'since',
+  'staged',
   'callers',
   'caller',
   'usages',

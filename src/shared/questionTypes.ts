@@ -13,6 +13,8 @@ export interface QuestionIdentifier {
   tries: string[];
   /** Written in backticks or quotes: code whatever its shape. */
   quoted: boolean;
+  /** A plain word taken as a name only because a kind noun stood beside it ("the testutil module"). */
+  guessed?: boolean | undefined;
 }
 
 export interface QuestionPath {

@@ -27,6 +27,24 @@ describe('question analysis', () => {
     assert.deepEqual(dotted?.tries, ['a.b.Client', 'b.Client', 'Client']);
   });
 
+  test('a plain word beside a kind noun is a guessed name, and still a word of the prose', () => {
+    const q = analyseText('Which files import the testutil module? And the retry function?');
+    assert.deepEqual(
+      q.identifiers.map((id) => [id.term, id.guessed]),
+      [
+        ['testutil', true],
+        ['retry', true],
+      ],
+    );
+    assert.ok(q.words.includes('testutil') && q.words.includes('retry'));
+    // A descriptor before the noun is not a name; a code-shaped name is not a guess.
+    assert.deepEqual(names('where is the environment variable used, and the parseConfig function?'), ['parseConfig']);
+    assert.equal(analyseText('the parseConfig function').identifiers[0]?.guessed, undefined);
+    // History intents: when a file last changed, what the branch changes.
+    assert.ok(analyseText('When was args.go last changed?').intents.includes('history'));
+    assert.ok(analyseText('What does my branch change compared to main?').intents.includes('history'));
+  });
+
   test('paths, file names, quoted strings, error lines and packages', () => {
     const q = analyseText(
       'Why does @src/app.ts:12 fail with "connection refused"? See Makefile and @types/node.\n' +

@@ -50,6 +50,7 @@ describe('retrieval source', () => {
           'from billing.rates import compute_rate\n\n\ndef test_rate():\n    assert compute_rate(10, "eu") == 1.9\n',
         Makefile: 'test:\n\tpython -m pytest tests -q\n\nlint:\n\truff check .\n',
         'README.md': '# Billing\n\ncompute_rate is documented here.\n',
+        LICENSE: 'MIT License\n\nCopyright (c) 2026 Billing\n',
         '.gitignore': 'build/\n',
       },
       commits: [
@@ -117,6 +118,35 @@ describe('retrieval source', () => {
     assert.match(text(items), /sum\(compute_rate\(l\.amount, l\.region\)/);
     // Asked for uses, the definition sends its signature, not its body: the room goes to the callers.
     assert.doesNotMatch(text(items), /return amount \* RATES\[region\]/);
+  });
+
+  test('a name in another case, with a typo, or said in prose finds its definition, and says why', async () => {
+    for (const question of ["where's computeRate defined?", 'What does compute_rat do?', 'Where is ComputeRate?']) {
+      const items = await ask(question);
+      assert.equal(items[0]?.path, 'billing/rates.py', question);
+      assert.match(items[0]?.text ?? '', /def compute_rate\(amount, region\):/, question);
+      assert.match(items[0]?.why ?? '', /^defines compute_rate \(nearest to /, question);
+    }
+    const prose = await ask('Where is the code that computes the rate for a region?');
+    assert.equal(prose[0]?.path, 'billing/rates.py');
+    assert.match(prose[0]?.why ?? '', /^defines compute_rate \(matched: computes, rate\)/);
+  });
+
+  test("a word of the question that is a file name sends that file's head", async () => {
+    const items = await ask('Which license is this released under?');
+    const license = items.find((item) => item.path === 'LICENSE');
+    assert.match(license?.text ?? '', /MIT License/);
+    assert.equal(license?.why, 'file name matches: license');
+  });
+
+  test('every item says why it was chosen, from names and terms, never its text', async () => {
+    const callers = await ask('Who calls compute_rate?');
+    assert.ok(
+      callers.some((item) => item.why === 'uses compute_rate'),
+      callers.map((i) => i.why).join('; '),
+    );
+    const history = await ask('What did the last commit change?');
+    assert.equal(history.find((item) => item.key === 'retrieval.history')?.why, 'asked about history: last commit');
   });
 
   test('the mode is the depth; off retrieves nothing', async () => {

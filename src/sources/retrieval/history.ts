@@ -16,14 +16,16 @@ export const defaultHistoryLimits: HistoryLimits = { commits: 5, logBytes: 6 * 1
 
 const FORMAT = '--format=commit %h %ad %an%n    %s';
 
-export function logArgs(limits: HistoryLimits, paths: readonly string[]): string[] {
+export function logArgs(limits: HistoryLimits, paths: readonly string[], base?: string): string[] {
   return [
     'log',
     `-n${limits.commits}`,
+    ...(base ? [`${base}..HEAD`] : []),
     '--date=short',
     FORMAT,
-    '--stat=160,100',
-    '--stat-count=20',
+    // Names, not --stat: a tree diff reads no file contents, so a commit whose blobs are absent (a partial
+    // clone, a snapshot without its large files) still lists what it touched, with whole paths.
+    '--name-status',
     '--no-color',
     ...NO_DRIVERS,
     '--',
@@ -35,20 +37,46 @@ export function lastPatchArgs(paths: readonly string[]): string[] {
   return ['show', '--format=', '--unified=1', '--no-color', ...NO_DRIVERS, 'HEAD', '--', ...paths];
 }
 
+/** What the branch changes since it left `base` (three dots: against the merge base, not base's own news). */
+export function branchPatchArgs(base: string, paths: readonly string[]): string[] {
+  return ['diff', '--unified=1', '--no-color', ...NO_DRIVERS, `${base}...HEAD`, '--', ...paths];
+}
+
 /** The log text (and the last commit's lines), with a marker where a limit cut it. */
 export async function recentHistory(
   git: GitRunner,
   withPrefix: (args: string[]) => string[],
   paths: readonly string[],
   limits: HistoryLimits = defaultHistoryLimits,
-): Promise<{ log: string; patch: string }> {
+  /** The default branch, when the question is about the current branch against it. */
+  base?: string,
+): Promise<{ log: string; patch: string; branch: boolean }> {
+  if (base) {
+    const [log, patch] = await Promise.all([
+      readPrefix(git, withPrefix(logArgs(limits, paths, base)), limits.logBytes),
+      readPrefix(git, withPrefix(branchPatchArgs(base, paths)), limits.patchBytes).catch(() => NO_PATCH),
+    ]);
+    // A branch with no commits of its own: the recent history answers instead.
+    if (log.text.trim() !== '') {
+      return {
+        log: mark(log.text.trimEnd(), log.cut, `more in git log ${base}..HEAD`),
+        patch: mark(patch.text.trimEnd(), patch.cut, `more in git diff ${base}...HEAD`),
+        branch: true,
+      };
+    }
+  }
   const [log, patch] = await Promise.all([
     readPrefix(git, withPrefix(logArgs(limits, paths)), limits.logBytes),
-    readPrefix(git, withPrefix(lastPatchArgs(paths)), limits.patchBytes),
+    // The changed lines need the blobs; without them the log still answers.
+    readPrefix(git, withPrefix(lastPatchArgs(paths)), limits.patchBytes).catch(() => NO_PATCH),
   ]);
-  const mark = (text: string, cut: boolean, what: string) => (cut ? `${text}… (cut: ${what})` : text);
   return {
     log: mark(log.text.trimEnd(), log.cut, 'more in git log'),
     patch: mark(patch.text.trimEnd(), patch.cut, 'more in git show HEAD'),
+    branch: false,
   };
 }
+
+const NO_PATCH = { text: '', cut: false };
+
+const mark = (text: string, cut: boolean, what: string) => (cut ? `${text}… (cut: ${what})` : text);

@@ -14,6 +14,8 @@ export interface Region {
   end: number;
   score: number;
   definition: boolean;
+  /** Why it was chosen, from the names and terms matched (never its text): `defines parseConfig`. */
+  why: string;
 }
 
 export interface FileRegions {
@@ -32,6 +34,8 @@ export interface RankContext {
   strings: readonly string[];
   intents: readonly Intent[];
   changed: ReadonlySet<string>;
+  /** Files whose head is sent because their name is a word of the question, with why. */
+  heads?: ReadonlyMap<string, string> | undefined;
 }
 
 export interface RegionLimits {
@@ -44,7 +48,7 @@ export interface RegionLimits {
 export const defaultRegionLimits: RegionLimits = { definitionLines: 60, mentionContext: 1 };
 
 const TEST_PATH =
-  /(^|\/)(tests?|spec|specs|__tests__|testing|testdata)\/|[._-](test|spec)s?\.[\w]+$|_test\.go$|(^|\/)test_[^/]*$|(^|\/)conftest\.py$/i;
+  /(^|\/)(tests?|spec|specs|__tests__|testing|testdata)\/|[._-](test|spec)s?\.[\w]+$|_test\.go$|(^|\/)test_[^/]*$|(^|\/)conftest\.py$|\.Tests?\/|[a-z0-9]Tests?\.(java|cs|kt|scala)$/i;
 const DOC_PATH = /\.(md|mdx|rst|txt|adoc)$|(^|\/)(docs?|CHANGELOG|CHANGES|HISTORY)(\/|$|\.)/i;
 const TASK_PATH =
   /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
@@ -72,8 +76,26 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
     `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=))`,
   );
   const pyAssign = new RegExp(`^(${alt})\\s*(?::[^=]+)?=(?!=)`);
-  return (line) => keyword.exec(line)?.[1] ?? member.exec(line)?.[1] ?? pyAssign.exec(line)?.[1];
+  // Typed declarations (Java, C#, Kotlin, C++): modifiers, a type, then the name: `private static int retries = 3;`.
+  const typed = new RegExp(
+    `^\\s*(?:(?:public|private|protected|internal|static|final|const|readonly|abstract|virtual|override|sealed|async|synchronized|extern|unsafe|partial|volatile|transient)\\s+)+(?:[\\w$.]+(?:<[^;=()]*>)?(?:\\[\\])*\\??\\s+)?(${alt})\\s*(?:<[^>]*>\\s*)?(?:[=;({]|$)`,
+  );
+  // Rust's `impl Trait for Name`: what the type implements is part of its definition.
+  const implFor = new RegExp(`^\\s*impl\\b(?:<[^>]*>)?\\s+[\\w:<>, ]+\\s+for\\s+(${alt})\\b`);
+  return (line) =>
+    keyword.exec(line)?.[1] ??
+    member.exec(line)?.[1] ??
+    pyAssign.exec(line)?.[1] ??
+    typed.exec(line)?.[1] ??
+    implFor.exec(line)?.[1];
 }
+
+/** A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`. */
+const DECLARATION =
+  /^\s*(?:(?:export|default|public|private|protected|internal|static|abstract|final|sealed|partial|async|pub(?:\([\w:]+\))?|unsafe)\s+)*(?:class|interface|struct|trait|impl|enum|record|type|def|fn|func|function)\b/;
+
+/** Lines of a file's head sent when its name is what the question asks about. */
+const HEAD_LINES = 12;
 
 /** A longer line (minified, data) is cut when rendered. */
 const MAX_LINE = 400;
@@ -90,11 +112,14 @@ export function definitionBlock(
 ): { start: number; end: number } {
   const depth = indentOf(lines[at] ?? '');
   let end = at;
-  const opensBlock = /[{:(]\s*$|=>\s*$|\bdo\s*$/.test(lines[at] ?? '') || indentOf(lines[at + 1] ?? '') > depth;
+  // A brace on the next line of its own (C#, Java in Allman style) opens the block too.
+  const braceBelow = /^\s*\{\s*$/.test(lines[at + 1] ?? '');
+  const opensBlock =
+    /[{:(]\s*$|=>\s*$|\bdo\s*$/.test(lines[at] ?? '') || indentOf(lines[at + 1] ?? '') > depth || braceBelow;
   if (opensBlock) {
     end = lines.length - 1;
     for (let i = at + 1; i < lines.length; i++) {
-      if (isBlank(lines[i]) || indentOf(lines[i] ?? '') > depth) continue;
+      if (isBlank(lines[i]) || indentOf(lines[i] ?? '') > depth || (braceBelow && i === at + 1)) continue;
       // The end of a signature written over several lines (`) -> Any:`, `) {`): the body follows.
       if (SIGNATURE_END.test(lines[i] ?? '')) continue;
       end = CLOSER.test(lines[i] ?? '') ? i : i - 1;
@@ -131,6 +156,7 @@ export function fileRegions(
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
   const raw: Region[] = [];
+  const named = (line: string) => context.names.find((name) => line.includes(name)) ?? context.names[0] ?? '';
   for (const hit of hits) {
     const at = hit.line - 1;
     const line = lines[at] ?? hit.text;
@@ -140,13 +166,19 @@ export function fileRegions(
       // The line that spells the error or the string: the most direct answer there is.
       const start = Math.max(0, at - limits.mentionContext - 1);
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
-      raw.push({ start, end, score: 150, definition: false });
+      raw.push({ start, end, score: 150, definition: false, why: 'spells the quoted text' });
     } else if (defined !== undefined && wantsUses) {
       // Asked who uses it: the signature says what it is; the room goes to the callers.
-      raw.push({ start: at, end: Math.min(lines.length - 1, at + 1), score: 50, definition: true });
+      raw.push({
+        start: at,
+        end: Math.min(lines.length - 1, at + 1),
+        score: 50,
+        definition: true,
+        why: `defines ${defined}`,
+      });
     } else if (defined !== undefined) {
       const block = definitionBlock(lines, at, limits.definitionLines);
-      raw.push({ ...block, score: 100 + (qualified ? 20 : 0), definition: true });
+      raw.push({ ...block, score: 100 + (qualified ? 20 : 0), definition: true, why: `defines ${defined}` });
     } else {
       const start = Math.max(0, at - limits.mentionContext);
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
@@ -154,13 +186,33 @@ export function fileRegions(
       const command = task && COMMAND_LINE.test(line) ? 40 : 0;
       // Asked where a setting is read: the line that reads configuration is the answer.
       const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
+      // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
+      const declares = DECLARATION.test(line) && context.names.some((name) => line.includes(name)) ? 30 : 0;
+      const name = named(line);
+      const why =
+        command > 0
+          ? 'task line'
+          : reads > 0
+            ? `reads configuration${name ? ` (${name})` : ''}`
+            : declares > 0
+              ? `declaration naming ${name}`
+              : wantsUses && name
+                ? `uses ${name}`
+                : name
+                  ? `mentions ${name}`
+                  : 'matched the question';
       raw.push({
         start,
         end,
-        score: 20 + command + reads + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
+        score: 20 + command + reads + declares + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
         definition: false,
+        why,
       });
     }
+  }
+  const head = context.heads?.get(rel);
+  if (head !== undefined && lines.length > 0) {
+    raw.push({ start: 0, end: Math.min(lines.length - 1, HEAD_LINES - 1), score: 90, definition: false, why: head });
   }
   const regions = mergeRegions(raw);
   const weight = fileWeight(rel, context);
@@ -177,6 +229,7 @@ export function mergeRegions(regions: readonly Region[]): Region[] {
     const last = merged.at(-1);
     if (last && region.start <= last.end + 1) {
       last.end = Math.max(last.end, region.end);
+      if (region.score > last.score) last.why = region.why;
       last.score = Math.max(last.score, region.score);
       last.definition ||= region.definition;
     } else merged.push({ ...region });

@@ -13,13 +13,23 @@ import { hasIntent, type Question, subjectIdentifiers, subjectPaths } from '../.
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
-import { gitErrorReason } from '../gitRunner.ts';
+import { branchBase, readHeadRef, refExists } from '../gitBranch.ts';
+import { type GitRunner, gitErrorReason, readPrefix } from '../gitRunner.ts';
 import { FileGuard, workspaceZone } from '../guard.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
 import type { Workspaces } from '../workspace.ts';
 import { recentHistory } from './history.ts';
 import type { RetrievalIndex } from './index/registry.ts';
+import {
+  nameParts,
+  nearestNames,
+  proseNames,
+  prosePatterns,
+  type ResolvedName,
+  sameWord,
+  spellingPatterns,
+} from './names.ts';
 import { type FileRegions, fileRegions, isTaskPath, type RankContext, renderRegions } from './regions.ts';
 import { type GrepHit, grep } from './search.ts';
 
@@ -91,6 +101,31 @@ const TASK_PATHSPECS = [
   ':(glob)**/Taskfile.y*ml',
   ':(glob)**/CONTRIBUTING.md',
   ':(glob).github/workflows/*.y*ml',
+  ':(glob)**/*.csproj',
+  ':(glob)**/Directory.Build.props',
+  ':(glob)**/global.json',
+  ':(glob)**/.nvmrc',
+  ':(glob)**/.python-version',
+  ':(glob)**/rust-toolchain*',
+  ':(glob)**/.tool-versions',
+];
+
+/**
+ * A language or runtime named in a question about versions, and the manifest
+ * keys that state its minimum (`requires-python`, go.mod's `go` line,
+ * `engines.node`, `rust-version`, Maven's release, .NET's target frameworks).
+ */
+const RUNTIME_KEYS: [RegExp, string[]][] = [
+  [/\bpython\b/i, ['requires-python', 'python_requires', 'python']],
+  [/\bgo(?:lang)?\b/i, ['go', 'toolchain']],
+  [/\bnode(?:\.?js)?\b/i, ['node', 'engines']],
+  [/\brust\b|\bmsrv\b/i, ['rust-version', 'channel']],
+  [
+    /\bjava\b|\bjdk\b/i,
+    ['maven.compiler.release', 'maven.compiler.source', 'java.version', 'release', 'sourceCompatibility'],
+  ],
+  [/\.net\b|\bdotnet\b|\bc#/i, ['TargetFramework', 'TargetFrameworks']],
+  [/\bruby\b/i, ['required_ruby_version', 'ruby']],
 ];
 
 interface SearchPlan {
@@ -102,7 +137,11 @@ interface SearchPlan {
   manifestWords: string[];
   /** Plain words searched in the code only when the question names nothing code-shaped. */
   looseWords: string[];
+  /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
+  proseWords: string[];
   historyPaths: string[];
+  /** Asked about the branch against the default one: its diff, not the last commit's. */
+  branch: boolean;
 }
 
 /** The message of an error line, as the code would spell it: `KeyError: 'x' not found` → `not found`. */
@@ -137,11 +176,16 @@ export function searchPlan(question: Question): SearchPlan {
       if (hasIntent(question, intent)) for (const word of TASK_WORDS[intent]) taskWords.add(word);
     }
   }
+  const runtimeKeys = RUNTIME_KEYS.filter(([named]) => named.test(question.text)).flatMap(([, keys]) => keys);
   const manifestWords = hasIntent(question, 'version')
-    ? [...new Set([...question.packages, ...question.words, ...names])].slice(0, 12)
+    ? [...new Set([...runtimeKeys, ...question.packages, ...question.words, ...names])].slice(0, 16)
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
   const looseWords = nothingNamed ? question.words.filter((word) => word.length >= 4).slice(0, MAX_WORDS) : [];
+  // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
+  // still prose: "the mark persistent flag required part").
+  const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
+  const proseWords = proseOnly ? question.words.slice(0, 8) : [];
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
     .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-'))
@@ -154,7 +198,11 @@ export function searchPlan(question: Question): SearchPlan {
     taskWords: [...taskWords],
     manifestWords,
     looseWords,
+    proseWords,
     historyPaths,
+    branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
+      question.text,
+    ),
   };
 }
 
@@ -179,7 +227,8 @@ export function createRetrievalSource(
         plan.strings.length > 0 ||
         plan.taskWords.length > 0 ||
         plan.manifestWords.length > 0 ||
-        plan.looseWords.length > 0);
+        plan.looseWords.length > 0 ||
+        plan.proseWords.length >= 2);
     if (!wantHistory && !wantCode) return { items: [] };
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
@@ -192,13 +241,23 @@ export function createRetrievalSource(
         skipped.push({ path: `(retrieval ${what})`, reason: gitErrorReason(error) });
         return { hits: [] as GrepHit[], cut: false };
       };
-      const search = async (patterns: string[], extra: { words: boolean; ignoreCase?: boolean; paths?: string[] }) => {
+      const search = async (
+        patterns: string[],
+        extra: {
+          words: boolean;
+          ignoreCase?: boolean;
+          paths?: string[];
+          perFile?: number;
+          maxBytes?: number;
+        },
+      ) => {
         const request = { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra };
         // The index gives the same hits; a request it cannot narrow (or no ready index) goes to git grep.
         return indexed?.search?.(request) ?? grep(git, withPrefix, request);
       };
       const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
-      const [byName, byString, byTask, byManifest, byWord, status, history] = await Promise.all([
+      const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
+      const [byName, byString, byTask, byManifest, byWord, byFileName, status, history] = await Promise.all([
         wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
         wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
         wantCode && plan.taskWords.length > 0
@@ -210,9 +269,12 @@ export function createRetrievalSource(
             )
           : none,
         wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
+        wantCode && plan.looseWords.length > 0
+          ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
+          : Promise.resolve(new Map<string, string>()),
         wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
         wantHistory
-          ? recentHistory(git, withPrefix, plan.historyPaths).catch((error: unknown) => {
+          ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
               skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
               return undefined;
             })
@@ -226,32 +288,124 @@ export function createRetrievalSource(
         if (result.cut)
           skipped.push({ path: `(retrieval ${what})`, reason: 'grep output over its limit; first part used' });
       }
+      // Names the question means but the code spells otherwise (case, separators, a typo), and names said in
+      // prose: a case-insensitive search for their pieces, then the identifiers on those lines compared.
+      const missing = plan.names.filter((name) => !byName.hits.some((hit) => hit.text.includes(name)));
+      const pieces = [...new Set([...missing.flatMap(spellingPatterns), ...prosePatterns(plan.proseWords)])].slice(
+        0,
+        32,
+      );
+      let resolved: ResolvedName[] = [];
+      let byResolved = { hits: [] as GrepHit[], cut: false };
+      if (wantCode && pieces.length > 0) {
+        const candidates = await search(pieces, {
+          words: false,
+          ignoreCase: true,
+          // Every line of a file that spells a piece: the first few may all be other names (`MarkFlagRequired`).
+          perFile: 400,
+          maxBytes: opts.grepBytes,
+        }).catch(failed('spellings'));
+        const said = new Set(input.question.text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+        resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
+        resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
+        if (resolved.length > 0) {
+          byResolved = await search(
+            resolved.map((r) => r.name),
+            { words: true },
+          ).catch(failed('resolved names'));
+        }
+      }
       const items: ContextItem[] = [];
       if (history?.log) {
-        const text = history.patch ? `${history.log}\n\nlast commit's changes:\n${history.patch}` : history.log;
+        const label = history.branch ? "the branch's changes" : "last commit's changes";
+        const text = history.patch ? `${history.log}\n\n${label}:\n${history.patch}` : history.log;
+        const named = plan.historyPaths.length > 0;
         items.push({
           key: 'retrieval.history',
           source: 'retrieval',
-          title: plan.historyPaths.length > 0 ? 'recent commits of the named files' : 'recent commits',
+          title: history.branch
+            ? `commits of the branch since ${base}`
+            : named
+              ? 'recent commits of the named files'
+              : 'recent commits',
           text,
           priority: 70,
           kind: 'text',
+          why: history.branch
+            ? `asked about the branch against ${base}`
+            : named
+              ? 'history of the named files'
+              : 'asked about history: last commit',
         });
       }
       if (wantCode) {
         const context: RankContext = {
-          names: plan.names,
+          names: [...plan.names, ...resolved.map((r) => r.name)],
           qualified: plan.qualified,
           strings: plan.strings,
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
+          heads: byFileName,
         };
-        const hits = [...byName.hits, ...byString.hits, ...byTask.hits, ...byManifest.hits, ...byWord.hits];
-        items.push(...codeItems(ws.root, hits, context, depth, deps, skipped));
+        // A name found from the prose is what the loose words were a guess at.
+        const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
+        const hits = [
+          ...byName.hits,
+          ...byResolved.hits,
+          ...byString.hits,
+          ...byTask.hits,
+          ...byManifest.hits,
+          ...(proseFound ? [] : byWord.hits),
+          ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
+        ];
+        const from = new Map(resolved.map((r) => [r.name, r.from]));
+        items.push(...codeItems(ws.root, hits, context, depth, deps, skipped, from));
       }
       return { items, skipped };
     });
   });
+}
+
+/** The default branch when the work tree is on another branch (read from the repository's files). */
+async function branchBaseOf(ws: Parameters<Parameters<typeof defineSource>[2]>[0]['ws']): Promise<string | undefined> {
+  const { repo } = await ws.checkedGit();
+  if (!repo) return undefined;
+  const headRef = readHeadRef(repo);
+  const unborn = headRef !== undefined && !refExists(repo, headRef);
+  return branchBase(repo, headRef, unborn);
+}
+
+/** Files listed at most when matching the question's words against file names. */
+const NAME_LIST_BYTES = 64 * 1024;
+
+/**
+ * Files whose name is one of the question's words ("the license" → LICENSE,
+ * "the rate limiter" → rate_limiter.py): their head answers what a grep of
+ * the word drowns in. Tracked and untracked-not-ignored files, listed up to a
+ * byte limit; the shallowest first.
+ */
+async function filesNamed(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  words: readonly string[],
+): Promise<Map<string, string>> {
+  const safe = words.filter((word) => /^[a-z][a-z0-9-]{3,}$/.test(word)).slice(0, 4);
+  if (safe.length === 0) return new Map();
+  const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--'];
+  for (const word of safe) args.push(`:(icase,glob)**/*${word}*`);
+  const { text } = await readPrefix(git, withPrefix(args), NAME_LIST_BYTES, '\0');
+  const scored: { rel: string; score: number; matched: string[] }[] = [];
+  for (const rel of new Set(text.split('\0'))) {
+    if (rel === '') continue;
+    const parts = nameParts(path.posix.basename(rel).replace(/\.[^.]*$/, ''));
+    const matched = safe.filter((word) => parts.some((part) => sameWord(part, word)));
+    // The whole name is a word of the question, or two of its words are.
+    const whole = parts.length === 1 && matched.length === 1;
+    if (!whole && matched.length < 2) continue;
+    scored.push({ rel, score: matched.length * 10 - rel.split('/').length, matched });
+  }
+  scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
+  return new Map(scored.slice(0, 2).map(({ rel, matched }) => [rel, `file name matches: ${matched.join(', ')}`]));
 }
 
 /** The best files' regions, one item per file, best first. */
@@ -262,6 +416,7 @@ function codeItems(
   depth: RetrievalDepth,
   deps: SourceDeps,
   skipped: SkippedPath[],
+  resolvedFrom: ReadonlyMap<string, string> = new Map(),
 ): ContextItem[] {
   const byFile = new Map<string, GrepHit[]>();
   for (const hit of hits) {
@@ -304,6 +459,9 @@ function codeItems(
     if (room < 200) break;
     const rendered = renderRegions(lines, file.regions, room);
     total += rendered.text.length;
+    const best = [...file.regions].sort((a, b) => b.score - a.score)[0];
+    const resolvedName = [...resolvedFrom.keys()].find((name) => best?.why.endsWith(` ${name}`));
+    const why = best ? `${best.why}${resolvedName ? ` (${resolvedFrom.get(resolvedName)})` : ''}` : undefined;
     items.push({
       key: `retrieval.code.${file.rel}`,
       source: 'retrieval',
@@ -313,6 +471,7 @@ function codeItems(
       priority: 60 + Math.max(0, Math.min(25, Math.round(file.score / 6))),
       kind: 'code',
       path: file.rel,
+      why,
       ...(rendered.cut ? { truncated: true } : {}),
     });
   }
