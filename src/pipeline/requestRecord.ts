@@ -220,7 +220,12 @@ export class RequestRecord {
       }
       if (this.#snapshot.forwarded.length === 0 && this.#facts.question) {
         const asked = this.#facts.question();
-        this.#snapshot.question = await storedText(asked, QUESTION_BYTES, this.#deps.redactor, this.#snapshot.redactions);
+        this.#snapshot.question = await storedText(
+          asked,
+          QUESTION_BYTES,
+          this.#deps.redactor,
+          this.#snapshot.redactions,
+        );
       }
       await this.close(this.#facts.signal.aborted ? 'aborted' : 'error', failure);
     }
