@@ -183,8 +183,8 @@ describe('--require-audit while the path cannot be opened anew', () => {
       assert.deepEqual(
         queryRaw(dbPath, 'SELECT question, outcome FROM snapshots ORDER BY created_at, seq').map((row) => ({ ...row })),
         [
-          { question: '', outcome: 'error' },
-          { question: '', outcome: 'error' },
+          { question: 'Refused while the log is gone', outcome: 'error' },
+          { question: 'Refused while the log is gone', outcome: 'error' },
           { question: 'After the path is usable again', outcome: 'ok' },
         ],
       );
