@@ -1,5 +1,5 @@
-// The rough edges of the real command, as a user meets them (the sources, or the
-// compiled `bin/ctxproxy.js` with CTXPROXY_TEST_BUILD=dist, like ctxproxyProcess.ts):
+// The rough edges of the real command, as a user meets them (the compiled
+// `bin/ctxproxy.js`, like every suite that uses ctxproxyProcess.ts):
 // one line and exit 2 for every mistake, a quiet end on a closed pipe, a prune
 // that asks, a preview that says which window it assumed, a warning at start-up
 // when the upstream does not answer.

@@ -16,7 +16,7 @@ after(() => repo.cleanup());
 test('SIGTERM right after the ready line stops the server cleanly', async () => {
   for (let attempt = 0; attempt < 3; attempt++) {
     const served = await startServe(['--upstream', 'http://127.0.0.1:9'], repo.dir);
-    served.child.kill('SIGTERM');
+    served.signal('SIGTERM');
     assert.equal(await served.exited, 0, served.log());
     assert.match(served.log(), /"event":"server.stopped"/);
   }

@@ -61,7 +61,7 @@ describe('ctxproxy serve on SIGTERM', { timeout: 60_000 }, () => {
       assert.ok(!next.done, 'the stream ended early');
       text += next.value.choices[0]?.delta.content ?? '';
     }
-    proxy.child.kill('SIGTERM');
+    proxy.signal('SIGTERM');
 
     const failure = await (async () => {
       for (;;) {
@@ -97,7 +97,7 @@ describe('ctxproxy serve on SIGTERM', { timeout: 60_000 }, () => {
       finish = next.value.choices[0]?.finish_reason ?? finish;
       if (text !== '' && !signalled) {
         signalled = true;
-        proxy.child.kill('SIGTERM');
+        proxy.signal('SIGTERM');
         await until(() => proxy.log().includes('server.stopping'), 'the server to log server.stopping');
         // Draining: a new request is turned away (refused, or a 503 on a connection still open).
         const late = await fetch(`${proxy.url}/healthz`).then(
@@ -124,10 +124,10 @@ describe('ctxproxy serve on SIGTERM', { timeout: 60_000 }, () => {
       assert.ok(!next.done);
       text += next.value.choices[0]?.delta.content ?? '';
     }
-    proxy.child.kill('SIGTERM');
+    proxy.signal('SIGTERM');
     // Once the first signal is being handled (it logs so), the second one.
     await until(() => proxy.log().includes('server.stopping'), 'the server to log server.stopping');
-    proxy.child.kill('SIGINT');
+    proxy.signal('SIGINT');
     const failure = await iterator.next().then(
       () => undefined,
       (error: unknown) => error,
