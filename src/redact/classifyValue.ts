@@ -197,6 +197,26 @@ const CALLEE = /^-?[A-Za-z_$][A-Za-z_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)
 const MEMBER_EXPRESSION =
   /^(?:[A-Za-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+)(?:\.(?:[a-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+))+$/;
 
+/** A shell command substitution (`$(cat "$FILE")`, `$(< file)`, `Bearer $(kubectl get secret …)`): the value is computed when the line runs. */
+const COMMAND_SUBSTITUTION = /(?:^|[\s:=,])\$\((?:<(?:[ \t]|$)|[a-z][a-z0-9_-]+(?:[ \t]|$))/;
+
+/** A variable expansion that builds the value (nginx's `$backend:3100$request_uri;`, `http://$distributor:4318/v1`); not a crypt hash (`$apr1$salt$…`). */
+const VARIABLE_BUILT =
+  /^(?:[a-z][a-z0-9+.-]{1,20}:\/\/)?\$[A-Za-z_]\w*(?::\d{1,5})?(?:\$[A-Za-z_]\w*|\/[A-Za-z0-9_.$-]*)*;?$/;
+
+/**
+ * A whole template span follows the value (`-token=write-{{ $tenant.name }}`, `/certs/{{ .Values.key }}`):
+ * the value is the fixed part of a templated string. The span must open with a name and close on the line,
+ * so that a random salt's `{{` or `<%` does not end its literal.
+ */
+const TEMPLATE_AFTER =
+  /^(?:\{\{-?[ \t]*[.$A-Za-z_][^}\n]*\}\}|\[\[-?[ \t]*[.$A-Za-z_][^\]\n]*\]\]|\{%-?[ \t]*[A-Za-z_][^%\n]*%\}|<%[=-]?[ \t]*[A-Za-z_][^%\n]*%>|\$\{[A-Za-z_][\w.:-]*\})/;
+
+/** A key of a key=value pair, not its value (`--from-literal=cassandra-password=PASSWORD`): lower-case words, ending at `=`. */
+const KEY_OF_PAIR = /^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+=$/;
+/** A key given constants' names as its value (`client-passwords=CLIENT_PASSWORD1,CLIENT_PASSWORD2`): a template for a command. */
+const KEY_AND_CONSTANTS = /^[a-z][a-z0-9_.-]*=[A-Z][A-Z0-9_]*(?:,[A-Z][A-Z0-9_]*)*$/;
+
 /** Placeholder syntaxes of command-line tools: hydra's `^PASS^`, batch's `%PASS%`. */
 const WRAPPED_PLACEHOLDER = /^([\^%])[A-Za-z_][A-Za-z0-9_]*\1$/;
 
@@ -272,6 +292,12 @@ export function classifyValue(
     return verdict('reference', 'inside a template expression ({{ }}, [[ ]], {% %}, <% %>, a shell expansion)');
   if (!ruledOut.reference && isReference(value))
     return verdict('reference', 'a reference or template expression, or an encrypted value');
+  if (COMMAND_SUBSTITUTION.test(value))
+    return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
+  if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
+  if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
+  if (KEY_OF_PAIR.test(value) || KEY_AND_CONSTANTS.test(value))
+    return verdict('documentation', "a key of a key=value pair (its value a constant's name or still to come)");
   if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
