@@ -175,6 +175,21 @@ test('computed and composed values are references; a key of a key=value pair is 
     ['write-', '   -token=', '{{ $tenant.name }} \\', 'reference'],
     ['cassandra-password=', 'kubectl create secret generic SECRET_NAME --from-literal=', 'PASSWORD', 'documentation'],
     ['client-passwords=CLIENT_PASSWORD1,CLIENT_PASSWORD2', '--from-literal=', '', 'documentation'],
+    ['\\$(curl', 'VAULT_TOKEN=', ' \\', 'reference'],
+    ['$ROOT_PASSWORD,mariadb.auth.password=$MARIADB_PASSWORD', '--set mariadb.auth.rootPassword=', '', 'reference'],
+    ['CLIENT_PASSWORD1,CLIENT_PASSWORD2', '--from-literal=client-passwords=', '', 'placeholder'],
+    ['REPLICA_SET_KEY', '--from-literal=mongodb-replica-set-key=', '', 'placeholder'],
+    ['unix:/var/run/php-fpm/wordpress.sock;', 'fastcgi_pass ', '', 'documentation'],
+    [
+      'hmac-sha256:883d7702eb6b48067dc6482a32af1e049a301dd0722fe6d95d19d4534a3609bf',
+      '"client_token": "',
+      '"',
+      'public',
+    ],
+    [' key.txt | awk ', "vault login $(grep 'Initial Root Token:'", "'", 'documentation'],
+    ['\\([^"]*\\)', 'sed -n \'s/.*token: "', '"', 'documentation'],
+    ['AAAAABBBBBCCCCCDDDDD', '"access_key": "', '"', 'placeholder'],
+    ['aaaabbbb-cccc-dddd-eeee-ffffgggghhhh', '"client_secret": "', '"', 'placeholder'],
   ];
   for (const [value, before, after, kind] of cases) {
     assert.equal(classifyValue(value, before, undefined, {}, after).kind, kind, `${before}«${value}»${after}`);
@@ -184,6 +199,8 @@ test('computed and composed values are references; a key of a key=value pair is 
     ['Qx7vLm2Tn4Wp9Zk3Rb8Yc1Hd', 'export REDIS_PASSWORD="', '"'],
     ['wr1te-Qx7vLm2Tn4Wp9Zk3', '   -token=', ' \\'],
     ['c4ss-Qx7vLm2Tn4Wp9Z=', '--from-literal=pw=', ' --dry-run'],
+    ['QZXK_WPLM', 'API_TOKEN=', ''],
+    ['aaab7Qx-ccc9Lm2Tn4Wp', 'API_TOKEN=', ''],
   ] as const) {
     assert.equal(classifyValue(value, before, undefined, {}, after).kind, 'literal', `${before}«${value}»${after}`);
   }
