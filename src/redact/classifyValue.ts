@@ -197,6 +197,65 @@ const CALLEE = /^-?[A-Za-z_$][A-Za-z_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)
 const MEMBER_EXPRESSION =
   /^(?:[A-Za-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+)(?:\.(?:[a-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+))+$/;
 
+/** A shell command substitution, escaped in a template or not (`$(cat "$FILE")`, `\$(curl …`, `$(< file)`, `Bearer $(kubectl get secret …)`): the value is computed when the line runs. */
+const COMMAND_SUBSTITUTION = /(?:^|[\s:=,])\\?\$\((?:<(?:[ \t]|$)|[a-z][a-z0-9_-]+(?:[ \t]|$))/;
+
+/** A variable expansion that builds the value (nginx's `$backend:3100$request_uri;`, `http://$distributor:4318/v1`); not a crypt hash (`$apr1$salt$…`). */
+const VARIABLE_BUILT =
+  /^(?:[a-z][a-z0-9+.-]{1,20}:\/\/)?\$[A-Za-z_]\w*(?::\d{1,5})?(?:\$[A-Za-z_]\w*|\/[A-Za-z0-9_.$-]*)*;?$/;
+
+/**
+ * A whole template span follows the value (`-token=write-{{ $tenant.name }}`, `/certs/{{ .Values.key }}`):
+ * the value is the fixed part of a templated string. The span must open with a name and close on the line,
+ * so that a random salt's `{{` or `<%` does not end its literal.
+ */
+const TEMPLATE_AFTER =
+  /^(?:\{\{-?[ \t]*[.$A-Za-z_][^}\n]*\}\}|\[\[-?[ \t]*[.$A-Za-z_][^\]\n]*\]\]|\{%-?[ \t]*[A-Za-z_][^%\n]*%\}|<%[=-]?[ \t]*[A-Za-z_][^%\n]*%>|\$\{[A-Za-z_][\w.:-]*\})/;
+
+/** A key of a key=value pair, not its value (`--from-literal=cassandra-password=PASSWORD`): lower-case words, ending at `=`. */
+const KEY_OF_PAIR = /^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+=$/;
+/** A key given constants' names as its value (`client-passwords=CLIENT_PASSWORD1,CLIENT_PASSWORD2`): a template for a command. */
+const KEY_AND_CONSTANTS = /^[a-z][a-z0-9_.-]*=[A-Z][A-Z0-9_]*(?:,[A-Z][A-Z0-9_]*)*$/;
+
+/** A list of expansions (`--set a.password=$A_PASSWORD,b.password=$B_PASSWORD`): each value comes from a variable. */
+const EXPANSION_LIST = /^\$[A-Za-z_]\w*(?:,[\w.-]+=\$[A-Za-z_]\w*)+$/;
+
+/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`): words of capitals joined by `_`, each with a vowel. */
+const CONSTANT_NAMES =
+  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
+
+/** A Unix socket's address (`fastcgi_pass unix:/var/run/php-fpm/app.sock;`). */
+const UNIX_SOCKET = /^unix:\/[\w./-]+;?$/;
+
+/** Digests published on purpose: a Vault audit log's `hmac-sha256:…` of a token. */
+const HMAC_DIGEST = /^hmac-sha(?:1|256|384|512):[0-9a-f]{40,}$/;
+
+/** Shell code rather than a value: a pipeline (` key.txt | awk `), a regular expression's escaped group or back-reference (`\([^"]*\)`, `\1`). */
+const PIPELINE = /^\s*[\w./-]+(?:\s+[\w./-]+)*\s+\|\s+[a-z]/;
+const REGEX_ESCAPES = /\\[()]|\\[1-9]/;
+
+/** Runs of one character that fill the value (`AAAAABBBBBCCCCCDDDDD`, `aaaabbbb-cccc-dddd-eeee-ffffgggghhhh`): typed to fill a field. */
+function isRunsOfCharacters(v: string): boolean {
+  if (v.length < 12) return false;
+  let runs = 0;
+  let run = 0;
+  let previous = -1;
+  for (let i = 0; i <= v.length; i++) {
+    let c = i < v.length ? v.charCodeAt(i) : -2;
+    if (c >= 65 && c <= 90) c += 32;
+    if (c === 45 || c === 95) continue;
+    if (c === previous) {
+      run++;
+      continue;
+    }
+    if (previous !== -1 && run < 3) return false;
+    runs++;
+    run = 1;
+    previous = c;
+  }
+  return runs >= 3;
+}
+
 /** Placeholder syntaxes of command-line tools: hydra's `^PASS^`, batch's `%PASS%`. */
 const WRAPPED_PLACEHOLDER = /^([\^%])[A-Za-z_][A-Za-z0-9_]*\1$/;
 
@@ -272,6 +331,19 @@ export function classifyValue(
     return verdict('reference', 'inside a template expression ({{ }}, [[ ]], {% %}, <% %>, a shell expansion)');
   if (!ruledOut.reference && isReference(value))
     return verdict('reference', 'a reference or template expression, or an encrypted value');
+  if (COMMAND_SUBSTITUTION.test(value))
+    return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
+  if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
+  if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
+  if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
+  if (PIPELINE.test(value) || REGEX_ESCAPES.test(value))
+    return verdict('documentation', 'shell code: a pipeline or a regular expression');
+  if (HMAC_DIGEST.test(value)) return verdict('public', 'a published HMAC digest (an audit log hashes secrets so)');
+  if (UNIX_SOCKET.test(value)) return verdict('documentation', "a Unix socket's address");
+  if (CONSTANT_NAMES.test(value)) return verdict('placeholder', "constants' names standing for values");
+  if (isRunsOfCharacters(value)) return verdict('placeholder', 'runs of one character fill the value');
+  if (KEY_OF_PAIR.test(value) || KEY_AND_CONSTANTS.test(value))
+    return verdict('documentation', "a key of a key=value pair (its value a constant's name or still to come)");
   if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');

@@ -125,6 +125,12 @@ function placeValue(
  * `scan` says which keywords occur in the text and, for each rule with `starts[r]` set, where the
  * literals its matches start with occur (KeywordIndex.scan, list r); `keywords[r]` are rule r's keyword ids.
  */
+/**
+ * Files whose values are data, not code (INI, TOML, .cfg/.cnf, dotenv): a bare word there is a value.
+ * Not `.properties`: most are translations (`login.secret=Geheimnis`).
+ */
+const DATA_FILE = /(?:\.(?:ini|toml|cfg|cnf)|(?:^|\/)\.env(?:\.[\w.-]+)?)$/i;
+
 export function scanRules(
   text: string,
   scan: KeywordScan,
@@ -137,6 +143,7 @@ export function scanRules(
   kept?: KeptValue[],
 ): RedactionFinding[] {
   const present = scan.found;
+  const dataFile = path !== undefined && DATA_FILE.test(path);
   const findings: RedactionFinding[] = [];
   // Text that was redacted before (a stored snapshot, a pasted answer) keeps its placeholders as they are.
   const masked = text.includes('[REDACTED:')
@@ -178,7 +185,11 @@ export function scanRules(
     const value = (masked.length === 0 ? raw : raw.replace(PLACEHOLDER_GLOBAL, '')).replace(TRAILING_ESCAPES, '');
     if (value.length === 0) return;
     // A backtick-quoted value is judged like a bare one: `token:`passed`` in bundled JS is code, not a secret.
-    const context = { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
+    // In an INI, properties, TOML or dotenv file a bare value is data, never code: judged as a shell value is.
+    const context =
+      group === 'bare' && dataFile
+        ? { bare: false, envStyle: true }
+        : { bare: group === 'bare' || group === 'bq', envStyle: group === 'envval' };
     const rejectedBy = firstRejection(value, rule.validators, context);
     if (rejectedBy !== undefined) {
       kept?.push({

@@ -165,3 +165,63 @@ test('a secret key numbered past two digits (`password_100`, `password100`) stil
     assert.notEqual((await redactor.redact(text)).text, text, key);
   }
 });
+
+test('computed and composed values are references; a key of a key=value pair is not a value (issue 26 heldOut classes)', () => {
+  const cases: [string, string, string, string][] = [
+    ['$(< ', 'export REDIS_PASSWORD="', '"$REDIS_PASSWORD_FILE")"', 'reference'],
+    ['Bearer $(kubectl get secret x -o=jsonpath={.data.token} | base64 -d)', 'ARGO_TOKEN="', '"', 'reference'],
+    ['$api_prom_backend:3100$request_uri;', '        proxy_pass       ', '', 'reference'],
+    ['http://$distributor:4318/v1/traces;', '        proxy_pass       ', '', 'reference'],
+    ['write-', '   -token=', '{{ $tenant.name }} \\', 'reference'],
+    ['cassandra-password=', 'kubectl create secret generic SECRET_NAME --from-literal=', 'PASSWORD', 'documentation'],
+    ['client-passwords=CLIENT_PASSWORD1,CLIENT_PASSWORD2', '--from-literal=', '', 'documentation'],
+    ['\\$(curl', 'VAULT_TOKEN=', ' \\', 'reference'],
+    ['$ROOT_PASSWORD,mariadb.auth.password=$MARIADB_PASSWORD', '--set mariadb.auth.rootPassword=', '', 'reference'],
+    ['CLIENT_PASSWORD1,CLIENT_PASSWORD2', '--from-literal=client-passwords=', '', 'placeholder'],
+    ['REPLICA_SET_KEY', '--from-literal=mongodb-replica-set-key=', '', 'placeholder'],
+    ['unix:/var/run/php-fpm/wordpress.sock;', 'fastcgi_pass ', '', 'documentation'],
+    [
+      'hmac-sha256:883d7702eb6b48067dc6482a32af1e049a301dd0722fe6d95d19d4534a3609bf',
+      '"client_token": "',
+      '"',
+      'public',
+    ],
+    [' key.txt | awk ', "vault login $(grep 'Initial Root Token:'", "'", 'documentation'],
+    ['\\([^"]*\\)', 'sed -n \'s/.*token: "', '"', 'documentation'],
+    ['AAAAABBBBBCCCCCDDDDD', '"access_key": "', '"', 'placeholder'],
+    ['aaaabbbb-cccc-dddd-eeee-ffffgggghhhh', '"client_secret": "', '"', 'placeholder'],
+  ];
+  for (const [value, before, after, kind] of cases) {
+    assert.equal(classifyValue(value, before, undefined, {}, after).kind, kind, `${before}«${value}»${after}`);
+  }
+  // The same positions with literal values stay literals.
+  for (const [value, before, after] of [
+    ['Qx7vLm2Tn4Wp9Zk3Rb8Yc1Hd', 'export REDIS_PASSWORD="', '"'],
+    ['wr1te-Qx7vLm2Tn4Wp9Zk3', '   -token=', ' \\'],
+    ['c4ss-Qx7vLm2Tn4Wp9Z=', '--from-literal=pw=', ' --dry-run'],
+    ['QZXK_WPLM', 'API_TOKEN=', ''],
+    ['aaab7Qx-ccc9Lm2Tn4Wp', 'API_TOKEN=', ''],
+  ] as const) {
+    assert.equal(classifyValue(value, before, undefined, {}, after).kind, 'literal', `${before}«${value}»${after}`);
+  }
+});
+
+test('a value is a credential by its position: INI and dotenv words, Bearer values of any shape, YAML name/value pairs, a fish salt', async () => {
+  const cases: [string, string | undefined][] = [
+    ['[service]\napi_token = kabelwulwul\n', 'settings.ini'],
+    ['[service]\napi_token = 0xa08ff49b6f772632716c43069c43a8c3b7cf3c25632b92409d3fb64afebede10\n', 'settings.ini'],
+    ['curl -H "Authorization: Bearer JyvN#UKA5i6oF9RkX9!" https://api.example.io/v1/me\n', 'deploy.sh'],
+    ['curl -H "Authorization: Bearer nzzh slzlmdk embkt eblpu" https://api.example.io/v1/me\n', 'deploy.sh'],
+    ['- name: api_token\n  value: "anzzhpslzlmdkgembkth"\n', 'deploy.yaml'],
+    ['set -x API_TOKEN #dOg*QQoxWrh!P)>C8z7U]Vb>B.*L!nG#aaQ}18)ZZgGU]KORY(}6G89P?>!7;*f\n', 'config.fish'],
+  ];
+  for (const [text, path] of cases) assert.notEqual((await redactor.redact(text, { path })).text, text, text);
+  // In code the same bare word is an identifier, and a fish comment is a comment.
+  for (const [text, path] of [
+    ['api_token = kabelwulwul\n', 'settings.py'],
+    ['set -x API_TOKEN # set by the CI runner\n', 'config.fish'],
+    ['curl -H "Authorization: Bearer $(gcloud auth print-access-token)" https://x.io\n', 'deploy.sh'],
+  ] as const) {
+    assert.equal((await redactor.redact(text, { path })).text, text, text);
+  }
+});
