@@ -43,7 +43,8 @@ describe('retrieval source', () => {
   before(() => {
     repo = makeRepo({
       files: {
-        'billing/rates.py': BILLING,
+        // Its docstring comes in a later commit, so the definition has a history of its own.
+        'billing/rates.py': BILLING.replace('    """The rate for a region."""\n', ''),
         'billing/invoice.py':
           'from billing.rates import compute_rate\n\n\ndef total(lines):\n    return sum(compute_rate(l.amount, l.region) for l in lines)\n',
         'tests/test_rates.py':
@@ -54,10 +55,12 @@ describe('retrieval source', () => {
         '.gitignore': 'build/\n',
       },
       commits: [
+        { message: 'rates: document compute_rate', files: { 'billing/rates.py': BILLING } },
         { message: 'rates: round to cents', files: { 'billing/round.py': 'def cents(x):\n    return round(x, 2)\n' } },
       ],
       unstaged: {
         // Untracked, not ignored: found. Ignored and never-read: never.
+        'billing/settings.py': 'import os\n\nDEBUG = os.getenv("BILLING_DEBUG") == "1"\n',
         'billing/report.py': 'from billing.rates import compute_rate\n\nREPORT = compute_rate(1, "us")\n',
         'build/generated.py': 'X = compute_rate(2, "eu")  # generated\n',
         '.env': 'SECRET_RATE=compute_rate\n',
@@ -79,6 +82,35 @@ describe('retrieval source', () => {
     // Code outranks the README's mention.
     const readme = items.findIndex((item) => item.path === 'README.md');
     assert.ok(readme === -1 || readme > 0);
+  });
+
+  test("the history of a named function is its definition's, also when a follow-up says only 'that file'", async () => {
+    const ofName = (items: ContextItem[]) => items.find((item) => item.key === 'retrieval.history');
+    const author = ofName(await ask('Who last changed compute_rate?'));
+    assert.ok(author);
+    assert.match(
+      author.text,
+      /last change to compute_rate \(billing\/rates\.py:4\)[\s\S]*rates: document compute_rate/,
+    );
+    // The log of the file that defines it, not the repository's last commit (round.py).
+    assert.doesNotMatch(author.text, /round to cents/);
+    assert.equal(author.why, 'asked about the history of compute_rate');
+    const followUp = ofName(
+      await ask([
+        { role: 'user', content: 'Where is `compute_rate` defined?' },
+        { role: 'assistant', content: 'In the billing rates module.' },
+        { role: 'user', content: 'When was that file last changed, and why?' },
+      ]),
+    );
+    assert.match(followUp?.text ?? '', /rates: document compute_rate/);
+    assert.doesNotMatch(followUp?.text ?? '', /round to cents/);
+  });
+
+  test('a question about the environment that names no variable gets the reads of every file that has them', async () => {
+    const all = text(await ask('Which environment variables does this project read?'));
+    assert.match(all, /os\.environ\.get\("BILLING_TIMEOUT", "30"\)/);
+    assert.match(all, /os\.getenv\("BILLING_DEBUG"\)/);
+    assert.doesNotMatch(all, /SECRET_RATE/);
   });
 
   test("a definition arrives as its whole block, best first; the question's identifier is searched as a word", async () => {

@@ -42,6 +42,72 @@ export function branchPatchArgs(base: string, paths: readonly string[]): string[
   return ['diff', '--unified=1', '--no-color', ...NO_DRIVERS, `${base}...HEAD`, '--', ...paths];
 }
 
+/** Lines of a definition followed by `git log -L`: its head, where a change to the name or signature lands. */
+const DEFINITION_LINES = 5;
+
+/** The last commit that touched a definition's first lines (`git log -L`), without its patch. */
+export function definitionLogArgs(rel: string, line: number): string[] {
+  return [
+    'log',
+    '-n1',
+    '-s',
+    '--date=short',
+    FORMAT,
+    '--no-color',
+    ...NO_DRIVERS,
+    `-L${line},+${DEFINITION_LINES}:${rel}`,
+  ];
+}
+
+/** A definition the question names, located in the work tree. */
+export interface DefinitionAt {
+  name: string;
+  rel: string;
+  line: number;
+}
+
+/**
+ * History of named things ("who last changed parse_links", "when was that
+ * file last changed" after naming a function): for each definition, the last
+ * commit that touched its first lines, then the recent commits of the files
+ * that define them. Each read is bounded; a definition git cannot follow
+ * (untracked, a line past the committed file) is left out, the file log still
+ * answers.
+ */
+export async function definitionHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  definitions: readonly DefinitionAt[],
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<string> {
+  const files = [...new Set(definitions.map((d) => d.rel))];
+  const [lineLogs, fileLog] = await Promise.all([
+    Promise.all(
+      definitions.map((d) =>
+        readPrefix(git, withPrefix(definitionLogArgs(d.rel, d.line)), limits.patchBytes)
+          .then((out) =>
+            out.text.trim() === '' ? '' : `last change to ${d.name} (${d.rel}:${d.line}):\n${out.text.trimEnd()}`,
+          )
+          .catch(() => ''),
+      ),
+    ),
+    readPrefix(
+      git,
+      withPrefix(
+        logArgs(
+          { ...limits, commits: 3 },
+          files.map((rel) => `:(literal)${rel}`),
+        ),
+      ),
+      limits.logBytes,
+    ),
+  ]);
+  const log = mark(fileLog.text.trimEnd(), fileLog.cut, 'more in git log');
+  return [...lineLogs.filter(Boolean), log === '' ? '' : `recent commits of ${files.join(', ')}:\n${log}`]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
 /** The log text (and the last commit's lines), with a marker where a limit cut it. */
 export async function recentHistory(
   git: GitRunner,
