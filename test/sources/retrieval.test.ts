@@ -199,3 +199,42 @@ describe('retrieval source', () => {
     assert.ok(table.text.length < 2_000);
   });
 });
+
+describe('retrieval source: releases', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+
+  before(() => {
+    const commit = (message: string, day: number) => ({
+      message,
+      files: { [`notes/${day}.md`]: `${message}\n` },
+      date: `2026-01-${String(day).padStart(2, '0')}T12:00:00Z`,
+    });
+    repo = makeRepo({
+      files: { 'parser.py': 'def parse(text):\n    return text.split()\n' },
+      commits: [commit('parser: first release', 1), commit('parser: handle empty input', 2)],
+    });
+    repo.git('tag', 'v1.0', 'HEAD~1');
+    repo.git('tag', 'v1.1', 'HEAD');
+    // More commits since the newest release than the recent history shows.
+    for (let day = 3; day <= 9; day++) {
+      repo.write(`notes/${day}.md`, `${day}\n`);
+      repo.git('add', '.');
+      repo.git('commit', '-q', '-m', `docs: note ${day}`, `--date=2026-01-0${day}T12:00:00Z`);
+    }
+  });
+  after(() => repo.cleanup());
+
+  test('what changed between releases is the log between the two newest tags', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'What changed between the last two releases?' }];
+    const result = await source.collect(
+      input(repo.dir, { messages, mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    const history = result.items.find((item) => item.key === 'retrieval.history');
+    assert.ok(history, result.items.map((item) => item.key).join(','));
+    assert.match(history.text, /commits between v1\.0 and v1\.1:\n\w+ [\d-]+ parser: handle empty input/);
+    assert.equal(history.why, 'asked about releases: the two newest tags');
+  });
+});

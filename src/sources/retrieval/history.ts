@@ -108,6 +108,47 @@ export async function definitionHistory(
     .join('\n\n');
 }
 
+/** Tag names read at most (newest first: the list is sorted before it is cut). */
+const TAG_LIST_BYTES = 4 * 1024;
+/** Commits listed between two releases, at most. */
+const RELEASE_COMMITS = 60;
+
+/**
+ * What changed between releases ("what changed in the last release", "since
+ * the last tag"): the commits between the two newest tags reachable from HEAD,
+ * then those since the newest, one line each, bounded. Undefined when the
+ * repository has fewer than two tags (the recent history answers instead).
+ */
+export async function releaseHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<{ text: string; newest: string; previous: string } | undefined> {
+  const tags = await readPrefix(
+    git,
+    withPrefix(['tag', '--sort=-creatordate', '--merged', 'HEAD', '--no-color']),
+    TAG_LIST_BYTES,
+  );
+  const [newest, previous] = tags.text.split('\n').filter((tag) => tag !== '' && !tag.startsWith('-'));
+  if (!newest || !previous) return undefined;
+  const oneLine = (range: string, n: number) =>
+    readPrefix(
+      git,
+      withPrefix(['log', `-n${n}`, '--no-merges', '--date=short', '--format=%h %ad %s', '--no-color', range, '--']),
+      limits.logBytes,
+    );
+  const [between, since] = await Promise.all([
+    oneLine(`refs/tags/${previous}..refs/tags/${newest}`, RELEASE_COMMITS),
+    oneLine(`refs/tags/${newest}..HEAD`, limits.commits),
+  ]);
+  const parts = [
+    `commits between ${previous} and ${newest}:\n${mark(between.text.trimEnd(), between.cut, 'more in git log')}`,
+  ];
+  if (since.text.trim() !== '')
+    parts.push(`commits since ${newest}:\n${mark(since.text.trimEnd(), since.cut, 'more in git log')}`);
+  return { text: parts.join('\n\n'), newest, previous };
+}
+
 /** The log text (and the last commit's lines), with a marker where a limit cut it. */
 export async function recentHistory(
   git: GitRunner,

@@ -19,7 +19,7 @@ import { FileGuard, workspaceZone } from '../guard.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
 import type { Workspaces } from '../workspace.ts';
-import { type DefinitionAt, definitionHistory, recentHistory } from './history.ts';
+import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
 import type { RetrievalIndex } from './index/registry.ts';
 import {
   nameParts,
@@ -172,6 +172,8 @@ interface SearchPlan {
   historyPaths: string[];
   /** Ways of reading the environment, when the question asks about the environment and names no variable. */
   envReads: string[];
+  /** Asked what changed across releases (tags): the log between them, not the last commit's. */
+  releases: boolean;
   /** Asked about the branch against the default one: its diff, not the last commit's. */
   branch: boolean;
 }
@@ -233,6 +235,8 @@ export function searchPlan(question: Question): SearchPlan {
     proseWords,
     historyPaths,
     envReads: names.size === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
+    releases:
+      names.size === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
     ),
@@ -292,6 +296,10 @@ export function createRetrievalSource(
       const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
       const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
       // The history of a named thing: the commits of its definition, found by the name search below.
+      const releases =
+        wantHistory && !base && plan.releases
+          ? await releaseHistory(git, withPrefix).catch(() => undefined)
+          : undefined;
       const namedHistory = wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
       const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv] = await Promise.all([
         wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
@@ -309,7 +317,7 @@ export function createRetrievalSource(
           ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
           : Promise.resolve(new Map<string, string>()),
         wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
-        wantHistory && !namedHistory
+        wantHistory && !namedHistory && !releases
           ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
               skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
               return undefined;
@@ -370,6 +378,17 @@ export function createRetrievalSource(
         namedHistory && ofDefinitions === ''
           ? await recentHistory(git, withPrefix, []).catch(() => undefined)
           : undefined;
+      if (releases) {
+        items.push({
+          key: 'retrieval.history',
+          source: 'retrieval',
+          title: `commits between ${releases.previous} and ${releases.newest}`,
+          text: releases.text,
+          priority: 70,
+          kind: 'text',
+          why: 'asked about releases: the two newest tags',
+        });
+      }
       if (ofDefinitions !== '') {
         const names = [...new Set(definitions.map((d) => d.name))].join(', ');
         items.push({
