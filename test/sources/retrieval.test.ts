@@ -238,3 +238,34 @@ describe('retrieval source: releases', () => {
     assert.equal(history.why, 'asked about releases: the two newest tags');
   });
 });
+
+describe('retrieval source: who imports or extends a name', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  // Files that only mention the name, several times each: more hits than an importer has.
+  const mentions = (n: number) =>
+    Array.from({ length: 3 }, (_, i) => `# see BaseRate (${n}.${i})\n\n\nvalue_${i} = ${i}\n\n\n`).join('');
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'rates/base.py': 'class BaseRate:\n    def rate(self):\n        return 1\n',
+        'notes/a.py': mentions(1),
+        'notes/b.py': mentions(2),
+        'notes/c.py': mentions(3),
+        'billing/eu.py': 'from rates.base import BaseRate\n\nEU = 2\n',
+        'billing/us.py': 'import os\n\n\nclass UsRate(BaseRate):\n    pass\n',
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('the lines that import or extend it come before files that only mention it', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Which files import or extend BaseRate?' }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    const paths = result.items.map((item) => item.path);
+    assert.ok(paths.includes('billing/eu.py'), paths.join(','));
+    assert.ok(paths.includes('billing/us.py'), paths.join(','));
+  });
+});

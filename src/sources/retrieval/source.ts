@@ -31,6 +31,7 @@ import {
   spellingPatterns,
 } from './names.ts';
 import {
+  ASKS_RELATIONS,
   definitionTest,
   type FileRegions,
   fileRegions,
@@ -432,6 +433,7 @@ export function createRetrievalSource(
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
           heads: byFileName,
+          relations: ASKS_RELATIONS.test(input.question.text),
         };
         // A name found from the prose is what the loose words were a guess at.
         const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
