@@ -177,8 +177,8 @@ export function fileRegions(
       const start = Math.max(0, at - limits.mentionContext - 1);
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
       raw.push({ start, end, score: 150, definition: false, why: 'spells the quoted text' });
-    } else if (defined !== undefined && wantsUses) {
-      // Asked who uses it: the signature says what it is; the room goes to the callers.
+    } else if (defined !== undefined && (wantsUses || context.relations)) {
+      // Asked who uses, imports or extends it: the signature says what it is; the room goes to the others.
       raw.push({
         start: at,
         end: Math.min(lines.length - 1, at + 1),
