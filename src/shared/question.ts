@@ -61,7 +61,7 @@ const INTENT_PATTERNS: Record<Intent, RegExp> = {
   definition:
     /\b(?:defin\w*|declar\w*|implement\w*|signature|arguments?|param(?:eter)?s?|returns?|inherit\w*|extends?|subclass\w*|base class|parent class|traits?|interfaces?|where(?:'s| is)|what does|what is|how does)\b/i,
   history:
-    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|when was|who (?:last )?(?:changed|touched|modified|wrote|edited)|last (?:change[ds]?|modified|touched|updated|edited)|changelog|merged?|introduced|previous|git log|changed in|my branch|this branch|compared (?:to|with)|since)\b/i,
+    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|when was|who (?:last )?(?:changed|touched|modified|wrote|edited)|last (?:change[ds]?|modified|touched|updated|edited)|changelog|merged?|introduced|previous|git log|changed in|(?:changed?|changes|differences?) between|what'?s new|my branch|this branch|compared (?:to|with)|since)\b/i,
   version:
     /\b(?:versions?|pinned|pins?|dependenc(?:y|ies)|depend(?:s|ed)? on|requires?|requirements?|which release|minimum)\b/i,
   configuration: /\b(?:config\w*|settings?|options?|env(?:ironment)? var\w*|environment|flags?|keys?|defaults?)\b/i,

@@ -43,7 +43,8 @@ describe('retrieval source', () => {
   before(() => {
     repo = makeRepo({
       files: {
-        'billing/rates.py': BILLING,
+        // Its docstring comes in a later commit, so the definition has a history of its own.
+        'billing/rates.py': BILLING.replace('    """The rate for a region."""\n', ''),
         'billing/invoice.py':
           'from billing.rates import compute_rate\n\n\ndef total(lines):\n    return sum(compute_rate(l.amount, l.region) for l in lines)\n',
         'tests/test_rates.py':
@@ -54,10 +55,12 @@ describe('retrieval source', () => {
         '.gitignore': 'build/\n',
       },
       commits: [
+        { message: 'rates: document compute_rate', files: { 'billing/rates.py': BILLING } },
         { message: 'rates: round to cents', files: { 'billing/round.py': 'def cents(x):\n    return round(x, 2)\n' } },
       ],
       unstaged: {
         // Untracked, not ignored: found. Ignored and never-read: never.
+        'billing/settings.py': 'import os\n\nDEBUG = os.getenv("BILLING_DEBUG") == "1"\n',
         'billing/report.py': 'from billing.rates import compute_rate\n\nREPORT = compute_rate(1, "us")\n',
         'build/generated.py': 'X = compute_rate(2, "eu")  # generated\n',
         '.env': 'SECRET_RATE=compute_rate\n',
@@ -79,6 +82,35 @@ describe('retrieval source', () => {
     // Code outranks the README's mention.
     const readme = items.findIndex((item) => item.path === 'README.md');
     assert.ok(readme === -1 || readme > 0);
+  });
+
+  test("the history of a named function is its definition's, also when a follow-up says only 'that file'", async () => {
+    const ofName = (items: ContextItem[]) => items.find((item) => item.key === 'retrieval.history');
+    const author = ofName(await ask('Who last changed compute_rate?'));
+    assert.ok(author);
+    assert.match(
+      author.text,
+      /last change to compute_rate \(billing\/rates\.py:4\)[\s\S]*rates: document compute_rate/,
+    );
+    // The log of the file that defines it, not the repository's last commit (round.py).
+    assert.doesNotMatch(author.text, /round to cents/);
+    assert.equal(author.why, 'asked about the history of compute_rate');
+    const followUp = ofName(
+      await ask([
+        { role: 'user', content: 'Where is `compute_rate` defined?' },
+        { role: 'assistant', content: 'In the billing rates module.' },
+        { role: 'user', content: 'When was that file last changed, and why?' },
+      ]),
+    );
+    assert.match(followUp?.text ?? '', /rates: document compute_rate/);
+    assert.doesNotMatch(followUp?.text ?? '', /round to cents/);
+  });
+
+  test('a question about the environment that names no variable gets the reads of every file that has them', async () => {
+    const all = text(await ask('Which environment variables does this project read?'));
+    assert.match(all, /os\.environ\.get\("BILLING_TIMEOUT", "30"\)/);
+    assert.match(all, /os\.getenv\("BILLING_DEBUG"\)/);
+    assert.doesNotMatch(all, /SECRET_RATE/);
   });
 
   test("a definition arrives as its whole block, best first; the question's identifier is searched as a word", async () => {
@@ -165,5 +197,75 @@ describe('retrieval source', () => {
     const table = items.find((item) => item.path === 'billing/table.py');
     assert.ok(table, items.map((item) => item.key).join(','));
     assert.ok(table.text.length < 2_000);
+  });
+});
+
+describe('retrieval source: releases', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+
+  before(() => {
+    const commit = (message: string, day: number) => ({
+      message,
+      files: { [`notes/${day}.md`]: `${message}\n` },
+      date: `2026-01-${String(day).padStart(2, '0')}T12:00:00Z`,
+    });
+    repo = makeRepo({
+      files: { 'parser.py': 'def parse(text):\n    return text.split()\n' },
+      commits: [commit('parser: first release', 1), commit('parser: handle empty input', 2)],
+    });
+    repo.git('tag', 'v1.0', 'HEAD~1');
+    repo.git('tag', 'v1.1', 'HEAD');
+    // More commits since the newest release than the recent history shows.
+    for (let day = 3; day <= 9; day++) {
+      repo.write(`notes/${day}.md`, `${day}\n`);
+      repo.git('add', '.');
+      repo.git('commit', '-q', '-m', `docs: note ${day}`, `--date=2026-01-0${day}T12:00:00Z`);
+    }
+  });
+  after(() => repo.cleanup());
+
+  test('what changed between releases is the log between the two newest tags', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'What changed between the last two releases?' }];
+    const result = await source.collect(
+      input(repo.dir, { messages, mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    const history = result.items.find((item) => item.key === 'retrieval.history');
+    assert.ok(history, result.items.map((item) => item.key).join(','));
+    assert.match(history.text, /commits between v1\.0 and v1\.1:\n\w+ [\d-]+ parser: handle empty input/);
+    assert.equal(history.why, 'asked about releases: the two newest tags');
+  });
+});
+
+describe('retrieval source: who imports or extends a name', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  // Files that only mention the name, several times each: more hits than an importer has.
+  const mentions = (n: number) =>
+    Array.from({ length: 3 }, (_, i) => `# see BaseRate (${n}.${i})\n\n\nvalue_${i} = ${i}\n\n\n`).join('');
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'rates/base.py': 'class BaseRate:\n    def rate(self):\n        return 1\n',
+        'notes/a.py': mentions(1),
+        'notes/b.py': mentions(2),
+        'notes/c.py': mentions(3),
+        'billing/eu.py': 'from rates.base import BaseRate\n\nEU = 2\n',
+        'billing/us.py': 'import os\n\n\nclass UsRate(BaseRate):\n    pass\n',
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('the lines that import or extend it come before files that only mention it', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Which files import or extend BaseRate?' }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    const paths = result.items.map((item) => item.path);
+    assert.ok(paths.includes('billing/eu.py'), paths.join(','));
+    assert.ok(paths.includes('billing/us.py'), paths.join(','));
   });
 });

@@ -42,6 +42,113 @@ export function branchPatchArgs(base: string, paths: readonly string[]): string[
   return ['diff', '--unified=1', '--no-color', ...NO_DRIVERS, `${base}...HEAD`, '--', ...paths];
 }
 
+/** Lines of a definition followed by `git log -L`: its head, where a change to the name or signature lands. */
+const DEFINITION_LINES = 5;
+
+/** The last commit that touched a definition's first lines (`git log -L`), without its patch. */
+export function definitionLogArgs(rel: string, line: number): string[] {
+  return [
+    'log',
+    '-n1',
+    '-s',
+    '--date=short',
+    FORMAT,
+    '--no-color',
+    ...NO_DRIVERS,
+    `-L${line},+${DEFINITION_LINES}:${rel}`,
+  ];
+}
+
+/** A definition the question names, located in the work tree. */
+export interface DefinitionAt {
+  name: string;
+  rel: string;
+  line: number;
+}
+
+/**
+ * History of named things ("who last changed parse_links", "when was that
+ * file last changed" after naming a function): for each definition, the last
+ * commit that touched its first lines, then the recent commits of the files
+ * that define them. Each read is bounded; a definition git cannot follow
+ * (untracked, a line past the committed file) is left out, the file log still
+ * answers.
+ */
+export async function definitionHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  definitions: readonly DefinitionAt[],
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<string> {
+  const files = [...new Set(definitions.map((d) => d.rel))];
+  const [lineLogs, fileLog] = await Promise.all([
+    Promise.all(
+      definitions.map((d) =>
+        readPrefix(git, withPrefix(definitionLogArgs(d.rel, d.line)), limits.patchBytes)
+          .then((out) =>
+            out.text.trim() === '' ? '' : `last change to ${d.name} (${d.rel}:${d.line}):\n${out.text.trimEnd()}`,
+          )
+          .catch(() => ''),
+      ),
+    ),
+    readPrefix(
+      git,
+      withPrefix(
+        logArgs(
+          { ...limits, commits: 3 },
+          files.map((rel) => `:(literal)${rel}`),
+        ),
+      ),
+      limits.logBytes,
+    ),
+  ]);
+  const log = mark(fileLog.text.trimEnd(), fileLog.cut, 'more in git log');
+  return [...lineLogs.filter(Boolean), log === '' ? '' : `recent commits of ${files.join(', ')}:\n${log}`]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+/** Tag names read at most (newest first: the list is sorted before it is cut). */
+const TAG_LIST_BYTES = 4 * 1024;
+/** Commits listed between two releases, at most. */
+const RELEASE_COMMITS = 60;
+
+/**
+ * What changed between releases ("what changed in the last release", "since
+ * the last tag"): the commits between the two newest tags reachable from HEAD,
+ * then those since the newest, one line each, bounded. Undefined when the
+ * repository has fewer than two tags (the recent history answers instead).
+ */
+export async function releaseHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<{ text: string; newest: string; previous: string } | undefined> {
+  const tags = await readPrefix(
+    git,
+    withPrefix(['tag', '--sort=-creatordate', '--merged', 'HEAD', '--no-color']),
+    TAG_LIST_BYTES,
+  );
+  const [newest, previous] = tags.text.split('\n').filter((tag) => tag !== '' && !tag.startsWith('-'));
+  if (!newest || !previous) return undefined;
+  const oneLine = (range: string, n: number) =>
+    readPrefix(
+      git,
+      withPrefix(['log', `-n${n}`, '--no-merges', '--date=short', '--format=%h %ad %s', '--no-color', range, '--']),
+      limits.logBytes,
+    );
+  const [between, since] = await Promise.all([
+    oneLine(`refs/tags/${previous}..refs/tags/${newest}`, RELEASE_COMMITS),
+    oneLine(`refs/tags/${newest}..HEAD`, limits.commits),
+  ]);
+  const parts = [
+    `commits between ${previous} and ${newest}:\n${mark(between.text.trimEnd(), between.cut, 'more in git log')}`,
+  ];
+  if (since.text.trim() !== '')
+    parts.push(`commits since ${newest}:\n${mark(since.text.trimEnd(), since.cut, 'more in git log')}`);
+  return { text: parts.join('\n\n'), newest, previous };
+}
+
 /** The log text (and the last commit's lines), with a marker where a limit cut it. */
 export async function recentHistory(
   git: GitRunner,

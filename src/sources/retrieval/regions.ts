@@ -36,7 +36,17 @@ export interface RankContext {
   changed: ReadonlySet<string>;
   /** Files whose head is sent because their name is a word of the question, with why. */
   heads?: ReadonlyMap<string, string> | undefined;
+  /** Asked how other code relates to the name (imports, extends, implements it): those lines are the answer. */
+  relations?: boolean | undefined;
 }
+
+/** Words that ask which code imports, extends or implements a thing. */
+export const ASKS_RELATIONS =
+  /\b(?:imports?|imported|importing|requires?|extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|inherits?|inheriting|derives?|derived)\b/i;
+
+/** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
+const IMPORT_LINE =
+  /^\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s+[\w:{]|using\s+(?:static\s+)?[\w.]+\s*;|export\s+.*\bfrom\b|#include\b)|\brequire\(\s*['"]|\bimport\(\s*['"]/;
 
 export interface RegionLimits {
   /** Lines of a definition kept; a longer block keeps its head. */
@@ -167,8 +177,8 @@ export function fileRegions(
       const start = Math.max(0, at - limits.mentionContext - 1);
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
       raw.push({ start, end, score: 150, definition: false, why: 'spells the quoted text' });
-    } else if (defined !== undefined && wantsUses) {
-      // Asked who uses it: the signature says what it is; the room goes to the callers.
+    } else if (defined !== undefined && (wantsUses || context.relations)) {
+      // Asked who uses, imports or extends it: the signature says what it is; the room goes to the others.
       raw.push({
         start: at,
         end: Math.min(lines.length - 1, at + 1),
@@ -188,6 +198,8 @@ export function fileRegions(
       const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
       // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
       const declares = DECLARATION.test(line) && context.names.some((name) => line.includes(name)) ? 30 : 0;
+      // Asked who imports, extends or implements it: a line doing so is an answer, above a plain mention.
+      const relates = context.relations && (declares > 0 || IMPORT_LINE.test(line)) ? 40 : 0;
       const name = named(line);
       const why =
         command > 0
@@ -196,15 +208,17 @@ export function fileRegions(
             ? `reads configuration${name ? ` (${name})` : ''}`
             : declares > 0
               ? `declaration naming ${name}`
-              : wantsUses && name
-                ? `uses ${name}`
-                : name
-                  ? `mentions ${name}`
-                  : 'matched the question';
+              : relates > 0
+                ? `imports ${name}`
+                : wantsUses && name
+                  ? `uses ${name}`
+                  : name
+                    ? `mentions ${name}`
+                    : 'matched the question';
       raw.push({
         start,
         end,
-        score: 20 + command + reads + declares + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
+        score: 20 + command + reads + declares + relates + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
         definition: false,
         why,
       });

@@ -19,7 +19,7 @@ import { FileGuard, workspaceZone } from '../guard.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
 import type { Workspaces } from '../workspace.ts';
-import { recentHistory } from './history.ts';
+import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
 import type { RetrievalIndex } from './index/registry.ts';
 import {
   nameParts,
@@ -30,7 +30,16 @@ import {
   sameWord,
   spellingPatterns,
 } from './names.ts';
-import { type FileRegions, fileRegions, isTaskPath, type RankContext, renderRegions } from './regions.ts';
+import {
+  ASKS_RELATIONS,
+  definitionTest,
+  type FileRegions,
+  fileRegions,
+  isTaskPath,
+  isTestPath,
+  type RankContext,
+  renderRegions,
+} from './regions.ts';
 import { type GrepHit, grep } from './search.ts';
 
 export interface RetrievalDepth {
@@ -128,6 +137,28 @@ const RUNTIME_KEYS: [RegExp, string[]][] = [
   [/\bruby\b/i, ['required_ruby_version', 'ruby']],
 ];
 
+/**
+ * How code reads an environment variable, in the common languages: searched
+ * when a question about the environment names no variable ("which environment
+ * variables does this read?"), so every read is a candidate, not one guess.
+ */
+const ENV_READS = [
+  'os.environ',
+  'os.getenv',
+  'Getenv(',
+  'LookupEnv(',
+  'env::var',
+  'process.env',
+  'import.meta.env',
+  'System.getenv',
+  'GetEnvironmentVariable',
+  'ENV[',
+  'getenv(',
+];
+
+/** Reads kept per file: the reads are spread over the files that have them. */
+const ENV_READS_PER_FILE = 4;
+
 interface SearchPlan {
   names: string[];
   qualified: string[];
@@ -140,6 +171,10 @@ interface SearchPlan {
   /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
   proseWords: string[];
   historyPaths: string[];
+  /** Ways of reading the environment, when the question asks about the environment and names no variable. */
+  envReads: string[];
+  /** Asked what changed across releases (tags): the log between them, not the last commit's. */
+  releases: boolean;
   /** Asked about the branch against the default one: its diff, not the last commit's. */
   branch: boolean;
 }
@@ -200,6 +235,9 @@ export function searchPlan(question: Question): SearchPlan {
     looseWords,
     proseWords,
     historyPaths,
+    envReads: names.size === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
+    releases:
+      names.size === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
     ),
@@ -228,6 +266,7 @@ export function createRetrievalSource(
         plan.taskWords.length > 0 ||
         plan.manifestWords.length > 0 ||
         plan.looseWords.length > 0 ||
+        plan.envReads.length > 0 ||
         plan.proseWords.length >= 2);
     if (!wantHistory && !wantCode) return { items: [] };
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
@@ -257,7 +296,13 @@ export function createRetrievalSource(
       };
       const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
       const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
-      const [byName, byString, byTask, byManifest, byWord, byFileName, status, history] = await Promise.all([
+      // The history of a named thing: the commits of its definition, found by the name search below.
+      const releases =
+        wantHistory && !base && plan.releases
+          ? await releaseHistory(git, withPrefix).catch(() => undefined)
+          : undefined;
+      const namedHistory = wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
+      const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv] = await Promise.all([
         wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
         wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
         wantCode && plan.taskWords.length > 0
@@ -273,12 +318,15 @@ export function createRetrievalSource(
           ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
           : Promise.resolve(new Map<string, string>()),
         wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
-        wantHistory
+        wantHistory && !namedHistory && !releases
           ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
               skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
               return undefined;
             })
           : Promise.resolve(undefined),
+        wantCode && plan.envReads.length > 0
+          ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
+          : none,
       ]);
       for (const [what, result] of [
         ['names', byName],
@@ -316,6 +364,45 @@ export function createRetrievalSource(
         }
       }
       const items: ContextItem[] = [];
+      const definitions = namedHistory
+        ? definitionsOf([...plan.names, ...resolved.map((r) => r.name)], [...byName.hits, ...byResolved.hits])
+        : [];
+      const ofDefinitions =
+        definitions.length > 0
+          ? await definitionHistory(git, withPrefix, definitions).catch((error: unknown) => {
+              skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
+              return '';
+            })
+          : '';
+      // No definition found (or git could not follow it): the recent history, as for any history question.
+      const fallback =
+        namedHistory && ofDefinitions === ''
+          ? await recentHistory(git, withPrefix, []).catch(() => undefined)
+          : undefined;
+      if (releases) {
+        items.push({
+          key: 'retrieval.history',
+          source: 'retrieval',
+          title: `commits between ${releases.previous} and ${releases.newest}`,
+          text: releases.text,
+          priority: 70,
+          kind: 'text',
+          why: 'asked about releases: the two newest tags',
+        });
+      }
+      if (ofDefinitions !== '') {
+        const names = [...new Set(definitions.map((d) => d.name))].join(', ');
+        items.push({
+          key: 'retrieval.history',
+          source: 'retrieval',
+          title: `history of ${names}`,
+          text: ofDefinitions,
+          priority: 70,
+          kind: 'text',
+          why: `asked about the history of ${names}`,
+        });
+      }
+      const history = recent ?? fallback;
       if (history?.log) {
         const label = history.branch ? "the branch's changes" : "last commit's changes";
         const text = history.patch ? `${history.log}\n\n${label}:\n${history.patch}` : history.log;
@@ -346,6 +433,7 @@ export function createRetrievalSource(
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
           heads: byFileName,
+          relations: ASKS_RELATIONS.test(input.question.text),
         };
         // A name found from the prose is what the loose words were a guess at.
         const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
@@ -355,6 +443,7 @@ export function createRetrievalSource(
           ...byString.hits,
           ...byTask.hits,
           ...byManifest.hits,
+          ...byEnv.hits,
           ...(proseFound ? [] : byWord.hits),
           ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
         ];
@@ -364,6 +453,25 @@ export function createRetrievalSource(
       return { items, skipped };
     });
   });
+}
+
+/** Definitions followed for history, at most (each is one bounded `git log -L`). */
+const MAX_DEFINITIONS = 2;
+
+/** Where the named things are defined, from the name hits: code before tests, one place per name. */
+function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): DefinitionAt[] {
+  const defines = definitionTest(names);
+  const found = hits
+    .map((hit) => ({ hit, name: defines(hit.text) }))
+    .filter((d): d is { hit: GrepHit; name: string } => d.name !== undefined);
+  found.sort((a, b) => Number(isTestPath(a.hit.rel)) - Number(isTestPath(b.hit.rel)));
+  const out: DefinitionAt[] = [];
+  for (const { hit, name } of found) {
+    if (out.length >= MAX_DEFINITIONS) break;
+    if (out.some((d) => d.name === name)) continue;
+    out.push({ name, rel: hit.rel.split(path.sep).join('/'), line: hit.line });
+  }
+  return out;
 }
 
 /** The default branch when the work tree is on another branch (read from the repository's files). */
