@@ -80,7 +80,7 @@ describe('opencode through ctxproxy', () => {
       env: { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' },
     });
     assert.notEqual(run.code, 0, 'opencode reports the failure');
-    assert.match(run.stdout + run.stderr, /needs ~\d+ tokens but the model's window allows/);
+    assert.match(run.stdout + run.stderr, /Your latest message \(~\d+ tokens\) does not fit this model/);
     await scene.proxy.store.flush();
     const refused = [...scene.proxy.store.export()].filter((snapshot) => !before.has(snapshot.id));
     // Its title request, the turn, and one attempt to compact the conversation: each refused, then it stops.
