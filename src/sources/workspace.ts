@@ -14,7 +14,7 @@ import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
 import { RunListings } from './runListings.ts';
 import { parseStatus, type StatusSnapshot } from './statusParse.ts';
-import { type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
+import { DEFAULT_IGNORED_DIRS, type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
 import { WorkTreeWatcher } from './workTreeWatcher.ts';
 
 /** The work tree as git sees it: tracked plus untracked-but-not-ignored files. */
@@ -56,6 +56,7 @@ export class WorkspaceState {
   /** Folder listings and the ignore checker, shared by the sources of one run. */
   readonly listings: RunListings;
   readonly #walkMemo: Memo<WalkResult>;
+  readonly #searchableMemo: Memo<string[]>;
   readonly #statusMemo: Memo<StatusSnapshot | undefined>;
   #dirty: string[] = [];
   #dirtyRecorded = '';
@@ -79,6 +80,7 @@ export class WorkspaceState {
     this.watcher = new WorkTreeWatcher(root);
     this.listings = new RunListings(root);
     this.#walkMemo = new Memo(deps, 1);
+    this.#searchableMemo = new Memo(deps, 1);
     this.#statusMemo = new Memo(deps, 1);
   }
 
@@ -247,6 +249,37 @@ export class WorkspaceState {
       // slices (workTreeWatcher.ts), so the request's next steps run between them, not behind them.
       if (this.deps.watchWorkTree) void this.#idle().then(() => this.watcher.arm(walk.dirs, walk.isIgnored));
       return walk;
+    });
+  }
+
+  /**
+   * The files retrieval searches: the walk's, plus the tracked files the walk leaves out because their
+   * folder is named like build output (`build/`, `dist/`, `out/`, `target/` …). `git grep` searches
+   * those, and a committed `build/` is source (bat's build scripts), so the index must hold them too.
+   */
+  searchable(): Promise<string[]> {
+    return this.#searchableMemo.get('searchable', this.gitFingerprint(), async () => {
+      const walk = await this.walk();
+      const repo = await this.checkedRepo();
+      if (!repo) return walk.files;
+      const pathspecs = [...DEFAULT_IGNORED_DIRS]
+        .filter((name) => name !== '.git' && name !== '.ctxproxy')
+        .map((name) => `:(glob)**/${name}/**`);
+      let tracked: string[];
+      try {
+        const listed = await readPrefix(
+          this.#sharedGit(),
+          this.gitArgs(['ls-files', '-z', '-c', '--', ...pathspecs]),
+          this.deps.gitListingBytes,
+          '\0',
+        );
+        tracked = splitNul(listed.text);
+      } catch {
+        // The walk alone: these folders are then searched by git grep only, as before.
+        return walk.files;
+      }
+      if (tracked.length === 0) return walk.files;
+      return [...new Set([...walk.files, ...tracked])].sort();
     });
   }
 

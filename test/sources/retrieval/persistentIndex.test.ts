@@ -1,5 +1,6 @@
 // The persistent retrieval index (issue 23, part 2) on real git repositories:
-// it gives the hits `git grep` gives, never holds never-read or ignored files,
+// it gives the hits `git grep` gives (committed files in folders named like
+// build output included), never holds never-read or ignored files,
 // skips binary, huge, minified and looping files with a reason, survives a
 // restart reading only what changed, follows an edit, and while it is not
 // ready retrieval answers with git grep and says so.
@@ -119,6 +120,43 @@ describe('persistent retrieval index', () => {
     } finally {
       indexes.close();
       workspaces.closeAll();
+    }
+  });
+
+  test('holds committed files in folders named like build output (build/, out/, target/), as git grep searches them', async () => {
+    // bat keeps its build scripts in a committed build/: the walk leaves such folders out of the tree,
+    // but a question about what they read must find them.
+    const small = makeRepo({
+      files: {
+        'src/main.rs': 'fn main() { run() }\n',
+        'build/application.rs': 'let dir = env::var_os("ASSETS_GEN_DIR");\n',
+        'out/notes.txt': 'ASSETS_GEN_DIR is read by the build\n',
+      },
+      unstaged: { 'target/debug/cache.txt': 'ASSETS_GEN_DIR untracked build output\n' },
+    });
+    const deps = indexDeps();
+    const workspaces = new Workspaces(deps);
+    const indexes = createRetrievalIndexes(deps, workspaces);
+    try {
+      const index = indexes.open(small.dir);
+      assert.ok(index);
+      await index.warm();
+      const ws = workspaces.get(small.dir);
+      const request: GrepRequest = { patterns: ['ASSETS_GEN_DIR'], words: true, perFile: 20, maxBytes: 1 << 20 };
+      const fromGrep = await grep(deps.git(ws.root), (args) => ws.gitArgs(args), request);
+      const fromIndex = index.search(request);
+      // git grep also reads the untracked build output; the index, like the tree, leaves it out.
+      const committed = fromGrep.hits.filter((hit) => !hit.rel.startsWith('target/'));
+      assert.deepEqual(fromIndex?.hits.map(key), committed.map(key));
+      assert.deepEqual(
+        fromIndex?.hits.map((hit) => hit.rel),
+        ['build/application.rs', 'out/notes.txt'],
+        'committed files found; untracked build output (target/) is not',
+      );
+    } finally {
+      indexes.close();
+      workspaces.closeAll();
+      small.cleanup();
     }
   });
 

@@ -238,6 +238,8 @@ export class WorkspaceIndex {
         break;
       }
     }
+    // In git grep's order (path, then line), so the same hits rank and cut the same way on either path.
+    hits.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : a.line - b.line));
     return { hits, cut };
   }
 
@@ -336,8 +338,8 @@ export class WorkspaceIndex {
     // The pass looks at every file: what the watcher named so far is covered.
     this.#pending.clear();
     this.#overflow = false;
-    const listing = await this.ws.walk().then(
-      (walk) => walk.files,
+    const listing = await this.ws.searchable().then(
+      (files) => files,
       (error: unknown) => {
         listed();
         throw error;
