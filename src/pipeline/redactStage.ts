@@ -7,10 +7,11 @@ import { RedactionTimeoutError } from '../redact/createRedactor.ts';
 import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/ports.ts';
 import type { ChatMessage, ContentPart, ContextItem, Redactor, SourceReport } from '../shared/types.ts';
+import { addCounts, type RedactionCounts } from './redactionCounts.ts';
 import { mapInSlices } from './slices.ts';
 import type { PipelineDeps, Redacted, RedactInput } from './types.ts';
 
-export type RedactionCounts = Record<string, number>;
+export type { RedactionCounts };
 
 /**
  * The collection arrives as a promise: the client's messages are scanned while
@@ -23,12 +24,6 @@ export async function redact({ selected, collected }: RedactInput, deps: Pipelin
     collected.then((c) => redactItems(c.items, deps.redactor, c.reports, deps.logger)),
   ]);
   return { messages, items: redacted.items, dropped: redacted.dropped, counts: addCounts(counts, redacted.counts) };
-}
-
-/** Adds `more`'s findings to `into` (in place) and returns it. */
-export function addCounts(into: RedactionCounts, more: RedactionCounts): RedactionCounts {
-  for (const [rule, n] of Object.entries(more)) into[rule] = (into[rule] ?? 0) + n;
-  return into;
 }
 
 export interface RedactedItems {

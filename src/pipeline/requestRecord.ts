@@ -16,14 +16,20 @@
 
 import { setImmediate } from 'node:timers/promises';
 import { AuditUnavailableError, type ProxyError, RecordedFailure, toProxyError } from '../shared/errors.ts';
-import type { AuditWrite } from '../shared/ports.ts';
-import type { ModeRequest, Snapshot, SnapshotReply, UpstreamEvent, Usage } from '../shared/types.ts';
-import { addCounts } from './redactStage.ts';
-import { emptySnapshot } from './snapshot.ts';
+import type { AuditStore, AuditWrite, Logger } from '../shared/ports.ts';
+import type { ModeRequest, Redactor, Snapshot, SnapshotReply, UpstreamEvent, Usage } from '../shared/types.ts';
+import { addCounts } from './redactionCounts.ts';
 import { storedErrorMessage, storedHeaders, storedReply, storedText } from './storedText.ts';
-import type { PipelineDeps } from './types.ts';
 
-export type RecordDeps = Pick<PipelineDeps, 'store' | 'logger' | 'now' | 'newId' | 'settings' | 'redactor'>;
+/** What a record needs of the pipeline's deps (PipelineDeps has all of it). */
+export interface RecordDeps {
+  store: AuditStore;
+  logger: Logger;
+  now: () => number;
+  newId: () => string;
+  redactor: Redactor;
+  settings: { workspace: string; mode: ModeRequest; requireAudit?: boolean | undefined };
+}
 
 /** What is known when the request arrives: nothing of it is stored until it is redacted. */
 export interface ArrivalFacts {
@@ -300,4 +306,38 @@ export class RequestRecord {
       });
     }
   }
+}
+
+export interface RequestFacts {
+  requestId: string;
+  model: string;
+  stream: boolean;
+  userAgent?: string | undefined;
+}
+
+/** Nothing the client chose is in it yet: that is kept only once the field table and the redactor passed it. */
+export function emptySnapshot(
+  facts: RequestFacts,
+  deps: Pick<RecordDeps, 'newId' | 'settings'>,
+  started: number,
+  modeAsked: ModeRequest = deps.settings.mode,
+): Snapshot {
+  return {
+    id: deps.newId(),
+    requestId: facts.requestId,
+    createdAt: started,
+    model: facts.model,
+    modeAsked,
+    modeUsed: 'off',
+    workspace: deps.settings.workspace,
+    userAgent: facts.userAgent,
+    stream: facts.stream,
+    forwarded: [],
+    sources: [],
+    redactions: {},
+    reply: { content: '' },
+    timings: { totalMs: 0 },
+    outcome: 'error',
+    warnings: [],
+  };
 }

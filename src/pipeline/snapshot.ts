@@ -4,52 +4,11 @@
 // usage, timings, outcome) are added as it streams (recordStage.ts).
 
 import { entryMatches } from '../budget/index.ts';
-import type {
-  BudgetReport,
-  ContextPart,
-  ContextPartSource,
-  ModeRequest,
-  Snapshot,
-  SourceReport,
-} from '../shared/types.ts';
+import type { BudgetReport, ContextPart, ContextPartSource, Snapshot, SourceReport } from '../shared/types.ts';
 import { contextReport } from './contextReport.ts';
 import { storedMessages } from './images.ts';
-import { addCounts } from './redactStage.ts';
-import type { Admitted, PipelineDeps, Prepared } from './types.ts';
-
-export interface RequestFacts {
-  requestId: string;
-  model: string;
-  stream: boolean;
-  userAgent?: string | undefined;
-}
-
-/** Nothing the client chose is in it yet: that is kept only once the field table and the redactor passed it. */
-export function emptySnapshot(
-  facts: RequestFacts,
-  deps: Pick<PipelineDeps, 'newId' | 'settings'>,
-  started: number,
-  modeAsked: ModeRequest = deps.settings.mode,
-): Snapshot {
-  return {
-    id: deps.newId(),
-    requestId: facts.requestId,
-    createdAt: started,
-    model: facts.model,
-    modeAsked,
-    modeUsed: 'off',
-    workspace: deps.settings.workspace,
-    userAgent: facts.userAgent,
-    stream: facts.stream,
-    forwarded: [],
-    sources: [],
-    redactions: {},
-    reply: { content: '' },
-    timings: { totalMs: 0 },
-    outcome: 'error',
-    warnings: [],
-  };
-}
+import { addCounts } from './redactionCounts.ts';
+import type { Admitted, Prepared } from './types.ts';
 
 const NOTHING_ADMITTED: Pick<Admitted, 'counts' | 'warnings'> = { counts: {}, warnings: [] };
 
