@@ -5,6 +5,7 @@
 // takes a model (chat, which serves chat, responses and messages; completions;
 // embeddings), and /v1/models/{id} uses the same suggestions.
 
+import { editDistance } from '../shared/editDistance.ts';
 import { NotFoundError, ProxyError } from '../shared/errors.ts';
 import type { Upstream } from '../shared/ports.ts';
 
@@ -28,29 +29,6 @@ function baseName(name: string): string {
   return base.toLowerCase().replace(/^(registry\.ollama\.ai\/)?library\//, '');
 }
 
-/** Edit distance, stopping early past `limit` (names are short; the lists are a few dozen). */
-function distance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-      current.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length] as number;
-}
-
 export function suggestModels(asked: string, installed: readonly string[]): ModelSuggestions {
   const wanted = baseName(asked);
   const others = installed.filter((name) => name !== asked);
@@ -62,7 +40,7 @@ export function suggestModels(asked: string, installed: readonly string[]): Mode
       const base = baseName(name);
       // A part of the other's name (`qwen-coder`, `llama3` for `llama3.2`) is as close as a typo.
       const contains = wanted.length >= 3 && (base.includes(wanted) || wanted.includes(base));
-      return { name, score: contains ? 0 : distance(wanted, base, limit) };
+      return { name, score: contains ? 0 : editDistance(wanted, base, limit) };
     })
     .filter((entry) => entry.score <= limit)
     .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name));

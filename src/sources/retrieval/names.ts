@@ -5,6 +5,7 @@
 // pieces (search.ts), then the identifiers on the hit lines are compared with
 // what the question said. Pure: the hit lines come in.
 
+import { editDistance } from '../../shared/editDistance.ts';
 import type { GrepHit } from './search.ts';
 
 /** `parse_header_links` / `parseHeaderLinks` / `HTTPServer` → `parse header links` / `http server`. */
@@ -34,29 +35,6 @@ export function sameWord(part: string, word: string): boolean {
   const a = stem(part);
   const b = stem(word);
   return a === b || (a.length >= 4 && b.startsWith(a)) || (b.length >= 4 && a.startsWith(b));
-}
-
-/** Levenshtein distance, stopped early once it passes `max`. */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-      current.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > max) return max + 1;
-    previous = current;
-  }
-  return previous[b.length] as number;
 }
 
 /** Edits allowed between a name as written and as defined: one for short names, two for long ones. */
