@@ -3,12 +3,12 @@
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
 // `heldOut` (measured; its classes were named by an earlier round) and
-// `heldBack` (only its totals are ever read). Files are read with git from
+// `heldBack` and `heldOut2` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,8 +27,10 @@ interface PinnedRepo {
   under?: string;
 }
 
-type SetName = 'dev' | 'heldOut' | 'heldBack';
-const SETS: SetName[] = ['dev', 'heldOut', 'heldBack'];
+type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2';
+const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2'];
+/** Sets whose files are never printed: only their totals are read. */
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut2']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -144,7 +146,7 @@ for (const set of SETS) {
       }
       if (!changed) continue;
       for (const rule of new Set(result.findings.map((f) => f.ruleId))) byRule.set(rule, (byRule.get(rule) ?? 0) + 1);
-      if (verbose && set !== 'heldBack') {
+      if (verbose && !UNSEEN.has(set)) {
         for (const f of result.findings) {
           console.log(`  [${set}] ${pinnedRepo.repo} ${file.path}  ${f.ruleId}  ${around(file.text, f.start, f.end)}`);
         }
