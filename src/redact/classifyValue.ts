@@ -52,6 +52,40 @@ const CREDENTIAL_SECRET_KEY =
 /** A Kubernetes object name (DNS-1123) made of words and numbers, as people name things: `pg-credentials`, `argocd-redis`. */
 const OBJECT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,251}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const NAME_PART = /^(?:[a-z]+|\d+|[a-z]+\d{1,3}|v\d+)$/;
+/** Docs write an object's name with an acronym in capitals (`custom-CA`, `more-custom-CAs`): the same name, lower-cased by the API. */
+const CAPITAL_NAME = /^[a-z0-9]+(?:-(?:[a-z0-9]+|[A-Z]{2,5}s?))+$/;
+
+/** A secret's name and the field in it (`helm-chart-signing-key:private_key`, a CI secret store's `name:key`): where the value is kept. */
+const SECRET_AND_FIELD = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)+:[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*$/;
+
+/** A file path (`/ca_secrets/file_ca.cert`, `/opt/bitnami/etcd/certs/token/%s`): where the value is kept; two segments at least, lower case (base64 also holds `/`, with capitals). */
+const FILE_PATH = /^(?:~|\.{1,2})?\/[a-z0-9_.%-]+(?:\/[a-z0-9_.%-]+)+\/?$/;
+/** A tool's `@file` argument (`credentials=@alice-credentials.json`, curl's `-d @body.json`): the value is read from the file. */
+const AT_FILE = /^@(?:\.{0,2}\/)?[\w-]+(?:\/[\w.-]+)*\.[a-z][a-z0-9]{1,4}$/;
+/** A command that reads the value from a file (`cat /opt/app/secrets/key`, `base64 -d ./token`): computed when it runs. */
+const READS_A_FILE = /^(?:cat|head|tail|base64|openssl|gpg|jq|yq|sops)\s+(?:-{1,2}\S+\s+)*[~./$@]/;
+
+/** A key=value pair whose key names a setting or an identity (`path=/v1/aws/creds/readonly`, `id=vault2`): a log or command's field, not the secret. */
+const SETTING_PAIR = /^([a-z][a-z0-9_]*)=\S+$/;
+
+/**
+ * Keys that name a setting beside a secret, not the secret: a Kubernetes Secret's `stringData` holds a
+ * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`).
+ */
+const SETTING_KEY =
+  /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role)$/i;
+
+/** A command-line option where a value was expected (`-e webapp_version=xxx`, `-dev-listen-address=0.0.0.0:8200`): the next flag, not a password. */
+const OPTION = /^-{1,2}[a-z][a-z-]*(?:=\S*|[ \t]+\S.*)$/;
+
+/** A duration (`24h`, `10s`, `500ms`): a setting's value. */
+const DURATION = /^\d{1,6}(?:ms|s|m|h|d|w)$/;
+
+/** A type's name (`ConfigMap`, `ServiceAccount`) passed as an argument, where no key names a secret: two to four capitalised words. */
+const TYPE_NAME = /^[A-Z][a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}$/;
+
+/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`): words joined by `-`, one of them a function word. */
+const FUNCTION_WORD = /^(?:i|a|an|the|am|is|are|was|be|of|to|in|on|with|and|or|for|my|not|no|it|this|that|me|we|you)$/;
 
 /** Cookie values that clear a cookie, and GitHub's permission levels: words with a meaning, not values. */
 const MEANINGFUL_WORD = /^(?:deleted?|delete[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
@@ -98,7 +132,8 @@ function isNameCode(c: number): boolean {
 }
 
 function isObjectName(v: string): boolean {
-  return OBJECT_NAME.test(v) && v.split(/[-.]/).every((part) => NAME_PART.test(part));
+  const name = CAPITAL_NAME.test(v) ? v.toLowerCase() : v;
+  return OBJECT_NAME.test(name) && name.split(/[-.]/).every((part) => NAME_PART.test(part));
 }
 
 /** Every letter and digit the same one or two characters: `cccccccc-cccc-…`, the nil UUID, `xx-xx`. */
@@ -310,6 +345,139 @@ function charClassCount(v: string): number {
   return [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((re) => re.test(v)).length;
 }
 
+/** Digits counting up or down, maybe in groups (`12345`, `87654321-4321-210987654321`): typed to fill a field. */
+function isDigitCount(v: string): boolean {
+  if (!/^\d+(?:[-_ .]\d+)*$/.test(v)) return false;
+  let pairs = 0;
+  let steps = 0;
+  let digits = 0;
+  for (const group of v.split(/[-_ .]/)) {
+    digits += group.length;
+    for (let i = 1; i < group.length; i++) {
+      pairs++;
+      const d = group.charCodeAt(i) - group.charCodeAt(i - 1);
+      if (d === 1 || d === -1 || d === 9 || d === -9) steps++;
+    }
+  }
+  return digits >= 5 && steps >= 0.8 * pairs;
+}
+
+/** A word, then `1`, `12`, `123` or `1234` and marks, or nothing. */
+const COUNTING_TAIL = /^[A-Za-z]+(?:1|12|123|1234)?[!?.#]*$/;
+
+/** The value names its own key (`CONSOLE_SECRET_KEY: console123`, `accountkey: base64encodedaccountkey`): written to show where a value goes. */
+function namesItsKey(v: string, key: string): boolean {
+  const letters = v.toLowerCase().replace(/[^a-z]/g, '');
+  if (letters.length < 4) return false;
+  // A word of the key with a counting tail (`console123`; `Jenkins2024!` is a chosen password), or the whole key inside a word.
+  const keyParts = key
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((part) => part.length >= 4);
+  const keyLetters = key.toLowerCase().replace(/[^a-z]/g, '');
+  return (
+    (COUNTING_TAIL.test(v) && keyParts.includes(letters)) ||
+    (/^[a-z\d]+$/.test(v) && keyLetters.length >= 6 && letters.includes(keyLetters))
+  );
+}
+
+/** The value is the user name written beside it (`MYSQL_USER=petclinic` above `MYSQL_PASSWORD=petclinic`): a demo's pair, not a secret. */
+function equalsTheUserName(v: string, before: string): boolean {
+  if (v.length < 3 || v.length > 40 || !/^[\w.@-]+$/.test(v)) return false;
+  const user = /(?:user(?:name)?|login)["']?[ \t]*[:=][ \t]*["']?([\w.@-]+)/gi;
+  for (const match of before.matchAll(user)) if (match[1] === v) return true;
+  return false;
+}
+
+/** Hex spelled from words (`deadbeef`, `bada55cafe`, `c0ffee0ca7`): a developer's joke, not a random value. */
+const HEX_WORDS = new Set(
+  'dead beef cafe babe bad bada55 c0ffee coffee ca7 cab face feed f00d food fade bead bee fee dab abba acdc ace add added c0de code decade facade 0ff1ce'.split(
+    ' ',
+  ),
+);
+function isHexWords(v: string): boolean {
+  const s = v.toLowerCase();
+  if (s.length < 6 || s.length > 32 || !/^[0-9a-f]+$/.test(s)) return false;
+  // Split into known words, longest first at each position (short values: a few steps).
+  const ends = new Uint8Array(s.length + 1);
+  ends[0] = 1;
+  for (let i = 0; i < s.length; i++) {
+    if (!ends[i]) continue;
+    for (let j = i + 2; j <= Math.min(s.length, i + 6); j++) if (HEX_WORDS.has(s.slice(i, j))) ends[j] = 1;
+  }
+  return ends[s.length] === 1;
+}
+
+/** A slug of words with a function word among them: a phrase, not a generated value. */
+function isPhraseSlug(v: string): boolean {
+  const parts = v.split('-');
+  return (
+    parts.length >= 3 &&
+    parts.every((part) => /^[a-z]+\d{0,2}[a-z]*$/.test(part) && part.length <= 10) &&
+    parts.some((part) => FUNCTION_WORD.test(part))
+  );
+}
+
+/** `pass#pass`, `pass%23pass`: one word twice around a mark. */
+function isWordTwiceAroundMark(v: string): boolean {
+  let text = v;
+  try {
+    text = decodeURIComponent(v);
+  } catch {
+    // not %-encoded
+  }
+  const match = /^([A-Za-z]{3,})[^A-Za-z0-9]\1$/.exec(text);
+  return match !== null;
+}
+
+/** Basic credentials that decode to `user:password`, judged by the password: the user's own name, or a placeholder (`test:test`, `user:pass`, `имя:пароль`). */
+function decodesToPlaceholderPair(v: string): boolean {
+  if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
+  const decoded = Buffer.from(v, 'base64').toString('utf8');
+  if (/[\uFFFD\u0000-\u001F]/.test(decoded)) return false;
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return false;
+  const user = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  return password === user || isPlaceholder(password);
+}
+
+/** Words a name is made of besides its place's: where it runs and what it is. */
+const NAME_FILLERS = new Set(
+  'k8s kube kubernetes docker local dev test demo cluster node server app default my'.split(' '),
+);
+
+/** The words of a key or a path: split at separators and at camelCase humps, lower-cased. */
+function wordsOf(text: string): Set<string> {
+  return new Set(
+    text
+      .replace(/([a-z])([A-Z])/g, '$1_$2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word.length >= 2),
+  );
+}
+
+/**
+ * A name spelled from the words of its own key and path (`initialClusterToken: etcd-cluster-k8s` under
+ * `bitnami/etcd/`, `hostedGrafanaIdSecretKey: hosted-grafana-id`): lower-case words joined by `-`, each
+ * one a word of the key or of the path, or what a name is made of (`k8s`, `local`, `test`).
+ */
+function spelledFromItsPlace(v: string, key: string, path: string | undefined): boolean {
+  if (!/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/.test(v)) return false;
+  const place = wordsOf(`${key} ${path ?? ''}`);
+  let fromPlace = 0;
+  for (const part of v.split('-')) {
+    if (place.has(part)) fromPlace++;
+    else if (!NAME_FILLERS.has(part)) return false;
+  }
+  return fromPlace >= 1;
+}
+
+/** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
+const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
+
 /**
  * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
  * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
@@ -323,9 +491,13 @@ export function classifyValue(
   /** The text right after the value in the item, up to a line or so: a call's `(`, a template's closing `}}`. */
   after = '',
 ): ValueVerdict {
-  // A value inside escaped quotes (`"\"delete me\""` in a HAR) is judged without them.
-  const value = raw.trim().replace(/^\\?["'`]|\\?["'`]$/g, '');
+  // A value inside escaped quotes (`"\"delete me\""` in a HAR), or closing a Markdown code span and its sentence (`…DDDD`.`), is judged without them.
+  const value = raw
+    .trim()
+    .replace(/`[.,;:]?$/, '')
+    .replace(/^\\?["'`]|\\?["'`]$/g, '');
   if (value.length === 0) return verdict('placeholder', 'empty value');
+  if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
   if (!QUOTED_BEFORE.test(keyText) && !/^\s*\\?["'`]/.test(raw) && insideTemplate(keyText, raw + after))
     return verdict('reference', 'inside a template expression ({{ }}, [[ ]], {% %}, <% %>, a shell expansion)');
@@ -336,6 +508,17 @@ export function classifyValue(
   if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
   if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
   if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
+  if (SECRET_AND_FIELD.test(value)) return verdict('reference', "a secret's name and the field in it (name:field)");
+  if (FILE_PATH.test(value) || AT_FILE.test(value))
+    return verdict('reference', 'a file path: the value is kept in that file');
+  if (READS_A_FILE.test(value)) return verdict('reference', 'a command that reads the value from a file');
+  if (/\$\{\w+:$/.test(keyText) && /^-\d{1,6}\}?$/.test(value))
+    return verdict('documentation', "a number as a shell expansion's default ($X with :-10)");
+  if (OPTION.test(value)) return verdict('documentation', 'a command-line option where a value was expected');
+  if (DURATION.test(value)) return verdict('documentation', 'a duration');
+  const pair = SETTING_PAIR.exec(value);
+  if (pair && (SETTING_KEY.test(pair[1]!) || IDENTITY_KEY.test(pair[1]!)))
+    return verdict('documentation', 'a key=value field naming a setting or an identity');
   if (PIPELINE.test(value) || REGEX_ESCAPES.test(value))
     return verdict('documentation', 'shell code: a pipeline or a regular expression');
   if (HMAC_DIGEST.test(value)) return verdict('public', 'a published HMAC digest (an audit log hashes secrets so)');
@@ -356,6 +539,9 @@ export function classifyValue(
   const key = inUrl ? '' : keyName(keyText);
   if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
   if (IDENTITY_KEY.test(key)) return verdict('documentation', 'the key names a user, account or address, not a secret');
+  if (SETTING_KEY.test(key))
+    return verdict('documentation', 'the key names a setting (a path, a version, a timeout), not a secret');
+  if (key === '' && TYPE_NAME.test(value)) return verdict('documentation', "a type's name as an argument (ConfigMap)");
   if (!inUrl && isObjectName(value)) {
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
@@ -380,10 +566,24 @@ export function classifyValue(
   if (CONSTANT_NAME.test(value)) return verdict('placeholder', "a constant's name (capitals, up to two digits)");
   if (PREFIX_AND_WORD.test(value)) return verdict('placeholder', 'a key prefix followed by a plain word');
   if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice');
+  if (isWordTwiceAroundMark(value)) return verdict('placeholder', 'a word written twice around a mark');
+  if (isDigitCount(value)) return verdict('placeholder', 'digits counting up or down');
+  if (isHexWords(value)) return verdict('placeholder', 'hex spelled from words (deadbeef)');
+  if (isPhraseSlug(value)) return verdict('documentation', 'a phrase written as a slug');
+  if (!inUrl && namesItsKey(value, key)) return verdict('placeholder', 'the value names its own key');
+  if (equalsTheUserName(value, keyText) || equalsTheUserName(value, after))
+    return verdict('placeholder', 'the user name written beside it');
+  if (spelledFromItsPlace(value, key, path))
+    return verdict('placeholder', 'a name spelled from the words of its key and path');
+  const escaped = BEFORE_ESCAPE.exec(value);
+  if (escaped && isPlaceholder(escaped[1]!))
+    return verdict('placeholder', "a placeholder, ended by its string literal's escape (\\n)");
   if (echoesItsLine(value, keyText)) return verdict('placeholder', 'repeats its own line (the user name, the key)');
   if (namesTheProduct(value, path))
     return verdict('placeholder', "the product's own name, as the item's path spells it");
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
+  if (decodesToPlaceholderPair(value))
+    return verdict('placeholder', 'base64 of user:password whose password is a placeholder or the user name');
   // Most values a rule accepts are literals, and only kept values' evidence is stored: built when read.
   return {
     kind: 'literal',

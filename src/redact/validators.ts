@@ -117,7 +117,7 @@ function hasPlaceholderWord(value: string): boolean {
 
 /** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
 const PLACEHOLDER_COMPOUND =
-  /^(?=[^a-z]*[a-z]{2})(?:(?:\d{1,6}|[a-z]|wrong|bad|incorrect|correct|right|good|other|another|fallback|for|top|horse|battery|staple|rep|repl|replication|share|proxy|django|unit|e2e|integration|spec|fixture|mock|stub|fixed|static|known|server|master|slave|root|guest|user\d|sekrit|secure|pwd|passwd|login|word|correct|cookie|csrf|salt|hash|sig|signature|id|name|qa|uat|sandbox|noop|nope|nothing|whatever|blah|lorem|ipsum|test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty)\d{0,4}(?:[_. -]|$))+$/i;
+  /^(?=[^a-z]*[a-z]{2})(?:(?:\d{1,6}|[a-z]|wrong|bad|incorrect|correct|right|good|other|another|fallback|for|top|horse|battery|staple|rep|repl|replication|share|proxy|django|unit|e2e|integration|spec|fixture|mock|stub|fixed|static|known|server|master|slave|root|guest|user\d|sekrit|secure|pwd|passwd|login|word|correct|cookie|csrf|salt|hash|sig|signature|id|name|qa|uat|sandbox|noop|nope|nothing|whatever|blah|lorem|ipsum|test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty|hello|world)\d{0,4}(?:[_. :-]|$))+$/i;
 
 /** Letters-only values that spell the key itself (`dbpassword`, `mysecrettoken`): docs, not secrets. */
 const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey|encryptionkey|signingkey|privatekey)[a-z]*\d{0,3}$/i;
@@ -269,7 +269,11 @@ function isObviouslyFake(v: string): boolean {
     (PLACEHOLDER_WORDS.has(trimmed.toLowerCase()) || PLACEHOLDER_COMPOUND.test(trimmed))
   )
     return true;
-  if (isDefaultCredential(v) || PORT_MAPPING.test(v) || isCounting(v) || isWordCompound(v)) return true;
+  // A placeholder word with a counting tail (`Testing!123`, `Secret#1`): the way a person fills a password field in a demo.
+  const word = PLACEHOLDER_TAIL.exec(v);
+  if (word && word[1]!.length >= 4 && PLACEHOLDER_WORDS.has(word[1]!.toLowerCase())) return true;
+  if (isDefaultCredential(v) || PORT_MAPPING.test(v) || isCounting(v) || isWordCompound(v) || isRunTogether(v))
+    return true;
   // Words run together that name the key (`spectacular-password`, `My3ncryptionkey` below).
   if (joinedWordsOnly(v) && NAMES_ITSELF.test(v.replace(JOINERS, ''))) return true;
   // Leetspeak and punctuation around a word that names the key itself (`$ecur3p4$$w0rd`, `p@ss(word)`).
@@ -416,6 +420,30 @@ const COMPOUND_WORDS = new Set(
   ).split(' '),
 );
 
+/**
+ * Placeholder words run together without a separator (`supersecure`, `vaultpw`, `mysecretpassword`): split
+ * into known words of three letters or more (`my` and `pw` too), left to right; a random or chosen word
+ * does not split so.
+ */
+function isRunTogether(v: string): boolean {
+  if (v.length < 6 || v.length > 32 || !LOWER_LETTERS.test(v)) return false;
+  const ends = new Uint8Array(v.length + 1);
+  ends[0] = 1;
+  for (let i = 0; i < v.length; i++) {
+    if (!ends[i]) continue;
+    for (let j = i + 2; j <= Math.min(v.length, i + 12); j++) {
+      const part = v.slice(i, j);
+      if ((part.length >= 3 || part === 'my' || part === 'pw') && isRunTogetherWord(part)) ends[j] = 1;
+    }
+  }
+  return ends[v.length] === 1;
+}
+
+const LOWER_LETTERS = /^[a-z]+$/;
+const RUN_TOGETHER_EXTRA = new Set('super secure strong simple very really db'.split(' '));
+const isRunTogetherWord = (part: string) =>
+  COMPOUND_WORDS.has(part) || PLACEHOLDER_WORDS.has(part) || RUN_TOGETHER_EXTRA.has(part);
+
 /** `zabbix-server`, `dell@force10`: every part a placeholder, a default credential or a made-up value's word. */
 function isWordCompound(v: string): boolean {
   const lower = v.toLowerCase();
@@ -459,6 +487,9 @@ function oneEditFrom(a: string, b: string): boolean {
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
 }
+
+/** A word, then marks and up to four digits (`Testing!123`). */
+const PLACEHOLDER_TAIL = /^([A-Za-z]+)[!?.#%@]*(?:1|12|123|1234|\d)?[!?.#%]*$/;
 
 /** `scheme://user:password@host`: judged by its password. */
 const URL_CREDENTIALS = /^[a-z][a-z0-9+.-]{1,20}:\/\/([^:@/\s]*):([^@/\s]+)@[^\s]*$/i;

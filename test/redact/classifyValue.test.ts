@@ -225,3 +225,65 @@ test('a value is a credential by its position: INI and dotenv words, Bearer valu
     assert.equal((await redactor.redact(text, { path })).text, text, text);
   }
 });
+
+test('issue 26 fourth round: paths, fields, options, counting, hex words, slugs, names from their place, user-name pairs', () => {
+  const kept: [string, string, string | undefined, string][] = [
+    // value, key text, path, after
+    ['helm-chart-signing-key:private_key', 'GPG_PRIVATE_KEY=', undefined, ''],
+    ['/ca_secrets/file_ca.key', '  key_path: "', 'templates/secret-config.yaml', '"'],
+    ['@alice-credentials.json', '    credentials=', 'README.md', ' \\'],
+    ['cat /opt/app/secrets/jwt-secret-key', '- name: X\n  value: "', 'templates/_helpers.tpl', '"'],
+    ['pgx', '  driver: ', 'templates/secret.yaml', ''],
+    ['10s', '  timeout: ', 'templates/secret.yaml', ''],
+    ['path=/v1/aws/creds/readonly', 'using auto auth token: ', 'README.md', ' method=GET'],
+    ['-e webapp_version=xxx', 'You can optionally pass: `', 'README.md', '`'],
+    ['ConfigMap', "('Secret', '", 'crds.yaml', "')."],
+    ['custom-CA', '# - secret: ', 'values.yaml', ''],
+    ['87654321-432104321-4321-210987654321', 'apiToken: ', 'README.md', ''],
+    ['12345', 'user=bob password=', 'mysql.yml', ' priv=*.*:ALL'],
+    ['deadbeef', "{token: '", 'README.md', "'})"],
+    ['bada55cafe', "'#token=", 'readme.md', "'"],
+    ['i-am-the-worst', "{ token: '", 'README.md', "'})"],
+    ['etcd-cluster-k8s', 'initialClusterToken: "', 'bitnami/etcd/values.yaml', '"'],
+    ['hosted-grafana-id', 'hostedGrafanaIdSecretKey: "', 'charts/pdc-agent/values.yaml', '"'],
+    ['console123', '  CONSOLE_SECRET_KEY: ', 'README.md', ''],
+    ['base64encodedaccountkey', '  accountkey: ', 'values.yaml', ''],
+    ['petclinic', '- MYSQL_USER=petclinic\n      - MYSQL_PASSWORD=', 'docker-compose.yml', ''],
+    ['telegraf', '  username = "telegraf"\n  password = "', 'consul.tpl', '"'],
+    ['Testing!123', '"TEST_PASSWORD": "', 'launch.json', '",'],
+    ['supersecure', 'password: ', 'README.md', ''],
+    ['valid:token', "token: '", 'test/hooks.ts', "',"],
+    ['pass%23pass', 'http://user:', 'tests/test_utils.py', '@complex.url.com'],
+    ['p', 'http://u:', 'tests/test_utils.py', '@Some.Host/path'],
+    ['pass\\ndefault\\n', 'machine example.com login user password ', 'tests/test_utils.py', '")'],
+    ['dGVzdDp0ZXN0', 'Authorization: Basic ', 'tests/test_requests.py', ''],
+    ['24h', 'default = "', 'variables.tf', '"'],
+    ['-10}', '-u "${USERS:', 'Dockerfile', '" -r'],
+    ['AAAAABBBBBCCCCCDDDDDAAAAABBBBBCCCCCDDDDD`.', 'secret_key=', 'README.md', ' This should'],
+  ];
+  for (const [value, keyText, path, after] of kept) {
+    const v = classifyValue(value, keyText, path, {}, after);
+    assert.notEqual(v.kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
+  }
+  // The same places with values a person chose or a generator made stay literals.
+  const literals: [string, string, string | undefined][] = [
+    ['Jenkins2024!', 'jenkins_admin_password: ', 'ci/jenkins.yml'],
+    ['kabelwulwul', 'api_token = ', 'settings.ini'],
+    ['velvet-orbit-tundra-marble', 'password: ', 'README.md'],
+    ['q7Vz2mKp9xLw', '- MYSQL_USER=petclinic\n      - MYSQL_PASSWORD=', 'docker-compose.yml'],
+    ['c0ffee7f3a9b2e41', "{token: '", 'README.md'],
+    ['Zq8vN3kX7pL2:rT4yB', 'GPG_PRIVATE_KEY=', undefined],
+    ['prod-db-Zq8vN3kX7pL2', 'initialClusterToken: "', 'bitnami/etcd/values.yaml'],
+    ['/Zq8vN3kX7pL2mW9rT4yB', 'password: "', 'values.yaml'],
+    ['renbelhol', 'POSTGRES_PASSWORD: ', 'compose.yaml'],
+  ];
+  for (const [value, keyText, path] of literals) {
+    assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
+  }
+});
+
+test('base64 with slashes is not a file path', () => {
+  for (const value of ['/Zq8vN3kX7pL2/mW9rT4yBxK2d', '/Qm3xTq8z/Lp2vRk7w/Nc5jHd9y']) {
+    assert.equal(classifyValue(value, 'aws_secret_access_key = ', 'terraform.tfvars').kind, 'literal', value);
+  }
+});
