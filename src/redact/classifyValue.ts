@@ -11,6 +11,7 @@
 // with the validators (isPlaceholder, isReference) live in validators.ts.
 
 import { isPlaceholder, isProse, isReference, shannonEntropy } from './validators.ts';
+import { WORDS } from './wordLists.ts';
 
 export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
 
@@ -83,9 +84,6 @@ const DURATION = /^\d{1,6}(?:ms|s|m|h|d|w)$/;
 
 /** A type's name (`ConfigMap`, `ServiceAccount`) passed as an argument, where no key names a secret: two to four capitalised words. */
 const TYPE_NAME = /^[A-Z][a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}$/;
-
-/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`): words joined by `-`, one of them a function word. */
-const FUNCTION_WORD = /^(?:i|a|an|the|am|is|are|was|be|of|to|in|on|with|and|or|for|my|not|no|it|this|that|me|we|you)$/;
 
 /** Cookie values that clear a cookie, and GitHub's permission levels: words with a meaning, not values. */
 const MEANINGFUL_WORD = /^(?:deleted?|delete[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
@@ -390,12 +388,8 @@ function equalsTheUserName(v: string, before: string): boolean {
   return false;
 }
 
-/** Hex spelled from words (`deadbeef`, `bada55cafe`, `c0ffee0ca7`): a developer's joke, not a random value. */
-const HEX_WORDS = new Set(
-  'dead beef cafe babe bad bada55 c0ffee coffee ca7 cab face feed f00d food fade bead bee fee dab abba acdc ace add added c0de code decade facade 0ff1ce'.split(
-    ' ',
-  ),
-);
+/** Hex spelled from words (`deadbeef`, `bada55cafe`; rules/words.json `hexWords`): a developer's joke, not a random value. */
+const HEX_WORDS = WORDS.hexWords;
 function isHexWords(v: string): boolean {
   const s = v.toLowerCase();
   if (s.length < 6 || s.length > 32 || !/^[0-9a-f]+$/.test(s)) return false;
@@ -409,13 +403,13 @@ function isHexWords(v: string): boolean {
   return ends[s.length] === 1;
 }
 
-/** A slug of words with a function word among them: a phrase, not a generated value. */
+/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`): words joined by `-`, one of them a function word (rules/words.json `functionWords`). */
 function isPhraseSlug(v: string): boolean {
   const parts = v.split('-');
   return (
     parts.length >= 3 &&
     parts.every((part) => /^[a-z]+\d{0,2}[a-z]*$/.test(part) && part.length <= 10) &&
-    parts.some((part) => FUNCTION_WORD.test(part))
+    parts.some((part) => WORDS.functionWords.has(part))
   );
 }
 

@@ -2,40 +2,17 @@
 // that must pass through byte for byte. False positives cost too.
 
 import type { ValidatorSpec } from './ruleSchema.ts';
+import { WORDS } from './wordLists.ts';
 
-/** Whole values that are never secrets, compared lower-cased. */
-const PLACEHOLDER_WORDS = new Set(
-  (
-    'password passwd pass pwd secret secrets token apikey api_key api-key key changeme change_me ' +
-    'change-me changeit replaceme replace_me replace-me todo tbd fixme none null nil undefined true ' +
-    'false yes no on off empty default required optional hidden masked redacted removed omitted secure ' +
-    'sensitive test testing foo bar baz foobar dummy example sample placeholder string str bytes int ' +
-    'number bool boolean any unknown object text value mypassword mysecret mytoken yourpassword ' +
-    'secretstr secretkey password123 abc123 qwerty 123456 12345678 letmein n/a na xxx ... env auto ' +
-    'bearer basic admin root user guest anonymous include same-origin omit postgres mysql rabbitmq mongo ' +
-    '%s %d %v {} ? secret123 s3cr3t passw0rd p@ssw0rd token123 apikey123 none_set unset not_set notset ' +
-    '123 1234 0000 your_token your_key asdf asdfgh asdfghjkl qwer qwerty zxcv zxcvbn hunter2 secret1 password1 pass123 changeme123 letmein123 ' +
-    'md5 sha1 sha256 sha512 bcrypt scrypt argon2 argon2id pbkdf2 plain plaintext scram scram-sha-256 prompt vault file ' +
-    'generated trust peer ident always never enable enabled disable disabled on_create none:none ' +
-    // "password" in other languages: a translation file's label, not a value.
-    'passwort contraseña mot_de_passe senha wachtwoord lösenord hasło пароль パスワード 密码 密碼 비밀번호'
-  ).split(' '),
-);
+/** Whole values that are never secrets, compared lower-cased (rules/words.json `placeholder`). */
+const PLACEHOLDER_WORDS = WORDS.placeholder;
 
 /**
  * Documented default credentials of images and appliances (`postgres:postgres`, Zabbix's `zabbix`,
  * Dell iDRAC's `calvin`, MinIO's `minioadmin`), also with digits after them (`netapp123`, `C1sco12345`):
  * everyone who runs the product knows them, so showing one leaks nothing (src/redact/README.md, policy).
  */
-const DEFAULT_CREDENTIALS = new Set(
-  (
-    'postgres postgresql mysql mariadb redis mongo mongodb rabbitmq guest minioadmin minio keycloak elastic ' +
-    'kibana grafana zabbix zalando calvin msandbox sandbox vagrant infoblox netapp cisco vmware dell force10 ' +
-    'cyberark storagegrid openstack stack devstack oracle sa sonar sonarqube jenkins nexus artifactory ' +
-    'couchdb neo4j cassandra influxdb airflow superset odoo wordpress drupal magento gitlab gitea ' +
-    'pass passw monitor stats operator maglev cloudadmin'
-  ).split(' '),
-);
+const DEFAULT_CREDENTIALS = WORDS.defaultCredentials;
 
 /** A default credential, maybe in leetspeak or capitals, with digits or punctuation after it. */
 function isDefaultCredential(value: string): boolean {
@@ -115,9 +92,15 @@ function hasPlaceholderWord(value: string): boolean {
   return PLACEHOLDER_WORD_PARTS.test(value.replace(MIXED_RUN, (run) => (isMixedRun(run) ? ' ' : run)));
 }
 
-/** Values made only of placeholder-ish words: `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
-const PLACEHOLDER_COMPOUND =
-  /^(?=[^a-z]*[a-z]{2})(?:(?:\d{1,6}|[a-z]|wrong|bad|incorrect|correct|right|good|other|another|fallback|for|top|horse|battery|staple|rep|repl|replication|share|proxy|django|unit|e2e|integration|spec|fixture|mock|stub|fixed|static|known|server|master|slave|root|guest|user\d|sekrit|secure|pwd|passwd|login|word|correct|cookie|csrf|salt|hash|sig|signature|id|name|qa|uat|sandbox|noop|nope|nothing|whatever|blah|lorem|ipsum|test|testing|dev|local|demo|sample|my|fake|mock|dummy|super|secret|password|pass|token|key|api|value|here|example|placeholder|foo|bar|default|app|your|the|some|admin|user|not|a|real|valid|invalid|expired|insecure|do|dont|use|in|prod|production|development|staging|ci|only|unused|none|random|string|change|me|this|new|old|access|auth|client|private|public|session|jwt|signing|encryption|db|database|abc|xyz|foo|bar|baz|qux|asdf|qwerty|hello|world)\d{0,4}(?:[_. :-]|$))+$/i;
+/** Values made only of placeholder-ish words (rules/words.json `compoundParts`): `super-secret-key`, `my_api_key_123`, `not-a-real-token`, `dev-secret`. */
+const PLACEHOLDER_COMPOUND = new RegExp(
+  `^(?=[^a-z]*[a-z]{2})(?:(?:\\d{1,6}|[a-z]|user\\d|${[...WORDS.compoundParts].map(escapeRegex).join('|')})\\d{0,4}(?:[_. :-]|$))+$`,
+  'i',
+);
+
+function escapeRegex(word: string): string {
+  return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** Letters-only values that spell the key itself (`dbpassword`, `mysecrettoken`): docs, not secrets. */
 const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey|encryptionkey|signingkey|privatekey)[a-z]*\d{0,3}$/i;
@@ -413,12 +396,7 @@ function walkShare(s: string): number {
 }
 
 /** Extra words of an obviously made-up value, beside the placeholder and default-credential words. */
-const COMPOUND_WORDS = new Set(
-  (
-    'wrong bad incorrect correct right good other another fallback for top secret password pass pwd pw key token test ' +
-    'testing server client admin user my super some new old dev local demo prod staging the a an of'
-  ).split(' '),
-);
+const COMPOUND_WORDS = WORDS.madeUpParts;
 
 /**
  * Placeholder words run together without a separator (`supersecure`, `vaultpw`, `mysecretpassword`): split
@@ -440,9 +418,8 @@ function isRunTogether(v: string): boolean {
 }
 
 const LOWER_LETTERS = /^[a-z]+$/;
-const RUN_TOGETHER_EXTRA = new Set('super secure strong simple very really db'.split(' '));
 const isRunTogetherWord = (part: string) =>
-  COMPOUND_WORDS.has(part) || PLACEHOLDER_WORDS.has(part) || RUN_TOGETHER_EXTRA.has(part);
+  COMPOUND_WORDS.has(part) || PLACEHOLDER_WORDS.has(part) || WORDS.runTogether.has(part);
 
 /** `zabbix-server`, `dell@force10`: every part a placeholder, a default credential or a made-up value's word. */
 function isWordCompound(v: string): boolean {
