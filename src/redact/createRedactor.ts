@@ -18,7 +18,7 @@ import {
 } from './loadRules.ts';
 import { pieces, WHOLE_SCAN_MAX } from './pieces.ts';
 import { ResultCache } from './resultCache.ts';
-import { exampleFailures } from './ruleExamples.ts';
+import { exampleFailures, keepAloneFailures } from './ruleExamples.ts';
 import { createScanner, type Optimisation } from './scanner.ts';
 import { type Deadline, RedactionTimeoutError } from './scanRules.ts';
 import { warmRegexes } from './warmRegexes.ts';
@@ -93,6 +93,10 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
     const failures = [
       ...emptyMatchFailures(rules),
       ...exampleFailures(rules, (text, path) => scanner.scan(text, path, noDeadline).findings),
+      ...keepAloneFailures(rules, (rule) => {
+        const alone = createScanner([rule], options.without);
+        return (text, path) => alone.scan(text, path, noDeadline).findings;
+      }),
     ];
     if (failures.length > 0) throw new RuleLoadError(failures.join('\n'));
   }

@@ -37,6 +37,30 @@ export function exampleFailures(rules: readonly CompiledRule[], scan: ExampleSca
 }
 
 /**
+ * Each rule scanned alone on its `keep` examples (issue 26 point 4): a keep example must stay because the
+ * rule itself leaves it, not because another rule took the spot first. `scanAlone(rule)` gives a scan
+ * with only that rule loaded. One line per keep example the rule masks on its own.
+ */
+export function keepAloneFailures(
+  rules: readonly CompiledRule[],
+  scanAlone: (rule: CompiledRule) => ExampleScan,
+): string[] {
+  const failures: string[] = [];
+  for (const rule of rules) {
+    if (rule.examples.keep.length === 0) continue;
+    const scan = scanAlone(rule);
+    rule.examples.keep.forEach((example, i) => {
+      if (scan(example.text, example.path).some((f) => f.ruleId === rule.id)) {
+        failures.push(
+          `${rule.where}.examples.keep[${i}]: masked as [REDACTED:${rule.id}] when the rule runs alone (another rule hides it): ${clip(example)}`,
+        );
+      }
+    });
+  }
+  return failures;
+}
+
+/**
  * The part of the examples check that start-up can afford: each `secret` example holds one of its
  * rule's keywords, applies to the rule's paths, and the rule's own pattern finds a value there that its
  * validators accept. Without the other rules, so a `keep` example (which may be left alone only because

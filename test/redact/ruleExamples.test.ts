@@ -106,3 +106,15 @@ test('an example with a path is scanned as that item, for rules limited to some 
   const bad = rulesDir('scoped-bad', [{ ...scoped, examples: { secret: ['demo_7f3kq9x2m4vz8w1p'] } }]);
   await assert.rejects(createRedactor({ rulesDir: bad, checkExamples: true, secretlint: false }), /secret\[0\]/);
 });
+
+test('a keep example that stays only because another rule took the spot fails the check (issue 26 point 4)', async () => {
+  const wide = { ...demo, id: 'wide-token', pattern: 'token demo_[a-z0-9]{16}', keywords: ['token demo_'] };
+  const hidden = rulesDir('hidden', [
+    wide,
+    { ...demo, examples: { secret: ['demo_7f3kq9x2m4vz8w1p'], keep: ['token demo_7f3kq9x2m4vz8w1p'] } },
+  ]);
+  await assert.rejects(
+    createRedactor({ rulesDir: hidden, checkExamples: true, secretlint: false }),
+    /rules\[1\] \(demo-token\)\.examples\.keep\[0\]: masked as \[REDACTED:demo-token\] when the rule runs alone/,
+  );
+});
