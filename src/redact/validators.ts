@@ -263,6 +263,8 @@ function isObviouslyFake(v: string): boolean {
   if (v.length <= 32 && LEET_OR_TRAILING_I.test(v)) {
     const plain = unleet(v.replace(BRACKETS_AND_MARKS, '')).replace(TRAILING_I, '');
     if (NAMES_ITSELF.test(plain) || PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_COMPOUND.test(plain)) return true;
+    // Leetspeak of placeholder words run together (`s1mpl3`, `$up3rs3cur3`).
+    if (isRunTogether(plain)) return true;
     // One typo or digit away from the word itself: `pas4word`, `passw0rdd`.
     if (oneEditFrom(v.toLowerCase(), 'password') || oneEditFrom(plain, 'password')) return true;
   }

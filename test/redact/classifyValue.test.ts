@@ -252,6 +252,7 @@ test('issue 26 fourth round: paths, fields, options, counting, hex words, slugs,
     ['telegraf', '  username = "telegraf"\n  password = "', 'consul.tpl', '"'],
     ['Testing!123', '"TEST_PASSWORD": "', 'launch.json', '",'],
     ['supersecure', 'password: ', 'README.md', ''],
+    ['s1mpl3', 'DB_PASS=', 'README.md', ''],
     ['valid:token', "token: '", 'test/hooks.ts', "',"],
     ['pass%23pass', 'http://user:', 'tests/test_utils.py', '@complex.url.com'],
     ['p', 'http://u:', 'tests/test_utils.py', '@Some.Host/path'],
@@ -276,6 +277,7 @@ test('issue 26 fourth round: paths, fields, options, counting, hex words, slugs,
     ['prod-db-Zq8vN3kX7pL2', 'initialClusterToken: "', 'bitnami/etcd/values.yaml'],
     ['/Zq8vN3kX7pL2mW9rT4yB', 'password: "', 'values.yaml'],
     ['renbelhol', 'POSTGRES_PASSWORD: ', 'compose.yaml'],
+    ['r3nb3lh0l', 'POSTGRES_PASSWORD: ', 'compose.yaml'],
   ];
   for (const [value, keyText, path] of literals) {
     assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
