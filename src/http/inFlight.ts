@@ -1,8 +1,8 @@
 // The requests in flight, kept in one place so that shutdown can stop new ones,
 // wait for these to finish, end those still running after the grace period, and
 // close the audit store only once every snapshot is saved. A request counts
-// until its handler returns: for a streamed chat that is after the last frame
-// was written and the pipeline saved the snapshot.
+// until its answer is written: for a streamed chat that is after the last frame
+// (nodeSse.ts, mounted inside this count) and the pipeline saved the snapshot.
 
 import type { MiddlewareHandler } from 'hono';
 import { fixedError } from '../shared/errors.ts';

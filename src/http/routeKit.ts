@@ -29,7 +29,7 @@ export function requestSignal(c: Context<RouteEnv>, inFlight: InFlight | undefin
   return inFlight?.signalOf(c.req.raw, nodeResponseOf(c)) ?? c.req.raw.signal;
 }
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache',
   Connection: 'keep-alive',
