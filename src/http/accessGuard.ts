@@ -1,19 +1,26 @@
-// Who may talk to ctxproxy, decided in one place, before any route runs:
+// Who may talk to ctxproxy, decided before any route runs, by one small
+// middleware per rule, in this order:
 //   1. without --auth-token, only clients on this machine (the socket's address);
-//   2. the `Host` header must name this server (DNS rebinding: a page on
+//   2. with a token, an address that keeps sending wrong ones waits (429, see
+//      authThrottle.ts): the token checks note each result, this guard counts them;
+//   3. the `Host` header must name this server (DNS rebinding: a page on
 //      evil.example whose name resolves to 127.0.0.1 sends `Host: evil.example`);
-//   3. a browser request from another site (`Origin`, `Sec-Fetch-Site`) is refused
-//      unless its origin is listed in --allowed-origins, which also turns on CORS;
-//   4. a request with a body must say `Content-Type: application/json`, so that
+//   4. a browser request from another site (`Origin`, `Sec-Fetch-Site`) is refused
+//      unless its origin is listed in --allowed-origins; those get hono's `cors`;
+//   5. a request with a body must say `Content-Type: application/json`, so that
 //      the "simple" requests a page may send anywhere without asking (no-cors
 //      fetch, sendBeacon, a form) cannot run a chat. The audit sign-in form is
-//      the one exception, and only from the audit page's own origin;
-//   5. with a token, an address that keeps sending wrong ones waits (429, see
-//      authThrottle.ts): the routes note each check, the guard counts them.
+//      the one exception, and only from the audit page's own origin (hono's `csrf`).
+// Why rule 4 is ours and not hono's `csrf`: that one lets every GET through and
+// every JSON body (it leaves those to CORS), but a cross-site page must not read
+// /api/audit either, nor run a chat through a rebound name.
 // Refusals are counted and logged with sizes only; the audit log stores nothing
 // of them (app.ts checks the `accessRefused` variable set here).
 
 import type { Context, MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
 import {
   ForbiddenError,
   type ProxyError,
@@ -31,8 +38,6 @@ export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 export type AccessGuardVariables = {
   /** Set when the guard turned the request away; the error handler then audits nothing of it. */
   accessRefused: RefusalReason;
-  /** CORS headers for an allowed cross-site origin, for responses written outside Hono (SSE on Node). */
-  corsHeaders: Record<string, string>;
 };
 
 export interface AccessGuardOptions {
@@ -50,8 +55,11 @@ export interface AccessGuardOptions {
   logger: Logger;
 }
 
+type Guard = MiddlewareHandler<{ Variables: AccessGuardVariables }>;
+
 export interface AccessGuard {
-  middleware: MiddlewareHandler<{ Variables: AccessGuardVariables }>;
+  /** The rules above, in order; `app.use('*', ...guard.middleware)`. */
+  middleware: Guard[];
   /** Refusals since start-up, by reason. */
   refusals(): Record<RefusalReason | 'total', number>;
 }
@@ -60,16 +68,13 @@ export interface AccessGuard {
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json$/;
 const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data']);
-const EXPOSED = 'X-Ctx-Snapshot-Id, X-Ctx-Mode, X-Ctx-Warning, X-Request-Id, Link';
+/** What a browser app on an allowed origin may read of an answer. */
+const EXPOSED = ['X-Ctx-Snapshot-Id', 'X-Ctx-Mode', 'X-Ctx-Warning', 'X-Request-Id', 'Link'];
+/** `none` is the user's own doing (address bar, bookmark); `same-site` includes other ports of localhost. */
+const SAME_ORIGIN_SITES = new Set(['same-origin', 'none']);
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
-  const hostNames = new Set([
-    ...LOOPBACK_NAMES,
-    ...(options.host ? [bareHostName(options.host)] : []),
-    ...(options.allowedHosts ?? []).map(bareHostName),
-  ]);
-  const allowedOrigins = new Set(options.allowedOrigins ?? []);
-  const formPaths = new Set(options.formPaths ?? []);
   const counts: Record<RefusalReason, number> = {
     'remote-address': 0,
     host: 0,
@@ -77,7 +82,6 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
     'content-type': 0,
     'auth-throttle': 0,
   };
-
   const refuse = (c: Context, reason: RefusalReason, error: ProxyError): never => {
     counts[reason] += 1;
     c.set('accessRefused', reason);
@@ -94,8 +98,24 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
     throw error;
   };
 
-  const middleware: AccessGuard['middleware'] = async (c, next) => {
-    if (!options.remoteClientsAllowed && !isLoopback(options.remoteAddress(c))) {
+  const middleware: Guard[] = [
+    ...(options.remoteClientsAllowed ? [] : [loopbackOnly(options.remoteAddress, refuse)]),
+    ...(options.authThrottle ? [throttleWrongTokens(options.authThrottle, options.remoteAddress, refuse)] : []),
+    allowedHostsOnly([...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])], refuse),
+    sameOriginOnly(options.allowedOrigins ?? [], refuse),
+    jsonBodiesOnly(options.formPaths ?? [], refuse),
+  ];
+  return {
+    middleware,
+    refusals: () => ({ total: Object.values(counts).reduce((sum, n) => sum + n, 0), ...counts }),
+  };
+}
+
+type Refuse = (c: Context, reason: RefusalReason, error: ProxyError) => never;
+
+function loopbackOnly(remoteAddress: (c: Context) => string | undefined, refuse: Refuse): Guard {
+  return async (c, next) => {
+    if (!isLoopback(remoteAddress(c))) {
       refuse(
         c,
         'remote-address',
@@ -105,10 +125,19 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         ),
       );
     }
+    await next();
+  };
+}
 
-    const { authThrottle } = options;
-    const address = options.remoteAddress(c) ?? 'unknown';
-    const waitMs = authThrottle?.waitMs(address) ?? 0;
+/** While an address waits, nothing from it is looked at; after the request, its token check (if any) counts. */
+function throttleWrongTokens(
+  throttle: AuthThrottle,
+  remoteAddress: (c: Context) => string | undefined,
+  refuse: Refuse,
+): Guard {
+  return async (c, next) => {
+    const address = remoteAddress(c) ?? 'unknown';
+    const waitMs = throttle.waitMs(address);
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
       c.header('Retry-After', String(seconds));
@@ -120,9 +149,16 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         ),
       );
     }
+    await next();
+    const check = tokenCheckOf(c);
+    if (check) throttle.record(address, check === 'right');
+  };
+}
 
-    const host = (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase();
-    if (!hostNames.has(bareHostName(host))) {
+function allowedHostsOnly(extraNames: readonly string[], refuse: Refuse): Guard {
+  const names = new Set([...LOOPBACK_NAMES, ...extraNames.map(bareHostName)]);
+  return async (c, next) => {
+    if (!names.has(bareHostName(requestHost(c)))) {
       refuse(
         c,
         'host',
@@ -133,68 +169,87 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         ),
       );
     }
-
-    const origin = c.req.header('origin');
-    const site = c.req.header('sec-fetch-site');
-    // The audit pages send no referrer, so the browser sends `Origin: null` with their own form posts;
-    // then Sec-Fetch-Site (which no page can set) tells whether it came from the same origin.
-    const fromOwnOrigin =
-      origin !== undefined && (originHost(origin) === host || (origin === 'null' && site === 'same-origin'));
-    const crossSite = (origin !== undefined && !fromOwnOrigin) || (site !== undefined && !SAME_ORIGIN_SITES.has(site));
-    if (crossSite && !isTopLevelNavigation(c, origin)) {
-      if (origin === undefined || !allowedOrigins.has(origin.toLowerCase())) {
-        refuse(
-          c,
-          'origin',
-          new ForbiddenError(
-            'A web page from another origin may not call ctxproxy. ' +
-              'To let a browser app call it directly, list its origin with --allowed-origins or CTXPROXY_ALLOWED_ORIGINS.',
-            'origin_not_allowed',
-          ),
-        );
-      } else {
-        const cors = {
-          'Access-Control-Allow-Origin': origin,
-          'Access-Control-Expose-Headers': EXPOSED,
-          Vary: 'Origin',
-        };
-        if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
-          return c.body(null, 204, { ...cors, ...preflightHeaders(c.req.header('access-control-request-headers')) });
-        }
-        c.set('corsHeaders', cors);
-        for (const [name, value] of Object.entries(cors)) c.header(name, value);
-      }
-    }
-
-    if (!BODYLESS_METHODS.has(c.req.method)) {
-      const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-      const form = FORM_TYPES.has(type) && formPaths.has(c.req.path);
-      // A form is the one body a page on any site can send; only the audit page's own may.
-      const sameOrigin = fromOwnOrigin || site === 'same-origin';
-      if (!JSON_TYPE.test(type) && !(form && sameOrigin)) {
-        refuse(
-          c,
-          'content-type',
-          new UnsupportedMediaTypeError(
-            'Send the request body as JSON with the header "Content-Type: application/json".',
-          ),
-        );
-      }
-    }
     await next();
-    const check = tokenCheckOf(c);
-    if (authThrottle && check) authThrottle.record(address, check === 'right');
-  };
-
-  return {
-    middleware,
-    refusals: () => ({ total: Object.values(counts).reduce((sum, n) => sum + n, 0), ...counts }),
   };
 }
 
-/** `none` is the user's own doing (address bar, bookmark); `same-site` includes other ports of localhost. */
-const SAME_ORIGIN_SITES = new Set(['same-origin', 'none']);
-const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Another site's request is refused, or, from a listed origin, answered with hono's CORS (preflight included). */
+function sameOriginOnly(allowedOrigins: readonly string[], refuse: Refuse): Guard {
+  const allowed = new Set(allowedOrigins.map((origin) => origin.toLowerCase()));
+  const corsForAllowed = cors({
+    // Only reached for a listed origin (checked below), so the origin is echoed as sent.
+    origin: (origin) => origin,
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    exposeHeaders: EXPOSED,
+    maxAge: 600,
+  });
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    const site = c.req.header('sec-fetch-site');
+    const crossSite =
+      (origin !== undefined && !fromOwnOrigin(c, origin, site)) || (site !== undefined && !SAME_ORIGIN_SITES.has(site));
+    if (!crossSite || isTopLevelNavigation(c, origin)) return next();
+    if (origin === undefined || !allowed.has(origin.toLowerCase())) {
+      refuse(
+        c,
+        'origin',
+        new ForbiddenError(
+          'A web page from another origin may not call ctxproxy. ' +
+            'To let a browser app call it directly, list its origin with --allowed-origins or CTXPROXY_ALLOWED_ORIGINS.',
+          'origin_not_allowed',
+        ),
+      );
+    }
+    return corsForAllowed(c, next);
+  };
+}
+
+/** Bodies are JSON; the audit forms only from the audit page's own origin (hono's `csrf` decides that). */
+function jsonBodiesOnly(formPaths: readonly string[], refuse: Refuse): Guard {
+  const forms = new Set(formPaths);
+  const ownPageOnly = csrf({
+    origin: (origin, c) => fromOwnOrigin(c, origin, undefined),
+    secFetchSite: 'same-origin',
+  });
+  const fromOwnPage = async (c: Context): Promise<boolean> => {
+    try {
+      await ownPageOnly(c, async () => {});
+      return true;
+    } catch (error) {
+      if (error instanceof HTTPException) return false;
+      throw error;
+    }
+  };
+  return async (c, next) => {
+    if (BODYLESS_METHODS.has(c.req.method)) return next();
+    const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    // A form is the one body a page on any site can send; only the audit page's own may.
+    const ownForm = FORM_TYPES.has(type) && forms.has(c.req.path) && (await fromOwnPage(c));
+    if (!JSON_TYPE.test(type) && !ownForm) {
+      refuse(
+        c,
+        'content-type',
+        new UnsupportedMediaTypeError(
+          'Send the request body as JSON with the header "Content-Type: application/json".',
+        ),
+      );
+    }
+    await next();
+  };
+}
+
+/** The `Host` the client asked for (lowercase, with its port). */
+function requestHost(c: Context): string {
+  return (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase();
+}
+
+/**
+ * The request comes from a page of ctxproxy itself. The audit pages send no referrer, so the browser
+ * sends `Origin: null` with their own form posts; then Sec-Fetch-Site (which no page can set) tells.
+ */
+function fromOwnOrigin(c: Context, origin: string, site: string | undefined): boolean {
+  return originHost(origin) === requestHost(c) || (origin === 'null' && site === 'same-origin');
+}
 
 function originHost(origin: string): string | undefined {
   try {
@@ -216,16 +271,4 @@ function isTopLevelNavigation(c: Context, origin: string | undefined): boolean {
     c.req.header('sec-fetch-mode') === 'navigate' &&
     c.req.header('sec-fetch-dest') === 'document'
   );
-}
-
-function preflightHeaders(requested: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = {
-    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Max-Age': '600',
-  };
-  // The SDKs send their own headers (x-stainless-*); echo the names the browser asks for, if they are names.
-  if (requested && /^[\w-]+(?:\s*,\s*[\w-]+)*$/.test(requested.trim())) {
-    headers['Access-Control-Allow-Headers'] = requested.trim().slice(0, 1000);
-  }
-  return headers;
 }

@@ -16,13 +16,15 @@ import { AUDIT_FORM_PATHS } from './auditRoutes.ts';
 import { createAuthThrottle, noteTokenCheck } from './authThrottle.ts';
 import { completionsRoutes } from './completionsRoute.ts';
 import { embeddingsRoutes } from './embeddingsRoute.ts';
-import { hasBearer, requireBearer } from './guards.ts';
+import { hasBearer, requireToken } from './guards.ts';
 import { homeRoutes } from './homeRoute.tsx';
 import type { InFlight } from './inFlight.ts';
 import { messagesRoutes } from './messagesRoute.ts';
 import { modelsRoutes } from './modelsRoute.ts';
+import { nodeSseReplies } from './nodeSse.ts';
 import { aggregateCompletion, newCompletionIdentity, sseChunks } from './openaiResponse.ts';
 import { requestLog } from './requestLog.ts';
+import { securityHeaders } from './responseHead.ts';
 import { responsesRoutes } from './responsesRoute.ts';
 import { ctxHeaders, type RouteEnv, readBody, replySse, requestFacts } from './routeKit.ts';
 
@@ -71,8 +73,8 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
     formPaths: AUDIT_FORM_PATHS,
     logger: deps.logger,
   });
-  // First, for every route, including the ones mounted later: who may talk to ctxproxy at all.
-  app.use('*', access.middleware);
+  // Middleware, outermost first. Every answer's head is Hono's response as the inner ones leave it;
+  // a stream is written under that head by nodeSseReplies, which the count and the log must outlast.
   app.use(
     requestId({
       limitLength: 100,
@@ -86,8 +88,13 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
   // One log line per API call (the terminal shows it; see shared/logText.ts).
   app.use('/v1/*', requestLog(deps.logger));
   if (deps.inFlight) app.use(deps.inFlight.middleware);
+  app.use(nodeSseReplies());
+  app.use(securityHeaders());
+  if (deps.inFlight) app.use(deps.inFlight.refuseWhileStopping);
+  // For every route, including the ones mounted later: who may talk to ctxproxy at all.
+  app.use('*', ...access.middleware);
   // The audit pages check the token themselves (a sign-in cookie, or the bearer header).
-  if (deps.authToken) app.use('/v1/*', requireBearer(deps.authToken));
+  if (deps.authToken) app.use('/v1/*', requireToken(deps.authToken));
 
   app.get('/healthz', async (c) => {
     // With a token, a caller without it learns only that ctxproxy is up (not where the upstream is).

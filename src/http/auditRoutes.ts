@@ -14,11 +14,11 @@ import { ConversationPage } from '../ui/conversationPage.tsx';
 import { DetailPage } from '../ui/detailPage.tsx';
 import { snapshotPath } from '../ui/layout.tsx';
 import { ListPage } from '../ui/listPage.tsx';
-import { CONTENT_SECURITY_POLICY } from '../ui/pageAssets.ts';
 import { LoginPage, NotFoundPage } from '../ui/simplePages.tsx';
 import { conversationTurns, listPage } from '../ui/snapshotPaging.ts';
 import { type AuditSessions, auditSessions, DEFAULT_SESSION_TTL_MS } from './auditSessions.ts';
 import { noteTokenCheck } from './authThrottle.ts';
+import { bearerToken } from './guards.ts';
 
 export interface AuditRoutesDeps {
   store: AuditStore;
@@ -47,24 +47,12 @@ function safeNext(next: string | undefined): string {
 
 function isAuthorized(c: Context, token: string, sessions: AuditSessions): boolean {
   if (sessions.has(getCookie(c, AUDIT_SESSION_COOKIE))) return true;
-  const header = c.req.header('authorization');
-  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+  const bearer = bearerToken(c.req.header('authorization'));
   if (bearer === undefined) return false;
-  const right = sameSecret(bearer.trim(), token);
+  const right = sameSecret(bearer, token);
   noteTokenCheck(c, right);
   return right;
 }
-
-const securityHeaders: MiddlewareHandler = async (c, next) => {
-  await next();
-  // Prompts and replies are private: never cached, never sniffed, never framed.
-  c.header('Cache-Control', 'no-store');
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Referrer-Policy', 'no-referrer');
-  if (c.res.headers.get('content-type')?.startsWith('text/html')) {
-    c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  }
-};
 
 function pageGuard(token: string | undefined, sessions: AuditSessions): MiddlewareHandler {
   return async (c, next) => {
@@ -90,8 +78,9 @@ export function auditRoutes(deps: AuditRoutesDeps): Hono {
   const app = new Hono();
 
   // Paths spelled out (no `*`): a sub-app's `*` middleware would apply to the whole main app once mounted.
-  app.use('/audit/*', securityHeaders, pageGuard(authToken, sessions));
-  app.use('/api/audit/*', securityHeaders, apiGuard(authToken, sessions));
+  // The security headers (CSP, no-store, nosniff …) are the main app's, on every answer (responseHead.ts).
+  app.use('/audit/*', pageGuard(authToken, sessions));
+  app.use('/api/audit/*', apiGuard(authToken, sessions));
 
   app.get('/audit/login', (c) => {
     const next = safeNext(c.req.query('next'));

@@ -4,17 +4,15 @@
 
 import { Hono } from 'hono';
 import type { Upstream } from '../shared/ports.ts';
-import { sameSecret } from '../shared/sameSecret.ts';
 import { HomePage } from '../ui/homePage.tsx';
-import { CONTENT_SECURITY_POLICY } from '../ui/pageAssets.ts';
+import { hasBearer } from './guards.ts';
 import type { RouteEnv } from './routeKit.ts';
 
 export function homeRoutes(deps: { upstream: Upstream; authToken?: string | undefined }): Hono<RouteEnv> {
   const app = new Hono<RouteEnv>();
   app.get('/', async (c) => {
     const baseUrl = `${new URL(c.req.url).origin}/v1`;
-    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim();
-    const trusted = deps.authToken === undefined || (bearer !== undefined && sameSecret(bearer, deps.authToken));
+    const trusted = deps.authToken === undefined || hasBearer(c.req.header('authorization'), deps.authToken);
     let models: string[] | undefined;
     let upstream: { url: string; kind: string; reachable: boolean } | undefined;
     if (trusted) {
@@ -24,7 +22,7 @@ export function homeRoutes(deps: { upstream: Upstream; authToken?: string | unde
         .catch(() => undefined);
       upstream = { url: deps.upstream.baseUrl, kind: deps.upstream.kind, reachable: models !== undefined };
     }
-    c.header('Cache-Control', 'no-store');
+    // no-store, the CSP and the rest: responseHead.ts, on every answer.
     c.header('Vary', 'Accept');
     if (!wantsHtml(c.req.header('accept'))) {
       return c.json({
@@ -35,8 +33,6 @@ export function homeRoutes(deps: { upstream: Upstream; authToken?: string | unde
         audit: '/audit',
       });
     }
-    c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    c.header('X-Content-Type-Options', 'nosniff');
     return c.html(<HomePage baseUrl={baseUrl} upstream={upstream} models={models} signedIn={false} />);
   });
   return app;

@@ -1,8 +1,8 @@
 // The requests in flight, kept in one place so that shutdown can stop new ones,
 // wait for these to finish, end those still running after the grace period, and
 // close the audit store only once every snapshot is saved. A request counts
-// until its handler returns: for a streamed chat that is after the last frame
-// was written and the pipeline saved the snapshot.
+// until its answer is written: for a streamed chat that is after the last frame
+// (nodeSse.ts, mounted inside this count) and the pipeline saved the snapshot.
 
 import type { MiddlewareHandler } from 'hono';
 import { fixedError } from '../shared/errors.ts';
@@ -21,8 +21,10 @@ export interface ClientSide {
 const CLIENT_GONE = 'Client connection prematurely closed.';
 
 export interface InFlight {
-  /** Counts each request until its handler is done; once stopping, answers 503 instead. */
+  /** Counts each request until its answer is written (a stream's last frame included). */
   readonly middleware: MiddlewareHandler;
+  /** Once stopping, answers 503. Apart from the count, so that it can run inside the response head (app.ts). */
+  readonly refuseWhileStopping: MiddlewareHandler;
   /**
    * What the pipeline watches for this request: the client leaving, or shutdown ending it. With
    * Node's response at hand (`outgoing`), the client leaving is seen on it directly.
@@ -50,11 +52,15 @@ export function createInFlight(): InFlight {
     waiters.clear();
   };
 
-  const middleware: MiddlewareHandler = async (c, next) => {
+  const refuseWhileStopping: MiddlewareHandler = async (c, next) => {
     if (stopping) {
       c.header('Connection', 'close');
       throw new ShuttingDownError('ctxproxy is shutting down; send the request again once it is back.');
     }
+    await next();
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
     const request = c.req.raw;
     running.set(request, new AbortController());
     try {
@@ -66,6 +72,7 @@ export function createInFlight(): InFlight {
 
   return {
     middleware,
+    refuseWhileStopping,
     signalOf(request, outgoing) {
       const own = running.get(request);
       if (!own) return request.signal;

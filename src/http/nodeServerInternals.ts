@@ -6,14 +6,15 @@
 // and writing SSE into Node's response skips a web stream and a reader loop per
 // reply (nodeSse.ts). @hono/node-server passes both Node objects to the app as
 // `env.incoming` / `env.outgoing`, and takes the RESPONSE_ALREADY_SENT marker
-// from a handler that has answered through `outgoing` itself. Each accessor
+// as the app's answer once the app has answered through `outgoing` itself. Each accessor
 // returns undefined when the app runs elsewhere (Deno, `app.request` in tests),
 // and the callers then take Hono's ordinary path.
 
 import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 
-export { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+export { RESPONSE_ALREADY_SENT };
 
 /** Node's own request stream (`env.incoming`). */
 export function nodeRequestOf(c: Context): AsyncIterable<Uint8Array> | undefined {
@@ -29,4 +30,15 @@ export function nodeResponseOf(c: Context): ServerResponse | undefined {
   return outgoing && typeof outgoing === 'object' && 'writeHead' in outgoing && 'write' in outgoing
     ? (outgoing as ServerResponse)
     : undefined;
+}
+
+/**
+ * After the head and body went out through `outgoing`: makes the marker itself
+ * the app's answer. Hono's `c.res` setter copies a new response into the one
+ * it holds, and @hono/node-server writes a head for such a copy (a second one,
+ * an error once the first is out); unset first, the marker is kept as it is.
+ */
+export function answeredThroughNode(c: Context): void {
+  c.res = undefined as unknown as Response;
+  c.res = RESPONSE_ALREADY_SENT;
 }

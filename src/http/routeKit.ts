@@ -1,7 +1,7 @@
 // What the routes added for issue 17 (responses, embeddings, completions, models,
-// home) share: reading the body, the X-Ctx-* headers, and writing SSE straight
-// into Node's response (see nodeSse.ts for why). Kept apart from app.ts so the
-// chat route stays as it is.
+// home) share: reading the body, the X-Ctx-* headers, and answering with SSE
+// (written straight into Node's response by nodeSse.ts, see there for why).
+// Kept apart from app.ts so the chat route stays as it is.
 
 import type { Context } from 'hono';
 import type { RequestIdVariables } from 'hono/request-id';
@@ -12,12 +12,14 @@ import { describeIssues } from '../shared/zodIssues.ts';
 import type { AccessGuardVariables } from './accessGuard.ts';
 import { snapshotPagePath } from './auditRoutes.ts';
 import type { InFlight } from './inFlight.ts';
-import { nodeRequestOf, nodeResponseOf, RESPONSE_ALREADY_SENT } from './nodeServerInternals.ts';
-import { writeSse } from './nodeSse.ts';
+import { nodeRequestOf, nodeResponseOf } from './nodeServerInternals.ts';
+import type { SseReplyVariables } from './nodeSse.ts';
 import { sseStream } from './openaiResponse.ts';
 import { readJsonBody } from './readJsonBody.ts';
 
-export type RouteEnv = { Variables: RequestIdVariables & AccessGuardVariables & MintedIdVariables };
+export type RouteEnv = {
+  Variables: RequestIdVariables & AccessGuardVariables & MintedIdVariables & SseReplyVariables;
+};
 
 /** Set when the request id is the server's own (app.ts mints one when the client sends none). */
 export type MintedIdVariables = { requestIdMinted: boolean };
@@ -27,7 +29,7 @@ export function requestSignal(c: Context<RouteEnv>, inFlight: InFlight | undefin
   return inFlight?.signalOf(c.req.raw, nodeResponseOf(c)) ?? c.req.raw.signal;
 }
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache',
   Connection: 'keep-alive',
@@ -99,20 +101,19 @@ export function ctxHeaders(snapshotId: string, modeUsed: string, warnings: strin
   return headers;
 }
 
-/** Streams `chunks` as the SSE body (Node's response when there is one, a web stream elsewhere). */
-export async function replySse(
+/**
+ * Answers with `chunks` as the SSE body. Under @hono/node-server the body is left
+ * to nodeSseReplies, which writes it into Node's response under this response's
+ * head once every middleware has set its headers; elsewhere it is a web stream.
+ */
+export function replySse(
   c: Context<RouteEnv>,
   headers: Record<string, string>,
   chunks: AsyncGenerator<string, void, undefined>,
-): Promise<Response> {
-  const outgoing = nodeResponseOf(c);
-  if (!outgoing) return c.body(sseStream(chunks), 200, { ...headers, ...SSE_HEADERS });
-  // Node's response bypasses Hono's, so the headers middleware set (the request id, CORS) are named here.
-  // Never read c.res on this path: Hono would then rebuild the returned RESPONSE_ALREADY_SENT into a
-  // new Response, and @hono/node-server (2.1.9) would write a second head for it.
-  const all = { 'X-Request-Id': c.get('requestId'), ...c.get('corsHeaders'), ...headers, ...SSE_HEADERS };
-  await writeSse(outgoing, all, chunks);
-  return RESPONSE_ALREADY_SENT;
+): Response {
+  if (nodeResponseOf(c) === undefined) return c.body(sseStream(chunks), 200, { ...headers, ...SSE_HEADERS });
+  c.set('sseChunks', chunks);
+  return c.body(null, 200, { ...headers, ...SSE_HEADERS });
 }
 
 /** Header values must be one line of visible ASCII. */
