@@ -6,6 +6,7 @@
 // paths, the hunks and blocks (functions, classes) that mention them
 // (relevance.ts), then the head or the tail.
 
+import { withText } from '../shared/contentHash.ts';
 import type { ContextItem } from '../shared/types.ts';
 import { selectDiffLines } from './diffHunks.ts';
 import {
@@ -140,7 +141,7 @@ export function trimItem(
   const fitted = verifySelection(lines, selection, costs, budget, counter, indentOf);
   if (fitted === null) return { item: null, trimmedLines: lines.length, tokens: 0 };
   return {
-    item: { ...item, text: fitted.text, truncated: true },
+    item: { ...withText(item, fitted.text), truncated: true },
     trimmedLines: fitted.trimmedLines,
     tokens: fitted.tokens,
   };

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { defaultStages } from '../../src/pipeline/defaultDeps.ts';
+import { contentHash } from '../../src/shared/contentHash.ts';
+import type { RedactedItem } from '../../src/shared/types.ts';
 import { githubToken, pick, seededRng, UPPER } from '../redact/secretGen.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { pipelineHarness } from './stageHarness.ts';
@@ -41,11 +43,13 @@ test('secrets in a diff and in the user’s message are masked in what is sent a
 test('the budget stage only ever sees masked items and messages', async () => {
   // The real budget stage, watched: what it is handed is what redact produced.
   let seen = '';
+  let items: readonly RedactedItem[] = [];
   const pipeline = await pipelineHarness({
     workspace: repo.dir,
     stages: {
       budget: (so, deps) => {
         seen = JSON.stringify([so.redacted.items, so.redacted.messages]);
+        items = so.redacted.items;
         return defaultStages.budget(so, deps);
       },
     },
@@ -54,6 +58,12 @@ test('the budget stage only ever sees masked items and messages', async () => {
   await pipeline.chat({ messages: [{ role: 'user', content: question }] }, { mode: 'git-aware' });
   assert.match(seen, /git\.diff/, 'the diff was collected');
   assert.ok(!seen.includes(awsKeyId) && !seen.includes(userToken), 'the budget saw a secret');
+  // Each item carries the hash of the text it holds now, masked ones too: the caches after redact key by it.
+  for (const item of items) assert.equal(item.hash, contentHash(item.text), item.key);
+  assert.ok(
+    items.some((item) => item.text.includes('[REDACTED:')),
+    'a masked item was among them',
+  );
 });
 
 test('with redactMessages off the user’s own words go as written; the repository is still masked', async () => {
@@ -64,4 +74,29 @@ test('with redactMessages off the user’s own words go as written; the reposito
   const user = sent?.messages.find((m) => m.role === 'user');
   assert.equal(user?.content, question);
   assert.ok(!JSON.stringify(sent).includes(awsKeyId));
+});
+
+test('a secret the question names is masked in each item’s why, in the snapshot and in the request', async () => {
+  // Retrieval explains its pick with the question's words ("uses <term>"): a term that is a token
+  // must not reach the audit's why table or left-out list unmasked, whether the item was sent or not.
+  const token = githubToken(rng, 'ghp');
+  const named = makeRepo({ files: { 'deploy/settings.conf': `[auth]\ntoken = ${token}\n`, 'src/app.js': 'x;\n' } });
+  try {
+    const pipeline = await pipelineHarness({ workspace: named.dir });
+    for (const question of [`Where is ${token} used?`, `why does \`${token}\` fail in deploy/settings.conf`]) {
+      const { snapshot } = await pipeline.chat({ messages: [{ role: 'user', content: question }] }, { mode: 'deep' });
+      const whys = [
+        ...(snapshot.budget?.parts ?? []).flatMap((part) => part.sources.flatMap((s) => s.items ?? [])),
+        ...(snapshot.budget?.leftOut ?? []),
+      ].flatMap((item) => (item.why === undefined ? [] : [item.why]));
+      assert.ok(
+        whys.some((why) => /\[REDACTED:[\w-]+\]/.test(why)),
+        `a why names the masked term: ${whys.join(' | ')}`,
+      );
+      assert.ok(!JSON.stringify(snapshot).includes(token), 'the token reached the log');
+      assert.ok(!JSON.stringify(pipeline.upstream.sent.at(-1)?.request).includes(token), 'the token reached the model');
+    }
+  } finally {
+    named.cleanup();
+  }
 });
