@@ -132,7 +132,9 @@ export function trimItem(
 
   let selection: Selection;
   let indentOf: ((line: string) => string) | undefined;
-  if (item.kind === 'diff') selection = selectDiffLines(lines, costs, budget, markerCost, matches);
+  // A diff whose hunks were not given (or no longer line up after a mask) is trimmed as plain lines.
+  if (item.kind === 'diff' && item.segments)
+    selection = selectDiffLines(lines, item.segments, costs, budget, markerCost, matches);
   else if (item.kind === 'tree') {
     indentOf = treeIndent;
     selection = selectTreeLines(lines, costs, budget, markerCost);

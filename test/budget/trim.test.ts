@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createTokenCounter, trimItem } from '../../src/budget/index.ts';
+import type { Segment } from '../../src/shared/types.ts';
 import { item, numberedLines, wordCounter, words } from './helpers.ts';
 
 const counter = wordCounter();
@@ -139,10 +140,19 @@ const diff = [
   '+added', // 1
 ].join('\n');
 
+/** The files and hunks of `diff` above, as the git source sets them on its item. */
+const diffSegments: Segment[] = [
+  { kind: 'header', start: 0, end: 3 },
+  { kind: 'hunk', start: 4, end: 6 },
+  { kind: 'hunk', start: 7, end: 9 },
+  { kind: 'header', start: 10, end: 12 },
+  { kind: 'hunk', start: 13, end: 14 },
+];
+
 describe('trimItem on diffs', () => {
   it('keeps every file header and whole hunks only', () => {
     // headers 11 + 8 = 19; hunks 8, 14 and 5. Budget 19 + 8 + 5 + marker 4 = 36.
-    const result = trimItem(item('git.diff.a', diff, { kind: 'diff' }), 36, counter);
+    const result = trimItem(item('git.diff.a', diff, { kind: 'diff', segments: diffSegments }), 36, counter);
     assert.equal(
       result.item?.text,
       [...diff.split('\n').slice(0, 7), '… [3 lines trimmed]', ...diff.split('\n').slice(10)].join('\n'),
@@ -153,7 +163,8 @@ describe('trimItem on diffs', () => {
 
   it('never cuts a hunk in the middle', () => {
     for (let budget = 24; budget < words(diff); budget++) {
-      const text = trimItem(item('git.diff.a', diff, { kind: 'diff' }), budget, counter).item?.text ?? '';
+      const text =
+        trimItem(item('git.diff.a', diff, { kind: 'diff', segments: diffSegments }), budget, counter).item?.text ?? '';
       const kept = text.split('\n');
       for (const [first, rest] of [
         ['@@ -1,2 +1,2 @@', ['-old one', '+new one']],
@@ -165,7 +176,7 @@ describe('trimItem on diffs', () => {
   });
 
   it('keeps file headers even when no hunk fits', () => {
-    const result = trimItem(item('git.diff.a', diff, { kind: 'diff' }), 30, counter);
+    const result = trimItem(item('git.diff.a', diff, { kind: 'diff', segments: diffSegments }), 30, counter);
     const text = result.item?.text ?? '';
     assert.ok(text.includes('diff --git a/a.ts b/a.ts') && text.includes('diff --git a/b.ts b/b.ts'));
     assert.ok(text.includes('+added'), 'the small last hunk still fits after the big ones were skipped');

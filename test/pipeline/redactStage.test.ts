@@ -5,9 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { defaultStages } from '../../src/pipeline/defaultDeps.ts';
+import { redactItems } from '../../src/pipeline/redactStage.ts';
+import { createRedactor } from '../../src/redact/createRedactor.ts';
 import { contentHash } from '../../src/shared/contentHash.ts';
-import type { RedactedItem } from '../../src/shared/types.ts';
-import { githubToken, pick, seededRng, UPPER } from '../redact/secretGen.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
+import type { RedactedItem, Segment } from '../../src/shared/types.ts';
+import { githubToken, pick, privateKey, seededRng, UPPER } from '../redact/secretGen.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { pipelineHarness } from './stageHarness.ts';
 
@@ -99,4 +102,36 @@ test('a secret the question names is masked in each item’s why, in the snapsho
   } finally {
     named.cleanup();
   }
+});
+
+test('a masked key that spans lines moves the diff’s later hunks up with it', async () => {
+  // The key's body lines become one mask: the hunk after it must still start at its own `@@` line.
+  const key = privateKey(rng, 'rsa-pkcs1').trimEnd().split('\n');
+  const lines = [
+    'diff --git a/deploy/key.pem b/deploy/key.pem',
+    '@@ -0,0 +1,27 @@',
+    ...key.map((line) => `+${line}`),
+    'diff --git a/src/app.js b/src/app.js',
+    '@@ -1 +1 @@',
+    '-x;',
+    '+y;',
+  ];
+  const at = (prefix: string, from = 0) => lines.findIndex((line, i) => i >= from && line.startsWith(prefix));
+  const second = at('diff --git', 1);
+  const segments: Segment[] = [
+    { kind: 'header', start: 0, end: 0 },
+    { kind: 'hunk', start: 1, end: second - 1 },
+    { kind: 'header', start: second, end: second },
+    { kind: 'hunk', start: second + 1, end: lines.length - 1 },
+  ];
+  const diff = { key: 'git.diff.unstaged', source: 'git', title: 'git diff', kind: 'diff' as const, priority: 1 };
+  const redactor = await createRedactor();
+  const { items } = await redactItems([{ ...diff, text: lines.join('\n'), segments }], redactor, [], silentLogger);
+  const masked = items[0]?.text.split('\n') ?? [];
+  assert.ok(masked.length < lines.length, 'the key’s lines became one mask');
+  assert.deepEqual(
+    items[0]?.segments?.map((segment) => masked[segment.start]?.slice(0, 10)),
+    ['diff --git', '@@ -0,0 +1', 'diff --git', '@@ -1 +1 @'],
+  );
+  assert.equal(items[0]?.segments?.at(-1)?.end, masked.length - 1);
 });
