@@ -78,7 +78,11 @@ describe('trimItem', () => {
     const lines = ['node frame #1, handler at src/a.ts:15'];
     for (let n = 5; n <= 24; n++)
       lines.push(n === 15 ? '> 15 | boom' : n === 7 ? '   7 | throw Error' : `  ${n} | a${n}`);
-    const excerpt = item('stacktrace.1', lines.join('\n'), { kind: 'code', source: 'stacktrace' });
+    const segments: Segment[] = [
+      { kind: 'header', start: 0, end: 0 },
+      { kind: 'frame', start: 11, end: 11 },
+    ];
+    const excerpt = item('stacktrace.1', lines.join('\n'), { kind: 'code', source: 'stacktrace', segments });
     const result = trimItem(excerpt, 24, counter);
     // frame 4 + header 6 + two markers 8 = 18; then 14 and 16 (3 each) = 24; error words in code do not jump the queue.
     assert.equal(
