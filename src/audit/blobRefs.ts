@@ -1,9 +1,9 @@
-// The context block is stored once in `blobs`, keyed by its sha256. In the
-// stored messages a text that holds the block becomes a `{"$blob": key}`
-// reference (with the text around it, if any), and reading puts it back, so a
-// snapshot reads back exactly as it was saved.
+// The context block is stored once in `blobs`, keyed by its contentHash
+// (shared/contentHash.ts, the sha256 every cache of text uses). In the stored
+// messages a text that holds the block becomes a `{"$blob": key}` reference
+// (with the text around it, if any), and reading puts it back, so a snapshot
+// reads back exactly as it was saved.
 
-import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../shared/types.ts';
 
 /**
@@ -23,10 +23,6 @@ interface BlobRef {
 
 /** Below this, a block is not worth a reference (and short strings would match by chance). */
 const MIN_BLOCK_CHARS = 256;
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
 
 export interface ContextRef {
   block: string;

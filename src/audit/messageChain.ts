@@ -3,7 +3,7 @@
 // the nodes of their common leading messages: turn N+1 of a conversation adds
 // only its new messages. Reading walks from the head back to the first message.
 
-import { sha256 } from './blobRefs.ts';
+import { contentHash } from '../shared/contentHash.ts';
 import type { SqlDriver } from './driver.ts';
 
 export interface ChainHead {
@@ -17,7 +17,7 @@ export function writeChain(db: SqlDriver, messageJsons: string[]): ChainHead | u
   const keys: string[] = [];
   let parent = '';
   for (const json of messageJsons) {
-    parent = sha256(`${parent}\n${json}`);
+    parent = contentHash(`${parent}\n${json}`);
     keys.push(parent);
   }
   const exists = db.prepare('SELECT 1 AS found FROM message_nodes WHERE sha256 = ?');

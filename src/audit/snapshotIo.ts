@@ -1,8 +1,9 @@
 // One snapshot in and out of the database: the context block to `blobs`, the
 // messages to a chain (or a JSON array under the baselines), the rest to its row.
 
+import { contentHash } from '../shared/contentHash.ts';
 import type { Snapshot } from '../shared/types.ts';
-import { type ContextRef, type DedupePolicy, decodeMessages, encodeMessages, sha256 } from './blobRefs.ts';
+import { type ContextRef, type DedupePolicy, decodeMessages, encodeMessages } from './blobRefs.ts';
 import type { SqlDriver } from './driver.ts';
 import { readChain, writeChain } from './messageChain.ts';
 import { INSERT_SNAPSHOT, rowToSnapshot, snapshotValues } from './snapshotRow.ts';
@@ -45,7 +46,7 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
       const block = snapshot.contextBlock;
       let context: ContextRef | undefined;
       if (block !== undefined) {
-        const hash = sha256(block);
+        const hash = contentHash(block);
         // The `none` baseline: one copy per snapshot, as if not content-addressed.
         context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
         insertBlob.run(context.key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);

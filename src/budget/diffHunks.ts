@@ -3,38 +3,30 @@
 // kept first so the model still sees which files changed (the files the
 // question names first); then the hunks that mention the question's terms, or
 // belong to a file it names; then the other hunks in order, each taken only
-// if it fits whole (a later, smaller hunk may still fit).
+// if it fits whole (a later, smaller hunk may still fit). Files and hunks are
+// the segments the diff's source set on the item: it rendered the diff, so
+// nothing here parses it again.
 
+import type { Segment } from '../shared/types.ts';
 import { addRanges, emptySelection, type LineRange, type Selection } from './lineSelection.ts';
 
-export interface DiffFile {
+interface DiffFile {
   header: LineRange | null;
   hunks: LineRange[];
 }
 
-/** Splits a unified diff into files (at `diff --git`) and hunks (at `@@`). */
-export function parseDiff(lines: string[]): DiffFile[] {
+/** The files of a diff from its source's segments: a header starts a file, hunks follow it. */
+function filesOf(segments: readonly Segment[], lineCount: number): DiffFile[] {
   const files: DiffFile[] = [];
-  let file: DiffFile | null = null;
-  let hunk: LineRange | null = null;
-  lines.forEach((line, i) => {
-    if (line.startsWith('diff --git ') || file === null) {
-      file = { header: { start: i, end: i }, hunks: [] };
-      files.push(file);
-      hunk = null;
-      if (line.startsWith('@@')) {
-        file.header = null;
-        hunk = { start: i, end: i };
-        file.hunks.push(hunk);
-      }
-      return;
-    }
-    if (line.startsWith('@@')) {
-      hunk = { start: i, end: i };
-      file.hunks.push(hunk);
-    } else if (hunk !== null) hunk.end = i;
-    else if (file.header !== null) file.header.end = i;
-  });
+  for (const segment of segments) {
+    // Within the lines, whatever the segments say: they come with the item.
+    if (segment.start > segment.end || segment.start >= lineCount) continue;
+    const range = { start: Math.max(0, segment.start), end: Math.min(segment.end, lineCount - 1) };
+    const file = files.at(-1);
+    if (segment.kind === 'header' || file === undefined) {
+      files.push(segment.kind === 'header' ? { header: range, hunks: [] } : { header: null, hunks: [range] });
+    } else file.hunks.push(range);
+  }
   return files;
 }
 
@@ -45,12 +37,13 @@ function mentions(lines: string[], range: LineRange, matches: (text: string) => 
 
 export function selectDiffLines(
   lines: string[],
+  segments: readonly Segment[],
   costs: number[],
   budget: number,
   markerCost: number,
   matches: (text: string) => boolean = () => false,
 ): Selection {
-  const files = parseDiff(lines);
+  const files = filesOf(segments, lines.length);
   const selection = emptySelection(lines.length);
   const named = files.filter((file) => file.header !== null && mentions(lines, file.header, matches));
   const byRelevance = [...named, ...files.filter((file) => !named.includes(file))];

@@ -49,4 +49,4 @@ export {
   type TokenCounterStats,
   warmTokenizer,
 } from './tokenCounter.ts';
-export { isErrorLine, isFailingFrameLine, type TrimResult, trimItem } from './trim.ts';
+export { isErrorLine, type TrimResult, trimItem } from './trim.ts';

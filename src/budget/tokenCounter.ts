@@ -16,10 +16,10 @@
 // single count bounded (bench/budget has the figures), yielding between counts
 // keeps other requests within the bound without any of that.
 
-import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { LRUCache } from 'lru-cache';
+import { contentHash } from '../shared/contentHash.ts';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
 import { boundedCount, EXACT_MAX_CHARS, isEstimatedCount, piecewiseCount } from './boundedCount.ts';
 
@@ -63,12 +63,19 @@ export interface TokenCounter {
   /**
    * Counts `texts` ahead, yielding to the event loop between slices of work, and
    * returns a counter (same ratio and cache) that answers them from memory; use
-   * it for one request, then drop it.
+   * it for one request, then drop it. A text given with its contentHash (a
+   * context item's `hash`) is looked up in the cache under it, not hashed again.
    */
-  prepare(texts: Iterable<string>, signal?: AbortSignal): Promise<TokenCounter>;
+  prepare(texts: Iterable<string | HashedText>, signal?: AbortSignal): Promise<TokenCounter>;
   /** True when some text counted by this counter was estimated rather than counted exactly. */
   usedEstimate(): boolean;
   stats(): TokenCounterStats;
+}
+
+/** A text and its contentHash (shared/contentHash.ts). */
+export interface HashedText {
+  text: string;
+  hash: string;
 }
 
 export interface TokenCounterOptions {
@@ -139,7 +146,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     lineCounts: new LRUCache<string, number[]>({
       max: Math.max(16, Math.floor(maxEntries / 8)),
       maxSize: LINE_COUNTS_MAX_BYTES,
-      // A number array costs 8 bytes an element plus its header; the key is a 28-character hash.
+      // A number array costs 8 bytes an element plus its header; the key is a 64-character hash.
       sizeCalculation: (value) => 64 + value.length * 8,
     }),
     cacheUse: { hits: 0, misses: 0 },
@@ -157,12 +164,8 @@ function cachedValue<V extends {}>(state: SharedState, cache: LRUCache<string, V
   return value;
 }
 
-function hashOf(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
-}
-
 // The count cache holds estimates as negative numbers, so a later hit still says it was one.
-function rawCount(state: SharedState, text: string): number {
+function rawCount(state: SharedState, text: string, hash?: string): number {
   const local = state.local?.get(text);
   if (local !== undefined) return local;
   // Short texts are cheaper to count than to hash; very long ones are sampled, which is cheaper than hashing them too.
@@ -170,7 +173,7 @@ function rawCount(state: SharedState, text: string): number {
     if (state.approximate(text)) state.estimated.value = true;
     return state.estimate(text);
   }
-  const key = hashOf(text);
+  const key = hash ?? contentHash(text);
   const cached = cachedValue(state, state.counts, key);
   if (cached !== undefined) {
     if (cached < 0) state.estimated.value = true;
@@ -183,7 +186,11 @@ function rawCount(state: SharedState, text: string): number {
   return value;
 }
 
-async function prepareCounts(state: SharedState, texts: Iterable<string>, signal?: AbortSignal): Promise<SharedState> {
+async function prepareCounts(
+  state: SharedState,
+  texts: Iterable<string | HashedText>,
+  signal?: AbortSignal,
+): Promise<SharedState> {
   const local = new Map<string, number>();
   const view: SharedState = { ...state, local: undefined, estimated: { value: false } };
   const started = performance.now();
@@ -194,7 +201,8 @@ async function prepareCounts(state: SharedState, texts: Iterable<string>, signal
     signal?.throwIfAborted();
     sliceStart = performance.now();
   };
-  for (const text of texts) {
+  for (const entry of texts) {
+    const [text, hash] = typeof entry === 'string' ? [entry, undefined] : [entry.text, entry.hash];
     if (local.has(text)) continue;
     // Long texts are counted exactly, piece by piece, while the request's time budget lasts; then sampled.
     const exactly =
@@ -202,15 +210,20 @@ async function prepareCounts(state: SharedState, texts: Iterable<string>, signal
       text.length > EXACT_MAX_CHARS &&
       text.length <= PIECEWISE_MAX_CHARS &&
       performance.now() - started < PREPARE_EXACT_BUDGET_MS;
-    local.set(text, exactly ? await piecewiseRawCount(view, text, between) : rawCount(view, text));
+    local.set(text, exactly ? await piecewiseRawCount(view, text, between, hash) : rawCount(view, text, hash));
     await between();
   }
   view.local = local;
   return view;
 }
 
-async function piecewiseRawCount(state: SharedState, text: string, between: () => Promise<void>): Promise<number> {
-  const key = hashOf(text);
+async function piecewiseRawCount(
+  state: SharedState,
+  text: string,
+  between: () => Promise<void>,
+  hash?: string,
+): Promise<number> {
+  const key = hash ?? contentHash(text);
   const cached = cachedValue(state, state.counts, key);
   if (cached !== undefined) {
     if (cached < 0) state.estimated.value = true;
@@ -223,7 +236,7 @@ async function piecewiseRawCount(state: SharedState, text: string, between: () =
 }
 
 function rawLineCounts(state: SharedState, text: string): number[] {
-  const key = hashOf(text);
+  const key = contentHash(text);
   const cached = cachedValue(state, state.lineCounts, key);
   if (cached !== undefined) return cached;
   const lines = text.split('\n');

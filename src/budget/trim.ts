@@ -6,6 +6,7 @@
 // paths, the hunks and blocks (functions, classes) that mention them
 // (relevance.ts), then the head or the tail.
 
+import { withText } from '../shared/contentHash.ts';
 import type { ContextItem } from '../shared/types.ts';
 import { selectDiffLines } from './diffHunks.ts';
 import {
@@ -35,11 +36,6 @@ const FAIL_WORD = /\bFAIL\b/;
 
 export function isErrorLine(line: string): boolean {
   return ERROR_WORDS.test(line) || FAIL_WORD.test(line);
-}
-
-/** A stack-trace excerpt marks the failing line with a leading `>`. */
-export function isFailingFrameLine(line: string): boolean {
-  return line.trimStart().startsWith('>');
 }
 
 /** A truncation note written by a source (`… 120 more lines; run \`git diff\` to see all`), not by us. */
@@ -80,11 +76,12 @@ function selectPlainLines(
   const tail = item.kind === 'log';
   const options = { costs, budget, markerCost };
 
-  // A stack-trace excerpt: the failing line first, then its header line (which
-  // frame, which file), then the code around it.
-  const frames = isStackTrace ? indices(lines.length, false).filter((i) => isFailingFrameLine(lines[i] ?? '')) : [];
-  addRanges(selection, frames.map(single), options);
-  if (frames.length > 0 && !frames.includes(0)) addRanges(selection, [single(0)], options);
+  // A stack-trace excerpt (its source marks the segments): the failing line first, then its header
+  // line (which frame, which file), then the code around it.
+  const frames = (item.segments ?? []).filter((segment) => segment.kind === 'frame');
+  addRanges(selection, frames, options);
+  const header = item.segments?.find((segment) => segment.kind === 'header');
+  if (frames.length > 0 && header !== undefined) addRanges(selection, [header], options);
   // A source that already cut its text left a `… N more lines; run …` note: keep it, it says how to see the rest.
   const notes = indices(lines.length, false).filter((i) => isSourceNote(lines[i] ?? ''));
   addRanges(selection, notes.map(single), options);
@@ -95,7 +92,7 @@ function selectPlainLines(
     const errors = indices(lines.length, tail).filter((i) => isErrorLine(lines[i] ?? ''));
     addRanges(selection, errors.map(single), options);
   }
-  const anchor = frames[0];
+  const anchor = frames[0]?.start;
   const fill = anchor !== undefined ? aroundAnchor(lines.length, anchor) : indices(lines.length, tail);
   addRanges(selection, fill.map(single), { ...options, stopAtFirstMiss: true });
   return selection;
@@ -131,7 +128,9 @@ export function trimItem(
 
   let selection: Selection;
   let indentOf: ((line: string) => string) | undefined;
-  if (item.kind === 'diff') selection = selectDiffLines(lines, costs, budget, markerCost, matches);
+  // A diff whose hunks were not given (or no longer line up after a mask) is trimmed as plain lines.
+  if (item.kind === 'diff' && item.segments)
+    selection = selectDiffLines(lines, item.segments, costs, budget, markerCost, matches);
   else if (item.kind === 'tree') {
     indentOf = treeIndent;
     selection = selectTreeLines(lines, costs, budget, markerCost);
@@ -140,7 +139,7 @@ export function trimItem(
   const fitted = verifySelection(lines, selection, costs, budget, counter, indentOf);
   if (fitted === null) return { item: null, trimmedLines: lines.length, tokens: 0 };
   return {
-    item: { ...item, text: fitted.text, truncated: true },
+    item: { ...withText(item, fitted.text), truncated: true },
     trimmedLines: fitted.trimmedLines,
     tokens: fitted.tokens,
   };

@@ -19,7 +19,7 @@ export function contextReport(prepared: Prepared): Pick<BudgetReport, 'leftOut' 
 
 function leftOutItems({ collected, redacted, budgeted, assembled }: Prepared): LeftOutItem[] {
   const sent = new Set(assembled.parts.flatMap((part) => part.sources.flatMap((source) => source.keys)));
-  const unscanned = new Set(redacted.dropped);
+  const unscanned = new Set(redacted.dropped.map((item) => item.key));
   const repeats = new Map<string, string>();
   for (const report of collected.reports) {
     for (const skip of report.skipped) {
@@ -34,7 +34,7 @@ function leftOutItems({ collected, redacted, budgeted, assembled }: Prepared): L
     }
   }
   const { plan } = budgeted.turn.budget;
-  const reasonFor = (item: ContextItem): string => {
+  const reasonFor = (item: Pick<ContextItem, 'key'>): string => {
     if (unscanned.has(item.key)) return 'could not be scanned for secrets, so it was not sent';
     const repeat = repeats.get(item.key);
     if (repeat !== undefined) return repeat;
@@ -46,7 +46,12 @@ function leftOutItems({ collected, redacted, budgeted, assembled }: Prepared): L
   };
   const seen = new Set<string>();
   const out: LeftOutItem[] = [];
-  for (const item of collected.items) {
+  // Redacted items only (an unscanned one is named by its path, its title was not scanned).
+  const candidates: Pick<ContextItem, 'key' | 'source' | 'title' | 'path' | 'why'>[] = [
+    ...redacted.items,
+    ...redacted.dropped.map((item) => ({ ...item, title: item.path ?? item.key })),
+  ];
+  for (const item of candidates) {
     if (sent.has(item.key) || seen.has(item.key)) continue;
     seen.add(item.key);
     out.push({

@@ -4,8 +4,7 @@
 // next turn will arrive under.
 // Pure: no I/O, and the map of states comes in (ConversationStore).
 
-import { createHash, type Hash } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
+import { contentHash } from '../shared/contentHash.ts';
 import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage, SnapshotReply } from '../shared/types.ts';
 import type { ConversationState } from './conversations.ts';
@@ -31,20 +30,15 @@ function contentKey(content: ChatMessage['content']): string {
 }
 
 function extend(key: string, message: ChatMessage): string {
-  return createHash('sha256').update(key).update('\n').update(canonical(message)).digest('hex');
+  return contentHash(`${key}\n${canonical(message)}`);
 }
-
-/** Characters hashed between yields: a slice short enough that other requests barely wait. */
-const SLICE_CHARS = 1 << 20;
-/** What one message costs besides its text (a hash of its own), in the same units. */
-const MESSAGE_COST = 256;
 
 /** The last workspace's key: a server answers for one workspace nearly always, and this is a hash per request. */
 let lastWorkspace: { workspace: string; key: string } | undefined;
 
 function workspaceKey(workspace: string): string {
   if (lastWorkspace?.workspace === workspace) return lastWorkspace.key;
-  const key = createHash('sha256').update('ctxproxy-conversation\0').update(workspace).digest('hex');
+  const key = contentHash(`ctxproxy-conversation\0${workspace}`);
   lastWorkspace = { workspace, key };
   return key;
 }
@@ -54,52 +48,6 @@ export function historyKeys(workspace: string, messages: readonly ChatMessage[])
   const keys = [workspaceKey(workspace)];
   for (const message of messages) keys.push(extend(keys[keys.length - 1] as string, message));
   return keys;
-}
-
-/**
- * The same keys as historyKeys, hashed in slices that yield to the event loop:
- * a multi-megabyte message (or a hundred thousand small ones) would otherwise hold every other
- * request for the whole JSON.stringify and sha256 of the history.
- */
-export async function historyKeysInSlices(workspace: string, messages: readonly ChatMessage[]): Promise<string[]> {
-  const keys = [workspaceKey(workspace)];
-  let sinceYield = 0;
-  const pause = async (cost: number) => {
-    sinceYield += cost;
-    if (sinceYield < SLICE_CHARS) return;
-    sinceYield = 0;
-    await setImmediate();
-  };
-  for (const message of messages) {
-    const hash = createHash('sha256')
-      .update(keys[keys.length - 1] as string)
-      .update('\n');
-    const content = contentKey(message.content);
-    if (content.length <= SLICE_CHARS) {
-      hash.update(canonical(message));
-    } else {
-      // canonical(message), written in parts: `[role,"content",calls]` with the content escaped slice by slice.
-      const calls = (message.tool_calls ?? []).map((call) => [call.function.name, call.function.arguments]);
-      hash.update(`[${JSON.stringify(message.role)},"`);
-      await updateEscaped(hash, content, pause);
-      hash.update(`",${JSON.stringify(calls)}]`);
-    }
-    keys.push(hash.digest('hex'));
-    await pause(MESSAGE_COST + Math.min(content.length, SLICE_CHARS));
-  }
-  return keys;
-}
-
-/** Hashes JSON.stringify(text) without its quotes, slice by slice; never cuts a surrogate pair (it would be escaped). */
-async function updateEscaped(hash: Hash, text: string, pause: (cost: number) => Promise<void>): Promise<void> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + SLICE_CHARS);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    hash.update(JSON.stringify(text.slice(start, end)).slice(1, -1));
-    start = end;
-    await pause(SLICE_CHARS);
-  }
 }
 
 /** The key the client's next turn arrives under: this turn's messages plus the reply it got, as the client echoes it. */
@@ -140,12 +88,7 @@ export function findState(
 }
 
 export function newConversationId(keys: readonly string[], requestId: string): string {
-  return createHash('sha256')
-    .update(keys[keys.length - 1] ?? '')
-    .update('\0')
-    .update(requestId)
-    .digest('hex')
-    .slice(0, 24);
+  return contentHash(`${keys[keys.length - 1] ?? ''}\0${requestId}`).slice(0, 24);
 }
 
 /**

@@ -12,8 +12,8 @@
 // reply. A branch (an earlier user message rewritten) continues from the turn it
 // still begins with. States are never changed once stored: each turn stores a new one.
 
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { contentHash } from '../shared/contentHash.ts';
 import type { ContextItem, ContextPartSource, ModeName } from '../shared/types.ts';
 
 /** Where a carried piece of context was first sent. */
@@ -51,8 +51,12 @@ export interface ConversationState {
   turns: number;
 }
 
+/**
+ * The item's content hash, carried from the redact stage (computed here only for an item made without one).
+ * The title is not in it: a source derives it from what it derives the text from (a path, a command).
+ */
 export function itemHash(item: ContextItem): string {
-  return createHash('sha256').update(item.title).update('\0').update(item.text).digest('hex').slice(0, 32);
+  return item.hash ?? contentHash(item.text);
 }
 
 /**

@@ -3,7 +3,7 @@
 // hashes of what was sent, never the vectors, and not the text: an index run
 // over a whole repository would otherwise copy it into the log.
 
-import { createHash } from 'node:crypto';
+import { contentHash } from '../shared/contentHash.ts';
 import { BadRequestError, ProxyError } from '../shared/errors.ts';
 import type { ChatMessage } from '../shared/types.ts';
 import { redactedValue } from './cleanRequest.ts';
@@ -83,7 +83,7 @@ export async function storedModel(
 
 /** A short content hash for the audit: enough to match two requests, never the text. */
 export function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return contentHash(text).slice(0, 16);
 }
 
 function asMessage(text: string): ChatMessage {

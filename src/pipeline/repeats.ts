@@ -13,6 +13,7 @@
 //
 // Pure and linear: lines are compared trimmed, through sets.
 
+import { withText } from '../shared/contentHash.ts';
 import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage, ContextItem } from '../shared/types.ts';
 
@@ -85,7 +86,7 @@ function withoutSeenRegions(
   const kept = regions.filter((region) => !repeated(significantLines(region.join('\n')), seen, 1));
   if (kept.length === 0) return undefined;
   if (kept.length === regions.length) return item;
-  return { ...item, text: kept.map((region) => region.join('\n')).join('\n') };
+  return withText(item, kept.map((region) => region.join('\n')).join('\n'));
 }
 
 /** A file item that holds its whole file (the files source's named or changed files, uncut). */

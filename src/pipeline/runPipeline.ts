@@ -19,7 +19,8 @@ export async function prepare(input: PipelineInput, deps: PipelineDeps, snapshot
   // Not awaited here: redact scans the client's messages while the sources run, then their items.
   const collecting = stages.collect({ input, selected }, deps);
   const redacted = await stages.redact({ input, selected, collected: collecting }, deps);
-  const collected = await collecting;
+  // The later stages get the collection without its items, which only redacted reach them.
+  const { items: _unredacted, ...collected } = await collecting;
   const budgeted = await stages.budget({ input, snapshotId, selected, collected, redacted }, deps);
   const assembled = await stages.assemble({ input, snapshotId, selected, collected, redacted, budgeted }, deps);
   return { input, snapshotId, selected, collected, redacted, budgeted, assembled };

@@ -15,6 +15,7 @@ import type {
   ModeName,
   ModeRequest,
   Plan,
+  RedactedItem,
   Redactor,
   SourceReport,
   UpstreamEvent,
@@ -126,12 +127,19 @@ export interface Collected {
   warnings?: string[] | undefined;
 }
 
+/** What the stages after redact know of the collection: everything but the items, which they get redacted. */
+export type CollectedFacts = Omit<Collected, 'items'>;
+
+/** An item whose scan failed (fail closed): what names it, none of its text. */
+export type DroppedItem = Pick<ContextItem, 'key' | 'source' | 'path'>;
+
 /** redact: the client's messages (unless the settings keep them as sent) and the items, masked. */
 export interface Redacted {
   messages: ChatMessage[];
-  items: ContextItem[];
-  /** Keys of items dropped because their scan failed (fail closed). */
-  dropped: string[];
+  /** The only items the later stages see: scanned, their text, title and why masked. */
+  items: RedactedItem[];
+  /** Items dropped because their scan failed (fail closed). */
+  dropped: DroppedItem[];
   /** Findings by rule id, messages' first. */
   counts: Record<string, number>;
 }
@@ -159,7 +167,8 @@ export interface Prepared {
   /** The snapshot this request writes: carried context names it in later turns (absent in previews). */
   snapshotId?: string | undefined;
   selected: Selected;
-  collected: Collected;
+  /** Without its items: the stages after redact read `redacted.items`. */
+  collected: CollectedFacts;
   redacted: Redacted;
   budgeted: Budgeted;
   assembled: Assembled;

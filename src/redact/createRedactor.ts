@@ -4,6 +4,7 @@
 
 import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { contentHash } from '../shared/contentHash.ts';
 import type { KeptValue, RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
 import { warmClassifier } from './classifyValue.ts';
@@ -176,7 +177,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
     warmedUp,
     async redact(text, redactOptions) {
       const path = redactOptions?.path;
-      const key = text.length > WHOLE_SCAN_MAX ? await cache.keyInSlices(text, path) : cache.key(text, path);
+      const key = cache.key(redactOptions?.hash ?? contentHash(text), path);
       const cached = cache.get(key);
       const result = cached ?? (await scan(text, path));
       if (!cached) cache.set(key, result, text.length + result.text.length);

@@ -4,12 +4,8 @@
 // long-running proxy would keep one entry per request), least recently used
 // out first.
 
-import { createHash, hash } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { RedactResult } from '../shared/types.ts';
-
-const SLICE_CHARS = 1024 * 1024;
 
 export class ResultCache {
   /** Undefined when the cache is off (`maxBytes` 0): lru-cache reads a `maxSize` of 0 as no size bound and then refuses sized entries. */
@@ -20,24 +16,9 @@ export class ResultCache {
     this.entries = maxBytes > 0 && maxEntries > 0 ? new LRUCache({ max: maxEntries, maxSize: maxBytes }) : undefined;
   }
 
-  /** The same key as `key`, hashed in 1 MB slices with the event loop free between them (hashing a large text whole would hold other requests). */
-  async keyInSlices(text: string, path: string | undefined): Promise<string> {
-    const digest = createHash('sha256').update(`${path ?? ''}\0`);
-    for (let at = 0; at < text.length; ) {
-      let end = Math.min(text.length, at + SLICE_CHARS);
-      // Never between the halves of a surrogate pair: each half alone would hash as U+FFFD.
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      digest.update(text.slice(at, end));
-      at = end;
-      await setImmediate();
-    }
-    return digest.digest('base64');
-  }
-
-  key(text: string, path: string | undefined): string {
-    // One-shot: the same digest as hashing path, NUL, text in three updates, without a Hash object per item.
-    return hash('sha256', `${path ?? ''}\0${text}`, 'base64');
+  /** `hash`: contentHash of the text (shared/contentHash.ts), which a context item carries already. */
+  key(hash: string, path: string | undefined): string {
+    return `${path ?? ''}\0${hash}`;
   }
 
   get(key: string): RedactResult | undefined {

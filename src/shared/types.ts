@@ -63,6 +63,17 @@ export interface UpstreamModel {
 /** How an item may be trimmed: heads for code, tails for logs, hunks for diffs. */
 export type ItemKind = 'text' | 'code' | 'log' | 'diff' | 'tree';
 
+/**
+ * A part of an item's text the budget keeps or drops whole, in line indices of `text` (both ends
+ * included): a diff's file `header` and its `hunk`s, a stack trace's failing `frame`, a `lines` range.
+ * Set by the source that built the text (it knows where its parts begin), so nothing parses it again.
+ */
+export interface Segment {
+  kind: 'header' | 'hunk' | 'frame' | 'lines';
+  start: number;
+  end: number;
+}
+
 export interface ContextItem {
   /** Unique key, namespaced by its source: `git.status`, `instructions.project.CLAUDE.md`. */
   key: string;
@@ -84,7 +95,22 @@ export interface ContextItem {
    * symbol names and matched terms only, never from the item's text, so it holds no secret.
    */
   why?: string | undefined;
+  /** The parts of `text` to trim by, in order (diffs: each file's header, then its hunks). */
+  segments?: readonly Segment[] | undefined;
+  /**
+   * contentHash(text) (shared/contentHash.ts), computed once by the redact stage and reused by every
+   * cache keyed by the text. Whoever changes `text` sets it again (contentHash.ts's withText).
+   */
+  hash?: string | undefined;
 }
+
+declare const redactedBrand: unique symbol;
+
+/**
+ * An item the redact stage has scanned (text, title and why), with its hash. Only
+ * pipeline/redactStage.ts makes them: the stages after it take these, never what collect produced.
+ */
+export type RedactedItem = ContextItem & { readonly hash: string; readonly [redactedBrand]: true };
 
 export interface SkippedPath {
   path: string;
@@ -179,7 +205,8 @@ export interface RedactResult {
 }
 
 export interface Redactor {
-  redact(text: string, options?: { path?: string | undefined }): Promise<RedactResult>;
+  /** `hash`: contentHash(text) when the caller has it already (a context item's), so it is not computed again. */
+  redact(text: string, options?: { path?: string | undefined; hash?: string | undefined }): Promise<RedactResult>;
   /** Files that are secrets by nature are never opened. */
   isNeverRead(relativePath: string): boolean;
 }

@@ -8,6 +8,7 @@
 // marker (MAX_HUNK_CHARS).
 
 import path from 'node:path';
+import type { Segment } from '../shared/types.ts';
 import { isLockfile } from './generatedFiles.ts';
 
 /** A line this long is minified or generated output, not something a person wrote. */
@@ -145,6 +146,28 @@ const counts = (hunks: DiffHunk[]) =>
 export interface DiffRender {
   text: string;
   truncated: boolean;
+  /** Each shown file's header, then its hunks, in line indices of `text` (a note belongs to what it follows). */
+  segments: Segment[];
+}
+
+/** Lines of `text` (one more than its line breaks). */
+function lineCount(text: string): number {
+  let count = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/**
+ * The segments of `text`, which is the rendered text with lines added at its end (notes): they
+ * belong to the last segment, or make a header of their own when there is none.
+ */
+export function segmentsThrough(segments: readonly Segment[], text: string): Segment[] {
+  const last = lineCount(text) - 1;
+  const out = segments.map((segment) => ({ ...segment }));
+  const tail = out.at(-1);
+  if (tail === undefined) out.push({ kind: 'header', start: 0, end: last });
+  else if (tail.end < last) tail.end = last;
+  return out;
 }
 
 /**
@@ -179,21 +202,32 @@ export function renderDiff(
     used += hunk.text.length + 1;
   }
   const out: string[] = [];
+  const segments: Segment[] = [];
+  let lines = 0;
+  /** Adds a part of the text: a segment of its own, or (a note) the end of the one before. */
+  const add = (text: string, kind?: Segment['kind']) => {
+    const end = lines + lineCount(text) - 1;
+    const previous = segments.at(-1);
+    if (kind === undefined && previous !== undefined) previous.end = end;
+    else segments.push({ kind: kind ?? 'header', start: lines, end });
+    out.push(text);
+    lines = end + 1;
+  };
   for (const file of shown) {
-    out.push(file.header);
+    add(file.header, 'header');
     const left = file.hunks.filter((hunk) => !kept.has(hunk));
-    for (const hunk of file.hunks) if (kept.has(hunk)) out.push(hunk.text);
+    for (const hunk of file.hunks) if (kept.has(hunk)) add(hunk.text, 'hunk');
     if (left.length > 0) {
       truncated = true;
-      out.push(`… ${left.length} hunk(s) left out (${counts(left)} lines); run \`${command} -- ${file.path}\``);
+      add(`… ${left.length} hunk(s) left out (${counts(left)} lines); run \`${command} -- ${file.path}\``);
     }
   }
   const skipped = all.filter((file) => file.skip !== undefined);
   if (skipped.length > 0) {
-    out.push(
+    add(
       // A file git shows no lines of (binary, or over the big-file size) has no counts to give.
       `(changed lines not shown: ${skipped.map((f) => `${f.path} [${f.hunks.length > 0 ? `${f.skip}, ${counts(f.hunks)}` : f.skip}]`).join('; ')})`,
     );
   }
-  return { text: out.join('\n'), truncated };
+  return { text: out.join('\n'), truncated, segments };
 }

@@ -11,7 +11,7 @@ import { type Capped, capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { diffKeeper } from './diffKeeper.ts';
-import { renderDiff } from './diffText.ts';
+import { renderDiff, segmentsThrough } from './diffText.ts';
 import { branchBase, branchText, logText, readHeadRef, refExists } from './gitBranch.ts';
 import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './gitRunner.ts';
 import { NO_DRIVERS, NO_SUBMODULES } from './gitSafety.ts';
@@ -290,9 +290,14 @@ export function createGitSource(
             if (raw === undefined) return;
             const rendered =
               raw.text.trim() === ''
-                ? { text: raw.cut ? '' : empty, truncated: false }
+                ? { text: raw.cut ? '' : empty, truncated: false, segments: [] }
                 : renderDiff(raw.text, opts.diffChars, command, deps.isNeverRead);
-            items.push(item(key, command, cutNote(rendered, raw.cut, command), 'diff', 65));
+            const noted = cutNote(rendered, raw.cut, command);
+            // Its files and hunks, so that the budget trims whole hunks without reading the diff again.
+            items.push({
+              ...item(key, command, noted, 'diff', 65),
+              segments: segmentsThrough(rendered.segments, noted.text),
+            });
           };
           if (want('git.diff.staged')) diffItem('git.diff.staged', staged, 'git diff --cached', '(nothing staged)');
           if (want('git.diff.unstaged')) diffItem('git.diff.unstaged', unstaged, 'git diff', '(no unstaged changes)');

@@ -2,10 +2,10 @@
 // the workspace, each attached with ±20 numbered lines and the failing line
 // marked with `>`. Library frames are listed by name only.
 
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
+import { contentHash } from '../shared/contentHash.ts';
+import type { ContextItem, ContextSource, Segment, SkippedPath } from '../shared/types.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { FileGuard, workspaceZone } from './guard.ts';
@@ -33,7 +33,7 @@ const JAVA_ROOTS = ['src/main/java', 'src/test/java', 'src/main/kotlin', 'src', 
 /** Numbered lines around `line`, the failing one marked with `>`. */
 export function excerpt(text: string, line: number, context: number): string {
   const lines = text.split('\n');
-  const from = Math.max(1, line - context);
+  const from = excerptStart(line, context);
   const to = Math.min(lines.length, line + context);
   const width = String(to).length;
   const out: string[] = [];
@@ -41,6 +41,18 @@ export function excerpt(text: string, line: number, context: number): string {
     out.push(`${n === line ? '>' : ' '} ${String(n).padStart(width)} | ${lines[n - 1] ?? ''}`);
   }
   return out.join('\n');
+}
+
+function excerptStart(line: number, context: number): number {
+  return Math.max(1, line - context);
+}
+
+/** The item's header line, and its failing line when the file has it: what the budget keeps first. */
+function frameSegments(fileText: string, line: number, context: number): Segment[] {
+  const header: Segment = { kind: 'header', start: 0, end: 0 };
+  if (line < 1 || line > fileText.split('\n').length) return [header];
+  const at = 1 + line - excerptStart(line, context);
+  return [header, { kind: 'frame', start: at, end: at }];
 }
 
 async function exists(abs: string): Promise<boolean> {
@@ -101,7 +113,7 @@ export function createStackTraceSource(
       // Each frame costs a stat or two: a pasted trace of 100,000 frames must not cost 100,000.
       const frames = parsed.slice(0, MAX_LISTED_FRAMES);
       const workspace = ws.root;
-      const hash = createHash('sha256').update(input.lastUserText).digest('hex');
+      const hash = contentHash(input.lastUserText);
       return memo.get(`${workspace}|${hash}`, async (tracker) => {
         const javaIndex = async () => (await ws.walk()).files.filter((f) => /\.(java|kt|scala|groovy)$/.test(f));
         const items: ContextItem[] = [];
@@ -149,6 +161,7 @@ export function createStackTraceSource(
             kind: 'code',
             path: rel,
             why: `frame #${n} of the stack trace in the question (${rel}:${frame.line}${frame.fn ? `, in ${frame.fn}` : ''})`,
+            segments: frameSegments(text, frame.line, opts.contextLines),
           });
         }
         if (parsed.length > frames.length) summary.push(`  … ${parsed.length - frames.length} more frames not listed`);

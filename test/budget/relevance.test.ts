@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { budgetRequest, fitContext, questionTerms, trimItem } from '../../src/budget/index.ts';
 import { termMatcher } from '../../src/budget/questionTerms.ts';
 import { enclosingBlock } from '../../src/budget/relevance.ts';
-import type { ChatMessage, Plan } from '../../src/shared/types.ts';
+import type { ChatMessage, Plan, Segment } from '../../src/shared/types.ts';
 import { item, loadPlans, numberedLines, wordCounter } from './helpers.ts';
 
 const counter = wordCounter();
@@ -88,7 +88,13 @@ describe('trimming by relevance', () => {
       ...hunk(20, 'seven eight nine ten eleven twelve'),
       ...hunk(40, 'const max_retries = 5'),
     ].join('\n');
-    const changed = item('git.diff.unstaged', diff, { kind: 'diff' });
+    const segments: Segment[] = [
+      { kind: 'header', start: 0, end: 2 },
+      { kind: 'hunk', start: 3, end: 6 },
+      { kind: 'hunk', start: 7, end: 10 },
+      { kind: 'hunk', start: 11, end: 14 },
+    ];
+    const changed = item('git.diff.unstaged', diff, { kind: 'diff', segments });
     const matches = termMatcher(questionTerms('why did max_retries change?'));
     const text = trimItem(changed, 30, counter, matches).item?.text ?? '';
     assert.match(text, /\+const max_retries = 5/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createTokenCounter, trimItem } from '../../src/budget/index.ts';
+import type { Segment } from '../../src/shared/types.ts';
 import { item, numberedLines, wordCounter, words } from './helpers.ts';
 
 const counter = wordCounter();
@@ -77,7 +78,11 @@ describe('trimItem', () => {
     const lines = ['node frame #1, handler at src/a.ts:15'];
     for (let n = 5; n <= 24; n++)
       lines.push(n === 15 ? '> 15 | boom' : n === 7 ? '   7 | throw Error' : `  ${n} | a${n}`);
-    const excerpt = item('stacktrace.1', lines.join('\n'), { kind: 'code', source: 'stacktrace' });
+    const segments: Segment[] = [
+      { kind: 'header', start: 0, end: 0 },
+      { kind: 'frame', start: 11, end: 11 },
+    ];
+    const excerpt = item('stacktrace.1', lines.join('\n'), { kind: 'code', source: 'stacktrace', segments });
     const result = trimItem(excerpt, 24, counter);
     // frame 4 + header 6 + two markers 8 = 18; then 14 and 16 (3 each) = 24; error words in code do not jump the queue.
     assert.equal(
@@ -139,10 +144,19 @@ const diff = [
   '+added', // 1
 ].join('\n');
 
+/** The files and hunks of `diff` above, as the git source sets them on its item. */
+const diffSegments: Segment[] = [
+  { kind: 'header', start: 0, end: 3 },
+  { kind: 'hunk', start: 4, end: 6 },
+  { kind: 'hunk', start: 7, end: 9 },
+  { kind: 'header', start: 10, end: 12 },
+  { kind: 'hunk', start: 13, end: 14 },
+];
+
 describe('trimItem on diffs', () => {
   it('keeps every file header and whole hunks only', () => {
     // headers 11 + 8 = 19; hunks 8, 14 and 5. Budget 19 + 8 + 5 + marker 4 = 36.
-    const result = trimItem(item('git.diff.a', diff, { kind: 'diff' }), 36, counter);
+    const result = trimItem(item('git.diff.a', diff, { kind: 'diff', segments: diffSegments }), 36, counter);
     assert.equal(
       result.item?.text,
       [...diff.split('\n').slice(0, 7), '… [3 lines trimmed]', ...diff.split('\n').slice(10)].join('\n'),
@@ -153,7 +167,8 @@ describe('trimItem on diffs', () => {
 
   it('never cuts a hunk in the middle', () => {
     for (let budget = 24; budget < words(diff); budget++) {
-      const text = trimItem(item('git.diff.a', diff, { kind: 'diff' }), budget, counter).item?.text ?? '';
+      const text =
+        trimItem(item('git.diff.a', diff, { kind: 'diff', segments: diffSegments }), budget, counter).item?.text ?? '';
       const kept = text.split('\n');
       for (const [first, rest] of [
         ['@@ -1,2 +1,2 @@', ['-old one', '+new one']],
@@ -165,7 +180,7 @@ describe('trimItem on diffs', () => {
   });
 
   it('keeps file headers even when no hunk fits', () => {
-    const result = trimItem(item('git.diff.a', diff, { kind: 'diff' }), 30, counter);
+    const result = trimItem(item('git.diff.a', diff, { kind: 'diff', segments: diffSegments }), 30, counter);
     const text = result.item?.text ?? '';
     assert.ok(text.includes('diff --git a/a.ts b/a.ts') && text.includes('diff --git a/b.ts b/b.ts'));
     assert.ok(text.includes('+added'), 'the small last hunk still fits after the big ones were skipped');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { findState, historyKeys, historyKeysInSlices, keyAfterReply } from '../../src/pipeline/conversationPrefix.ts';
+import { findState, historyKeys, keyAfterReply } from '../../src/pipeline/conversationPrefix.ts';
 import { ConversationCache, type ConversationState } from '../../src/pipeline/conversations.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 
@@ -19,20 +20,22 @@ const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
 describe('conversation keys', () => {
-  test('keys hashed in slices equal the keys hashed whole, for large texts cut anywhere', async () => {
-    // A surrogate pair straddles the 1 Mi slice boundary; quotes, breaks and control characters need escaping.
+  test('a key is the sha256 chain of the messages, for large texts and a surrogate pair at a MiB edge too', () => {
+    // Quotes, breaks and control characters need escaping; the pair straddles where a sliced hasher would cut.
     const big = `${'a'.repeat((1 << 20) - 1)}😀"\\\n\u0001${'é'.repeat(1 << 20)}`;
-    const messages: ChatMessage[] = [
-      user(big),
-      {
-        role: 'assistant',
-        content: big,
-        tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
-      },
-      { role: 'user', content: [{ type: 'text', text: big }] },
-      ...Array.from({ length: 5000 }, (_, i) => (i % 2 === 0 ? user(`q ${i}`) : assistant(`a ${i}`))),
-    ];
-    assert.deepEqual(await historyKeysInSlices('/w', messages), historyKeys('/w', messages));
+    const messages: ChatMessage[] = [user(big), { role: 'user', content: [{ type: 'text', text: big }] }];
+    const workspaceKey = createHash('sha256').update('ctxproxy-conversation\0').update('/w').digest('hex');
+    const first = createHash('sha256')
+      .update(workspaceKey)
+      .update('\n')
+      .update(JSON.stringify(['user', big, []]))
+      .digest('hex');
+    const second = createHash('sha256')
+      .update(first)
+      .update('\n')
+      .update(JSON.stringify(['user', big, []]))
+      .digest('hex');
+    assert.deepEqual(historyKeys('/w', messages), [workspaceKey, first, second]);
   });
 
   test('each key extends the previous one; the workspace is part of every key', () => {

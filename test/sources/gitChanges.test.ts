@@ -149,6 +149,35 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     assert.match(out.text, /… \d+ more lines of this hunk; run `git diff -- big\.ts`$/);
   });
 
+  test('the diff item carries its files and hunks as segments that tile its text', async () => {
+    const hunks = (tag: string) =>
+      Array.from({ length: 6 }, (_, i) => `${i * 20 === 0 ? 'FIRST' : 'x'} ${tag} ${i}\n${lines(18, 'keep')}`).join(
+        '\n',
+      );
+    const r = repo({
+      files: { 'src/a.ts': `${hunks('a')}\n`, 'src/b.ts': `${hunks('b')}\n`, 'package-lock.json': '{}\n' },
+      unstaged: {
+        'src/a.ts': `${hunks('a').replace(/^x a (\d)$/gm, 'y a $1')}\n`,
+        'src/b.ts': `${hunks('b').replace(/^x b 2$/m, 'y b 2')}\n`,
+        'package-lock.json': '{"v":2}\n',
+      },
+    });
+    // Small enough that some hunks are left out with a note, and the lockfile is named only.
+    const diff = byKey((await collect(r.dir, ['git.diff.'], { diffChars: 300 })).items)['git.diff.unstaged'];
+    const text = diff?.text.split('\n') ?? [];
+    const segments = diff?.segments ?? [];
+    assert.match(diff?.text ?? '', /hunk\(s\) left out/);
+    assert.match(diff?.text ?? '', /changed lines not shown: package-lock\.json/);
+    assert.equal(segments[0]?.start, 0);
+    assert.equal(segments.at(-1)?.end, text.length - 1);
+    for (const [i, segment] of segments.entries()) {
+      if (i > 0) assert.equal(segment.start, (segments[i - 1]?.end ?? 0) + 1, 'no gap, no overlap');
+      const first = text[segment.start] ?? '';
+      assert.match(first, segment.kind === 'header' ? /^diff --git / : /^@@ /, `${segment.kind} at ${segment.start}`);
+    }
+    assert.ok(segments.filter((s) => s.kind === 'hunk').length >= 2);
+  });
+
   test('the smaller files come first, the largest last', () => {
     const file = (name: string, n: number) =>
       [`diff --git a/${name} b/${name}`, `--- a/${name}`, `+++ b/${name}`, `@@ -0,0 +1,${n} @@`]

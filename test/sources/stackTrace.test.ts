@@ -67,6 +67,10 @@ describe('stacktrace source', () => {
         const line = Number(item.title.replace(/ \(.*\)$/, '').split(':')[1]);
         assert.match(item.text, new RegExp(`^> +${line} \\| FAILS HERE$`, 'm'));
         assert.equal(item.kind, 'code');
+        // The budget keeps the frame the source marked, and the header line, without looking for `>`.
+        const frame = item.segments?.find((segment) => segment.kind === 'frame');
+        assert.match(item.text.split('\n')[frame?.start ?? -1] ?? '', /^> +\d+ \| FAILS HERE$/);
+        assert.deepEqual(item.segments?.[0], { kind: 'header', start: 0, end: 0 });
       }
       // ±20 lines: the deepest frame's excerpt starts at line 1 and runs to line min(30, n+20).
       const summary = result.items.find((item) => item.key === 'stacktrace.frames');
