@@ -65,6 +65,8 @@ export interface CtxproxyOptions {
    * under a terminal or a service manager; `ignore` (default): to /dev/null.
    */
   stderr?: 'ignore' | 'read' | undefined;
+  /** A workspace of the caller's (kept at stop); default: an empty temporary folder, removed at stop. */
+  workspace?: string | undefined;
 }
 
 /** Starts the real CLI, `ctxproxy serve`, on a free port with its own workspace and database. */
@@ -73,7 +75,7 @@ export async function startCtxproxy(
   extraArgs: string[] = [],
   options: CtxproxyOptions = {},
 ): Promise<Child & { workspace: string; stderrBytes: () => number }> {
-  const workspace = mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
+  const workspace = options.workspace ?? mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
   const child = spawn(
     process.execPath,
     [
@@ -103,6 +105,8 @@ export async function startCtxproxy(
     url,
     workspace,
     stderrBytes: () => stderrBytes,
-    stop: stopper(child, () => rmSync(workspace, { recursive: true, force: true })),
+    stop: stopper(child, () => {
+      if (options.workspace === undefined) rmSync(workspace, { recursive: true, force: true });
+    }),
   };
 }
