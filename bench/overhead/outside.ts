@@ -5,6 +5,7 @@
 //
 // Run: npm run build && npm ci --prefix bench/overhead/portkey &&
 //      node --import tsx bench/overhead/outside.ts   (BENCH_ROUNDS, default 400)
+// BENCH_BEFORE=DIR adds "ctxproxy before": DIR's bin/ctxproxy.js (another checkout, built), in the same rounds.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -109,11 +110,16 @@ async function startPortkey(): Promise<Child & { outputBytes: () => number }> {
   };
 }
 
-/** A real git workspace (a clone of this repository), so the server's background work (index, symbols, watcher) runs. */
+/**
+ * A real git workspace (a clone of this repository), so the server's background work (index,
+ * symbols, watcher) runs; one per server, as each keeps its audit and its index in the workspace.
+ */
+const workspaces: string[] = [];
 function gitWorkspace(): string {
   const folder = mkdtempSync(path.join(tmpdir(), 'ctxproxy-overhead-ws-'));
   const cloned = spawnSync('git', ['clone', '--quiet', '--no-hardlinks', root, folder], { stdio: 'inherit' });
   if (cloned.status !== 0) throw new Error('git clone failed');
+  workspaces.push(folder);
   return folder;
 }
 
@@ -130,11 +136,24 @@ const chat = (model: string, stream: boolean, i: number) =>
   JSON.stringify({ model, stream, messages: [{ role: 'user', content: `question number ${i}` }] });
 
 const loadBefore = loadavg();
-const workspace = gitWorkspace();
 const ollama = await startFakeUpstream();
 const openai = await startScript('bench/support/fakeOpenAIProcess.ts', [OPENAI_MODEL]);
-const ctxOllama = await startCtxproxy(ollama.url, [], { stderr: 'read', workspace });
-const ctxOpenai = await startCtxproxy(openai.url, ['--upstream-kind', 'openai'], { stderr: 'read', workspace });
+const ctxOllama = await startCtxproxy(ollama.url, [], { stderr: 'read', workspace: gitWorkspace() });
+const ctxOpenai = await startCtxproxy(openai.url, ['--upstream-kind', 'openai'], {
+  stderr: 'read',
+  workspace: gitWorkspace(),
+});
+const beforeBin = process.env.BENCH_BEFORE ? path.join(process.env.BENCH_BEFORE, 'bin/ctxproxy.js') : undefined;
+const before = beforeBin
+  ? {
+      ollama: await startCtxproxy(ollama.url, [], { stderr: 'read', workspace: gitWorkspace(), bin: beforeBin }),
+      openai: await startCtxproxy(openai.url, ['--upstream-kind', 'openai'], {
+        stderr: 'read',
+        workspace: gitWorkspace(),
+        bin: beforeBin,
+      }),
+    }
+  : undefined;
 const bareOllama = await startScript('bench/overhead/bareProxy.ts', [ollama.url]);
 const bareOpenai = await startScript('bench/overhead/bareProxy.ts', [openai.url, 'openai']);
 const portkey = await startPortkey();
@@ -180,6 +199,13 @@ for (const stream of [false, true]) {
             ),
           ]),
       side('ctxproxy', (i) => call(`${ctxOpenai.url}/v1/chat/completions`, chat(OPENAI_MODEL, stream, i))),
+      ...(before
+        ? [
+            side('ctxproxy before', (i) =>
+              call(`${before.openai.url}/v1/chat/completions`, chat(OPENAI_MODEL, stream, i)),
+            ),
+          ]
+        : []),
     ],
   });
   groups.push({
@@ -196,6 +222,13 @@ for (const stream of [false, true]) {
             ),
           ]),
       side('ctxproxy', (i) => call(`${ctxOllama.url}/v1/chat/completions`, chat(OLLAMA_MODEL, stream, i))),
+      ...(before
+        ? [
+            side('ctxproxy before', (i) =>
+              call(`${before.ollama.url}/v1/chat/completions`, chat(OLLAMA_MODEL, stream, i)),
+            ),
+          ]
+        : []),
     ],
   });
 }
@@ -209,10 +242,23 @@ try {
   const all = groups.flatMap((g) => [g.direct, ...g.others]);
   for (let i = 0; i < WARMUP; i++) for (const s of all) await s.run(i);
   for (const s of all) s.timings.length = 0;
+  // The servers' first index of their workspace runs in the background; measured after it (at most a minute).
+  const ctxChildren = [ctxOllama, ctxOpenai, ...(before ? [before.ollama, before.openai] : [])];
+  for (let waited = 0; waited < 60; waited++) {
+    const was = ctxChildren.map((child) => cpuMs(child.process.pid));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (ctxChildren.every((child, k) => cpuMs(child.process.pid) - (was[k] as number) < 30)) break;
+  }
   // CPU time per request of each server, whatever the machine's load (which stretches latencies, not CPU).
   const servers = [
     ['ctxproxy, kind openai', ctxOpenai],
     ['ctxproxy, kind ollama', ctxOllama],
+    ...(before
+      ? ([
+          ['ctxproxy before, openai', before.openai],
+          ['ctxproxy before, ollama', before.ollama],
+        ] as const)
+      : []),
     ['Portkey', portkey],
     ['bare node:http, openai', bareOpenai],
     ['bare node:http, ollama', bareOllama],
@@ -263,6 +309,9 @@ try {
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   agent.destroy();
-  for (const child of [portkey, bareOpenai, bareOllama, ctxOpenai, ctxOllama, openai, ollama]) await child.stop();
-  rmSync(workspace, { recursive: true, force: true });
+  const beforeChildren = before ? [before.openai, before.ollama] : [];
+  for (const child of [portkey, bareOpenai, bareOllama, ctxOpenai, ctxOllama, ...beforeChildren, openai, ollama]) {
+    await child.stop();
+  }
+  for (const folder of workspaces) rmSync(folder, { recursive: true, force: true });
 }

@@ -3,7 +3,8 @@
 // See README.md next to this file ("Resident memory").
 //
 // Run: npm run build && node --import tsx bench/overhead/rss.ts
-// BENCH_RSS_REQUESTS (default 1000); BENCH_RSS_MODE (default auto: context on, the server's default).
+// BENCH_RSS_REQUESTS (default 1000); BENCH_RSS_MODE (default auto: context on, the server's default);
+// BENCH_BEFORE=DIR runs DIR's bin/ctxproxy.js (another checkout, built) instead of this one's.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -61,7 +62,8 @@ if (spawnSync('git', ['clone', '--quiet', '--no-hardlinks', root, folder], { std
   throw new Error('git clone failed');
 }
 const fake = await startFakeUpstream();
-const proxy = await startCtxproxy(fake.url, ['--mode', MODE], { stderr: 'read', workspace: folder });
+const bin = process.env.BENCH_BEFORE ? path.join(process.env.BENCH_BEFORE, 'bin/ctxproxy.js') : undefined;
+const proxy = await startCtxproxy(fake.url, ['--mode', MODE], { stderr: 'read', workspace: folder, bin });
 const pid = proxy.process.pid as number;
 const base = proxy.url;
 const question = (i: number) => `${questions[i % questions.length]} (${i})`;
@@ -98,7 +100,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const settled = memoryOf(pid);
   const lines = [
-    `server RSS, ${REQUESTS} mixed requests (chat, streamed chat, responses, messages, models, audit API), mode ${MODE}, workspace a git clone of this repository`,
+    `server RSS${bin ? ` (${bin})` : ''}, ${REQUESTS} mixed requests (chat, streamed chat, responses, messages, models, audit API), mode ${MODE}, workspace a git clone of this repository`,
     `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,

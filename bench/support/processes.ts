@@ -65,6 +65,8 @@ export interface CtxproxyOptions {
    * under a terminal or a service manager; `ignore` (default): to /dev/null.
    */
   stderr?: 'ignore' | 'read' | undefined;
+  /** Another checkout's built command (its `bin/ctxproxy.js`), for a before/after in the same rounds. */
+  bin?: string | undefined;
   /** A workspace of the caller's (kept at stop); default: an empty temporary folder, removed at stop. */
   workspace?: string | undefined;
 }
@@ -80,7 +82,7 @@ export async function startCtxproxy(
     process.execPath,
     [
       ...binNodeFlags(),
-      path.join(root, 'bin/ctxproxy.js'),
+      options.bin ?? path.join(root, 'bin/ctxproxy.js'),
       'serve',
       '--port',
       '0',
