@@ -65,6 +65,10 @@ export interface CtxproxyOptions {
    * under a terminal or a service manager; `ignore` (default): to /dev/null.
    */
   stderr?: 'ignore' | 'read' | undefined;
+  /** Another checkout's built command (its `bin/ctxproxy.js`), for a before/after in the same rounds. */
+  bin?: string | undefined;
+  /** A workspace of the caller's (kept at stop); default: an empty temporary folder, removed at stop. */
+  workspace?: string | undefined;
 }
 
 /** Starts the real CLI, `ctxproxy serve`, on a free port with its own workspace and database. */
@@ -73,12 +77,12 @@ export async function startCtxproxy(
   extraArgs: string[] = [],
   options: CtxproxyOptions = {},
 ): Promise<Child & { workspace: string; stderrBytes: () => number }> {
-  const workspace = mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
+  const workspace = options.workspace ?? mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
   const child = spawn(
     process.execPath,
     [
       ...binNodeFlags(),
-      path.join(root, 'bin/ctxproxy.js'),
+      options.bin ?? path.join(root, 'bin/ctxproxy.js'),
       'serve',
       '--port',
       '0',
@@ -103,6 +107,8 @@ export async function startCtxproxy(
     url,
     workspace,
     stderrBytes: () => stderrBytes,
-    stop: stopper(child, () => rmSync(workspace, { recursive: true, force: true })),
+    stop: stopper(child, () => {
+      if (options.workspace === undefined) rmSync(workspace, { recursive: true, force: true });
+    }),
   };
 }

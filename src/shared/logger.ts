@@ -4,6 +4,7 @@
 // object per line. Callers pass only sizes, ids, hashes, rule ids and the proxy's
 // own hints (ProxyError.hint): never prompt text, never an upstream's words.
 
+import { setImmediate } from 'node:timers';
 import { formatTextLine } from './logText.ts';
 import type { LogFields, Logger } from './ports.ts';
 
@@ -29,8 +30,58 @@ export function resolveLogFormat(format: LogFormat | 'auto' | undefined, isTTY: 
   return isTTY ? 'text' : 'json';
 }
 
+/**
+ * Writes lines to `sink` once per event-loop turn, joined, after the turn's own work. A request
+ * logs two lines (`http.request`, `request.done`) while its answer is being written; each write to
+ * standard error is a system call that, on a pipe, also wakes its reader, and Node makes it
+ * synchronously: written as they come, both land between the answer and the client
+ * (bench/overhead/README.md, "From outside"). Queued, they leave in one call once the answer has
+ * left. Warnings and errors are not held back, and the queue is written out at exit.
+ */
+export function turnBatchedWriter(sink: (text: string) => void): {
+  write: (line: string) => void;
+  flush: () => void;
+} {
+  let queued: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (queued.length === 0) return;
+    const text = queued.length === 1 ? (queued[0] as string) : queued.join('');
+    queued = [];
+    sink(text);
+  };
+  return {
+    write(line) {
+      queued.push(line);
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(flush).unref();
+    },
+    flush,
+  };
+}
+
+let stderrWriter: ReturnType<typeof turnBatchedWriter> | undefined;
+
+/** Standard error, batched per turn; one queue per process, written out when the process exits. */
+function stderrLines(): ReturnType<typeof turnBatchedWriter> {
+  if (stderrWriter) return stderrWriter;
+  const writer = turnBatchedWriter((text) => process.stderr.write(text));
+  process.once('exit', writer.flush);
+  stderrWriter = writer;
+  return writer;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const batched = options.write ? undefined : stderrLines();
+  const write = options.write ?? (batched as ReturnType<typeof turnBatchedWriter>).write;
+  // What a person or a supervisor must see now (a failure, the server stopping) is not held back.
+  const writeNow = (line: string) => {
+    if (!batched) return write(line);
+    batched.flush();
+    process.stderr.write(line);
+  };
   const format = resolveLogFormat(options.format, options.isTTY ?? process.stderr.isTTY === true);
   const now = options.now ?? (() => new Date());
   const text = format === 'text' ? formatTextLine() : undefined;
@@ -41,12 +92,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       for (const key of STACK_FIELDS) delete fields[key];
     }
     const time = now();
+    const out = level === 'info' ? write : writeNow;
     if (text) {
       const line = text(time, level, event, fields);
-      if (line !== undefined) write(line);
+      if (line !== undefined) out(line);
       return;
     }
-    write(`${JSON.stringify({ t: time.toISOString(), level, event, ...fields })}\n`);
+    out(`${JSON.stringify({ t: time.toISOString(), level, event, ...fields })}\n`);
   };
   return {
     info: (event, fields) => emit('info', event, fields),

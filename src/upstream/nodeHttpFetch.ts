@@ -85,17 +85,67 @@ export const nodeHttpFetch: typeof fetch = (input, init) =>
           request.destroy();
         },
       });
-      resolve(
-        new Response(noBodyStatus(incoming.statusCode) ? null : stream, {
-          status: incoming.statusCode ?? 502,
-          statusText: incoming.statusMessage ?? '',
-          headers: responseHeaders(incoming),
-        }),
-      );
+      resolve(new NodeHttpResponse(incoming, noBodyStatus(incoming.statusCode) ? null : stream) as unknown as Response);
     });
 
     request.end(body);
   });
+
+/**
+ * The part of a fetch Response its callers read: status, headers, the body as a stream, and
+ * `text`/`json`/`arrayBuffer`. Not undici's Response: building one (and its Headers) for every
+ * upstream call was a measurable share of a request (bench/overhead/README.md, "From outside");
+ * the headers are made into a Headers only when read, which the error paths do.
+ */
+class NodeHttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly body: ReadableStream<Uint8Array> | null;
+  #incoming: IncomingMessage;
+  #headers: Headers | undefined;
+  #used = false;
+
+  constructor(incoming: IncomingMessage, body: ReadableStream<Uint8Array> | null) {
+    this.#incoming = incoming;
+    this.status = incoming.statusCode ?? 502;
+    this.statusText = incoming.statusMessage ?? '';
+    this.ok = this.status >= 200 && this.status < 300;
+    this.body = body;
+  }
+
+  get headers(): Headers {
+    this.#headers ??= responseHeaders(this.#incoming);
+    return this.#headers;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    if (!this.body) return new ArrayBuffer(0);
+    const parts: Uint8Array[] = [];
+    const reader = this.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+    }
+    const bytes = Buffer.concat(parts);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.arrayBuffer());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+}
 
 function bodyBytes(body: RequestInit['body']): Uint8Array | undefined {
   if (body === undefined || body === null) return undefined;

@@ -59,6 +59,8 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
         idleTimeoutMs,
       });
       const { watch, context } = timer;
+      // One signal carries the call: the timer's, which the caller's aborts too (no AbortSignal.any per call).
+      const unfollow = timer.follow();
 
       let response: Response;
       try {
@@ -66,12 +68,13 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
           method: 'POST',
           headers: headers('text/event-stream'),
           body: JSON.stringify(body),
-          signal: AbortSignal.any([signal, timer.signal]),
+          signal: timer.signal,
         });
         if (!response.ok) throw new UpstreamHttpError(await errorMessageOf(response), response.status);
         if (!response.body) throw new Error('the upstream answered without a body');
       } catch (error) {
         timer.stop();
+        unfollow();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
       const responseBody = response.body;
@@ -98,6 +101,7 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
           watch.stop();
           // The consumer stopped early (client left, or an error): close this request only.
           if (!finished) timer.abort();
+          unfollow();
         }
       })();
     },

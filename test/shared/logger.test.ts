@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createLogger, resolveLogFormat } from '../../src/shared/logger.ts';
+import { setImmediate } from 'node:timers';
+import { createLogger, resolveLogFormat, turnBatchedWriter } from '../../src/shared/logger.ts';
 
 const at = () => new Date('2026-12-07T01:35:25.000Z');
 
@@ -88,5 +89,22 @@ describe('the log form', () => {
       lines[0] ?? '',
       /^01:35:25 warn {2}context\.key_clash key="files\.\\u001b\[2Jevil\\u009b31m" kept=3\n$/,
     );
+  });
+});
+
+describe('standard error, written once per turn', () => {
+  test("a turn's lines leave together, in order, after the turn's own work; flush writes what is queued", async () => {
+    const writes: string[] = [];
+    const writer = turnBatchedWriter((text) => writes.push(text));
+    writer.write('http.request\n');
+    writer.write('request.done\n');
+    assert.deepEqual(writes, [], 'nothing is written while the turn (the answer) is still running');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(writes, ['http.request\nrequest.done\n']);
+    writer.write('server.stopped\n');
+    writer.flush();
+    assert.deepEqual(writes, ['http.request\nrequest.done\n', 'server.stopped\n']);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(writes.length, 2, 'a flushed line is not written twice');
   });
 });

@@ -1,6 +1,7 @@
 // A small OpenAI-compatible server (what llama.cpp server, LM Studio and vLLM
 // speak) on 127.0.0.1: /v1/chat/completions streamed as SSE chunks, tool calls
-// split into argument fragments, a usage chunk when asked, then [DONE];
+// split into argument fragments, a usage chunk when asked, then [DONE] (one
+// `chat.completion` object when the request does not ask for a stream);
 // /v1/completions streamed the same way; /v1/embeddings; and /v1/models.
 // Scriptable per model to fail.
 
@@ -92,6 +93,7 @@ export async function startFakeOpenAI(options: { models?: string[] } = {}): Prom
         error: { message: script.errorBody ?? 'fake error', type: 'server_error' },
       });
     }
+    if (body.stream !== true) return jsonReply(res, model, script);
     streamReply(res, model, body, script);
   });
 
@@ -149,6 +151,34 @@ function streamReply(res: ServerResponse, model: string, body: Record<string, un
     send({ ...base, choices: [], usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } });
   res.write('data: [DONE]\n\n');
   res.end();
+}
+
+/** `stream` not true: the whole answer as one `chat.completion` object, as OpenAI-compatible servers answer. */
+function jsonReply(res: ServerResponse, model: string, script: FakeOpenAIReply) {
+  const toolCalls = (script.toolCalls ?? []).map((call, index) => ({
+    id: call.id ?? `call_fake_${index}`,
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  sendJson(res, 200, {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: script.content ?? '',
+          ...(script.reasoning ? { reasoning_content: script.reasoning } : {}),
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        finish_reason: script.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+      },
+    ],
+    usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 },
+  });
 }
 
 /** `/v1/embeddings`: one small vector per input, `[length, index]`, so tests can tell them apart. */

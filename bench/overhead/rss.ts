@@ -1,0 +1,119 @@
+// The server's resident memory (RSS, as the OS counts it: heap, code, SQLite's page caches,
+// the index, buffers) after 1,000 mixed requests on a git workspace, read from /proc.
+// See README.md next to this file ("Resident memory").
+//
+// Run: npm run build && node --import tsx bench/overhead/rss.ts
+// BENCH_RSS_REQUESTS (default 1000); BENCH_RSS_MODE (default auto: context on, the server's default);
+// BENCH_BEFORE=DIR runs DIR's bin/ctxproxy.js (another checkout, built) instead of this one's.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
+
+const REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? 1000);
+const MODE = process.env.BENCH_RSS_MODE ?? 'auto';
+const MODEL = 'qwen2.5-coder:7b';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+function send(method: string, url: string, body?: unknown): Promise<number> {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers:
+          text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(text);
+  });
+}
+
+/** VmRSS and VmHWM (the peak) of a process, in MB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+const questions = [
+  'where is the request body read and how big may it be?',
+  'explain how the audit store writes its snapshots',
+  'what does the redactor do with a private key in a file?',
+  'how is the token budget of a request computed?',
+  'why does the upstream call have two timers?',
+];
+
+const folder = mkdtempSync(path.join(tmpdir(), 'ctxproxy-rss-ws-'));
+if (spawnSync('git', ['clone', '--quiet', '--no-hardlinks', root, folder], { stdio: 'inherit' }).status !== 0) {
+  throw new Error('git clone failed');
+}
+const fake = await startFakeUpstream();
+const bin = process.env.BENCH_BEFORE ? path.join(process.env.BENCH_BEFORE, 'bin/ctxproxy.js') : undefined;
+const proxy = await startCtxproxy(fake.url, ['--mode', MODE], { stderr: 'read', workspace: folder, bin });
+const pid = proxy.process.pid as number;
+const base = proxy.url;
+const question = (i: number) => `${questions[i % questions.length]} (${i})`;
+const kinds: ((i: number) => Promise<number>)[] = [
+  (i) =>
+    send('POST', `${base}/v1/chat/completions`, { model: MODEL, messages: [{ role: 'user', content: question(i) }] }),
+  (i) =>
+    send('POST', `${base}/v1/chat/completions`, {
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: question(i) }],
+    }),
+  (i) => send('POST', `${base}/v1/responses`, { model: MODEL, input: question(i) }),
+  (i) =>
+    send('POST', `${base}/v1/messages`, {
+      model: MODEL,
+      max_tokens: 256,
+      messages: [{ role: 'user', content: question(i) }],
+    }),
+  () => send('GET', `${base}/v1/models`),
+  () => send('GET', `${base}/api/audit/snapshots?limit=20`),
+];
+
+try {
+  const loadBefore = loadavg();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const started = memoryOf(pid);
+  const failed: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const status = await (kinds[i % kinds.length] as (i: number) => Promise<number>)(i);
+    if (status !== 200) failed.push(status);
+  }
+  const after = memoryOf(pid);
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const settled = memoryOf(pid);
+  const lines = [
+    `server RSS${bin ? ` (${bin})` : ''}, ${REQUESTS} mixed requests (chat, streamed chat, responses, messages, models, audit API), mode ${MODE}, workspace a git clone of this repository`,
+    `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+    `  3 s after start         RSS ${started.rss.toFixed(0)} MB`,
+    `  after ${REQUESTS} requests     RSS ${after.rss.toFixed(0)} MB   peak ${after.peak.toFixed(0)} MB`,
+    `  5 s later               RSS ${settled.rss.toFixed(0)} MB   peak ${settled.peak.toFixed(0)} MB`,
+    `  answers other than 200: ${failed.length}${failed.length > 0 ? ` (${[...new Set(failed)].join(', ')})` : ''}`,
+    'target (issue 28): <= 150 MB after 1,000 mixed requests on a git workspace',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  agent.destroy();
+  await proxy.stop();
+  await fake.stop();
+  rmSync(folder, { recursive: true, force: true });
+}
