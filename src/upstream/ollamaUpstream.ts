@@ -228,7 +228,7 @@ async function* streamEvents(
     // carries the timer's signal, not the client's (see chat), so the timer's abort is what closes it.
     if (!finished) timers.abort();
     unfollow();
-    await lines.return(undefined);
+    await lines.return?.();
   }
 }
 
