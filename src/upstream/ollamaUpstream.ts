@@ -1,19 +1,10 @@
-// The Ollama adapter: native /api/chat, always streaming (aggregating is the
-// caller's job), posted and read here on the fetch it is given; the metadata,
-// /api/embed and /api/generate calls go through the `ollama` client. Each call
-// carries its own signals, so aborting one request closes only its socket —
-// never `ollama.abort()`, which would end every stream in flight.
-//
-// Why the chat does without the client: it is the one call on every request's
-// path, and the client cost about as much again as the HTTP call under it
-// (a client per call, its headers normalised, an AbortController, a stream
-// wrapper); bench/overhead/README.md, "From outside", has the profile. What the
-// client did for a chat is done here the same way: the JSON body, an HTTP error
-// read as `{"error": …}` or text (the same ResponseError shape), NDJSON lines
-// parsed as they arrive, a line that does not parse skipped, an `{"error": …}`
-// line thrown, and images sent as base64 of their bytes.
+// The Ollama adapter: native /api/chat through the `ollama` client, always
+// streaming (the client cannot abort a non-streaming call; aggregating is the
+// caller's job). Each call gets its own client whose fetch carries that call's
+// signals, so aborting one request closes only its socket — never
+// `ollama.abort()`, which would end every stream in flight.
 
-import { type ChatResponse, Ollama } from 'ollama';
+import { type AbortableAsyncIterator, type ChatResponse, Ollama } from 'ollama';
 import type { Upstream, UpstreamRequest } from '../shared/ports.ts';
 import type { UpstreamEvent, UpstreamModel } from '../shared/types.ts';
 import { type StreamTimers, startStreamTimers } from './callTimers.ts';
@@ -21,7 +12,7 @@ import { nodeHttpFetch } from './nodeHttpFetch.ts';
 import { createOllamaEventMapper, newToolCallId } from './ollamaEvents.ts';
 import { ollamaExtras } from './ollamaGenerate.ts';
 import { type OllamaChatBody, toOllamaChatRequest } from './ollamaMapping.ts';
-import { classifyUpstreamFailure, missingDoneError, UpstreamHttpError } from './upstreamErrors.ts';
+import { classifyUpstreamFailure, missingDoneError } from './upstreamErrors.ts';
 
 export interface OllamaUpstreamOptions {
   baseUrl: string;
@@ -77,7 +68,7 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
     ...ollamaExtras({ baseUrl, clientWith, firstByteTimeoutMs }),
 
     async chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>> {
-      const body = JSON.stringify(withBase64Images(toOllamaChatRequest(request)));
+      const body = withBinaryImages(toOllamaChatRequest(request));
       // Ours to abort: the first-byte timer and, once lines flow, the idle timer.
       const timer = startStreamTimers({
         kind: 'ollama',
@@ -91,23 +82,20 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
       // One signal carries the whole call: the timer's, which the caller's aborts too. The client's
       // own (stream.abort()) is left out of the fetch: streamEvents ends the call through the timer.
       const unfollow = timer.follow();
-      let answer: ReadableStream<Uint8Array>;
+      const client = new Ollama({
+        host: baseUrl,
+        fetch: (input, init) => baseFetch(input, { ...init, signal: timer.signal }),
+      });
+
+      let stream: AbortableAsyncIterator<ChatResponse>;
       try {
-        const response = await baseFetch(`${baseUrl}/api/chat`, {
-          method: 'POST',
-          headers: CHAT_HEADERS,
-          body,
-          signal: timer.signal,
-        });
-        if (!response.ok) throw new UpstreamHttpError(await errorMessageOf(response), response.status);
-        if (!response.body) throw new Error('Missing body');
-        answer = response.body;
+        stream = await client.chat(body);
       } catch (error) {
         timer.stop();
         unfollow();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(ndjsonLines(answer), timer, makeId, unfollow);
+      return streamEvents(stream, timer, makeId, unfollow);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {
@@ -136,68 +124,14 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
   };
 }
 
-const CHAT_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
-
-/** An HTTP error's words, as the `ollama` client read them: `{"error": …}` when JSON, else the text. */
-async function errorMessageOf(response: Response): Promise<string> {
-  const fallback = `Error ${response.status}: ${response.statusText}`;
-  const text = await response.text().catch(() => '');
-  if (response.headers.get('content-type')?.includes('application/json')) {
-    try {
-      const error = (JSON.parse(text) as { error?: unknown }).error;
-      return typeof error === 'string' && error !== '' ? error : fallback;
-    } catch {
-      return fallback;
-    }
-  }
-  return text || fallback;
-}
-
-/** The answer's NDJSON lines as they arrive; a line that does not parse is skipped, an error line thrown. */
-async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatResponse> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let pending = '';
-  const parsed = (line: string): ChatResponse | undefined => {
-    if (line.trim() === '') return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-    if (value !== null && typeof value === 'object' && 'error' in value) {
-      throw new Error(String((value as { error: unknown }).error));
-    }
-    return value as ChatResponse;
-  };
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      pending += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
-        const line = parsed(pending.slice(0, end));
-        pending = pending.slice(end + 1);
-        if (line) yield line;
-      }
-      if (done) {
-        const line = parsed(pending);
-        if (line) yield line;
-        return;
-      }
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 async function* streamEvents(
-  lines: AsyncGenerator<ChatResponse>,
+  stream: AbortableAsyncIterator<ChatResponse>,
   timers: StreamTimers,
   makeId: () => string,
   unfollow: () => void,
 ): AsyncGenerator<UpstreamEvent> {
   const mapper = createOllamaEventMapper(makeId);
+  const lines = stream[Symbol.asyncIterator]();
   const { context } = timers;
   let finished = false;
   try {
@@ -233,11 +167,11 @@ async function* streamEvents(
 }
 
 /**
- * Images as base64 of their bytes, decoded and encoded again as the `ollama` client sent them
- * (never read as a file path, as its Node build would a string naming a file: a crafted
- * "base64" like `///etc/hosts` reads nothing).
+ * The `ollama` client (Node build) treats a string image as a file path when such a
+ * file exists, and would send that file's bytes. Handing it bytes instead makes it
+ * only re-encode them, so a crafted "base64" like `///etc/hosts` reads nothing.
  */
-function withBase64Images(body: OllamaChatBody): OllamaChatBody {
+function withBinaryImages(body: OllamaChatBody): OllamaChatBody {
   return {
     ...body,
     messages: body.messages.map((message) =>
@@ -245,7 +179,7 @@ function withBase64Images(body: OllamaChatBody): OllamaChatBody {
         ? {
             ...message,
             images: message.images.map((image) =>
-              (typeof image === 'string' ? Buffer.from(image, 'base64') : Buffer.from(image)).toString('base64'),
+              typeof image === 'string' ? new Uint8Array(Buffer.from(image, 'base64')) : image,
             ),
           }
         : message,
