@@ -238,6 +238,83 @@ describe('persistent retrieval index', () => {
     }
   });
 
+  test('a restart asks git what changed since the stored commit, and compares only those files', async () => {
+    const files: Record<string, string> = {};
+    for (let k = 0; k < 40; k++) files[`src/m${k}.py`] = `def f${k}():\n    return ${k}\n`;
+    const other = makeRepo({
+      files: { ...files, 'dirty.py': 'CLEAN = 1\n', 'kept.py': 'KEPT = 1\n' },
+      unstaged: { 'dirty.py': 'DIRTY_WORD = 1\n', 'notes.py': 'NOTES_WORD = 1\n' },
+    });
+    const open = async () => {
+      const deps = indexDeps();
+      const workspaces = new Workspaces(deps);
+      const indexes = createRetrievalIndexes(deps, workspaces, { waitMs: 0 });
+      const index = indexes.open(other.dir);
+      assert.ok(index);
+      const close = () => {
+        indexes.close();
+        workspaces.closeAll();
+      };
+      return { index, indexes, close };
+    };
+    const find = (index: { search: (r: GrepRequest) => { hits: { rel: string }[] } | undefined }, word: string) =>
+      index
+        .search({ patterns: [word], words: true, perFile: 20, maxBytes: 1 << 20 })
+        ?.hits.map((hit) => hit.rel)
+        .join();
+    try {
+      const first = await open();
+      await first.index.warm();
+      assert.equal(find(first.index, 'DIRTY_WORD'), 'dirty.py');
+      first.close();
+      // While no server runs: a clean file edited, a dirty one reverted, a commit, an untracked file added
+      // and another removed.
+      other.write('src/m3.py', 'def f3():\n    return EDITED_WORD\n');
+      other.write('dirty.py', 'CLEAN = 1\n');
+      other.write('kept.py', 'KEPT = COMMITTED_WORD\n');
+      other.git('commit', '-q', '-am', 'kept');
+      other.write('src/m3.py', 'def f3():\n    return EDITED_WORD\n');
+      other.write('new.py', 'UNTRACKED_WORD = 1\n');
+      fs.rmSync(path.join(other.dir, 'notes.py'));
+      const second = await open();
+      try {
+        // At once (no wait): the stored index answers while it catches up (git takes longer than no
+        // wait), and the report says what it may miss.
+        const looking = new Workspaces(indexDeps());
+        const answer = await second.indexes.index?.prepare(looking.get(other.dir));
+        looking.closeAll();
+        assert.ok(answer?.search, 'the stored index answers');
+        assert.match(answer?.note ?? '', /catching up .*may be missed/);
+        assert.equal(
+          answer?.search({ patterns: ['f7'], words: true, perFile: 20, maxBytes: 1 << 20 })?.hits[0]?.rel,
+          'src/m7.py',
+        );
+        await second.index.warm();
+        assert.ok(second.index.compared < 10, `compared ${second.index.compared} files, not all 44`);
+        assert.equal(second.index.reads, 4, 'the edited, reverted, committed and new files are read again');
+        assert.equal(find(second.index, 'EDITED_WORD'), 'src/m3.py');
+        assert.equal(find(second.index, 'COMMITTED_WORD'), 'kept.py');
+        assert.equal(find(second.index, 'UNTRACKED_WORD'), 'new.py');
+        assert.equal(find(second.index, 'DIRTY_WORD'), '');
+        assert.ok(!second.index.store.files().has('notes.py'));
+      } finally {
+        second.close();
+      }
+      // Caught up, the next restart has nothing to read; a file reverted since is still looked at.
+      other.write('src/m3.py', 'def f3():\n    return 3\n');
+      const third = await open();
+      try {
+        await third.index.warm();
+        assert.equal(third.index.reads, 1);
+        assert.equal(find(third.index, 'EDITED_WORD'), '');
+      } finally {
+        third.close();
+      }
+    } finally {
+      other.cleanup();
+    }
+  });
+
   test('follows an edit the work-tree watcher sees', async () => {
     const deps = indexDeps({ watchWorkTree: true });
     const workspaces = new Workspaces(deps);
@@ -273,6 +350,8 @@ describe('persistent retrieval index', () => {
   });
 
   test('while the index is not ready, retrieval answers with git grep and the report says so', async () => {
+    // A first build (no stored index: one would answer while it catches up).
+    fs.rmSync(path.join(repo.dir, '.ctxproxy'), { recursive: true, force: true });
     const deps = indexDeps();
     // waitMs 0: a request never waits for the first pass.
     const set = createSourceSet(deps, { index: { waitMs: 0 } });

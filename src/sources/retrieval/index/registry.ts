@@ -64,11 +64,13 @@ export function createRetrievalIndexes(
         return { note: `index unavailable (${found.failed}); searched with git grep` };
       try {
         if (await found.prepare()) {
-          const { overLimit, listed, held } = found.progress();
+          const { overLimit, listed, held, current, catchingUp } = found.progress();
           return {
-            // Past the file limit the rest of the tree is not searched: said, never a silent gap.
-            note:
-              overLimit > 0
+            // Past the file limit the rest of the tree is not searched; a stored index still catching up
+            // may miss what changed while no server ran: both said, never a silent gap.
+            note: !current
+              ? `index catching up with changes made while no server ran (${catchingUp?.checked ?? 0} of ${catchingUp?.of ?? '?'} files checked); a file changed meanwhile may be missed`
+              : overLimit > 0
                 ? `index holds the first ${held} of ${listed} files (its limit); the rest were not searched`
                 : undefined,
             search: (request) => {

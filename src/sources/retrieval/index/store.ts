@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (file);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_words USING fts5 (words, content = '', contentless_delete = 1);
+CREATE TABLE IF NOT EXISTS unsure (rel TEXT PRIMARY KEY);
 `;
 
 export interface StoredFile {
@@ -80,7 +81,7 @@ export class IndexStore {
     if (appId === INDEX_APPLICATION_ID && version !== INDEX_SCHEMA_VERSION) {
       // Ours, another layout: the index is a cache, rebuilt from the work tree.
       db.exec(
-        'DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;',
+        'DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS unsure;',
       );
     }
     db.exec(SCHEMA);
@@ -101,6 +102,52 @@ export class IndexStore {
 
   markComplete(): void {
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('complete', '1')").run();
+  }
+
+  /**
+   * What a restart needs to catch up through git (workspaceIndex.ts): the commit the index was last
+   * brought up to date against. Every stored file not in the `unsure` table holds that commit's content.
+   */
+  baseline(): { head: string } | undefined {
+    const head = this.db.prepare("SELECT value FROM meta WHERE key = 'head'").get()?.value;
+    return typeof head === 'string' && /^[0-9a-f]{40,64}$/.test(head) ? { head } : undefined;
+  }
+
+  /** Forgets the baseline (a full pass rewrites rows the unsure table does not list). */
+  dropBaseline(): void {
+    this.db.prepare("DELETE FROM meta WHERE key = 'head'").run();
+  }
+
+  /**
+   * Sets the baseline: `head`, and the files that may differ from it (`dirty`, plus the unsure rows added
+   * after `mark`, by writes the watcher asked for meanwhile). One transaction.
+   */
+  setBaseline(head: string, dirty: Iterable<string>, mark: number): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM unsure WHERE rowid <= ?').run(mark);
+      const add = this.db.prepare('INSERT OR IGNORE INTO unsure (rel) VALUES (?)');
+      for (const rel of dirty) add.run(rel);
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)").run(head);
+    });
+  }
+
+  /** Records files whose stored content may differ from the baseline's commit (call inside a transaction). */
+  markUnsure(rels: Iterable<string>): void {
+    const add = this.db.prepare('INSERT OR REPLACE INTO unsure (rel) VALUES (?)');
+    for (const rel of rels) add.run(rel);
+  }
+
+  /** The newest unsure row: rows after it were added later. */
+  unsureMark(): number {
+    return Number(this.db.prepare('SELECT coalesce(max(rowid), 0) AS m FROM unsure').get()?.m ?? 0);
+  }
+
+  /** The unsure files, `limit` at most (more, and the caller compares every file instead). */
+  unsure(limit: number): string[] {
+    return this.db
+      .prepare('SELECT rel FROM unsure LIMIT ?')
+      .all(limit)
+      .map((row) => String(row.rel));
   }
 
   files(): Map<string, StoredFile> {

@@ -8,14 +8,26 @@
 // work-tree watcher names each changed file (re-indexed a moment later, or at
 // once when a request comes first); a pass over the listing compares each
 // file's size and mtime with what the index holds and re-reads only the ones
-// that changed (at start, so a restart costs a stat per file, and whenever the
-// watcher cannot vouch for the tree); files gone from the listing are dropped.
+// that changed (whenever the watcher cannot vouch for the tree); files gone
+// from the listing are dropped.
+//
+// A restart asks git instead of stat-ing every file: the index stores the
+// commit it was brought up to date against (its baseline) and the files that
+// may differ from it (`unsure`: what `git status` listed, what the watcher
+// re-indexed). Every other stored file holds that commit's content, so the
+// files to look at again are the unsure ones, those `git status` lists now
+// (git's own index does the stat of every file, in C) and those changed
+// between the two commits (`git diff --name-only`, trees only). Until that
+// catch-up ends the stored index answers, and the report says it may miss
+// what changed while no server ran.
 // Never-read files and files outside the listing (ignored ones) are never
 // indexed; binary, huge, minified, generated and bundled files are recorded as
 // skipped with the reason, without their words.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readWhole } from '../../gitRunner.ts';
+import { NO_SUBMODULES } from '../../gitSafety.ts';
 import { FileGuard, workspaceZone } from '../../guard.ts';
 import { refusedByName } from '../../symbols/admit.ts';
 import { BuildPacer } from '../../symbols/buildPacer.ts';
@@ -32,6 +44,8 @@ export interface WorkspaceIndexOptions {
   sliceMs: number;
   /** The longest one pause of a build nobody waits on gives way to requests. */
   maxPauseMs: number;
+  /** Files a restart's catch-up through git looks at, at most; more and it compares every file instead. */
+  maxCatchUp: number;
   /** Files indexed at most; past it the rest are not indexed and the report says so. */
   maxFiles: number;
   /** Larger files are not read (their size says so before any read). */
@@ -58,6 +72,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   sliceMs: 8,
   maxPauseMs: 2_000,
   maxFiles: 100_000,
+  maxCatchUp: 20_000,
   maxFileBytes: 2 * 1024 * 1024,
   waitMs: 200,
   waitFiles: 2_000,
@@ -96,6 +111,10 @@ export interface IndexProgress {
   overLimit: number;
   /** Files the index covers (listed, not never-read, within the limit). */
   held: number;
+  /** While a stored index catches up (after a restart): files looked at, of those it must look at. */
+  catchingUp?: { checked: number; of: number } | undefined;
+  /** The longest the index's background work held the event loop in one step, in ms. */
+  longestStepMs: number;
 }
 
 interface Prepared {
@@ -118,6 +137,8 @@ export class WorkspaceIndex {
   #listed = 0;
   #overLimit = 0;
   #held = 0;
+  #catchingUp: { checked: number; of: number } | undefined;
+  #longestStep = 0;
   /** Resolves once the running pass has its listing (how large the tree is decides whether a request waits). */
   #listing: Promise<void> = Promise.resolve();
   #closed = false;
@@ -126,6 +147,8 @@ export class WorkspaceIndex {
   version = 0;
   /** Files read to be indexed since this process opened the index (a restart should read only what changed). */
   reads = 0;
+  /** Files a pass compared with what the index holds (a stat each): a restart through git compares few. */
+  compared = 0;
 
   constructor(
     readonly ws: WorkspaceState,
@@ -145,13 +168,16 @@ export class WorkspaceIndex {
       listed: this.#listed,
       overLimit: this.#overLimit,
       held: this.#held,
+      catchingUp: this.#catchingUp && !this.#current() ? { ...this.#catchingUp } : undefined,
+      longestStepMs: this.#longestStep,
     };
   }
 
   /**
    * Brings the index up to date for a request: files the watcher named are re-indexed now; when the index
    * cannot vouch for the tree, a pass starts (or goes on) and is waited for up to waitMs when it is a
-   * catch-up of a stored index or a small tree. True when the index may answer.
+   * catch-up of a stored index or a small tree. True when the index may answer: it is current, or it is a
+   * stored index still catching up (progress().catchingUp says so, and the report says what may be missed).
    */
   async prepare(): Promise<boolean> {
     if (this.#closed) return false;
@@ -168,7 +194,10 @@ export class WorkspaceIndex {
       await waitAtMost(pass, deadline - performance.now());
       this.#flush();
     }
-    return this.#current();
+    if (this.#current()) return true;
+    // A whole pass finished once: the stored index answers while it catches up. Its hits are re-read and
+    // matched now (search), so a stale row costs at most a miss, which the report names.
+    return this.store.complete();
   }
 
   /** Starts a pass in the background if none runs and the index cannot vouch for the tree (server start). */
@@ -196,7 +225,8 @@ export class WorkspaceIndex {
     let cut = rows.length >= this.options.maxChunks;
     const byFile = new Map<string, { size: number; mtime: number; chunks: Chunk[] }>();
     for (const row of rows) {
-      if (!inPaths(row.rel)) continue;
+      // A stored row of a file made never-read since it was indexed (the rules changed): never read.
+      if (!inPaths(row.rel) || this.isNeverRead(row.rel)) continue;
       const file = byFile.get(row.rel) ?? { size: row.size, mtime: row.mtime, chunks: [] };
       file.chunks.push({ start: row.start, end: row.end });
       byFile.set(row.rel, file);
@@ -313,7 +343,7 @@ export class WorkspaceIndex {
       if (known && known.size === stat.size && known.mtime === stat.mtimeMs) continue;
       prepared.push(this.#read(rel, stat, guard));
     }
-    this.#write(prepared);
+    this.#write(prepared, true);
   }
 
   #ensurePass(): Promise<void> {
@@ -348,6 +378,116 @@ export class WorkspaceIndex {
     this.#listed = listing.length;
     listed();
     if (this.#closed) return;
+    const base = this.#passed === undefined && this.store.complete() ? this.store.baseline() : undefined;
+    const caughtUp = base ? await this.#catchUpFromGit(base.head, listing).catch(() => false) : false;
+    if (this.#closed) return;
+    if (!caughtUp) await this.#comparePass(listing);
+    if (this.#closed) return;
+    this.store.markComplete();
+    this.#catchingUp = undefined;
+    this.#passed = { fingerprint, armed };
+    // After a catch-up through git: stored files that left the listing, or were made never-read since.
+    if (caughtUp) await this.#sweep(new Set(listing));
+  }
+
+  /**
+   * A restart's catch-up: only the files that may differ from the stored baseline are looked at (see the
+   * head of this file). False when it cannot vouch for the rest (no repository, the baseline's commit is
+   * gone, too many files, a listing past the file limit); the caller then compares every file.
+   */
+  async #catchUpFromGit(head0: string, listing: readonly string[]): Promise<boolean> {
+    if (listing.length > this.options.maxFiles) return false;
+    const now = await this.#gitState(listing);
+    if (!now || this.#closed) return false;
+    const candidates = new Set(now.dirty);
+    if (now.head !== head0) {
+      const between = await this.#git([
+        'diff',
+        '--name-only',
+        '-z',
+        '--no-renames',
+        '--relative',
+        ...NO_SUBMODULES,
+        head0,
+        now.head,
+        '--',
+      ]);
+      for (const rel of splitNul(between)) candidates.add(rel);
+    }
+    for (const rel of this.store.unsure(this.options.maxCatchUp + 1)) candidates.add(rel);
+    if (candidates.size > this.options.maxCatchUp || this.#closed) return false;
+    // Kept before any is looked at: a catch-up cut short (the process ends) leaves them to the next one.
+    this.store.db.transaction(() => this.store.markUnsure(candidates));
+    const mark = this.store.unsureMark();
+    const inListing = new Set(listing);
+    this.#catchingUp = { checked: 0, of: candidates.size };
+    const guard = new FileGuard(this.isNeverRead);
+    let batch: (Prepared | { gone: string })[] = [];
+    let stepStart = performance.now();
+    for (const rel of candidates) {
+      this.#catchingUp.checked++;
+      if (this.isNeverRead(rel) || !inListing.has(rel)) {
+        if (this.store.file(rel)) batch.push({ gone: rel });
+      } else this.#compare(rel, this.store.file(rel), guard, batch);
+      if (performance.now() - stepStart > this.options.sliceMs) {
+        this.#write(batch);
+        batch = [];
+        this.#stepEnded(stepStart);
+        await this.#pacer.pause();
+        if (this.#closed) return false;
+        stepStart = performance.now();
+      }
+    }
+    this.#write(batch);
+    this.#stepEnded(stepStart);
+    this.#checked = listing.length;
+    this.#held = listing.length;
+    this.#overLimit = 0;
+    this.store.setBaseline(now.head, now.dirty, mark);
+    return true;
+  }
+
+  /** The commit checked out and the files that differ from it (git status, untracked folders expanded). */
+  async #gitState(listing: readonly string[]): Promise<{ head: string; dirty: Set<string> } | undefined> {
+    const repo = await this.ws.checkedRepo();
+    if (!repo) return undefined;
+    const [head, status] = await Promise.all([
+      this.#git(['rev-parse', '--verify', '-q', 'HEAD^{commit}']).then((out) => out.trim()),
+      this.ws.status(),
+    ]);
+    if (!status || !/^[0-9a-f]{40,64}$/.test(head)) return undefined;
+    const dirty = new Set<string>();
+    const folders: string[] = [];
+    for (const entry of status.entries) {
+      for (const repoRel of [entry.path, entry.from]) {
+        if (!repoRel) continue;
+        const rel = path.relative(this.ws.root, path.join(repo.topLevel, repoRel)).split(path.sep).join('/');
+        if (rel === '' || rel.startsWith('../') || rel === '..' || path.isAbsolute(rel)) continue;
+        if (repoRel.endsWith('/')) folders.push(`${rel}/`);
+        else dirty.add(rel);
+      }
+    }
+    // `git status` names an untracked folder, not its files: the listing's files under it.
+    if (folders.length > 64) return undefined;
+    if (folders.length > 0) {
+      for (const rel of listing) if (folders.some((folder) => rel.startsWith(folder))) dirty.add(rel);
+    }
+    return { head, dirty };
+  }
+
+  #git(args: string[]): Promise<string> {
+    const git = this.ws.deps.git(this.ws.root, AbortSignal.timeout(GIT_TIMEOUT_MS));
+    return readWhole(git, this.ws.gitArgs(args), this.ws.deps.gitListingBytes);
+  }
+
+  /** Every listed file's size and mtime against what the index holds; the ones that differ are read again. */
+  async #comparePass(listing: readonly string[]): Promise<void> {
+    // Rows rewritten here are not all in `unsure`: until this pass ends, a restart compares every file too.
+    const state = async () => (this.#closed ? undefined : await this.#gitState(listing).catch(() => undefined));
+    this.store.dropBaseline();
+    const mark = this.store.unsureMark();
+    const before = await state();
+    if (this.store.complete()) this.#catchingUp = { checked: 0, of: listing.length };
     // What the index holds is read a page at a time in path order, as git lists (not loaded whole: a
     // 300,000-file tree's rows would cost tens of MB and one long block of the event loop).
     const stored = new StoredPages(this.store);
@@ -356,51 +496,71 @@ export class WorkspaceIndex {
     this.#checked = 0;
     this.#overLimit = 0;
     let batch: (Prepared | { gone: string })[] = [];
-    let sliceEnd = performance.now() + this.options.sliceMs;
+    let stepStart = performance.now();
     for (const rel of listing) {
       this.#checked++;
+      if (this.#catchingUp) this.#catchingUp.checked = this.#checked;
       if (this.isNeverRead(rel)) continue;
       if (wanted.size >= this.options.maxFiles) {
         this.#overLimit++;
         continue;
       }
       wanted.add(rel);
-      const abs = path.join(this.ws.root, rel);
-      const stat = statOf(abs);
-      const known = stored.get(rel);
-      if (!stat) {
-        const link = brokenLink(abs);
-        if (link) {
-          if (!known || known.mtime !== link.mtimeMs)
-            batch.push({ rel, size: 0, mtime: link.mtimeMs, chunks: [], skip: BROKEN_LINK });
-        } else if (known) batch.push({ gone: rel });
-      } else if (!known || known.size !== stat.size || known.mtime !== stat.mtimeMs) {
-        batch.push(this.#read(rel, stat, guard));
-      }
-      if (performance.now() > sliceEnd) {
+      this.#compare(rel, stored.get(rel), guard, batch);
+      if (performance.now() - stepStart > this.options.sliceMs) {
         this.#write(batch);
         batch = [];
+        this.#stepEnded(stepStart);
         await this.#pacer.pause();
         if (this.#closed) return;
-        sliceEnd = performance.now() + this.options.sliceMs;
+        stepStart = performance.now();
       }
     }
     this.#held = wanted.size;
     this.#write(batch);
-    batch = [];
-    // Files that left the listing, looked for a page of rows at a time.
+    this.#stepEnded(stepStart);
+    await this.#sweep(wanted);
+    if (this.#closed) return;
+    // The baseline for the next restart: what differed from the commit when the pass began or ended.
+    const after = await state();
+    if (before && after && before.head === after.head && this.#overLimit === 0 && !this.#closed) {
+      this.store.setBaseline(after.head, new Set([...before.dirty, ...after.dirty]), mark);
+    }
+  }
+
+  /** Queues what one listed file needs: nothing when it is as stored, else its new rows (or its removal). */
+  #compare(rel: string, known: StoredFile | undefined, guard: FileGuard, batch: (Prepared | { gone: string })[]) {
+    this.compared++;
+    const abs = path.join(this.ws.root, rel);
+    const stat = statOf(abs);
+    if (!stat) {
+      const link = brokenLink(abs);
+      if (link) {
+        if (!known || known.mtime !== link.mtimeMs)
+          batch.push({ rel, size: 0, mtime: link.mtimeMs, chunks: [], skip: BROKEN_LINK });
+      } else if (known) batch.push({ gone: rel });
+    } else if (!known || known.size !== stat.size || known.mtime !== stat.mtimeMs) {
+      batch.push(this.#read(rel, stat, guard));
+    }
+  }
+
+  /** Drops stored files not in `keep` (gone from the listing, or never-read now), a page of rows at a time. */
+  async #sweep(keep: ReadonlySet<string>): Promise<void> {
     for (let after = ''; ; ) {
+      const stepStart = performance.now();
       const page = this.store.relsAfter(after, 2_000);
       if (page.length === 0) break;
-      for (const rel of page) if (!wanted.has(rel)) batch.push({ gone: rel });
+      const batch = page.filter((rel) => !keep.has(rel) || this.isNeverRead(rel)).map((gone) => ({ gone }));
       after = page.at(-1) as string;
       this.#write(batch);
-      batch = [];
+      this.#stepEnded(stepStart);
       await this.#pacer.pause();
       if (this.#closed) return;
     }
-    this.store.markComplete();
-    this.#passed = { fingerprint, armed };
+  }
+
+  #stepEnded(start: number): void {
+    this.#longestStep = Math.max(this.#longestStep, performance.now() - start);
   }
 
   /** A file's chunks and their words, or why it is not indexed. */
@@ -437,7 +597,7 @@ export class WorkspaceIndex {
    * timeout, a full disk) is not retried here: the index stops vouching for the tree, and the next
    * request's pass compares every file again.
    */
-  #write(batch: readonly (Prepared | { gone: string })[]): void {
+  #write(batch: readonly (Prepared | { gone: string })[], unsure = false): void {
     if (batch.length === 0 || this.#closed) return;
     try {
       this.store.db.transaction(() => {
@@ -445,6 +605,8 @@ export class WorkspaceIndex {
           if ('gone' in entry) this.store.remove(entry.gone);
           else this.store.put(entry.rel, entry.size, entry.mtime, entry.chunks, entry.skip);
         }
+        // Re-indexed between passes (the watcher): the content may differ from the baseline's commit.
+        if (unsure) this.store.markUnsure(batch.map((entry) => ('gone' in entry ? entry.gone : entry.rel)));
       });
     } catch (error) {
       this.#overflow = true;
@@ -454,6 +616,15 @@ export class WorkspaceIndex {
       this.version++;
     }
   }
+}
+
+/** A git command of the catch-up that takes longer fails it (a full comparison follows). */
+const GIT_TIMEOUT_MS = 10_000;
+
+function splitNul(raw: string): string[] {
+  const list = raw.split('\0');
+  if (list.at(-1) === '') list.pop();
+  return list;
 }
 
 /** A hit line longer than this is minified or data; only its head is kept (as search.ts does). */
