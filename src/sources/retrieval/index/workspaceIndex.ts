@@ -26,6 +26,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Embedder } from '../../deps.ts';
 import { readWhole } from '../../gitRunner.ts';
 import { NO_SUBMODULES } from '../../gitSafety.ts';
 import { FileGuard, workspaceZone } from '../../guard.ts';
@@ -36,7 +37,8 @@ import { isTaskPath } from '../regions.ts';
 import { type GrepHit, type GrepRequest, grepArgs } from '../search.ts';
 import { type Chunk, chunkLines } from './chunks.ts';
 import { pathspecFilter } from './pathspec.ts';
-import type { IndexStore, StoredFile } from './store.ts';
+import type { ChunkHit, IndexStore, StoredFile } from './store.ts';
+import { ChunkVectors, defaultVectorOptions, type VectorOptions } from './vectors.ts';
 import { hashedText, lineMatcher, matchExpression } from './words.ts';
 
 export interface WorkspaceIndexOptions {
@@ -66,6 +68,8 @@ export interface WorkspaceIndexOptions {
   clock: () => number;
   /** Without an armed watcher, a pass runs at least this often when asked (edits of clean files are not seen otherwise). */
   ttlMs: number;
+  /** Semantic retrieval's bounds (used only with an embedder). */
+  vectors: VectorOptions;
 }
 
 export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
@@ -82,6 +86,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   maxSearchFiles: 300,
   clock: () => performance.now(),
   ttlMs: 30_000,
+  vectors: defaultVectorOptions,
 };
 
 /** The paths git grep never searches for retrieval (search.ts), read from its own arguments: one list. */
@@ -143,6 +148,8 @@ export class WorkspaceIndex {
   #listing: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #unlisten: () => void;
+  /** Semantic retrieval: the chunks' vectors, when an embedding model is named. */
+  readonly #vectors: ChunkVectors | undefined;
   /** Bumps whenever the index changes (memos of rendered results may key on it). */
   version = 0;
   /** Files read to be indexed since this process opened the index (a restart should read only what changed). */
@@ -156,8 +163,18 @@ export class WorkspaceIndex {
     private readonly isNeverRead: (rel: string) => boolean,
     private readonly allowedRoots: readonly string[],
     private readonly options: WorkspaceIndexOptions = defaultWorkspaceIndexOptions,
+    embedder?: Embedder,
   ) {
     this.#pacer = new BuildPacer(options.maxPauseMs);
+    this.#vectors = embedder
+      ? new ChunkVectors(
+          store,
+          embedder,
+          (chunk) => this.#chunkText(chunk),
+          () => ws.whenIdle(),
+          options.vectors,
+        )
+      : undefined;
     this.#unlisten = ws.watcher.listen((rel, isDir) => this.#changed(rel, isDir));
   }
 
@@ -273,8 +290,60 @@ export class WorkspaceIndex {
     return { hits, cut };
   }
 
+  /** Whether semantic retrieval is on, and why its ranking is partial now (see ChunkVectors.partial). */
+  vectorStatus(): { partial: ReturnType<ChunkVectors['partial']> } | undefined {
+    return this.#vectors ? { partial: this.#vectors.partial() } : undefined;
+  }
+
+  /** Starts (or goes on with) embedding the chunks without a vector; resolves when no more can be done now. */
+  embedChunks(): Promise<void> {
+    return this.#vectors?.run() ?? Promise.resolve();
+  }
+
+  /**
+   * The chunks nearest in meaning to the question, as hits on their first line (their file re-read now, and
+   * skipped when it changed since it was indexed); undefined when semantic retrieval is off.
+   */
+  async semantic(question: string): Promise<GrepHit[] | undefined> {
+    if (!this.#vectors || this.#closed) return undefined;
+    void this.#vectors.run();
+    const near = await this.#vectors.nearest(question, (rel) => !this.isNeverRead(rel));
+    const hits: GrepHit[] = [];
+    for (const chunk of near) {
+      const lines = this.#chunkLines(chunk);
+      if (!lines) continue;
+      const first = lines.findIndex((line) => line.trim() !== '');
+      if (first < 0) continue;
+      hits.push({ rel: chunk.rel, line: chunk.start + first + 1, text: (lines[first] ?? '').slice(0, MAX_LINE_CHARS) });
+    }
+    return hits;
+  }
+
+  /** A chunk's lines as they are on disk, through the guard; undefined when its file changed since indexing. */
+  #chunkLines(chunk: ChunkHit): string[] | undefined {
+    if (this.isNeverRead(chunk.rel)) return undefined;
+    const abs = path.join(this.ws.root, chunk.rel);
+    const stat = statOf(abs);
+    if (!stat || stat.size !== chunk.size || stat.mtimeMs !== chunk.mtime) return undefined;
+    const read = new FileGuard(this.isNeverRead).read(
+      abs,
+      workspaceZone(this.ws.root, this.allowedRoots),
+      [chunk.rel],
+      {
+        maxBytes: this.options.maxFileBytes,
+        skipLarger: true,
+      },
+    );
+    return read.text?.split('\n').slice(chunk.start, chunk.end + 1);
+  }
+
+  #chunkText(chunk: ChunkHit): string | undefined {
+    return this.#chunkLines(chunk)?.join('\n');
+  }
+
   close(): void {
     this.#closed = true;
+    this.#vectors?.close();
     this.#unlisten();
     clearTimeout(this.#settle);
     this.#pacer.hurry();
@@ -344,6 +413,10 @@ export class WorkspaceIndex {
       prepared.push(this.#read(rel, stat, guard));
     }
     this.#write(prepared, true);
+    if (prepared.length > 0 && this.#vectors) {
+      this.#vectors.forget();
+      void this.#vectors.run();
+    }
   }
 
   #ensurePass(): Promise<void> {
@@ -386,6 +459,7 @@ export class WorkspaceIndex {
     this.store.markComplete();
     this.#catchingUp = undefined;
     this.#passed = { fingerprint, armed };
+    void this.#vectors?.run();
     // After a catch-up through git: stored files that left the listing, or were made never-read since.
     if (caughtUp) await this.#sweep(new Set(listing));
   }
