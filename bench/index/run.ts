@@ -176,15 +176,16 @@ async function main(): Promise<void> {
   const firstAnswer = performance.now() - restartStart;
   // Asking until the index is current (caught up), then a warm answer.
   while (!(await index.prepare()) || !index.progress().current) await sleep(10);
+  const caughtUp = performance.now() - restartStart;
   const answered = await retrieval.collect(question(dir, `Who calls helper${8}?`), AbortSignal.timeout(10_000));
   const warmAnswer = performance.now() - restartStart;
   if (indexNote(answered)) throw new Error(`the index did not answer: ${indexNote(answered)}`);
   console.log(
-    `restart: first answer after ${fmt(firstAnswer)} ms (${indexNote(first) ?? 'current'}); caught up and a warm answer after ${fmt(warmAnswer)} ms; files compared ${index.compared}, read again ${index.reads}`,
+    `restart: first answer after ${fmt(firstAnswer)} ms (${indexNote(first) ?? 'current'}); caught up after ${fmt(caughtUp)} ms, and a warm answer after ${fmt(warmAnswer)} ms; files compared ${index.compared}, read again ${index.reads}`,
   );
   results.push([
     'start to a warm answer after a restart ≤ 2 s',
-    `${fmt(warmAnswer)} ms, ${fmt(warmAnswer / statusMs)}× one git status (${fmt(statusMs)} ms), ${fmt(warmAnswer / floorMs)}× one git grep (${fmt(floorMs)} ms); first (stale-flagged) answer ${fmt(firstAnswer)} ms`,
+    `${fmt(warmAnswer)} ms, ${fmt(warmAnswer / statusMs)}× one git status (${fmt(statusMs)} ms), ${fmt(warmAnswer / floorMs)}× one git grep (${fmt(floorMs)} ms); caught up after ${fmt(caughtUp)} ms (${fmt(caughtUp / statusMs)}× git status); first (stale-flagged) answer ${fmt(firstAnswer)} ms`,
     warmAnswer <= 2_000 ? 'met' : 'missed',
   ]);
   const rssRestarted = rssMb();

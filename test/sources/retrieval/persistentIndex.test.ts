@@ -267,7 +267,7 @@ describe('persistent retrieval index', () => {
       await first.index.warm();
       assert.equal(find(first.index, 'DIRTY_WORD'), 'dirty.py');
       first.close();
-      // While no server runs: a clean file edited, a dirty one reverted, a commit, an untracked file added
+      // While no server runs: a clean file edited, a dirty one reverted, a commit, untracked files added
       // and another removed.
       other.write('src/m3.py', 'def f3():\n    return EDITED_WORD\n');
       other.write('dirty.py', 'CLEAN = 1\n');
@@ -275,6 +275,12 @@ describe('persistent retrieval index', () => {
       other.git('commit', '-q', '-am', 'kept');
       other.write('src/m3.py', 'def f3():\n    return EDITED_WORD\n');
       other.write('new.py', 'UNTRACKED_WORD = 1\n');
+      // In a new folder: git status names the folder, not the file.
+      other.write('extra/deep/mod.py', 'FOLDER_WORD = 1\n');
+      // Untracked in a folder the walk skips, and ignored by .gitignore: never indexed, as in a full pass.
+      other.write('node_modules/pkg/index.js', 'MODULE_WORD = 1\n');
+      other.write('.gitignore', 'out/\n');
+      other.write('out/gen.py', 'IGNORED_WORD = 1\n');
       fs.rmSync(path.join(other.dir, 'notes.py'));
       const second = await open();
       try {
@@ -291,7 +297,11 @@ describe('persistent retrieval index', () => {
         );
         await second.index.warm();
         assert.ok(second.index.compared < 10, `compared ${second.index.compared} files, not all 44`);
-        assert.equal(second.index.reads, 4, 'the edited, reverted, committed and new files are read again');
+        assert.equal(second.index.reads, 6, 'the edited, reverted, committed and new files are read again');
+        assert.equal(find(second.index, 'MODULE_WORD'), '');
+        assert.equal(find(second.index, 'IGNORED_WORD'), '');
+        assert.ok(second.index.store.files().has('.gitignore'));
+        assert.equal(find(second.index, 'FOLDER_WORD'), 'extra/deep/mod.py');
         assert.equal(find(second.index, 'EDITED_WORD'), 'src/m3.py');
         assert.equal(find(second.index, 'COMMITTED_WORD'), 'kept.py');
         assert.equal(find(second.index, 'UNTRACKED_WORD'), 'new.py');

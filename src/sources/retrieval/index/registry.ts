@@ -95,7 +95,7 @@ export function createRetrievalIndexes(
                 !current
                   ? catchingUp
                     ? `index catching up with changes made while no server ran (${catchingUp.checked} of ${catchingUp.of} files checked); a file changed meanwhile may be missed`
-                    : 'index catching up with changes made while no server ran (listing the work tree); a file changed meanwhile may be missed'
+                    : 'index catching up with changes made while no server ran (asking git what changed); a file changed meanwhile may be missed'
                   : overLimit > 0
                     ? `index holds the first ${held} of ${listed} files (its limit); the rest were not searched`
                     : undefined,

@@ -32,6 +32,7 @@ import { NO_SUBMODULES } from '../../gitSafety.ts';
 import { FileGuard, workspaceZone } from '../../guard.ts';
 import { refusedByName } from '../../symbols/admit.ts';
 import { BuildPacer } from '../../symbols/buildPacer.ts';
+import { DEFAULT_IGNORED_DIRS } from '../../walk.ts';
 import type { WorkspaceState } from '../../workspace.ts';
 import { isTaskPath } from '../regions.ts';
 import { type GrepHit, type GrepRequest, grepArgs } from '../search.ts';
@@ -54,6 +55,8 @@ export interface WorkspaceIndexOptions {
   maxFileBytes: number;
   /** The longest a request waits for a pass that is running (catching up after a restart, or a small tree). */
   waitMs: number;
+  /** The longest a request waits for a stored index's catch-up: the stored index answers meanwhile. */
+  catchUpWaitMs: number;
   /** A first build of a listing this small is waited for (up to waitMs); a larger one answers with git grep meanwhile. */
   waitFiles: number;
   /** Changed files named by the watcher are re-indexed this long after the last event. */
@@ -79,6 +82,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   maxCatchUp: 20_000,
   maxFileBytes: 2 * 1024 * 1024,
   waitMs: 200,
+  catchUpWaitMs: 50,
   waitFiles: 2_000,
   settleMs: 15,
   maxPending: 256,
@@ -208,7 +212,8 @@ export class WorkspaceIndex {
     if (catchUp() || (this.#listed > 0 && this.#listed <= this.options.waitFiles)) {
       // This request is collecting: a pass still giving way to requests would wait on it.
       this.#pacer.hurry();
-      await waitAtMost(pass, deadline - performance.now());
+      const until = catchUp() ? Math.min(deadline, performance.now() + this.options.catchUpWaitMs) : deadline;
+      await waitAtMost(pass, until - performance.now());
       this.#flush();
     }
     if (this.#current()) return true;
@@ -441,66 +446,93 @@ export class WorkspaceIndex {
     // The pass looks at every file: what the watcher named so far is covered.
     this.#pending.clear();
     this.#overflow = false;
-    const listing = await this.ws.searchable().then(
-      (files) => files,
-      (error: unknown) => {
-        listed();
-        throw error;
-      },
-    );
-    this.#listed = listing.length;
-    listed();
-    if (this.#closed) return;
+    const listingOnce = this.ws.searchable().finally(listed);
+    listingOnce.catch(() => undefined);
+    // A restart's catch-up asks git, not the listing: the stored index is current once git has answered.
     const base = this.#passed === undefined && this.store.complete() ? this.store.baseline() : undefined;
-    const caughtUp = base ? await this.#catchUpFromGit(base.head, listing).catch(() => false) : false;
+    const caughtUp = base ? await this.#catchUpFromGit(base.head, () => listingOnce).catch(() => false) : false;
     if (this.#closed) return;
-    if (!caughtUp) await this.#comparePass(listing);
+    if (caughtUp) {
+      this.store.markComplete();
+      this.#catchingUp = undefined;
+      this.#passed = { fingerprint, armed };
+      void this.#vectors?.run();
+    }
+    const listing = await listingOnce;
+    this.#listed = listing.length;
+    if (this.#closed) return;
+    if (caughtUp) {
+      this.#checked = listing.length;
+      this.#held = listing.length;
+      this.#overLimit = 0;
+      // Stored files that left the listing unseen by git (made never-read since, or an odd ignore change).
+      await this.#sweep(new Set(listing));
+      return;
+    }
+    await this.#comparePass(listing);
     if (this.#closed) return;
     this.store.markComplete();
     this.#catchingUp = undefined;
     this.#passed = { fingerprint, armed };
     void this.#vectors?.run();
-    // After a catch-up through git: stored files that left the listing, or were made never-read since.
-    if (caughtUp) await this.#sweep(new Set(listing));
   }
 
   /**
    * A restart's catch-up: only the files that may differ from the stored baseline are looked at (see the
    * head of this file). False when it cannot vouch for the rest (no repository, the baseline's commit is
-   * gone, too many files, a listing past the file limit); the caller then compares every file.
+   * gone, too many files, past the file limit); the caller then compares every file.
    */
-  async #catchUpFromGit(head0: string, listing: readonly string[]): Promise<boolean> {
-    if (listing.length > this.options.maxFiles) return false;
-    const now = await this.#gitState(listing);
-    if (!now || this.#closed) return false;
-    const candidates = new Set(now.dirty);
-    if (now.head !== head0) {
-      const between = await this.#git([
-        'diff',
-        '--name-only',
-        '-z',
-        '--no-renames',
-        '--relative',
-        ...NO_SUBMODULES,
-        head0,
-        now.head,
-        '--',
-      ]);
-      for (const rel of splitNul(between)) candidates.add(rel);
+  async #catchUpFromGit(head0: string, listing: () => Promise<readonly string[]>): Promise<boolean> {
+    if (!(await this.ws.checkedRepo())) return false;
+    const stored = this.store.unsure(this.options.maxCatchUp + 1);
+    if (stored.length > this.options.maxCatchUp) return false;
+    // git status, and whether the listing holds the stored unsure files, at once (both are git's work).
+    const [now, storedListed] = await Promise.all([this.#gitState(), this.#listedAmong(stored, [], listing)]);
+    if (!now || !storedListed || this.#closed) return false;
+    const candidates = new Set([...stored, ...now.dirty]);
+    const listed = storedListed;
+    // What git status names is listed by the walk's rule (walkable), with no further question.
+    for (const rel of now.dirty) if (walkable(rel, !now.untracked.has(rel))) listed.add(rel);
+    const between =
+      now.head === head0
+        ? []
+        : splitNul(
+            await this.#git([
+              'diff',
+              '--name-only',
+              '-z',
+              '--no-renames',
+              '--relative',
+              ...NO_SUBMODULES,
+              head0,
+              now.head,
+              '--',
+            ]),
+          );
+    if (candidates.size + between.length + now.folders.length > this.options.maxCatchUp || this.#closed) return false;
+    // The files changed between the commits, and those in the untracked folders git status named.
+    if (between.length > 0 || now.folders.length > 0) {
+      const more = await this.#listedAmong(between, now.folders, listing);
+      if (!more || this.#closed) return false;
+      for (const rel of between) candidates.add(rel);
+      for (const rel of more) {
+        listed.add(rel);
+        candidates.add(rel);
+      }
     }
-    for (const rel of this.store.unsure(this.options.maxCatchUp + 1)) candidates.add(rel);
-    if (candidates.size > this.options.maxCatchUp || this.#closed) return false;
+    if (candidates.size > this.options.maxCatchUp) return false;
+    const { indexed, skipped } = this.store.counts();
+    if (indexed + skipped + candidates.size > this.options.maxFiles) return false;
     // Kept before any is looked at: a catch-up cut short (the process ends) leaves them to the next one.
     this.store.db.transaction(() => this.store.markUnsure(candidates));
     const mark = this.store.unsureMark();
-    const inListing = new Set(listing);
     this.#catchingUp = { checked: 0, of: candidates.size };
     const guard = new FileGuard(this.isNeverRead);
     let batch: (Prepared | { gone: string })[] = [];
     let stepStart = performance.now();
     for (const rel of candidates) {
       this.#catchingUp.checked++;
-      if (this.isNeverRead(rel) || !inListing.has(rel)) {
+      if (this.isNeverRead(rel) || !listed.has(rel)) {
         if (this.store.file(rel)) batch.push({ gone: rel });
       } else this.#compare(rel, this.store.file(rel), guard, batch);
       if (performance.now() - stepStart > this.options.sliceMs) {
@@ -514,15 +546,44 @@ export class WorkspaceIndex {
     }
     this.#write(batch);
     this.#stepEnded(stepStart);
-    this.#checked = listing.length;
-    this.#held = listing.length;
-    this.#overLimit = 0;
-    this.store.setBaseline(now.head, now.dirty, mark);
+    const dirty = new Set(now.dirty);
+    for (const rel of listed) if (now.folders.some((folder) => rel.startsWith(folder))) dirty.add(rel);
+    this.store.setBaseline(now.head, dirty, mark);
     return true;
   }
 
-  /** The commit checked out and the files that differ from it (git status, untracked folders expanded). */
-  async #gitState(listing: readonly string[]): Promise<{ head: string; dirty: Set<string> } | undefined> {
+  /**
+   * Which of `rels` the work-tree listing holds, plus the listed files under `folders`: asked of git for
+   * those paths only (`ls-files -t`: tracked, or untracked and not ignored; untracked files in folders
+   * the walk skips, such as node_modules/, are not listed, as in the walk). Many paths: the listing.
+   */
+  async #listedAmong(
+    rels: readonly string[],
+    folders: readonly string[],
+    listing: () => Promise<readonly string[]>,
+  ): Promise<Set<string> | undefined> {
+    const specs = [...rels, ...folders].map((rel) => `:(literal)${rel}`);
+    if (specs.length === 0) return new Set();
+    if (specs.length > MAX_PATHSPECS || specs.reduce((sum, spec) => sum + spec.length + 1, 0) > MAX_PATHSPEC_CHARS) {
+      const all = await listing();
+      const inListing = new Set(all);
+      const out = new Set(rels.filter((rel) => inListing.has(rel)));
+      for (const rel of all) if (folders.some((folder) => rel.startsWith(folder))) out.add(rel);
+      return out;
+    }
+    const raw = await this.#git(['ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...specs]);
+    const out = new Set<string>();
+    for (const entry of splitNul(raw)) {
+      const rel = entry.slice(2);
+      if (walkable(rel, !entry.startsWith('?'))) out.add(rel);
+    }
+    return out;
+  }
+
+  /** The commit checked out and the files that differ from it (git status; its untracked folders apart). */
+  async #gitState(): Promise<
+    { head: string; dirty: Set<string>; untracked: Set<string>; folders: string[] } | undefined
+  > {
     const repo = await this.ws.checkedRepo();
     if (!repo) return undefined;
     const [head, status] = await Promise.all([
@@ -531,6 +592,7 @@ export class WorkspaceIndex {
     ]);
     if (!status || !/^[0-9a-f]{40,64}$/.test(head)) return undefined;
     const dirty = new Set<string>();
+    const untracked = new Set<string>();
     const folders: string[] = [];
     for (const entry of status.entries) {
       for (const repoRel of [entry.path, entry.from]) {
@@ -539,14 +601,10 @@ export class WorkspaceIndex {
         if (rel === '' || rel.startsWith('../') || rel === '..' || path.isAbsolute(rel)) continue;
         if (repoRel.endsWith('/')) folders.push(`${rel}/`);
         else dirty.add(rel);
+        if (entry.xy === '??') untracked.add(rel);
       }
     }
-    // `git status` names an untracked folder, not its files: the listing's files under it.
-    if (folders.length > 64) return undefined;
-    if (folders.length > 0) {
-      for (const rel of listing) if (folders.some((folder) => rel.startsWith(folder))) dirty.add(rel);
-    }
-    return { head, dirty };
+    return { head, dirty, untracked, folders };
   }
 
   #git(args: string[]): Promise<string> {
@@ -557,7 +615,22 @@ export class WorkspaceIndex {
   /** Every listed file's size and mtime against what the index holds; the ones that differ are read again. */
   async #comparePass(listing: readonly string[]): Promise<void> {
     // Rows rewritten here are not all in `unsure`: until this pass ends, a restart compares every file too.
-    const state = async () => (this.#closed ? undefined : await this.#gitState(listing).catch(() => undefined));
+    const state = async () => {
+      const now = this.#closed ? undefined : await this.#gitState().catch(() => undefined);
+      if (now && now.folders.length > 0) {
+        // `git status` names an untracked folder, not its files: the listing's files under it.
+        const untracked = new Set(now.folders);
+        for (const rel of listing) {
+          for (let slash = rel.indexOf('/'); slash !== -1; slash = rel.indexOf('/', slash + 1)) {
+            if (untracked.has(rel.slice(0, slash + 1))) {
+              now.dirty.add(rel);
+              break;
+            }
+          }
+        }
+      }
+      return now;
+    };
     this.store.dropBaseline();
     const mark = this.store.unsureMark();
     const before = await state();
@@ -622,7 +695,7 @@ export class WorkspaceIndex {
   async #sweep(keep: ReadonlySet<string>): Promise<void> {
     for (let after = ''; ; ) {
       const stepStart = performance.now();
-      const page = this.store.relsAfter(after, 2_000);
+      const page = this.store.relsAfter(after, PAGE_ROWS);
       if (page.length === 0) break;
       const batch = page.filter((rel) => !keep.has(rel) || this.isNeverRead(rel)).map((gone) => ({ gone }));
       after = page.at(-1) as string;
@@ -692,6 +765,13 @@ export class WorkspaceIndex {
   }
 }
 
+/** A catch-up asks git about at most this many paths by name (its command line); more, and it lists all. */
+const MAX_PATHSPECS = 2_000;
+const MAX_PATHSPEC_CHARS = 200_000;
+
+/** Stored rows read in one synchronous step (a page): a few ms of the event loop. */
+const PAGE_ROWS = 500;
+
 /** A git command of the catch-up that takes longer fails it (a full comparison follows). */
 const GIT_TIMEOUT_MS = 10_000;
 
@@ -699,6 +779,16 @@ function splitNul(raw: string): string[] {
   const list = raw.split('\0');
   if (list.at(-1) === '') list.pop();
   return list;
+}
+
+/**
+ * Whether the work-tree listing (WorkspaceState.searchable) holds a file git knows of: never in .git/ or
+ * .ctxproxy/; an untracked one never in a folder the walk skips (node_modules/, build/ …).
+ */
+function walkable(rel: string, tracked: boolean): boolean {
+  const parts = rel.split('/').slice(0, -1);
+  if (parts.some((part) => part === '.git' || part === '.ctxproxy')) return false;
+  return tracked || !parts.some((part) => DEFAULT_IGNORED_DIRS.has(part));
 }
 
 /** A hit line longer than this is minified or data; only its head is kept (as search.ts does). */
@@ -738,7 +828,7 @@ class StoredPages {
 
   get(rel: string): StoredFile | undefined {
     while (!this.#done && rel > this.#last) {
-      const rows = this.store.filesAfter(this.#last, 2_000);
+      const rows = this.store.filesAfter(this.#last, PAGE_ROWS);
       if (rows.length === 0) {
         this.#done = true;
         break;
