@@ -97,6 +97,13 @@ async function main(): Promise<void> {
   const rssBefore = rssMb();
   let retrieval = set.sources.find((source) => source.name === 'retrieval');
   if (!retrieval) throw new Error('no retrieval source');
+  // Floor: the event loop's longest delay in this process while it does nothing (the machine's scheduling).
+  const idle = monitorEventLoopDelay({ resolution: 5 });
+  idle.enable();
+  await sleep(3_000);
+  idle.disable();
+  const idleMax = idle.max / 1e6;
+  console.log(`floor: event loop max delay of this process idle for 3 s: ${fmt(idleMax)} ms`);
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
   const buildStart = performance.now();
@@ -143,7 +150,7 @@ async function main(): Promise<void> {
   console.log(`  the index's longest step on the event loop: ${fmt(index.progress().longestStepMs)} ms`);
   results.push([
     'no request waits > 300 ms for the build',
-    `event loop max delay ${fmt(lagMax)} ms; prepare() max wait ${fmt(Math.max(0, ...prepareWaits))} ms; the index's longest step ${fmt(index.progress().longestStepMs)} ms`,
+    `event loop max delay ${fmt(lagMax)} ms (idle floor ${fmt(idleMax)} ms); prepare() max wait ${fmt(Math.max(0, ...prepareWaits))} ms; the index's longest step ${fmt(index.progress().longestStepMs)} ms`,
     lagMax <= 300 && Math.max(0, ...prepareWaits) <= 300 ? 'met' : 'missed',
   ]);
 
@@ -171,12 +178,16 @@ async function main(): Promise<void> {
   index = set.index(dir);
   if (!index) throw new Error('no index');
   void set.ready(dir);
+  // When the index is current (caught up), watched apart from the requests.
+  const opened = index;
+  const caughtUpAt = (async () => {
+    while (!(await opened.prepare()) || !opened.progress().current) await sleep(10);
+    return performance.now() - restartStart;
+  })();
   // The first request, as a request asks (prepare waits up to its limit): the stored index answers.
   const first = await retrieval.collect(question(dir, `Who calls helper${7}?`), AbortSignal.timeout(10_000));
   const firstAnswer = performance.now() - restartStart;
-  // Asking until the index is current (caught up), then a warm answer.
-  while (!(await index.prepare()) || !index.progress().current) await sleep(10);
-  const caughtUp = performance.now() - restartStart;
+  const caughtUp = await caughtUpAt;
   const answered = await retrieval.collect(question(dir, `Who calls helper${8}?`), AbortSignal.timeout(10_000));
   const warmAnswer = performance.now() - restartStart;
   if (indexNote(answered)) throw new Error(`the index did not answer: ${indexNote(answered)}`);
