@@ -320,6 +320,31 @@ describe('persistent retrieval index', () => {
       } finally {
         third.close();
       }
+      // Later passes in the same process ask git too (here: the TTL of an unwatched tree runs out).
+      let now = 0;
+      const deps = indexDeps();
+      const workspaces = new Workspaces(deps);
+      const indexes = createRetrievalIndexes(deps, workspaces, {
+        clock: () => now,
+        ttlMs: 1_000,
+        catchUpWaitMs: 10_000,
+        waitMs: 10_000,
+      });
+      try {
+        const index = indexes.open(other.dir);
+        assert.ok(index);
+        await index.warm();
+        const compared = index.compared;
+        other.write('src/m5.py', 'def f5():\n    return LATE_WORD\n');
+        now += 2_000;
+        assert.ok(await index.prepare());
+        assert.ok(index.progress().current);
+        assert.equal(find(index, 'LATE_WORD'), 'src/m5.py');
+        assert.ok(index.compared - compared < 10, `compared ${index.compared - compared} files, not all 47`);
+      } finally {
+        indexes.close();
+        workspaces.closeAll();
+      }
     } finally {
       other.cleanup();
     }

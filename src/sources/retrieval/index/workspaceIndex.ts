@@ -30,6 +30,7 @@ import type { Embedder } from '../../deps.ts';
 import { readWhole } from '../../gitRunner.ts';
 import { NO_SUBMODULES } from '../../gitSafety.ts';
 import { FileGuard, workspaceZone } from '../../guard.ts';
+import { parseStatus } from '../../statusParse.ts';
 import { refusedByName } from '../../symbols/admit.ts';
 import { BuildPacer } from '../../symbols/buildPacer.ts';
 import { DEFAULT_IGNORED_DIRS } from '../../walk.ts';
@@ -453,8 +454,11 @@ export class WorkspaceIndex {
     this.#overflow = false;
     const listingOnce = this.ws.searchable().finally(listed);
     listingOnce.catch(() => undefined);
-    // A restart's catch-up asks git, not the listing: the stored index is current once git has answered.
-    const base = this.#passed === undefined && this.store.complete() ? this.store.baseline() : undefined;
+    // Any pass over a stored index with a baseline asks git, not every file: the one after a restart, and the
+    // later ones (the watcher arming, an overflow, the TTL without a watcher). The stored index is current
+    // once git has answered; a file the index holds with other content than the baseline's commit is in
+    // `unsure` (the watcher's re-index put it there), any other changed file differs from the commit.
+    const base = this.store.complete() ? this.store.baseline() : undefined;
     const caughtUp = base ? await this.#catchUpFromGit(base.head, () => listingOnce).catch(() => false) : false;
     if (this.#closed) return;
     if (caughtUp) {
@@ -591,11 +595,14 @@ export class WorkspaceIndex {
   > {
     const repo = await this.ws.checkedRepo();
     if (!repo) return undefined;
-    const [head, status] = await Promise.all([
+    // Its own git status, not the workspace's memo: that one is keyed by a fingerprint an in-place edit of a
+    // clean file does not change when no watcher runs (the TTL pass exists for those edits).
+    const [head, raw] = await Promise.all([
       this.#git(['rev-parse', '--verify', '-q', 'HEAD^{commit}']).then((out) => out.trim()),
-      this.ws.status(),
+      this.#git(['status', ...NO_SUBMODULES, '--porcelain=v1', '-z']),
     ]);
-    if (!status || !/^[0-9a-f]{40,64}$/.test(head)) return undefined;
+    if (!/^[0-9a-f]{40,64}$/.test(head)) return undefined;
+    const status = parseStatus(raw, repo.topLevel, this.ws.root);
     const dirty = new Set<string>();
     const untracked = new Set<string>();
     const folders: string[] = [];
