@@ -57,6 +57,16 @@ function question(workspace: string, text: string): CollectInput {
   };
 }
 
+/** The floor of a restart: git's own look at every file (its index's stat cache, in C), spawned directly. */
+function gitStatus(dir: string): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve) => {
+    execFile('git', ['status', '--porcelain', '-z'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, () =>
+      resolve(performance.now() - start),
+    );
+  });
+}
+
 function gitGrep(dir: string, term: string): Promise<number> {
   const start = performance.now();
   return new Promise((resolve) => {
@@ -87,6 +97,13 @@ async function main(): Promise<void> {
   const rssBefore = rssMb();
   let retrieval = set.sources.find((source) => source.name === 'retrieval');
   if (!retrieval) throw new Error('no retrieval source');
+  // Floor: the event loop's longest delay in this process while it does nothing (the machine's scheduling).
+  const idle = monitorEventLoopDelay({ resolution: 5 });
+  idle.enable();
+  await sleep(3_000);
+  idle.disable();
+  const idleMax = idle.max / 1e6;
+  console.log(`floor: event loop max delay of this process idle for 3 s: ${fmt(idleMax)} ms`);
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
   const buildStart = performance.now();
@@ -130,9 +147,12 @@ async function main(): Promise<void> {
   console.log(
     `  ${duringBuild.length} requests during the build: prepare waited max ${fmt(Math.max(0, ...prepareWaits))} ms; whole retrieval max ${fmt(Math.max(0, ...duringBuild))} ms; ${graded} answered by git grep with the note`,
   );
+  console.log(
+    `  the index's longest step on the event loop: ${fmt(index.progress().longestStepMs)} ms (CPU ${fmt(index.progress().longestStepCpuMs)} ms)`,
+  );
   results.push([
     'no request waits > 300 ms for the build',
-    `event loop max delay ${fmt(lagMax)} ms; prepare() max wait ${fmt(Math.max(0, ...prepareWaits))} ms`,
+    `event loop max delay ${fmt(lagMax)} ms (idle floor ${fmt(idleMax)} ms); prepare() max wait ${fmt(Math.max(0, ...prepareWaits))} ms; the index's longest step ${fmt(index.progress().longestStepMs)} ms (CPU ${fmt(index.progress().longestStepCpuMs)} ms)`,
     lagMax <= 300 && Math.max(0, ...prepareWaits) <= 300 ? 'met' : 'missed',
   ]);
 
@@ -142,8 +162,16 @@ async function main(): Promise<void> {
   const floorMs = quantile(sorted(floor), 0.5);
   console.log(`floor: git grep -w of one name, median ${fmt(floorMs)} ms (${floor.length} runs)`);
 
-  // 2. Restart: a new source set reads the stored index and catches up (a stat per file).
+  const statusFloor: number[] = [];
+  for (let k = 0; k < 3; k++) statusFloor.push(await gitStatus(dir));
+  const statusMs = quantile(sorted(statusFloor), 0.5);
+  console.log(`floor: git status of the work tree, median ${fmt(statusMs)} ms (${statusFloor.length} runs)`);
+
+  // 2. Restart: a new source set opens the stored index (it answers at once, saying it is catching up) and
+  // catches up through git (the files git status and the stored unsure list name). A file edited while no
+  // server ran, so there is something to catch up.
   set.close();
+  fs.appendFileSync(path.join(dir, 'area2', 'module4', `file${20 * 4 + 2 + 1000 * 3}.ts`), '// edited while off\n');
   await sleep(100);
   const restartStart = performance.now();
   set = newSet();
@@ -152,15 +180,25 @@ async function main(): Promise<void> {
   index = set.index(dir);
   if (!index) throw new Error('no index');
   void set.ready(dir);
-  // Asking as a request does (prepare waits up to its limit, then the request would grep), until the index answers.
-  while (!(await index.prepare())) await sleep(10);
-  const answered = await retrieval.collect(question(dir, `Who calls helper${7}?`), AbortSignal.timeout(10_000));
+  // When the index is current (caught up), watched apart from the requests.
+  const opened = index;
+  const caughtUpAt = (async () => {
+    while (!(await opened.prepare()) || !opened.progress().current) await sleep(10);
+    return performance.now() - restartStart;
+  })();
+  // The first request, as a request asks (prepare waits up to its limit): the stored index answers.
+  const first = await retrieval.collect(question(dir, `Who calls helper${7}?`), AbortSignal.timeout(10_000));
+  const firstAnswer = performance.now() - restartStart;
+  const caughtUp = await caughtUpAt;
+  const answered = await retrieval.collect(question(dir, `Who calls helper${8}?`), AbortSignal.timeout(10_000));
   const warmAnswer = performance.now() - restartStart;
   if (indexNote(answered)) throw new Error(`the index did not answer: ${indexNote(answered)}`);
-  console.log(`restart: first answer from the index after ${fmt(warmAnswer)} ms; files read again: ${index.reads}`);
+  console.log(
+    `restart: first answer after ${fmt(firstAnswer)} ms (${indexNote(first) ?? 'current'}); caught up after ${fmt(caughtUp)} ms, and a warm answer after ${fmt(warmAnswer)} ms; files compared ${index.compared}, read again ${index.reads}`,
+  );
   results.push([
     'start to a warm answer after a restart ≤ 2 s',
-    `${fmt(warmAnswer)} ms (floor: one git grep ${fmt(floorMs)} ms)`,
+    `${fmt(warmAnswer)} ms, ${fmt(warmAnswer / statusMs)}× one git status (${fmt(statusMs)} ms), ${fmt(warmAnswer / floorMs)}× one git grep (${fmt(floorMs)} ms); caught up after ${fmt(caughtUp)} ms (${fmt(caughtUp / statusMs)}× git status); first (stale-flagged) answer ${fmt(firstAnswer)} ms`,
     warmAnswer <= 2_000 ? 'met' : 'missed',
   ]);
   const rssRestarted = rssMb();

@@ -141,4 +141,11 @@ export const OPTION_SPECS: OptionSpec[] = [
     type: 'boolean',
     help: 'log stack traces of unforeseen errors',
   },
+  {
+    key: 'embedModel',
+    flag: 'embed-model',
+    env: 'CTXPROXY_EMBED_MODEL',
+    type: 'string',
+    help: "upstream embedding model (e.g. nomic-embed-text) that also ranks retrieval's chunks; off by default",
+  },
 ];

@@ -98,6 +98,8 @@ export const settingsSchema = z
     verbose: z.boolean().default(false),
     /** Globs never to open, on top of rules/never-read.json (same syntax); they can only add to it. */
     neverRead: z.array(z.string().trim().min(1).max(500)).max(500).default([]),
+    /** Semantic retrieval: the upstream's embedding model (`/api/embed`) ranks chunks too; off when unset. */
+    embedModel: z.string().trim().min(1).max(200).optional(),
   })
   .strict();
 

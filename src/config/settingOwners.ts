@@ -47,6 +47,7 @@ export const SETTING_OWNERS: Readonly<Record<SettingKey, SettingOwnership>> = {
   logFormat: { owner: 'user', why: 'what your terminal shows; a repository could hide the problems' },
   verbose: { owner: 'user', why: 'stack traces in your log' },
   neverRead: { owner: 'workspace', why: 'more files never to open; it can only add to the shipped list' },
+  embedModel: { owner: 'user', why: 'sends redacted chunks of the workspace to that model, in the background' },
 };
 
 /** The keys a workspace's ctxproxy.config.json may set, in table order. */

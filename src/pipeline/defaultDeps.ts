@@ -17,6 +17,7 @@ import { collect } from './collect.ts';
 import { ConversationCache } from './conversations.ts';
 import { forward } from './forwardStage.ts';
 import { openIndexDatabase } from './indexDatabase.ts';
+import { redactingEmbedder } from './indexEmbedder.ts';
 import { record } from './recordStage.ts';
 import { redact } from './redactStage.ts';
 import { select } from './selectStage.ts';
@@ -69,6 +70,10 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
           logger,
           // Retrieval's persistent index, `.ctxproxy/index.db` in each workspace it searches.
           openIndex: (root) => openIndexDatabase(root, logger),
+          // Semantic retrieval, when the user names an embedding model: chunks redacted, then embedded.
+          embedder: input.settings.embedModel
+            ? redactingEmbedder(input.settings.embedModel, input.upstream, redactor)
+            : undefined,
         }),
         // The server starts the symbol index of its workspace in the background, before the first question.
         input.warm ? { warmWorkspace: input.settings.workspace } : {},

@@ -40,6 +40,8 @@ export interface PipelineSettings {
   requireAudit?: boolean | undefined;
   /** More never-read globs, on top of rules/never-read.json. */
   neverRead?: readonly string[] | undefined;
+  /** Semantic retrieval: the upstream's embedding model; unset, off. */
+  embedModel?: string | undefined;
 }
 
 export interface PipelineDeps {

@@ -45,6 +45,19 @@ export interface SourceDeps {
    * (`.ctxproxy/index.db`); throws when it cannot. Without it retrieval searches with git grep only.
    */
   openIndex?: ((root: string) => IndexSql) | undefined;
+  /**
+   * Semantic retrieval (`--embed-model`): vectors of texts from the upstream's embedding model. Each text
+   * is redacted before it leaves the process (the composition root's embedder does it, and fails closed).
+   * Absent: off, the index ranks by words only.
+   */
+  embedder?: Embedder | undefined;
+}
+
+export interface Embedder {
+  /** The upstream's model; stored vectors of another model are dropped. */
+  model: string;
+  /** One vector per text, in order; rejects when redaction or the upstream fails. */
+  embed(texts: readonly { text: string; path?: string | undefined }[], signal: AbortSignal): Promise<number[][]>;
 }
 
 /**

@@ -23,6 +23,7 @@ const userFile = path.join(configHome, 'ctxproxy', 'config.json');
 
 /** One value per user-only key that differs from its default, as a hostile repository would set it. */
 const HOSTILE: Record<string, unknown> = {
+  embedModel: 'hostile-embed-model',
   host: '0.0.0.0',
   port: 4242,
   workspace: '/',

@@ -50,6 +50,8 @@ export interface FakeReply {
   /** Answer this HTTP status instead; the body is `{"error": errorBody}` (or errorBody itself when it is JSON). */
   status?: number;
   errorBody?: string;
+  /** /api/embed: this text's vector instead of the hash-derived one (texts alike in meaning, for retrieval tests). */
+  embedding?: (text: string) => number[] | undefined;
 }
 
 export interface ReceivedChat {
@@ -249,7 +251,7 @@ export async function startFakeOllama(options: { models?: FakeModel[] } = {}): P
     const dimensions = typeof body.dimensions === 'number' ? body.dimensions : 8;
     sendJson(res, 200, {
       model: body.model,
-      embeddings: (inputs as string[]).map((text) => fakeEmbedding(text, dimensions)),
+      embeddings: (inputs as string[]).map((text) => script.embedding?.(text) ?? fakeEmbedding(text, dimensions)),
       total_duration: 14_143_917,
       load_duration: 1_019_500,
       prompt_eval_count: (inputs as string[]).reduce((sum, text) => sum + Math.ceil(text.length / 4), 0),

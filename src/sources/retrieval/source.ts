@@ -328,6 +328,8 @@ export function createRetrievalSource(
           ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
           : none,
       ]);
+      // Semantic retrieval (--embed-model): the chunks nearest in meaning, beside the word searches' hits.
+      const bySimilarity = wantCode && indexed?.semantic ? await indexed.semantic(input.question.text) : [];
       for (const [what, result] of [
         ['names', byName],
         ['strings', byString],
@@ -445,6 +447,7 @@ export function createRetrievalSource(
           ...byManifest.hits,
           ...byEnv.hits,
           ...(proseFound ? [] : byWord.hits),
+          ...bySimilarity,
           ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
         ];
         const from = new Map(resolved.map((r) => [r.name, r.from]));

@@ -238,6 +238,118 @@ describe('persistent retrieval index', () => {
     }
   });
 
+  test('a restart asks git what changed since the stored commit, and compares only those files', async () => {
+    const files: Record<string, string> = {};
+    for (let k = 0; k < 40; k++) files[`src/m${k}.py`] = `def f${k}():\n    return ${k}\n`;
+    const other = makeRepo({
+      files: { ...files, 'dirty.py': 'CLEAN = 1\n', 'kept.py': 'KEPT = 1\n' },
+      unstaged: { 'dirty.py': 'DIRTY_WORD = 1\n', 'notes.py': 'NOTES_WORD = 1\n' },
+    });
+    const open = async () => {
+      const deps = indexDeps();
+      const workspaces = new Workspaces(deps);
+      const indexes = createRetrievalIndexes(deps, workspaces, { waitMs: 0 });
+      const index = indexes.open(other.dir);
+      assert.ok(index);
+      const close = () => {
+        indexes.close();
+        workspaces.closeAll();
+      };
+      return { index, indexes, close };
+    };
+    const find = (index: { search: (r: GrepRequest) => { hits: { rel: string }[] } | undefined }, word: string) =>
+      index
+        .search({ patterns: [word], words: true, perFile: 20, maxBytes: 1 << 20 })
+        ?.hits.map((hit) => hit.rel)
+        .join();
+    try {
+      const first = await open();
+      await first.index.warm();
+      assert.equal(find(first.index, 'DIRTY_WORD'), 'dirty.py');
+      first.close();
+      // While no server runs: a clean file edited, a dirty one reverted, a commit, untracked files added
+      // and another removed.
+      other.write('src/m3.py', 'def f3():\n    return EDITED_WORD\n');
+      other.write('dirty.py', 'CLEAN = 1\n');
+      other.write('kept.py', 'KEPT = COMMITTED_WORD\n');
+      other.git('commit', '-q', '-am', 'kept');
+      other.write('src/m3.py', 'def f3():\n    return EDITED_WORD\n');
+      other.write('new.py', 'UNTRACKED_WORD = 1\n');
+      // In a new folder: git status names the folder, not the file.
+      other.write('extra/deep/mod.py', 'FOLDER_WORD = 1\n');
+      // Untracked in a folder the walk skips, and ignored by .gitignore: never indexed, as in a full pass.
+      other.write('node_modules/pkg/index.js', 'MODULE_WORD = 1\n');
+      other.write('.gitignore', 'out/\n');
+      other.write('out/gen.py', 'IGNORED_WORD = 1\n');
+      fs.rmSync(path.join(other.dir, 'notes.py'));
+      const second = await open();
+      try {
+        // At once (no wait): the stored index answers while it catches up (git takes longer than no
+        // wait), and the report says what it may miss.
+        const looking = new Workspaces(indexDeps());
+        const answer = await second.indexes.index?.prepare(looking.get(other.dir));
+        looking.closeAll();
+        assert.ok(answer?.search, 'the stored index answers');
+        assert.match(answer?.note ?? '', /catching up .*may be missed/);
+        assert.equal(
+          answer?.search({ patterns: ['f7'], words: true, perFile: 20, maxBytes: 1 << 20 })?.hits[0]?.rel,
+          'src/m7.py',
+        );
+        await second.index.warm();
+        assert.ok(second.index.compared < 10, `compared ${second.index.compared} files, not all 44`);
+        assert.equal(second.index.reads, 6, 'the edited, reverted, committed and new files are read again');
+        assert.equal(find(second.index, 'MODULE_WORD'), '');
+        assert.equal(find(second.index, 'IGNORED_WORD'), '');
+        assert.ok(second.index.store.files().has('.gitignore'));
+        assert.equal(find(second.index, 'FOLDER_WORD'), 'extra/deep/mod.py');
+        assert.equal(find(second.index, 'EDITED_WORD'), 'src/m3.py');
+        assert.equal(find(second.index, 'COMMITTED_WORD'), 'kept.py');
+        assert.equal(find(second.index, 'UNTRACKED_WORD'), 'new.py');
+        assert.equal(find(second.index, 'DIRTY_WORD'), '');
+        assert.ok(!second.index.store.files().has('notes.py'));
+      } finally {
+        second.close();
+      }
+      // Caught up, the next restart has nothing to read; a file reverted since is still looked at.
+      other.write('src/m3.py', 'def f3():\n    return 3\n');
+      const third = await open();
+      try {
+        await third.index.warm();
+        assert.equal(third.index.reads, 1);
+        assert.equal(find(third.index, 'EDITED_WORD'), '');
+      } finally {
+        third.close();
+      }
+      // Later passes in the same process ask git too (here: the TTL of an unwatched tree runs out).
+      let now = 0;
+      const deps = indexDeps();
+      const workspaces = new Workspaces(deps);
+      const indexes = createRetrievalIndexes(deps, workspaces, {
+        clock: () => now,
+        ttlMs: 1_000,
+        catchUpWaitMs: 10_000,
+        waitMs: 10_000,
+      });
+      try {
+        const index = indexes.open(other.dir);
+        assert.ok(index);
+        await index.warm();
+        const compared = index.compared;
+        other.write('src/m5.py', 'def f5():\n    return LATE_WORD\n');
+        now += 2_000;
+        assert.ok(await index.prepare());
+        assert.ok(index.progress().current);
+        assert.equal(find(index, 'LATE_WORD'), 'src/m5.py');
+        assert.ok(index.compared - compared < 10, `compared ${index.compared - compared} files, not all 47`);
+      } finally {
+        indexes.close();
+        workspaces.closeAll();
+      }
+    } finally {
+      other.cleanup();
+    }
+  });
+
   test('follows an edit the work-tree watcher sees', async () => {
     const deps = indexDeps({ watchWorkTree: true });
     const workspaces = new Workspaces(deps);
@@ -273,6 +385,8 @@ describe('persistent retrieval index', () => {
   });
 
   test('while the index is not ready, retrieval answers with git grep and the report says so', async () => {
+    // A first build (no stored index: one would answer while it catches up).
+    fs.rmSync(path.join(repo.dir, '.ctxproxy'), { recursive: true, force: true });
     const deps = indexDeps();
     // waitMs 0: a request never waits for the first pass.
     const set = createSourceSet(deps, { index: { waitMs: 0 } });

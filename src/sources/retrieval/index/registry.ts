@@ -12,6 +12,8 @@ import { defaultWorkspaceIndexOptions, WorkspaceIndex, type WorkspaceIndexOption
 /** An index ready to search (`search`), and what the report should say about it (`note`): one or both. */
 export interface IndexAnswer {
   search?: ((request: GrepRequest) => { hits: GrepHit[]; cut: boolean } | undefined) | undefined;
+  /** Semantic retrieval (`--embed-model`): the chunks nearest in meaning to the question, as hits. */
+  semantic?: ((question: string) => Promise<GrepHit[]>) | undefined;
   note?: string | undefined;
 }
 
@@ -45,7 +47,14 @@ export function createRetrievalIndexes(
     if (!known) {
       if (!open || closed) return { failed: 'closed' };
       try {
-        known = new WorkspaceIndex(ws, new IndexStore(open(ws.root)), deps.isNeverRead, deps.allowedRoots, opts);
+        known = new WorkspaceIndex(
+          ws,
+          new IndexStore(open(ws.root)),
+          deps.isNeverRead,
+          deps.allowedRoots,
+          opts,
+          deps.embedder,
+        );
       } catch (error) {
         // Said on every request (a read-only work tree, a file in the way), never fatal: git grep answers.
         const reason = error instanceof Error ? error.message : String(error);
@@ -64,13 +73,36 @@ export function createRetrievalIndexes(
         return { note: `index unavailable (${found.failed}); searched with git grep` };
       try {
         if (await found.prepare()) {
-          const { overLimit, listed, held } = found.progress();
+          const { overLimit, listed, held, current, catchingUp } = found.progress();
+          const vectors = found.vectorStatus();
+          // Semantic retrieval said when partial: chunks still being embedded, or the model failing.
+          const partial = vectors?.partial;
+          const semanticNote = partial
+            ? `semantic ranking over ${partial.vectors} of ${partial.chunks} chunks (${partial.why})`
+            : undefined;
           return {
-            // Past the file limit the rest of the tree is not searched: said, never a silent gap.
+            semantic: vectors
+              ? (question) =>
+                  found.semantic(question).then(
+                    (hits) => hits ?? [],
+                    () => [],
+                  )
+              : undefined,
+            // Past the file limit the rest of the tree is not searched; a stored index still catching up
+            // may miss what changed while no server ran: both said, never a silent gap.
             note:
-              overLimit > 0
-                ? `index holds the first ${held} of ${listed} files (its limit); the rest were not searched`
-                : undefined,
+              [
+                !current
+                  ? catchingUp
+                    ? `index catching up with changes made while no server ran (${catchingUp.checked} of ${catchingUp.of} files checked); a file changed meanwhile may be missed`
+                    : 'index catching up with changes made while no server ran (asking git what changed); a file changed meanwhile may be missed'
+                  : overLimit > 0
+                    ? `index holds the first ${held} of ${listed} files (its limit); the rest were not searched`
+                    : undefined,
+                semanticNote,
+              ]
+                .filter(Boolean)
+                .join('; ') || undefined,
             search: (request) => {
               try {
                 return found.search(request);

@@ -12,7 +12,7 @@
 export interface IndexSql {
   exec(sql: string): void;
   prepare(sql: string): {
-    run(...params: (string | number | null)[]): unknown;
+    run(...params: (string | number | null | Uint8Array)[]): unknown;
     get(...params: (string | number | null)[]): Record<string, unknown> | undefined;
     all(...params: (string | number | null)[]): Record<string, unknown>[];
   };
@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (file);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_words USING fts5 (words, content = '', contentless_delete = 1);
+CREATE TABLE IF NOT EXISTS unsure (rel TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS vectors (chunk INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 `;
 
 export interface StoredFile {
@@ -80,7 +82,7 @@ export class IndexStore {
     if (appId === INDEX_APPLICATION_ID && version !== INDEX_SCHEMA_VERSION) {
       // Ours, another layout: the index is a cache, rebuilt from the work tree.
       db.exec(
-        'DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta;',
+        'DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS unsure; DROP TABLE IF EXISTS vectors;',
       );
     }
     db.exec(SCHEMA);
@@ -101,6 +103,52 @@ export class IndexStore {
 
   markComplete(): void {
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('complete', '1')").run();
+  }
+
+  /**
+   * What a restart needs to catch up through git (workspaceIndex.ts): the commit the index was last
+   * brought up to date against. Every stored file not in the `unsure` table holds that commit's content.
+   */
+  baseline(): { head: string } | undefined {
+    const head = this.db.prepare("SELECT value FROM meta WHERE key = 'head'").get()?.value;
+    return typeof head === 'string' && /^[0-9a-f]{40,64}$/.test(head) ? { head } : undefined;
+  }
+
+  /** Forgets the baseline (a full pass rewrites rows the unsure table does not list). */
+  dropBaseline(): void {
+    this.db.prepare("DELETE FROM meta WHERE key = 'head'").run();
+  }
+
+  /**
+   * Sets the baseline: `head`, and the files that may differ from it (`dirty`, plus the unsure rows added
+   * after `mark`, by writes the watcher asked for meanwhile). One transaction.
+   */
+  setBaseline(head: string, dirty: Iterable<string>, mark: number): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM unsure WHERE rowid <= ?').run(mark);
+      const add = this.db.prepare('INSERT OR IGNORE INTO unsure (rel) VALUES (?)');
+      for (const rel of dirty) add.run(rel);
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)").run(head);
+    });
+  }
+
+  /** Records files whose stored content may differ from the baseline's commit (call inside a transaction). */
+  markUnsure(rels: Iterable<string>): void {
+    const add = this.db.prepare('INSERT OR REPLACE INTO unsure (rel) VALUES (?)');
+    for (const rel of rels) add.run(rel);
+  }
+
+  /** The newest unsure row: rows after it were added later. */
+  unsureMark(): number {
+    return Number(this.db.prepare('SELECT coalesce(max(rowid), 0) AS m FROM unsure').get()?.m ?? 0);
+  }
+
+  /** The unsure files, `limit` at most (more, and the caller compares every file instead). */
+  unsure(limit: number): string[] {
+    return this.db
+      .prepare('SELECT rel FROM unsure LIMIT ?')
+      .all(limit)
+      .map((row) => String(row.rel));
   }
 
   files(): Map<string, StoredFile> {
@@ -184,6 +232,7 @@ export class IndexStore {
     if (!known) return;
     const id = Number(known.id);
     this.db.prepare('DELETE FROM chunk_words WHERE rowid IN (SELECT id FROM chunks WHERE file = ?)').run(id);
+    this.db.prepare('DELETE FROM vectors WHERE chunk IN (SELECT id FROM chunks WHERE file = ?)').run(id);
     this.db.prepare('DELETE FROM chunks WHERE file = ?').run(id);
     this.db.prepare('DELETE FROM files WHERE id = ?').run(id);
   }
@@ -204,6 +253,76 @@ export class IndexStore {
         start: Number(row.start),
         end: Number(row.end),
       }));
+  }
+
+  /**
+   * The embedding model the stored vectors are of; a different one drops them all (vectors of two models
+   * do not compare).
+   */
+  useEmbedModel(model: string): void {
+    const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'embed_model'").get()?.value;
+    if (stored === model) return;
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM vectors').run();
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('embed_model', ?)").run(model);
+    });
+  }
+
+  /** Chunks of indexed files without a vector yet, after chunk `after`, in id order. */
+  chunksWithoutVector(after: number, limit: number): (ChunkHit & { id: number })[] {
+    return this.db
+      .prepare(
+        `SELECT c.id AS id, f.rel AS rel, f.size AS size, f.mtime AS mtime, c.start AS start, c.end AS end
+         FROM chunks c JOIN files f ON f.id = c.file LEFT JOIN vectors v ON v.chunk = c.id
+         WHERE v.chunk IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`,
+      )
+      .all(after, limit)
+      .map((row) => ({
+        id: Number(row.id),
+        rel: String(row.rel),
+        size: Number(row.size),
+        mtime: Number(row.mtime),
+        start: Number(row.start),
+        end: Number(row.end),
+      }));
+  }
+
+  /** Stores unit-length vectors (one transaction); a chunk gone meanwhile is skipped. */
+  putVectors(vectors: readonly { id: number; vec: Float32Array }[]): void {
+    this.db.transaction(() => {
+      const put = this.db.prepare('INSERT OR REPLACE INTO vectors (chunk, vec) SELECT id, ? FROM chunks WHERE id = ?');
+      for (const { id, vec } of vectors) put.run(new Uint8Array(vec.buffer, vec.byteOffset, vec.byteLength), id);
+    });
+  }
+
+  /** Stored vectors after chunk `after`, with their chunk's place, in id order (a scan in pages). */
+  vectorsAfter(after: number, limit: number): (ChunkHit & { id: number; vec: Float32Array })[] {
+    return this.db
+      .prepare(
+        `SELECT v.chunk AS id, v.vec AS vec, f.rel AS rel, f.size AS size, f.mtime AS mtime, c.start AS start, c.end AS end
+         FROM vectors v JOIN chunks c ON c.id = v.chunk JOIN files f ON f.id = c.file
+         WHERE v.chunk > ? ORDER BY v.chunk LIMIT ?`,
+      )
+      .all(after, limit)
+      .map((row) => {
+        const bytes = row.vec as Uint8Array;
+        // A copy: the driver's buffer may not be aligned for floats.
+        const vec = new Float32Array(new Uint8Array(bytes).buffer);
+        return {
+          id: Number(row.id),
+          vec,
+          rel: String(row.rel),
+          size: Number(row.size),
+          mtime: Number(row.mtime),
+          start: Number(row.start),
+          end: Number(row.end),
+        };
+      });
+  }
+
+  vectorCounts(): { vectors: number; chunks: number } {
+    const row = this.db.prepare('SELECT (SELECT count(*) FROM vectors) AS v, (SELECT count(*) FROM chunks) AS c').get();
+    return { vectors: Number(row?.v ?? 0), chunks: Number(row?.c ?? 0) };
   }
 
   close(): void {

@@ -8,23 +8,39 @@
 // work-tree watcher names each changed file (re-indexed a moment later, or at
 // once when a request comes first); a pass over the listing compares each
 // file's size and mtime with what the index holds and re-reads only the ones
-// that changed (at start, so a restart costs a stat per file, and whenever the
-// watcher cannot vouch for the tree); files gone from the listing are dropped.
+// that changed (whenever the watcher cannot vouch for the tree); files gone
+// from the listing are dropped.
+//
+// A restart asks git instead of stat-ing every file: the index stores the
+// commit it was brought up to date against (its baseline) and the files that
+// may differ from it (`unsure`: what `git status` listed, what the watcher
+// re-indexed). Every other stored file holds that commit's content, so the
+// files to look at again are the unsure ones, those `git status` lists now
+// (git's own index does the stat of every file, in C) and those changed
+// between the two commits (`git diff --name-only`, trees only). Until that
+// catch-up ends the stored index answers, and the report says it may miss
+// what changed while no server ran.
 // Never-read files and files outside the listing (ignored ones) are never
 // indexed; binary, huge, minified, generated and bundled files are recorded as
 // skipped with the reason, without their words.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Embedder } from '../../deps.ts';
+import { readWhole } from '../../gitRunner.ts';
+import { NO_SUBMODULES } from '../../gitSafety.ts';
 import { FileGuard, workspaceZone } from '../../guard.ts';
+import { parseStatus } from '../../statusParse.ts';
 import { refusedByName } from '../../symbols/admit.ts';
 import { BuildPacer } from '../../symbols/buildPacer.ts';
+import { DEFAULT_IGNORED_DIRS } from '../../walk.ts';
 import type { WorkspaceState } from '../../workspace.ts';
 import { isTaskPath } from '../regions.ts';
 import { type GrepHit, type GrepRequest, grepArgs } from '../search.ts';
 import { type Chunk, chunkLines } from './chunks.ts';
 import { pathspecFilter } from './pathspec.ts';
-import type { IndexStore, StoredFile } from './store.ts';
+import type { ChunkHit, IndexStore, StoredFile } from './store.ts';
+import { ChunkVectors, defaultVectorOptions, type VectorOptions } from './vectors.ts';
 import { hashedText, lineMatcher, matchExpression } from './words.ts';
 
 export interface WorkspaceIndexOptions {
@@ -32,12 +48,16 @@ export interface WorkspaceIndexOptions {
   sliceMs: number;
   /** The longest one pause of a build nobody waits on gives way to requests. */
   maxPauseMs: number;
+  /** Files a restart's catch-up through git looks at, at most; more and it compares every file instead. */
+  maxCatchUp: number;
   /** Files indexed at most; past it the rest are not indexed and the report says so. */
   maxFiles: number;
   /** Larger files are not read (their size says so before any read). */
   maxFileBytes: number;
   /** The longest a request waits for a pass that is running (catching up after a restart, or a small tree). */
   waitMs: number;
+  /** The longest a request waits for a stored index's catch-up: the stored index answers meanwhile. */
+  catchUpWaitMs: number;
   /** A first build of a listing this small is waited for (up to waitMs); a larger one answers with git grep meanwhile. */
   waitFiles: number;
   /** Changed files named by the watcher are re-indexed this long after the last event. */
@@ -52,14 +72,18 @@ export interface WorkspaceIndexOptions {
   clock: () => number;
   /** Without an armed watcher, a pass runs at least this often when asked (edits of clean files are not seen otherwise). */
   ttlMs: number;
+  /** Semantic retrieval's bounds (used only with an embedder). */
+  vectors: VectorOptions;
 }
 
 export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   sliceMs: 8,
   maxPauseMs: 2_000,
   maxFiles: 100_000,
+  maxCatchUp: 20_000,
   maxFileBytes: 2 * 1024 * 1024,
   waitMs: 200,
+  catchUpWaitMs: 50,
   waitFiles: 2_000,
   settleMs: 15,
   maxPending: 256,
@@ -67,6 +91,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   maxSearchFiles: 300,
   clock: () => performance.now(),
   ttlMs: 30_000,
+  vectors: defaultVectorOptions,
 };
 
 /** The paths git grep never searches for retrieval (search.ts), read from its own arguments: one list. */
@@ -96,6 +121,12 @@ export interface IndexProgress {
   overLimit: number;
   /** Files the index covers (listed, not never-read, within the limit). */
   held: number;
+  /** While a stored index catches up (after a restart): files looked at, of those it must look at. */
+  catchingUp?: { checked: number; of: number } | undefined;
+  /** The longest the index's background work held the event loop in one step, in ms. */
+  longestStepMs: number;
+  /** The same step's CPU time (the process's), in ms: the wall time above also counts waiting for a CPU. */
+  longestStepCpuMs: number;
 }
 
 interface Prepared {
@@ -118,14 +149,22 @@ export class WorkspaceIndex {
   #listed = 0;
   #overLimit = 0;
   #held = 0;
+  #catchingUp: { checked: number; of: number } | undefined;
+  #longestStep = 0;
+  #longestStepCpu = 0;
+  #stepCpu = process.cpuUsage();
   /** Resolves once the running pass has its listing (how large the tree is decides whether a request waits). */
   #listing: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #unlisten: () => void;
+  /** Semantic retrieval: the chunks' vectors, when an embedding model is named. */
+  readonly #vectors: ChunkVectors | undefined;
   /** Bumps whenever the index changes (memos of rendered results may key on it). */
   version = 0;
   /** Files read to be indexed since this process opened the index (a restart should read only what changed). */
   reads = 0;
+  /** Files a pass compared with what the index holds (a stat each): a restart through git compares few. */
+  compared = 0;
 
   constructor(
     readonly ws: WorkspaceState,
@@ -133,8 +172,18 @@ export class WorkspaceIndex {
     private readonly isNeverRead: (rel: string) => boolean,
     private readonly allowedRoots: readonly string[],
     private readonly options: WorkspaceIndexOptions = defaultWorkspaceIndexOptions,
+    embedder?: Embedder,
   ) {
     this.#pacer = new BuildPacer(options.maxPauseMs);
+    this.#vectors = embedder
+      ? new ChunkVectors(
+          store,
+          embedder,
+          (chunk) => this.#chunkText(chunk),
+          () => ws.whenIdle(),
+          options.vectors,
+        )
+      : undefined;
     this.#unlisten = ws.watcher.listen((rel, isDir) => this.#changed(rel, isDir));
   }
 
@@ -145,13 +194,17 @@ export class WorkspaceIndex {
       listed: this.#listed,
       overLimit: this.#overLimit,
       held: this.#held,
+      catchingUp: this.#catchingUp && !this.#current() ? { ...this.#catchingUp } : undefined,
+      longestStepMs: this.#longestStep,
+      longestStepCpuMs: this.#longestStepCpu,
     };
   }
 
   /**
    * Brings the index up to date for a request: files the watcher named are re-indexed now; when the index
    * cannot vouch for the tree, a pass starts (or goes on) and is waited for up to waitMs when it is a
-   * catch-up of a stored index or a small tree. True when the index may answer.
+   * catch-up of a stored index or a small tree. True when the index may answer: it is current, or it is a
+   * stored index still catching up (progress().catchingUp says so, and the report says what may be missed).
    */
   async prepare(): Promise<boolean> {
     if (this.#closed) return false;
@@ -165,10 +218,14 @@ export class WorkspaceIndex {
     if (catchUp() || (this.#listed > 0 && this.#listed <= this.options.waitFiles)) {
       // This request is collecting: a pass still giving way to requests would wait on it.
       this.#pacer.hurry();
-      await waitAtMost(pass, deadline - performance.now());
+      const until = catchUp() ? Math.min(deadline, performance.now() + this.options.catchUpWaitMs) : deadline;
+      await waitAtMost(pass, until - performance.now());
       this.#flush();
     }
-    return this.#current();
+    if (this.#current()) return true;
+    // A whole pass finished once: the stored index answers while it catches up. Its hits are re-read and
+    // matched now (search), so a stale row costs at most a miss, which the report names.
+    return this.store.complete();
   }
 
   /** Starts a pass in the background if none runs and the index cannot vouch for the tree (server start). */
@@ -196,7 +253,8 @@ export class WorkspaceIndex {
     let cut = rows.length >= this.options.maxChunks;
     const byFile = new Map<string, { size: number; mtime: number; chunks: Chunk[] }>();
     for (const row of rows) {
-      if (!inPaths(row.rel)) continue;
+      // A stored row of a file made never-read since it was indexed (the rules changed): never read.
+      if (!inPaths(row.rel) || this.isNeverRead(row.rel)) continue;
       const file = byFile.get(row.rel) ?? { size: row.size, mtime: row.mtime, chunks: [] };
       file.chunks.push({ start: row.start, end: row.end });
       byFile.set(row.rel, file);
@@ -243,8 +301,60 @@ export class WorkspaceIndex {
     return { hits, cut };
   }
 
+  /** Whether semantic retrieval is on, and why its ranking is partial now (see ChunkVectors.partial). */
+  vectorStatus(): { partial: ReturnType<ChunkVectors['partial']> } | undefined {
+    return this.#vectors ? { partial: this.#vectors.partial() } : undefined;
+  }
+
+  /** Starts (or goes on with) embedding the chunks without a vector; resolves when no more can be done now. */
+  embedChunks(): Promise<void> {
+    return this.#vectors?.run() ?? Promise.resolve();
+  }
+
+  /**
+   * The chunks nearest in meaning to the question, as hits on their first line (their file re-read now, and
+   * skipped when it changed since it was indexed); undefined when semantic retrieval is off.
+   */
+  async semantic(question: string): Promise<GrepHit[] | undefined> {
+    if (!this.#vectors || this.#closed) return undefined;
+    void this.#vectors.run();
+    const near = await this.#vectors.nearest(question, (rel) => !this.isNeverRead(rel));
+    const hits: GrepHit[] = [];
+    for (const chunk of near) {
+      const lines = this.#chunkLines(chunk);
+      if (!lines) continue;
+      const first = lines.findIndex((line) => line.trim() !== '');
+      if (first < 0) continue;
+      hits.push({ rel: chunk.rel, line: chunk.start + first + 1, text: (lines[first] ?? '').slice(0, MAX_LINE_CHARS) });
+    }
+    return hits;
+  }
+
+  /** A chunk's lines as they are on disk, through the guard; undefined when its file changed since indexing. */
+  #chunkLines(chunk: ChunkHit): string[] | undefined {
+    if (this.isNeverRead(chunk.rel)) return undefined;
+    const abs = path.join(this.ws.root, chunk.rel);
+    const stat = statOf(abs);
+    if (!stat || stat.size !== chunk.size || stat.mtimeMs !== chunk.mtime) return undefined;
+    const read = new FileGuard(this.isNeverRead).read(
+      abs,
+      workspaceZone(this.ws.root, this.allowedRoots),
+      [chunk.rel],
+      {
+        maxBytes: this.options.maxFileBytes,
+        skipLarger: true,
+      },
+    );
+    return read.text?.split('\n').slice(chunk.start, chunk.end + 1);
+  }
+
+  #chunkText(chunk: ChunkHit): string | undefined {
+    return this.#chunkLines(chunk)?.join('\n');
+  }
+
   close(): void {
     this.#closed = true;
+    this.#vectors?.close();
     this.#unlisten();
     clearTimeout(this.#settle);
     this.#pacer.hurry();
@@ -313,7 +423,11 @@ export class WorkspaceIndex {
       if (known && known.size === stat.size && known.mtime === stat.mtimeMs) continue;
       prepared.push(this.#read(rel, stat, guard));
     }
-    this.#write(prepared);
+    this.#write(prepared, true);
+    if (prepared.length > 0 && this.#vectors) {
+      this.#vectors.forget();
+      void this.#vectors.run();
+    }
   }
 
   #ensurePass(): Promise<void> {
@@ -338,16 +452,201 @@ export class WorkspaceIndex {
     // The pass looks at every file: what the watcher named so far is covered.
     this.#pending.clear();
     this.#overflow = false;
-    const listing = await this.ws.searchable().then(
-      (files) => files,
-      (error: unknown) => {
-        listed();
-        throw error;
-      },
-    );
-    this.#listed = listing.length;
-    listed();
+    const listingOnce = this.ws.searchable().finally(listed);
+    listingOnce.catch(() => undefined);
+    // Any pass over a stored index with a baseline asks git, not every file: the one after a restart, and the
+    // later ones (the watcher arming, an overflow, the TTL without a watcher). The stored index is current
+    // once git has answered; a file the index holds with other content than the baseline's commit is in
+    // `unsure` (the watcher's re-index put it there), any other changed file differs from the commit.
+    const base = this.store.complete() ? this.store.baseline() : undefined;
+    const caughtUp = base ? await this.#catchUpFromGit(base.head, () => listingOnce).catch(() => false) : false;
     if (this.#closed) return;
+    if (caughtUp) {
+      this.store.markComplete();
+      this.#catchingUp = undefined;
+      this.#passed = { fingerprint, armed };
+      void this.#vectors?.run();
+    }
+    const listing = await listingOnce;
+    this.#listed = listing.length;
+    if (this.#closed) return;
+    if (caughtUp) {
+      this.#checked = listing.length;
+      this.#held = listing.length;
+      this.#overLimit = 0;
+      // Stored files that left the listing unseen by git (made never-read since, or an odd ignore change).
+      await this.#sweep(new Set(listing));
+      return;
+    }
+    await this.#comparePass(listing);
+    if (this.#closed) return;
+    this.store.markComplete();
+    this.#catchingUp = undefined;
+    this.#passed = { fingerprint, armed };
+    void this.#vectors?.run();
+  }
+
+  /**
+   * A restart's catch-up: only the files that may differ from the stored baseline are looked at (see the
+   * head of this file). False when it cannot vouch for the rest (no repository, the baseline's commit is
+   * gone, too many files, past the file limit); the caller then compares every file.
+   */
+  async #catchUpFromGit(head0: string, listing: () => Promise<readonly string[]>): Promise<boolean> {
+    if (!(await this.ws.checkedRepo())) return false;
+    const stored = this.store.unsure(this.options.maxCatchUp + 1);
+    if (stored.length > this.options.maxCatchUp) return false;
+    // git status, and whether the listing holds the stored unsure files, at once (both are git's work).
+    const [now, storedListed] = await Promise.all([this.#gitState(), this.#listedAmong(stored, [], listing)]);
+    if (!now || !storedListed || this.#closed) return false;
+    const candidates = new Set([...stored, ...now.dirty]);
+    const listed = storedListed;
+    // What git status names is listed by the walk's rule (walkable), with no further question.
+    for (const rel of now.dirty) if (walkable(rel, !now.untracked.has(rel))) listed.add(rel);
+    const between =
+      now.head === head0
+        ? []
+        : splitNul(
+            await this.#git([
+              'diff',
+              '--name-only',
+              '-z',
+              '--no-renames',
+              '--relative',
+              ...NO_SUBMODULES,
+              head0,
+              now.head,
+              '--',
+            ]),
+          );
+    if (candidates.size + between.length + now.folders.length > this.options.maxCatchUp || this.#closed) return false;
+    // The files changed between the commits, and those in the untracked folders git status named.
+    if (between.length > 0 || now.folders.length > 0) {
+      const more = await this.#listedAmong(between, now.folders, listing);
+      if (!more || this.#closed) return false;
+      for (const rel of between) candidates.add(rel);
+      for (const rel of more) {
+        listed.add(rel);
+        candidates.add(rel);
+      }
+    }
+    if (candidates.size > this.options.maxCatchUp) return false;
+    const { indexed, skipped } = this.store.counts();
+    if (indexed + skipped + candidates.size > this.options.maxFiles) return false;
+    // Kept before any is looked at: a catch-up cut short (the process ends) leaves them to the next one.
+    this.store.db.transaction(() => this.store.markUnsure(candidates));
+    const mark = this.store.unsureMark();
+    this.#catchingUp = { checked: 0, of: candidates.size };
+    const guard = new FileGuard(this.isNeverRead);
+    let batch: (Prepared | { gone: string })[] = [];
+    let stepStart = this.#stepBegan();
+    for (const rel of candidates) {
+      this.#catchingUp.checked++;
+      if (this.isNeverRead(rel) || !listed.has(rel)) {
+        if (this.store.file(rel)) batch.push({ gone: rel });
+      } else this.#compare(rel, this.store.file(rel), guard, batch);
+      if (performance.now() - stepStart > this.options.sliceMs) {
+        this.#write(batch);
+        batch = [];
+        this.#stepEnded(stepStart);
+        await this.#pacer.pause();
+        if (this.#closed) return false;
+        stepStart = this.#stepBegan();
+      }
+    }
+    this.#write(batch);
+    this.#stepEnded(stepStart);
+    const dirty = new Set(now.dirty);
+    for (const rel of listed) if (now.folders.some((folder) => rel.startsWith(folder))) dirty.add(rel);
+    this.store.setBaseline(now.head, dirty, mark);
+    return true;
+  }
+
+  /**
+   * Which of `rels` the work-tree listing holds, plus the listed files under `folders`: asked of git for
+   * those paths only (`ls-files -t`: tracked, or untracked and not ignored; untracked files in folders
+   * the walk skips, such as node_modules/, are not listed, as in the walk). Many paths: the listing.
+   */
+  async #listedAmong(
+    rels: readonly string[],
+    folders: readonly string[],
+    listing: () => Promise<readonly string[]>,
+  ): Promise<Set<string> | undefined> {
+    const specs = [...rels, ...folders].map((rel) => `:(literal)${rel}`);
+    if (specs.length === 0) return new Set();
+    if (specs.length > MAX_PATHSPECS || specs.reduce((sum, spec) => sum + spec.length + 1, 0) > MAX_PATHSPEC_CHARS) {
+      const all = await listing();
+      const inListing = new Set(all);
+      const out = new Set(rels.filter((rel) => inListing.has(rel)));
+      for (const rel of all) if (folders.some((folder) => rel.startsWith(folder))) out.add(rel);
+      return out;
+    }
+    const raw = await this.#git(['ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...specs]);
+    const out = new Set<string>();
+    for (const entry of splitNul(raw)) {
+      const rel = entry.slice(2);
+      if (walkable(rel, !entry.startsWith('?'))) out.add(rel);
+    }
+    return out;
+  }
+
+  /** The commit checked out and the files that differ from it (git status; its untracked folders apart). */
+  async #gitState(): Promise<
+    { head: string; dirty: Set<string>; untracked: Set<string>; folders: string[] } | undefined
+  > {
+    const repo = await this.ws.checkedRepo();
+    if (!repo) return undefined;
+    // Its own git status, not the workspace's memo: that one is keyed by a fingerprint an in-place edit of a
+    // clean file does not change when no watcher runs (the TTL pass exists for those edits).
+    const [head, raw] = await Promise.all([
+      this.#git(['rev-parse', '--verify', '-q', 'HEAD^{commit}']).then((out) => out.trim()),
+      this.#git(['status', ...NO_SUBMODULES, '--porcelain=v1', '-z']),
+    ]);
+    if (!/^[0-9a-f]{40,64}$/.test(head)) return undefined;
+    const status = parseStatus(raw, repo.topLevel, this.ws.root);
+    const dirty = new Set<string>();
+    const untracked = new Set<string>();
+    const folders: string[] = [];
+    for (const entry of status.entries) {
+      for (const repoRel of [entry.path, entry.from]) {
+        if (!repoRel) continue;
+        const rel = path.relative(this.ws.root, path.join(repo.topLevel, repoRel)).split(path.sep).join('/');
+        if (rel === '' || rel.startsWith('../') || rel === '..' || path.isAbsolute(rel)) continue;
+        if (repoRel.endsWith('/')) folders.push(`${rel}/`);
+        else dirty.add(rel);
+        if (entry.xy === '??') untracked.add(rel);
+      }
+    }
+    return { head, dirty, untracked, folders };
+  }
+
+  #git(args: string[]): Promise<string> {
+    const git = this.ws.deps.git(this.ws.root, AbortSignal.timeout(GIT_TIMEOUT_MS));
+    return readWhole(git, this.ws.gitArgs(args), this.ws.deps.gitListingBytes);
+  }
+
+  /** Every listed file's size and mtime against what the index holds; the ones that differ are read again. */
+  async #comparePass(listing: readonly string[]): Promise<void> {
+    // Rows rewritten here are not all in `unsure`: until this pass ends, a restart compares every file too.
+    const state = async () => {
+      const now = this.#closed ? undefined : await this.#gitState().catch(() => undefined);
+      if (now && now.folders.length > 0) {
+        // `git status` names an untracked folder, not its files: the listing's files under it.
+        const untracked = new Set(now.folders);
+        for (const rel of listing) {
+          for (let slash = rel.indexOf('/'); slash !== -1; slash = rel.indexOf('/', slash + 1)) {
+            if (untracked.has(rel.slice(0, slash + 1))) {
+              now.dirty.add(rel);
+              break;
+            }
+          }
+        }
+      }
+      return now;
+    };
+    this.store.dropBaseline();
+    const mark = this.store.unsureMark();
+    const before = await state();
+    if (this.store.complete()) this.#catchingUp = { checked: 0, of: listing.length };
     // What the index holds is read a page at a time in path order, as git lists (not loaded whole: a
     // 300,000-file tree's rows would cost tens of MB and one long block of the event loop).
     const stored = new StoredPages(this.store);
@@ -356,51 +655,78 @@ export class WorkspaceIndex {
     this.#checked = 0;
     this.#overLimit = 0;
     let batch: (Prepared | { gone: string })[] = [];
-    let sliceEnd = performance.now() + this.options.sliceMs;
+    let stepStart = this.#stepBegan();
     for (const rel of listing) {
       this.#checked++;
+      if (this.#catchingUp) this.#catchingUp.checked = this.#checked;
       if (this.isNeverRead(rel)) continue;
       if (wanted.size >= this.options.maxFiles) {
         this.#overLimit++;
         continue;
       }
       wanted.add(rel);
-      const abs = path.join(this.ws.root, rel);
-      const stat = statOf(abs);
-      const known = stored.get(rel);
-      if (!stat) {
-        const link = brokenLink(abs);
-        if (link) {
-          if (!known || known.mtime !== link.mtimeMs)
-            batch.push({ rel, size: 0, mtime: link.mtimeMs, chunks: [], skip: BROKEN_LINK });
-        } else if (known) batch.push({ gone: rel });
-      } else if (!known || known.size !== stat.size || known.mtime !== stat.mtimeMs) {
-        batch.push(this.#read(rel, stat, guard));
-      }
-      if (performance.now() > sliceEnd) {
+      this.#compare(rel, stored.get(rel), guard, batch);
+      if (performance.now() - stepStart > this.options.sliceMs) {
         this.#write(batch);
         batch = [];
+        this.#stepEnded(stepStart);
         await this.#pacer.pause();
         if (this.#closed) return;
-        sliceEnd = performance.now() + this.options.sliceMs;
+        stepStart = this.#stepBegan();
       }
     }
     this.#held = wanted.size;
     this.#write(batch);
-    batch = [];
-    // Files that left the listing, looked for a page of rows at a time.
+    this.#stepEnded(stepStart);
+    await this.#sweep(wanted);
+    if (this.#closed) return;
+    // The baseline for the next restart: what differed from the commit when the pass began or ended.
+    const after = await state();
+    if (before && after && before.head === after.head && this.#overLimit === 0 && !this.#closed) {
+      this.store.setBaseline(after.head, new Set([...before.dirty, ...after.dirty]), mark);
+    }
+  }
+
+  /** Queues what one listed file needs: nothing when it is as stored, else its new rows (or its removal). */
+  #compare(rel: string, known: StoredFile | undefined, guard: FileGuard, batch: (Prepared | { gone: string })[]) {
+    this.compared++;
+    const abs = path.join(this.ws.root, rel);
+    const stat = statOf(abs);
+    if (!stat) {
+      const link = brokenLink(abs);
+      if (link) {
+        if (!known || known.mtime !== link.mtimeMs)
+          batch.push({ rel, size: 0, mtime: link.mtimeMs, chunks: [], skip: BROKEN_LINK });
+      } else if (known) batch.push({ gone: rel });
+    } else if (!known || known.size !== stat.size || known.mtime !== stat.mtimeMs) {
+      batch.push(this.#read(rel, stat, guard));
+    }
+  }
+
+  /** Drops stored files not in `keep` (gone from the listing, or never-read now), a page of rows at a time. */
+  async #sweep(keep: ReadonlySet<string>): Promise<void> {
     for (let after = ''; ; ) {
-      const page = this.store.relsAfter(after, 2_000);
+      const stepStart = this.#stepBegan();
+      const page = this.store.relsAfter(after, PAGE_ROWS);
       if (page.length === 0) break;
-      for (const rel of page) if (!wanted.has(rel)) batch.push({ gone: rel });
+      const batch = page.filter((rel) => !keep.has(rel) || this.isNeverRead(rel)).map((gone) => ({ gone }));
       after = page.at(-1) as string;
       this.#write(batch);
-      batch = [];
+      this.#stepEnded(stepStart);
       await this.#pacer.pause();
       if (this.#closed) return;
     }
-    this.store.markComplete();
-    this.#passed = { fingerprint, armed };
+  }
+
+  #stepBegan(): number {
+    this.#stepCpu = process.cpuUsage();
+    return performance.now();
+  }
+
+  #stepEnded(start: number): void {
+    this.#longestStep = Math.max(this.#longestStep, performance.now() - start);
+    const cpu = process.cpuUsage(this.#stepCpu);
+    this.#longestStepCpu = Math.max(this.#longestStepCpu, (cpu.user + cpu.system) / 1000);
   }
 
   /** A file's chunks and their words, or why it is not indexed. */
@@ -437,7 +763,7 @@ export class WorkspaceIndex {
    * timeout, a full disk) is not retried here: the index stops vouching for the tree, and the next
    * request's pass compares every file again.
    */
-  #write(batch: readonly (Prepared | { gone: string })[]): void {
+  #write(batch: readonly (Prepared | { gone: string })[], unsure = false): void {
     if (batch.length === 0 || this.#closed) return;
     try {
       this.store.db.transaction(() => {
@@ -445,6 +771,8 @@ export class WorkspaceIndex {
           if ('gone' in entry) this.store.remove(entry.gone);
           else this.store.put(entry.rel, entry.size, entry.mtime, entry.chunks, entry.skip);
         }
+        // Re-indexed between passes (the watcher): the content may differ from the baseline's commit.
+        if (unsure) this.store.markUnsure(batch.map((entry) => ('gone' in entry ? entry.gone : entry.rel)));
       });
     } catch (error) {
       this.#overflow = true;
@@ -454,6 +782,32 @@ export class WorkspaceIndex {
       this.version++;
     }
   }
+}
+
+/** A catch-up asks git about at most this many paths by name (its command line); more, and it lists all. */
+const MAX_PATHSPECS = 2_000;
+const MAX_PATHSPEC_CHARS = 200_000;
+
+/** Stored rows read in one synchronous step (a page): a few ms of the event loop. */
+const PAGE_ROWS = 500;
+
+/** A git command of the catch-up that takes longer fails it (a full comparison follows). */
+const GIT_TIMEOUT_MS = 10_000;
+
+function splitNul(raw: string): string[] {
+  const list = raw.split('\0');
+  if (list.at(-1) === '') list.pop();
+  return list;
+}
+
+/**
+ * Whether the work-tree listing (WorkspaceState.searchable) holds a file git knows of: never in .git/ or
+ * .ctxproxy/; an untracked one never in a folder the walk skips (node_modules/, build/ …).
+ */
+function walkable(rel: string, tracked: boolean): boolean {
+  const parts = rel.split('/').slice(0, -1);
+  if (parts.some((part) => part === '.git' || part === '.ctxproxy')) return false;
+  return tracked || !parts.some((part) => DEFAULT_IGNORED_DIRS.has(part));
 }
 
 /** A hit line longer than this is minified or data; only its head is kept (as search.ts does). */
@@ -493,7 +847,7 @@ class StoredPages {
 
   get(rel: string): StoredFile | undefined {
     while (!this.#done && rel > this.#last) {
-      const rows = this.store.filesAfter(this.#last, 2_000);
+      const rows = this.store.filesAfter(this.#last, PAGE_ROWS);
       if (rows.length === 0) {
         this.#done = true;
         break;
