@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
 import { OVERLAP_CHARS, PIECE_CHARS, pieces, WHOLE_SCAN_MAX } from '../../src/redact/pieces.ts';
-import { ResultCache } from '../../src/redact/resultCache.ts';
 
 describe('scanning large texts in pieces', () => {
   it('covers the text with pieces that overlap by at least OVERLAP_CHARS', () => {
@@ -46,15 +45,5 @@ describe('scanning large texts in pieces', () => {
     assert.equal(result.text.includes(key), false, 'no token left');
     assert.equal(result.text.includes('MIIEowIBAAKCAQEA07'), false, 'no key body left');
     assert.equal((result.text.match(/BEGIN RSA PRIVATE KEY/g) ?? []).length, 12, 'markers kept');
-  });
-});
-
-describe('the result cache key of a large text', () => {
-  it('is hashed in slices to the same digest, emoji across the slice edges included', async () => {
-    const cache = new ResultCache();
-    for (const text of [`a${'😀'.repeat(1_500_000)}`, 'é'.repeat(2_500_000)]) {
-      assert.equal(await cache.keyInSlices(text, 'src/a.ts'), cache.key(text, 'src/a.ts'));
-      assert.equal(await cache.keyInSlices(text, undefined), cache.key(text, undefined));
-    }
   });
 });
