@@ -4,8 +4,8 @@
 // next turn will arrive under.
 // Pure: no I/O, and the map of states comes in (ConversationStore).
 
-import { createHash, type Hash } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
+import { createHash } from 'node:crypto';
+import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
 import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage, SnapshotReply } from '../shared/types.ts';
 import type { ConversationState } from './conversations.ts';
@@ -34,10 +34,13 @@ function extend(key: string, message: ChatMessage): string {
   return createHash('sha256').update(key).update('\n').update(canonical(message)).digest('hex');
 }
 
-/** Characters hashed between yields: a slice short enough that other requests barely wait. */
-const SLICE_CHARS = 1 << 20;
-/** What one message costs besides its text (a hash of its own), in the same units. */
-const MESSAGE_COST = 256;
+/**
+ * A history with more text than this is hashed in the CPU pool (historyTask.ts): JSON-encoding and hashing
+ * 10 MB takes 45-85 ms. Below, inline (1 MB: a few ms).
+ */
+export const POOL_ABOVE_CHARS = 1 << 20;
+/** Generous: hashing 10 MB takes well under a second; this only bounds a worker gone wrong. */
+const POOL_LIMIT_MS = 10_000;
 
 /** The last workspace's key: a server answers for one workspace nearly always, and this is a hash per request. */
 let lastWorkspace: { workspace: string; key: string } | undefined;
@@ -57,49 +60,44 @@ export function historyKeys(workspace: string, messages: readonly ChatMessage[])
 }
 
 /**
- * The same keys as historyKeys, hashed in slices that yield to the event loop:
- * a multi-megabyte message (or a hundred thousand small ones) would otherwise hold every other
- * request for the whole JSON.stringify and sha256 of the history.
+ * The same keys as historyKeys; a long history's are computed in the CPU pool, so no other request waits
+ * behind them. A pool that fails does not fail the request: the keys are then computed here.
  */
-export async function historyKeysInSlices(workspace: string, messages: readonly ChatMessage[]): Promise<string[]> {
-  const keys = [workspaceKey(workspace)];
-  let sinceYield = 0;
-  const pause = async (cost: number) => {
-    sinceYield += cost;
-    if (sinceYield < SLICE_CHARS) return;
-    sinceYield = 0;
-    await setImmediate();
-  };
-  for (const message of messages) {
-    const hash = createHash('sha256')
-      .update(keys[keys.length - 1] as string)
-      .update('\n');
-    const content = contentKey(message.content);
-    if (content.length <= SLICE_CHARS) {
-      hash.update(canonical(message));
-    } else {
-      // canonical(message), written in parts: `[role,"content",calls]` with the content escaped slice by slice.
-      const calls = (message.tool_calls ?? []).map((call) => [call.function.name, call.function.arguments]);
-      hash.update(`[${JSON.stringify(message.role)},"`);
-      await updateEscaped(hash, content, pause);
-      hash.update(`",${JSON.stringify(calls)}]`);
-    }
-    keys.push(hash.digest('hex'));
-    await pause(MESSAGE_COST + Math.min(content.length, SLICE_CHARS));
+export async function historyKeysOffLoop(
+  workspace: string,
+  messages: readonly ChatMessage[],
+  pool: CpuPool | undefined = sharedCpuPool(),
+): Promise<string[]> {
+  if (!pool || historyChars(messages) <= POOL_ABOVE_CHARS) return historyKeys(workspace, messages);
+  try {
+    return await pool.run<string[]>(
+      { module: historyTask, name: 'historyKeys', args: [workspace, messages] },
+      POOL_LIMIT_MS,
+    );
+  } catch {
+    return historyKeys(workspace, messages);
   }
-  return keys;
 }
 
-/** Hashes JSON.stringify(text) without its quotes, slice by slice; never cuts a surrogate pair (it would be escaped). */
-async function updateEscaped(hash: Hash, text: string, pause: (cost: number) => Promise<void>): Promise<void> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + SLICE_CHARS);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    hash.update(JSON.stringify(text.slice(start, end)).slice(1, -1));
-    start = end;
-    await pause(SLICE_CHARS);
+const historyTask = taskModule('historyTask', import.meta.url);
+
+/** About the characters the keys hash: text contents by length, other contents (parts, images) by a rough walk. */
+function historyChars(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    const content = message.content;
+    if (typeof content === 'string') chars += content.length;
+    else if (Array.isArray(content))
+      for (const part of content) {
+        for (const value of Object.values(part)) {
+          if (typeof value === 'string') chars += value.length;
+          else if (value && typeof value === 'object')
+            for (const inner of Object.values(value)) if (typeof inner === 'string') chars += inner.length;
+        }
+      }
+    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
   }
+  return chars;
 }
 
 /** The key the client's next turn arrives under: this turn's messages plus the reply it got, as the client echoes it. */

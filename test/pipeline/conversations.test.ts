@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { findState, historyKeys, historyKeysInSlices, keyAfterReply } from '../../src/pipeline/conversationPrefix.ts';
+import {
+  findState,
+  historyKeys,
+  historyKeysOffLoop,
+  keyAfterReply,
+  POOL_ABOVE_CHARS,
+} from '../../src/pipeline/conversationPrefix.ts';
 import { ConversationCache, type ConversationState } from '../../src/pipeline/conversations.ts';
+import { CpuPool, defaultCpuWorkerUrl } from '../../src/shared/cpuPool.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 
 const state = (conversationId: string): ConversationState => ({
@@ -19,8 +26,8 @@ const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
 describe('conversation keys', () => {
-  test('keys hashed in slices equal the keys hashed whole, for large texts cut anywhere', async () => {
-    // A surrogate pair straddles the 1 Mi slice boundary; quotes, breaks and control characters need escaping.
+  test('a long history hashed in the CPU pool has the keys hashed inline', async () => {
+    // Surrogate pairs, quotes, breaks and control characters: the worker's copy of the text must escape alike.
     const big = `${'a'.repeat((1 << 20) - 1)}😀"\\\n\u0001${'é'.repeat(1 << 20)}`;
     const messages: ChatMessage[] = [
       user(big),
@@ -32,7 +39,14 @@ describe('conversation keys', () => {
       { role: 'user', content: [{ type: 'text', text: big }] },
       ...Array.from({ length: 5000 }, (_, i) => (i % 2 === 0 ? user(`q ${i}`) : assistant(`a ${i}`))),
     ];
-    assert.deepEqual(await historyKeysInSlices('/w', messages), historyKeys('/w', messages));
+    assert.ok(big.length * 3 > POOL_ABOVE_CHARS, 'above the pool threshold');
+    const pool = new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 60_000, size: 1 });
+    try {
+      assert.deepEqual(await historyKeysOffLoop('/w', messages, pool), historyKeys('/w', messages));
+      assert.equal(pool.started, 1, 'hashed in the pool');
+    } finally {
+      pool.close();
+    }
   });
 
   test('each key extends the previous one; the workspace is part of every key', () => {

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { POOL_ABOVE_BYTES, readJsonBody } from '../../src/http/readJsonBody.ts';
 import { createRedactor, POOL_ABOVE_CHARS, RedactionTimeoutError } from '../../src/redact/createRedactor.ts';
 import { CpuPool, CpuTaskFailed, defaultCpuWorkerUrl } from '../../src/shared/cpuPool.ts';
 import { seededRng } from '../redact/secretGen.ts';
@@ -112,5 +113,41 @@ describe('the CPU pool', () => {
     await assert.rejects(dying.redact(text), CpuTaskFailed);
     const stuck = await createRedactor({ pool: pool({ workerUrl: hanging, startMarginMs: 0 }), timeoutMs: 100 });
     await assert.rejects(stuck.redact(text), RedactionTimeoutError);
+  });
+
+  test('a large body parsed in the pool is the value and the 400s an inline parse gives', async () => {
+    const cpu = pool();
+    const post = (body: string) =>
+      new Request('http://127.0.0.1/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const outcome = async (body: string, where: CpuPool | undefined) => {
+      try {
+        return { value: await readJsonBody(post(body), 64 * 1024 * 1024, undefined, where) };
+      } catch (error) {
+        const { name, message, code, param, status } = error as Record<string, unknown>;
+        return { error: { name, message, code, param, status } };
+      }
+    };
+    const small = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    assert.deepEqual(await outcome(small, cpu), { value: JSON.parse(small) });
+    assert.equal(cpu.started, 0, 'a small body is parsed inline');
+    const pad = 'é😀 \u0000 "quoted" '.repeat(POOL_ABOVE_BYTES / 10);
+    const bodies = [
+      JSON.stringify({ model: 'm', messages: [{ role: 'user', content: pad }], n: -0, '2': 1 }),
+      `{"__proto__":{"polluted":true},"model":"m","messages":[{"role":"user","content":${JSON.stringify(pad)}}]}`,
+      `{"model":"m","messages":[{"role":"user","content":${JSON.stringify(pad)}}]`,
+      `{"model":"m","content":${JSON.stringify(pad)},"x":${'['.repeat(100)}1${']'.repeat(100)}}`,
+      ' '.repeat(POOL_ABOVE_BYTES + 1),
+    ];
+    for (const body of bodies) {
+      assert.ok(Buffer.byteLength(body) > POOL_ABOVE_BYTES);
+      const pooled = await outcome(body, cpu);
+      assert.deepEqual(pooled, await outcome(body, undefined));
+      if ('value' in pooled) assert.equal(Object.getPrototypeOf(pooled.value), Object.prototype);
+    }
+    assert.equal(cpu.started, 1);
   });
 });
