@@ -8,8 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { POOL_ABOVE_BYTES, readJsonBody } from '../../src/http/readJsonBody.ts';
+import { questionOffLoop } from '../../src/pipeline/collect.ts';
 import { createRedactor, POOL_ABOVE_CHARS, RedactionTimeoutError } from '../../src/redact/createRedactor.ts';
 import { CpuPool, CpuTaskFailed, defaultCpuWorkerUrl } from '../../src/shared/cpuPool.ts';
+import { analyseQuestion } from '../../src/shared/question.ts';
+import type { ChatMessage } from '../../src/shared/types.ts';
 import { seededRng } from '../redact/secretGen.ts';
 import { SECRET_KINDS } from '../redact/secretKinds.ts';
 
@@ -149,5 +152,30 @@ describe('the CPU pool', () => {
       if ('value' in pooled) assert.equal(Object.getPrototypeOf(pooled.value), Object.prototype);
     }
     assert.equal(cpu.started, 1);
+  });
+
+  test('a long question analysed in the pool is the inline analysis', async () => {
+    const cpu = pool();
+    const long = `${'function _a(b,c){return b.x[c]};'.repeat(10_000)}\nwhy does src/app.ts throw in parseInvoice?`;
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'look at billing/rates.py and `compute_rate`' },
+      { role: 'assistant', content: 'src/other.ts is unrelated' },
+      ...Array.from(
+        { length: 40 },
+        (_, i): ChatMessage => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} about lib/m${i}.go` }),
+      ),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'and TypeError: x is undefined' },
+          { type: 'text', text: long },
+        ],
+      },
+    ];
+    assert.deepEqual(await questionOffLoop(messages, cpu), analyseQuestion(messages));
+    assert.equal(cpu.started, 1, 'analysed in the pool');
+    const short: ChatMessage[] = [{ role: 'user', content: 'where is parseInvoice defined?' }];
+    assert.deepEqual(await questionOffLoop(short, cpu), analyseQuestion(short));
   });
 });
