@@ -23,6 +23,12 @@ export interface Sizes {
   messages: number;
   lines: number;
   depth: number;
+  /** Tools in the many-tools shape, each with a small schema. */
+  tools: number;
+  /** Characters of the one message of varied text (words, code, numbers: many keywords, many tokens). */
+  messageChars: number;
+  /** Strings in the one schema of the large-schema shape (an enum). */
+  schemaStrings: number;
 }
 
 export const fullSizes: Sizes = {
@@ -32,6 +38,9 @@ export const fullSizes: Sizes = {
   messages: 100_000,
   lines: 1_000_000,
   depth: 100_000,
+  tools: 10_000,
+  messageChars: 9 * 1024 * 1024,
+  schemaStrings: 200_000,
 };
 
 const chat = (content: unknown, extra: Record<string, unknown> = {}) =>
@@ -53,6 +62,57 @@ export function base64Blob(bytes: number): string {
   return randomBytes(Math.ceil((bytes * 3) / 4))
     .toString('base64')
     .slice(0, bytes);
+}
+
+/**
+ * Text that looks like a long paste: code, prose, numbers and identifiers in
+ * lines of varied length, so the secret scan's keywords hit, the tokenizer
+ * sees many words and nothing repeats in a way an engine could shortcut.
+ */
+export function variedText(chars: number): string {
+  const words = [
+    'const',
+    'token',
+    'password',
+    'function',
+    'return',
+    'the',
+    'value',
+    'secret',
+    'api',
+    'key',
+    'user',
+    'id',
+    'await',
+    'fetch',
+    'error',
+    'config',
+    'aws',
+    'client',
+    'if',
+    'else',
+  ];
+  const lines: string[] = [];
+  let size = 0;
+  let seed = 12345;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed;
+  };
+  while (size < chars) {
+    const count = 3 + (next() % 12);
+    const parts: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const r = next();
+      parts.push(
+        r % 5 === 0 ? `${words[r % words.length]}_${(r >> 8).toString(36)}` : (words[r % words.length] ?? 'x'),
+      );
+    }
+    const line = `${parts.join(' ')} = ${next() % 100000};`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n').slice(0, chars);
 }
 
 /** `[[[ … "x" … ]]]` nested `depth` levels. */
@@ -98,6 +158,57 @@ export function messageShapes(sizes: Sizes): Shape[] {
       name: 'deep nesting: metadata',
       body: () =>
         `{"model":"${MODEL}","messages":[{"role":"user","content":"hi"}],"metadata":${nestedObject(sizes.depth)}}`,
+    },
+    {
+      name: `${sizes.tools} tools`,
+      body: () =>
+        JSON.stringify({
+          model: MODEL,
+          stream: false,
+          messages: [{ role: 'user', content: 'which tool?' }],
+          tools: Array.from({ length: sizes.tools }, (_, i) => ({
+            type: 'function',
+            function: {
+              name: `tool_${i}`,
+              description: `Does thing number ${i} with the given path and options.`,
+              parameters: {
+                type: 'object',
+                properties: { path: { type: 'string', description: 'a file' }, depth: { type: 'integer' } },
+                required: ['path'],
+              },
+            },
+          })),
+        }),
+    },
+    {
+      name: `a ${(sizes.messageChars / 1024 / 1024).toFixed(0)} MB message`,
+      body: () => chat(variedText(sizes.messageChars)),
+    },
+    {
+      name: `a ${sizes.schemaStrings}-string schema`,
+      body: () =>
+        JSON.stringify({
+          model: MODEL,
+          stream: false,
+          messages: [{ role: 'user', content: 'pick one' }],
+          tools: [
+            {
+              type: 'function',
+              function: {
+                name: 'pick',
+                parameters: {
+                  type: 'object',
+                  properties: {
+                    choice: {
+                      type: 'string',
+                      enum: Array.from({ length: sizes.schemaStrings }, (_, i) => `choice-${i}`),
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        }),
     },
     {
       name: 'stack trace of 100,000 frames',

@@ -6,7 +6,7 @@
 import { budgetRequest, countedTexts, termsOf } from '../budget/index.ts';
 import { isFunctionTool } from '../shared/chatRequest.ts';
 import type { ModeName, Plan } from '../shared/types.ts';
-import { findState, historyKeys, newConversationId } from './conversationPrefix.ts';
+import { findState, historyKeysOffLoop, newConversationId } from './conversationPrefix.ts';
 import { planTurn } from './planTurn.ts';
 import { withoutRepeats } from './repeats.ts';
 import type { Budgeted, PipelineDeps, Prepared } from './types.ts';
@@ -22,7 +22,7 @@ export async function budget(
   deps: PipelineDeps,
 ): Promise<Budgeted> {
   const tools = input.request.tools?.filter(isFunctionTool);
-  const keys = historyKeys(selected.workspace, input.request.messages);
+  const keys = await historyKeysOffLoop(selected.workspace, input.request.messages);
   // Each piece of context once: not what the client already sent, not a region another item holds.
   const { items, repeats } = withoutRepeats(redacted.items, redacted.messages);
   for (const repeat of repeats) {

@@ -3,10 +3,13 @@
 // out is reported and skipped; the request goes on.
 
 import { setImmediate } from 'node:timers/promises';
-import { parseWindow } from '../shared/parseWindow.ts';
+import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
+import { messageText } from '../shared/messageText.ts';
+import { PARSE_EDGE_CHARS, parseWindow } from '../shared/parseWindow.ts';
 import type { Logger } from '../shared/ports.ts';
 import { analyseQuestion } from '../shared/question.ts';
-import type { CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
+import type { Question } from '../shared/questionTypes.ts';
+import type { ChatMessage, CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
 import { notARepositoryWarning } from '../sources/gitPresence.ts';
 import { lastUserText } from './selectMode.ts';
 import type { Collected, PipelineDeps, Prepared } from './types.ts';
@@ -16,7 +19,7 @@ export async function collect(
   deps: PipelineDeps,
 ): Promise<Collected> {
   // Analysed once, here: every source and the budget read this result.
-  const question = analyseQuestion(selected.messages);
+  const question = await questionOffLoop(selected.messages);
   const [collected, window] = await Promise.all([
     collectContext(
       deps.sources,
@@ -34,6 +37,41 @@ export async function collect(
     discoverWindow(deps, selected.model),
   ]);
   return { ...collected, question, window, warnings: workspaceWarnings(selected.workspace, collected.reports) };
+}
+
+/**
+ * User turns the question reads, at most: the latest and the earlier ones analyseQuestion looks back over
+ * (16), with room to spare. Only user turns count there, so the others need not be sent.
+ */
+const QUESTION_TURNS = 32;
+/** Parsed text above which the question is analysed in the CPU pool (a full 128K window takes ~30-100 ms). */
+const QUESTION_POOL_ABOVE_CHARS = PARSE_EDGE_CHARS;
+const questionTask = taskModule('questionTask', import.meta.url);
+
+/**
+ * analyseQuestion's answer; when the user turns it reads hold long texts, computed in the CPU pool on
+ * just those turns (as text), so no other request waits behind the parse. A pool that fails does not
+ * fail the request: the question is then analysed here.
+ */
+export async function questionOffLoop(
+  messages: readonly ChatMessage[],
+  pool: CpuPool | undefined = sharedCpuPool(),
+): Promise<Question> {
+  const turns: ChatMessage[] = [];
+  let chars = 0;
+  for (let i = messages.length - 1; i >= 0 && turns.length < QUESTION_TURNS; i--) {
+    const message = messages[i] as ChatMessage;
+    if (message.role !== 'user') continue;
+    const text = messageText(message);
+    turns.unshift({ role: 'user', content: text });
+    chars += Math.min(text.length, 2 * PARSE_EDGE_CHARS);
+  }
+  if (!pool || chars <= QUESTION_POOL_ABOVE_CHARS) return analyseQuestion(messages);
+  try {
+    return await pool.run<Question>({ module: questionTask, name: 'analyseQuestion', args: [turns] }, 10_000);
+  } catch {
+    return analyseQuestion(messages);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 // Pure: no I/O, and the map of states comes in (ConversationStore).
 
 import { contentHash } from '../shared/contentHash.ts';
+import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
 import { messageText } from '../shared/messageText.ts';
 import type { ChatMessage, SnapshotReply } from '../shared/types.ts';
 import type { ConversationState } from './conversations.ts';
@@ -33,6 +34,14 @@ function extend(key: string, message: ChatMessage): string {
   return contentHash(`${key}\n${canonical(message)}`);
 }
 
+/**
+ * A history with more text than this is hashed in the CPU pool (historyTask.ts): JSON-encoding and hashing
+ * 10 MB takes 45-85 ms. Below, inline (1 MB: a few ms).
+ */
+export const POOL_ABOVE_CHARS = 1 << 20;
+/** Generous: hashing 10 MB takes well under a second; this only bounds a worker gone wrong. */
+const POOL_LIMIT_MS = 10_000;
+
 /** The last workspace's key: a server answers for one workspace nearly always, and this is a hash per request. */
 let lastWorkspace: { workspace: string; key: string } | undefined;
 
@@ -48,6 +57,47 @@ export function historyKeys(workspace: string, messages: readonly ChatMessage[])
   const keys = [workspaceKey(workspace)];
   for (const message of messages) keys.push(extend(keys[keys.length - 1] as string, message));
   return keys;
+}
+
+/**
+ * The same keys as historyKeys; a long history's are computed in the CPU pool, so no other request waits
+ * behind them. A pool that fails does not fail the request: the keys are then computed here.
+ */
+export async function historyKeysOffLoop(
+  workspace: string,
+  messages: readonly ChatMessage[],
+  pool: CpuPool | undefined = sharedCpuPool(),
+): Promise<string[]> {
+  if (!pool || historyChars(messages) <= POOL_ABOVE_CHARS) return historyKeys(workspace, messages);
+  try {
+    return await pool.run<string[]>(
+      { module: historyTask, name: 'historyKeys', args: [workspace, messages] },
+      POOL_LIMIT_MS,
+    );
+  } catch {
+    return historyKeys(workspace, messages);
+  }
+}
+
+const historyTask = taskModule('historyTask', import.meta.url);
+
+/** About the characters the keys hash: text contents by length, other contents (parts, images) by a rough walk. */
+function historyChars(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    const content = message.content;
+    if (typeof content === 'string') chars += content.length;
+    else if (Array.isArray(content))
+      for (const part of content) {
+        for (const value of Object.values(part)) {
+          if (typeof value === 'string') chars += value.length;
+          else if (value && typeof value === 'object')
+            for (const inner of Object.values(value)) if (typeof inner === 'string') chars += inner.length;
+        }
+      }
+    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
+  }
+  return chars;
 }
 
 /** The key the client's next turn arrives under: this turn's messages plus the reply it got, as the client echoes it. */

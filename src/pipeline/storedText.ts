@@ -12,7 +12,9 @@ const ELLIPSIS = '…';
 
 /** At most `maxBytes` of UTF-8, cut between characters, with `…` when cut. */
 export function capUtf8(text: string, maxBytes: number): string {
-  if (encoder.encode(text).length <= maxBytes) return text;
+  // Every UTF-16 unit is at least one UTF-8 byte: a text longer than the cap is over it without encoding
+  // the whole of it (megabytes, for a hostile message).
+  if (text.length <= maxBytes && encoder.encode(text).length <= maxBytes) return text;
   const room = maxBytes - encoder.encode(ELLIPSIS).length;
   let used = 0;
   let end = 0;

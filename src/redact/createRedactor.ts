@@ -2,9 +2,9 @@
 // secretlint's recommended preset as a second guard, the never-read list,
 // a result cache by content hash, and a scan deadline.
 
-import { setImmediate } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { contentHash } from '../shared/contentHash.ts';
+import { type CpuPool, CpuTaskFailed, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
 import type { KeptValue, RedactionFinding, Redactor, RedactResult } from '../shared/types.ts';
 import { applyMasks, combineFindings, mergeFindings } from './applyMasks.ts';
 import { warmClassifier } from './classifyValue.ts';
@@ -54,6 +54,12 @@ export interface RedactorOptions {
   warm?: boolean | undefined;
   /** Scanner optimisations to turn off: for bench/redact's ablation only (the masks stay the same). */
   without?: readonly Optimisation[] | undefined;
+  /**
+   * Where texts longer than POOL_ABOVE_CHARS are scanned: the process's CPU pool by default, so a long
+   * scan never holds the event loop; `false` scans every text inline (the pool's own workers, and a
+   * redactor given its own `deps`, which cannot be sent to a worker).
+   */
+  pool?: CpuPool | false | undefined;
   deps?:
     | {
         /** Milliseconds clock used for the deadline. */
@@ -66,13 +72,30 @@ export interface RedactorOptions {
 export const DEFAULT_RULES_DIR = fileURLToPath(new URL('../../rules/redaction/', import.meta.url));
 export const DEFAULT_NEVER_READ_FILE = fileURLToPath(new URL('../../rules/never-read.json', import.meta.url));
 export const DEFAULT_TIMEOUT_MS = 2000;
+/**
+ * Longer texts are scanned in the CPU pool: a scan of 32K characters takes a few ms (up to ~15 on random
+ * base64 under load), a round trip to the worker about as much, so shorter ones stay inline.
+ */
+export const POOL_ABOVE_CHARS = 32 * 1024;
+/** The pool ends a scan's worker this long after the scan's own deadline: a regex that never returns. */
+const POOL_MARGIN_MS = 2000;
+
+/** What a worker needs to build the same redactor: plain data, the same for every text. */
+export type PooledRedactorOptions = Pick<
+  RedactorOptions,
+  'rulesDir' | 'neverReadFile' | 'extraNeverRead' | 'timeoutMs' | 'secretlint' | 'without'
+>;
 
 export { RuleLoadError } from './loadRules.ts';
 export { RedactionTimeoutError } from './scanRules.ts';
 
 /** Async so that callers need not change if loading ever does real async I/O; rules are read at boot. */
 /** A redactor; `warmedUp` settles when its regexes are compiled (at once when not warming). */
-export type WarmRedactor = Redactor & { warmedUp: Promise<void> };
+export type WarmRedactor = Redactor & {
+  warmedUp: Promise<void>;
+  /** One scan of `text`, inline, without the cache: what the pool's workers run (scanTask.ts). */
+  scanInline(text: string, path: string | undefined): Promise<RedactResult>;
+};
 
 /** secretlint and its preset load on the first text that holds a gate anchor (or when warming). */
 let secretlintGuard: Promise<typeof import('./secretlintGuard.ts')> | undefined;
@@ -138,8 +161,8 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
       const findings = extendToWholeTokens(text, scanned.findings);
       return { text: applyMasks(text, findings, placeholderFor), findings, kept: scanned.kept };
     }
-    // Large texts in overlapping pieces (pieces.ts), yielding between them; the
-    // deadline counts scan time only, not the time other requests ran in between.
+    // Large texts in overlapping pieces (pieces.ts): the keyword and line-window work stays local to a
+    // piece. Long texts get here in a pool worker (POOL_ABOVE_CHARS), so nothing yields in between.
     const all: RedactionFinding[] = [];
     const kept: KeptValue[] = [];
     const keptAt = new Set<string>();
@@ -157,7 +180,6 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
         keptAt.add(at);
         kept.push({ ...k, start, end: k.end + piece.start });
       }
-      await setImmediate();
     }
     // Extended on the whole text: a token cut at a piece's edge continues in the next piece.
     const findings = extendToWholeTokens(text, mergeFindings(all, rank));
@@ -173,13 +195,47 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
       ]).then(() => undefined)
     : Promise.resolve();
 
+  const pool = options.pool === false || options.deps ? undefined : (options.pool ?? sharedCpuPool());
+  const pooled: PooledRedactorOptions = {
+    rulesDir: options.rulesDir,
+    neverReadFile: options.neverReadFile,
+    extraNeverRead: options.extraNeverRead,
+    timeoutMs,
+    secretlint: useSecretlint,
+    without: options.without,
+  };
+  const scanTask = taskModule('scanTask', import.meta.url);
+
+  /** A task in the pool. A worker that fails or hangs fails it: the caller drops the text, never forwards it unscanned. */
+  async function inPool<T>(name: 'scanText' | 'textHash', args: unknown[], limitMs: number): Promise<T> {
+    try {
+      return await (pool as CpuPool).run<T>({ module: scanTask, name, args }, limitMs);
+    } catch (error) {
+      if (error instanceof CpuTaskFailed && (error.timedOut || error.taskError === 'RedactionTimeoutError'))
+        throw new RedactionTimeoutError(timeoutMs);
+      throw error;
+    }
+  }
+
+  /** The text's content hash, for a caller that did not pass the one its item carries. */
+  function hashOf(text: string): string | Promise<string> {
+    if (!pool || text.length <= POOL_ABOVE_CHARS) return contentHash(text);
+    return inPool<string>('textHash', [text], POOL_MARGIN_MS);
+  }
+
+  function scanAnywhere(text: string, path: string | undefined): Promise<RedactResult> {
+    if (!pool || text.length <= POOL_ABOVE_CHARS) return scan(text, path);
+    return inPool<RedactResult>('scanText', [pooled, text, path], timeoutMs + POOL_MARGIN_MS);
+  }
+
   return {
     warmedUp,
+    scanInline: scan,
     async redact(text, redactOptions) {
       const path = redactOptions?.path;
-      const key = cache.key(redactOptions?.hash ?? contentHash(text), path);
+      const key = cache.key(redactOptions?.hash ?? (await hashOf(text)), path);
       const cached = cache.get(key);
-      const result = cached ?? (await scan(text, path));
+      const result = cached ?? (await scanAnywhere(text, path));
       if (!cached) cache.set(key, result, text.length + result.text.length);
       // Copies, so a caller that edits its findings cannot change the cache.
       return {

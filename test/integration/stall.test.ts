@@ -18,6 +18,9 @@ const sizes: Sizes = {
   messages: 10_001,
   lines: 200_000,
   depth: 20_000,
+  tools: 2_000,
+  messageChars: 1024 * 1024,
+  schemaStrings: 50_000,
 };
 /** Generous: a poll stuck behind a stall of seconds fails; ordinary scheduling noise does not. */
 const POLL_BOUND_MS = 2_000;

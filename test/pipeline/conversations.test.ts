@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { findState, historyKeys, keyAfterReply } from '../../src/pipeline/conversationPrefix.ts';
+import {
+  findState,
+  historyKeys,
+  historyKeysOffLoop,
+  keyAfterReply,
+  POOL_ABOVE_CHARS,
+} from '../../src/pipeline/conversationPrefix.ts';
 import { ConversationCache, type ConversationState } from '../../src/pipeline/conversations.ts';
+import { CpuPool, defaultCpuWorkerUrl } from '../../src/shared/cpuPool.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
 
 const state = (conversationId: string): ConversationState => ({
@@ -36,6 +43,29 @@ describe('conversation keys', () => {
       .update(JSON.stringify(['user', big, []]))
       .digest('hex');
     assert.deepEqual(historyKeys('/w', messages), [workspaceKey, first, second]);
+  });
+
+  test('a long history hashed in the CPU pool has the keys hashed inline', async () => {
+    // Surrogate pairs, quotes, breaks and control characters: the worker's copy of the text must escape alike.
+    const big = `${'a'.repeat((1 << 20) - 1)}😀"\\\n\u0001${'é'.repeat(1 << 20)}`;
+    const messages: ChatMessage[] = [
+      user(big),
+      {
+        role: 'assistant',
+        content: big,
+        tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+      },
+      { role: 'user', content: [{ type: 'text', text: big }] },
+      ...Array.from({ length: 5000 }, (_, i) => (i % 2 === 0 ? user(`q ${i}`) : assistant(`a ${i}`))),
+    ];
+    assert.ok(big.length * 3 > POOL_ABOVE_CHARS, 'above the pool threshold');
+    const pool = new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 60_000, size: 1 });
+    try {
+      assert.deepEqual(await historyKeysOffLoop('/w', messages, pool), historyKeys('/w', messages));
+      assert.equal(pool.started, 1, 'hashed in the pool');
+    } finally {
+      pool.close();
+    }
   });
 
   test('each key extends the previous one; the workspace is part of every key', () => {

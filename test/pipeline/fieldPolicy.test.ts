@@ -155,4 +155,8 @@ test('capUtf8 cuts between characters and marks the cut', () => {
   const cut = capUtf8('é'.repeat(400), 512);
   assert.ok(new TextEncoder().encode(cut).length <= 512);
   assert.ok(cut.endsWith('…') && !cut.includes('\uFFFD'));
+  // Longer in characters than the cap in bytes: cut the same way, by the text's first characters.
+  const long = capUtf8(`${'a'.repeat(300)}${'😀'.repeat(1_000_000)}`, 512);
+  assert.equal(long, `${'a'.repeat(300)}${'😀'.repeat(52)}…`);
+  assert.ok(new TextEncoder().encode(long).length <= 512);
 });

@@ -9,7 +9,8 @@
 // index skips their files for that update (symbolIndex.ts says when a
 // language goes off).
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from '../../shared/cpuPool.ts';
 import type { ParseJob, ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
 
 /** The worker's module, beside this one: `.ts` when the sources run (tsx, Deno), `.js` in the compiled package. */
@@ -64,19 +65,6 @@ function describe(error: unknown): string {
     return typeof code === 'string' ? code : error.name;
   }
   return 'unknown error';
-}
-
-/**
- * Starts the worker. Node loads a TypeScript module in a worker only through a
- * loader registered inside that worker (a worker does not inherit the main
- * thread's tsx hooks), so the sources under Node (the tests, `npm run dev`)
- * start it through tsx's API; Deno and the compiled package load it as it is.
- */
-function spawn(url: URL): Worker {
-  if (!url.pathname.endsWith('.ts') || 'Deno' in globalThis) return new Worker(url);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register({ tsconfig: false }); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(boot, { eval: true });
 }
 
 export class ParseHost {
@@ -134,7 +122,7 @@ export class ParseHost {
   }
 
   #start(): Worker {
-    const worker = spawn(this.options.workerUrl);
+    const worker = spawnWorker(this.options.workerUrl);
     // Unreferenced until a request waits for an answer (#holdProcess).
     worker.unref();
     this.started++;

@@ -1,0 +1,231 @@
+// One CPU pool for the per-request work that grows with a request's size (a
+// secret scan of a 9 MB message, parsing a 10 MB body, counting a long text's
+// tokens): above a size threshold the caller sends it here, so the event loop
+// that serves every other request is never held by one request; below it the
+// work runs inline (a round trip costs more than the work).
+//
+// A task is a named export of a module (`{ module, name, args }`), so each
+// stage folder keeps its own task next to its code and the pool knows none of
+// them. Workers start when the first task comes (none for a server that only
+// sees small requests), at most `size` of them (1 on a 2-core laptop: the
+// model needs the others), and exit after `idleMs` without work, giving their
+// memory back. Each worker runs one task at a time; a task not answered within
+// its time limit ends its worker and fails (the caller fails closed: the
+// redactor drops the item, never forwards it unscanned); the tasks queued
+// behind it move to a fresh worker.
+
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+export interface CpuTask {
+  /** The task module's URL (`new URL('./scanTask.ts', import.meta.url)`); `.ts` under tsx and Deno, `.js` compiled. */
+  module: URL;
+  /** The export to call; it returns the answer (or a promise of it), plain data for structured clone. */
+  name: string;
+  args: unknown[];
+}
+
+export interface CpuRequest {
+  id: number;
+  module: string;
+  name: string;
+  args: unknown[];
+}
+
+export type CpuReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+/** A task the pool could not answer: its worker did not start, crashed, or did not answer in time. */
+export class CpuTaskFailed extends Error {
+  override readonly name = 'CpuTaskFailed';
+  constructor(
+    message: string,
+    /** True when the task ran out of its time limit (the caller may say "too large" rather than "failed"). */
+    readonly timedOut = false,
+    /** The name of the error the task threw in the worker (its message stays there: it could quote the text). */
+    readonly taskError?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CpuPoolOptions {
+  workerUrl: URL;
+  /** Most workers at once. Default: 1, or 2 on machines with more than 2 cores. */
+  size?: number;
+  /** How long a worker with nothing to do lingers before it exits. */
+  idleMs: number;
+  /** Added to the first task's limit on a fresh worker: its start and its task module's first load. */
+  startMarginMs?: number;
+}
+
+/** The worker's module, beside this one: `.ts` when the sources run (tsx, Deno), `.js` in the compiled package. */
+export const defaultCpuWorkerUrl = new URL(
+  `./cpuWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
+
+/** A task module beside `base` (the caller's `import.meta.url`), with the extension the running code has. */
+export function taskModule(name: string, base: string): URL {
+  return new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
+}
+
+const DEFAULT_START_MARGIN_MS = 10_000;
+
+/**
+ * Starts a worker on a module. Node loads a TypeScript module in a worker only
+ * through a loader registered inside that worker (a worker does not inherit the
+ * main thread's tsx hooks), so the sources under Node (the tests, `npm run dev`)
+ * start it through tsx's API; Deno and the compiled package load it as it is.
+ */
+export function spawnWorker(url: URL): Worker {
+  if (!url.pathname.endsWith('.ts') || 'Deno' in globalThis) return new Worker(url);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register({ tsconfig: false }); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(boot, { eval: true });
+}
+
+/** Why a worker stopped, without its message (which could quote what it was working on). */
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : error.name;
+  }
+  return 'unknown error';
+}
+
+interface Pending {
+  request: CpuRequest;
+  timeoutMs: number;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** In the order sent: the worker runs them in that order, so the first is the one it is on. */
+  pending: Map<number, Pending>;
+  answered: boolean;
+  deadline?: ReturnType<typeof setTimeout>;
+  idle?: ReturnType<typeof setTimeout>;
+}
+
+export class CpuPool {
+  readonly #slots = new Set<Slot>();
+  readonly #size: number;
+  #nextId = 0;
+  #closed = false;
+  /** Workers started so far (tests check that they start lazily and exit when idle). */
+  started = 0;
+
+  constructor(private readonly options: CpuPoolOptions) {
+    this.#size = Math.max(1, options.size ?? (availableParallelism() > 2 ? 2 : 1));
+  }
+
+  /** Workers running now. */
+  get running(): number {
+    return this.#slots.size;
+  }
+
+  /**
+   * Runs `task` in a worker; resolves with its answer, rejects with CpuTaskFailed when the task threw, its
+   * worker went, or it was not answered within `timeoutMs` of the worker starting on it.
+   */
+  run<T>(task: CpuTask, timeoutMs: number): Promise<T> {
+    if (this.#closed) return Promise.reject(new CpuTaskFailed('cpu pool closed'));
+    const request: CpuRequest = { id: ++this.#nextId, module: task.module.href, name: task.name, args: task.args };
+    return new Promise<T>((resolve, reject) => {
+      this.#dispatch({ request, timeoutMs, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const slot of [...this.#slots]) this.#end(slot, 'cpu pool closed', false);
+  }
+
+  #dispatch(entry: Pending): void {
+    let slot: Slot | undefined;
+    for (const candidate of this.#slots) if (!slot || candidate.pending.size < slot.pending.size) slot = candidate;
+    if (!slot || (slot.pending.size > 0 && this.#slots.size < this.#size)) {
+      try {
+        slot = this.#start();
+      } catch (error) {
+        entry.reject(new CpuTaskFailed(`cpu worker did not start (${describe(error)})`));
+        return;
+      }
+    }
+    clearTimeout(slot.idle);
+    slot.pending.set(entry.request.id, entry);
+    // Referenced while a task waits: a one-shot command stays up for its answer.
+    slot.worker.ref();
+    slot.worker.postMessage(entry.request);
+    if (slot.pending.size === 1) this.#armDeadline(slot);
+  }
+
+  #start(): Slot {
+    const worker = spawnWorker(this.options.workerUrl);
+    const slot: Slot = { worker, pending: new Map(), answered: false };
+    this.started++;
+    worker.on('message', (reply: CpuReply) => {
+      const entry = slot.pending.get(reply.id);
+      slot.pending.delete(reply.id);
+      slot.answered = true;
+      if (entry) {
+        if (reply.ok) entry.resolve(reply.value);
+        else entry.reject(new CpuTaskFailed(`cpu task failed (${reply.error})`, false, reply.error));
+      }
+      if (!this.#slots.has(slot)) return;
+      if (slot.pending.size === 0) this.#idleSoon(slot);
+      else this.#armDeadline(slot);
+    });
+    worker.on('error', (error) => this.#end(slot, `cpu worker crashed (${describe(error)})`, true));
+    worker.on('exit', (code) => this.#end(slot, `cpu worker exited (code ${code})`, true));
+    this.#slots.add(slot);
+    return slot;
+  }
+
+  /** The first pending task is the one the worker is on: it must answer within its limit. */
+  #armDeadline(slot: Slot): void {
+    clearTimeout(slot.deadline);
+    const head = slot.pending.values().next().value;
+    if (!head) return;
+    const margin = slot.answered ? 0 : (this.options.startMarginMs ?? DEFAULT_START_MARGIN_MS);
+    slot.deadline = setTimeout(
+      () => this.#end(slot, 'cpu task did not answer in time', true, true),
+      head.timeoutMs + margin,
+    );
+    slot.deadline.unref?.();
+  }
+
+  #idleSoon(slot: Slot): void {
+    clearTimeout(slot.deadline);
+    slot.worker.unref();
+    slot.idle = setTimeout(() => this.#end(slot, 'idle', false), this.options.idleMs);
+    slot.idle.unref?.();
+  }
+
+  /**
+   * Ends a worker. `working`: it went while on its first pending task, which fails (timed out when
+   * `timedOut`); the tasks behind it did nothing wrong and go to another worker (unless the pool closed).
+   */
+  #end(slot: Slot, reason: string, working: boolean, timedOut = false): void {
+    if (!this.#slots.delete(slot)) return;
+    clearTimeout(slot.deadline);
+    clearTimeout(slot.idle);
+    void slot.worker.terminate();
+    const entries = [...slot.pending.values()];
+    slot.pending.clear();
+    entries.forEach((entry, i) => {
+      if (this.#closed || (working && i === 0)) entry.reject(new CpuTaskFailed(reason, timedOut && i === 0));
+      else this.#dispatch(entry);
+    });
+  }
+}
+
+let shared: CpuPool | undefined;
+
+/** The process's pool: every stage's CPU work shares its workers. */
+export function sharedCpuPool(): CpuPool {
+  shared ??= new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 30_000 });
+  return shared;
+}

@@ -1,0 +1,181 @@
+// The CPU pool (issue 28): long per-request CPU work (a secret scan of a large
+// text) runs in a worker that starts only when such work comes and exits once
+// idle; its results are the ones the same work gives inline, byte for byte; a
+// worker that dies or hangs fails its task, and the redactor then fails closed
+// (the text is never returned unscanned); tasks queued behind a hung one still
+// get their answer from a fresh worker.
+
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { POOL_ABOVE_BYTES, readJsonBody } from '../../src/http/readJsonBody.ts';
+import { questionOffLoop } from '../../src/pipeline/collect.ts';
+import { createRedactor, POOL_ABOVE_CHARS, RedactionTimeoutError } from '../../src/redact/createRedactor.ts';
+import { CpuPool, CpuTaskFailed, defaultCpuWorkerUrl } from '../../src/shared/cpuPool.ts';
+import { analyseQuestion } from '../../src/shared/question.ts';
+import type { ChatMessage } from '../../src/shared/types.ts';
+import { seededRng } from '../redact/secretGen.ts';
+import { SECRET_KINDS } from '../redact/secretKinds.ts';
+
+const tasks = new URL('../fixtures/cpu/tasks.mjs', import.meta.url);
+const crashing = new URL('../fixtures/cpu/crashingWorker.mjs', import.meta.url);
+const hanging = new URL('../fixtures/cpu/hangingWorker.mjs', import.meta.url);
+
+const pools: CpuPool[] = [];
+function pool(options: Partial<ConstructorParameters<typeof CpuPool>[0]> = {}): CpuPool {
+  const made = new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 60_000, size: 1, ...options });
+  pools.push(made);
+  return made;
+}
+after(() => {
+  for (const made of pools) made.close();
+});
+
+/** Generous: a loaded machine must not turn these tests into timeout tests (the last one is). */
+const timeoutMs = 30_000;
+
+/** Texts above the pool's threshold: every kind of fake secret the redactor tests know, in lines of code and prose. */
+function largeTexts(): { text: string; secrets: string[] }[] {
+  const rng = seededRng(28);
+  const filler = [
+    'export function total(items) { return items.reduce((sum, item) => sum + item.price, 0); }',
+    'The deployment reads its settings from the environment; see docs/config.md for the list.',
+    '2026-12-07T04:40:00Z INFO request finished in 12 ms status=200 path=/v1/chat/completions',
+  ];
+  return [POOL_ABOVE_CHARS + 1, 200_000, 1_500_000].map((target) => {
+    const lines: string[] = [];
+    const secrets: string[] = [];
+    let size = 0;
+    for (let i = 0; size < target; i++) {
+      const kinds = Object.entries(SECRET_KINDS);
+      const [name, kind] = kinds[i % kinds.length] as [string, (typeof SECRET_KINDS)[string]];
+      const planted = kind(rng);
+      const line = i % 4 === 0 ? `${name.toUpperCase().replace(/\W/g, '_')}=${planted.text}` : (filler[i % 3] ?? '');
+      if (i % 4 === 0) secrets.push(...planted.secrets);
+      lines.push(line);
+      size += line.length + 1;
+    }
+    return { text: lines.join('\n'), secrets };
+  });
+}
+
+describe('the CPU pool', () => {
+  test('starts no worker until a task comes, and its worker exits once idle', async () => {
+    const cpu = pool({ idleMs: 50 });
+    const redactor = await createRedactor({ pool: cpu });
+    await redactor.redact(`export TOKEN=ghp_${'a'.repeat(36)}\n${'x'.repeat(POOL_ABOVE_CHARS - 100)}`);
+    assert.equal(cpu.started, 0, 'a text under the threshold is scanned inline');
+    assert.equal(await cpu.run({ module: tasks, name: 'add', args: [2, 3] }, 5_000), 5);
+    assert.equal(cpu.started, 1);
+    const deadline = Date.now() + 10_000;
+    while (cpu.running > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(cpu.running, 0, 'the idle worker exited');
+    assert.equal(await cpu.run({ module: tasks, name: 'add', args: [1, 1] }, 5_000), 2);
+    assert.equal(cpu.started, 2, 'the next task started the next worker');
+  });
+
+  test('a large text scanned in the pool gives exactly the inline result', async () => {
+    const cpu = pool();
+    const inPool = await createRedactor({ pool: cpu, cacheMaxChars: 0, timeoutMs });
+    const inline = await createRedactor({ pool: false, cacheMaxChars: 0, timeoutMs });
+    for (const { text, secrets } of largeTexts()) {
+      const pooled = await inPool.redact(text, { path: 'notes/large.txt' });
+      assert.deepEqual(pooled, await inline.redact(text, { path: 'notes/large.txt' }));
+      // Most planted secrets are masked (the corpus measures the rest; what matters here is the same result).
+      const masked = secrets.filter((secret) => !pooled.text.includes(secret)).length;
+      assert.ok(masked > secrets.length * 0.9, `${masked} of ${secrets.length} masked`);
+    }
+    assert.equal(cpu.started, 1, 'one worker did it all');
+  });
+
+  test('a task that throws fails with its error name only; the worker serves the next task', async () => {
+    const cpu = pool();
+    await assert.rejects(cpu.run({ module: tasks, name: 'fail', args: [] }, 5_000), (error: unknown) => {
+      assert.ok(error instanceof CpuTaskFailed);
+      assert.equal(error.taskError, 'TypeError');
+      assert.equal(String(error.message).includes('secret'), false);
+      return true;
+    });
+    assert.equal(await cpu.run({ module: tasks, name: 'add', args: [20, 8] }, 5_000), 28);
+    assert.equal(cpu.started, 1);
+  });
+
+  test('a task past its limit ends its worker; the task queued behind it is answered by a fresh one', async () => {
+    // A worker's start (slow on a loaded machine, and under Deno type-checked) is not part of a task's limit.
+    const cpu = pool({ startMarginMs: 60_000 });
+    assert.equal(await cpu.run({ module: tasks, name: 'add', args: [0, 0] }, 5_000), 0);
+    const stuck = cpu.run({ module: tasks, name: 'spin', args: [] }, 200);
+    const behind = cpu.run({ module: tasks, name: 'add', args: [40, 2] }, 5_000);
+    await assert.rejects(stuck, (error: unknown) => error instanceof CpuTaskFailed && error.timedOut);
+    assert.equal(await behind, 42);
+    assert.equal(cpu.started, 2);
+  });
+
+  test('redaction fails closed when the worker dies or hangs: the text is never returned unscanned', async () => {
+    const text = `password = "hunter2-${'q'.repeat(20)}"\n${'lorem ipsum '.repeat(POOL_ABOVE_CHARS / 6)}`;
+    const dying = await createRedactor({ pool: pool({ workerUrl: crashing }), timeoutMs });
+    await assert.rejects(dying.redact(text), CpuTaskFailed);
+    const stuck = await createRedactor({ pool: pool({ workerUrl: hanging, startMarginMs: 0 }), timeoutMs: 100 });
+    await assert.rejects(stuck.redact(text), RedactionTimeoutError);
+  });
+
+  test('a large body parsed in the pool is the value and the 400s an inline parse gives', async () => {
+    const cpu = pool();
+    const post = (body: string) =>
+      new Request('http://127.0.0.1/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const outcome = async (body: string, where: CpuPool | undefined) => {
+      try {
+        return { value: await readJsonBody(post(body), 64 * 1024 * 1024, undefined, where) };
+      } catch (error) {
+        const { name, message, code, param, status } = error as Record<string, unknown>;
+        return { error: { name, message, code, param, status } };
+      }
+    };
+    const small = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    assert.deepEqual(await outcome(small, cpu), { value: JSON.parse(small) });
+    assert.equal(cpu.started, 0, 'a small body is parsed inline');
+    const pad = 'é😀 \u0000 "quoted" '.repeat(POOL_ABOVE_BYTES / 10);
+    const bodies = [
+      JSON.stringify({ model: 'm', messages: [{ role: 'user', content: pad }], n: -0, '2': 1 }),
+      `{"__proto__":{"polluted":true},"model":"m","messages":[{"role":"user","content":${JSON.stringify(pad)}}]}`,
+      `{"model":"m","messages":[{"role":"user","content":${JSON.stringify(pad)}}]`,
+      `{"model":"m","content":${JSON.stringify(pad)},"x":${'['.repeat(100)}1${']'.repeat(100)}}`,
+      ' '.repeat(POOL_ABOVE_BYTES + 1),
+    ];
+    for (const body of bodies) {
+      assert.ok(Buffer.byteLength(body) > POOL_ABOVE_BYTES);
+      const pooled = await outcome(body, cpu);
+      assert.deepEqual(pooled, await outcome(body, undefined));
+      if ('value' in pooled) assert.equal(Object.getPrototypeOf(pooled.value), Object.prototype);
+    }
+    assert.equal(cpu.started, 1);
+  });
+
+  test('a long question analysed in the pool is the inline analysis', async () => {
+    const cpu = pool();
+    const long = `${'function _a(b,c){return b.x[c]};'.repeat(10_000)}\nwhy does src/app.ts throw in parseInvoice?`;
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'look at billing/rates.py and `compute_rate`' },
+      { role: 'assistant', content: 'src/other.ts is unrelated' },
+      ...Array.from(
+        { length: 40 },
+        (_, i): ChatMessage => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} about lib/m${i}.go` }),
+      ),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'and TypeError: x is undefined' },
+          { type: 'text', text: long },
+        ],
+      },
+    ];
+    assert.deepEqual(await questionOffLoop(messages, cpu), analyseQuestion(messages));
+    assert.equal(cpu.started, 1, 'analysed in the pool');
+    const short: ChatMessage[] = [{ role: 'user', content: 'where is parseInvoice defined?' }];
+    assert.deepEqual(await questionOffLoop(short, cpu), analyseQuestion(short));
+  });
+});
