@@ -134,6 +134,25 @@ export function splitFences(text: string): { prose: string; code: string } {
   return { prose: prose.join('\n'), code: code.join('\n') };
 }
 
+const CAPITALISED = /[A-Z][a-z0-9]{2,40}\b/g;
+
+/**
+ * Capitalised words inside a sentence: proper names, and in a question about
+ * code a type's ("which classes extend Adapter", "who implements Printer").
+ * The first word of a sentence, a line or a list item is not one.
+ */
+function properNames(prose: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of prose.matchAll(CAPITALISED)) {
+    if (names.size >= MAX_LIST) break;
+    const before = prose.slice(Math.max(0, match.index - 4), match.index);
+    if (match.index > 0 && /\w$/.test(before)) continue;
+    if (/(?:^|[.!?:\n]|^\s*[-*]|\n\s*[-*\d.)]*)\s*$/.test(before) || match.index === 0) continue;
+    names.add(match[0]);
+  }
+  return names;
+}
+
 const TOKEN_SPLIT = /[\s"'`()<>[\]{},;|=]+/;
 
 /** Path-looking tokens, in order of first appearance, without `@`, quotes, trailing punctuation or `:line:col`. */
@@ -228,6 +247,7 @@ export function analyseText(message: string): Question {
     [prose, true],
     [code, false],
   ] as const) {
+    const proper = explicit ? properNames(source) : new Set<string>();
     // Parentheses stay in the tokens: `Execute()` is a call, so a name.
     const tokens = source.split(/[\s"'`<>[\]{},;|=!?*]+/);
     for (let i = 0; i < tokens.length; i++) {
@@ -255,6 +275,7 @@ export function analyseText(message: string): Question {
         }
       }
       const next = (tokens[i + 1] ?? '').replace(/[.:,]+$/, '');
+      const properName = explicit && proper.has(clean);
       const besideKind =
         KIND_NOUNS.test(previous.replace(/[.:,]+$/, '')) ||
         (KIND_NOUNS.test(next) && !DESCRIPTORS.has(clean.toLowerCase()));
@@ -265,7 +286,12 @@ export function analyseText(message: string): Question {
         const called = after === '(';
         // A plain word beside a kind noun ("the testutil module") is a name, unless it is a stop word.
         const named =
-          explicit && besideKind && match.index === 0 && !STOP_WORDS.has(word.toLowerCase()) && !KIND_NOUNS.test(word);
+          explicit &&
+          (besideKind || properName) &&
+          match.index === 0 &&
+          !STOP_WORDS.has(word.toLowerCase()) &&
+          !INTENT_WORD_SET.has(word.toLowerCase()) &&
+          !KIND_NOUNS.test(word);
         const shaped = called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word);
         if (shaped || named) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
@@ -357,6 +383,8 @@ const INTENT_WORDS = [
   'format',
   'release',
 ];
+
+const INTENT_WORD_SET = new Set(INTENT_WORDS);
 
 /** Text of a user message, bounded (images left out). */
 function userMessageText(message: ChatMessage): string {

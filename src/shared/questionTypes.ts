@@ -13,7 +13,10 @@ export interface QuestionIdentifier {
   tries: string[];
   /** Written in backticks or quotes: code whatever its shape. */
   quoted: boolean;
-  /** A plain word taken as a name only because a kind noun stood beside it ("the testutil module"). */
+  /**
+   * A plain word taken as a name only from where it stands: a kind noun beside it ("the testutil module"), or
+   * a capital inside a sentence ("which classes extend Adapter").
+   */
   guessed?: boolean | undefined;
 }
 

@@ -56,7 +56,13 @@ describe('retrieval source', () => {
       },
       commits: [
         { message: 'rates: document compute_rate', files: { 'billing/rates.py': BILLING } },
-        { message: 'rates: round to cents', files: { 'billing/round.py': 'def cents(x):\n    return round(x, 2)\n' } },
+        {
+          message: 'rates: round to cents',
+          files: {
+            'billing/round.py': 'def cents(x):\n    return round(x, 2)\n',
+            'billing/flags.py': 'def is_billable(line):\n    return line.amount > 0\n',
+          },
+        },
       ],
       unstaged: {
         // Untracked, not ignored: found. Ignored and never-read: never.
@@ -159,6 +165,10 @@ describe('retrieval source', () => {
       assert.match(items[0]?.text ?? '', /def compute_rate\(amount, region\):/, question);
       assert.match(items[0]?.why ?? '', /^defines compute_rate \(nearest to /, question);
     }
+    // The typo in the long part, the other too short to search alone: what comes before the typo still finds it.
+    const typo = await ask('What does is_bilable do?');
+    assert.equal(typo[0]?.path, 'billing/flags.py');
+    assert.match(typo[0]?.why ?? '', /^defines is_billable \(nearest to is_bilable\)/);
     const prose = await ask('Where is the code that computes the rate for a region?');
     assert.equal(prose[0]?.path, 'billing/rates.py');
     assert.match(prose[0]?.why ?? '', /^defines compute_rate \(matched: computes, rate\)/);
@@ -256,6 +266,16 @@ describe('retrieval source: who imports or extends a name', () => {
         'notes/c.py': mentions(3),
         'billing/eu.py': 'from rates.base import BaseRate\n\nEU = 2\n',
         'billing/us.py': 'import os\n\n\nclass UsRate(BaseRate):\n    pass\n',
+        // A base class written as a plain capitalised word, its subclasses in its own file, among files that
+        // mention the word more often.
+        'printers/base.py': `class Printer:\n    pass\n\n\n${'# filler\n'.repeat(30)}\nclass JsonPrinter(Printer):\n    pass\n`,
+        'printers/use.py': 'from printers.base import Printer\n',
+        ...Object.fromEntries(
+          [1, 2, 3, 4].map((n) => [
+            `docs/printer${n}.py`,
+            '# the printer\n\n\n'.repeat(6).replaceAll('printer', 'Printer'),
+          ]),
+        ),
       },
     });
   });
@@ -267,5 +287,13 @@ describe('retrieval source: who imports or extends a name', () => {
     const paths = result.items.map((item) => item.path);
     assert.ok(paths.includes('billing/eu.py'), paths.join(','));
     assert.ok(paths.includes('billing/us.py'), paths.join(','));
+  });
+
+  test('a capitalised plain word is the type asked about: its subclasses arrive, its own file first', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Which classes extend Printer?' }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    const first = result.items[0];
+    assert.equal(first?.path, 'printers/base.py', result.items.map((item) => item.path).join(','));
+    assert.match(first?.text ?? '', /class JsonPrinter\(Printer\):/);
   });
 });

@@ -36,13 +36,29 @@ export interface RankContext {
   changed: ReadonlySet<string>;
   /** Files whose head is sent because their name is a word of the question, with why. */
   heads?: ReadonlyMap<string, string> | undefined;
-  /** Asked how other code relates to the name (imports, extends, implements it): those lines are the answer. */
-  relations?: boolean | undefined;
+  /**
+   * Asked how other code relates to the name: `imports` (which files import or require it), `subtypes` (which
+   * extend, implement or derive from it), or both. Those lines are the answer, the name's definition only its
+   * signature.
+   */
+  relations?: Relations | undefined;
 }
 
-/** Words that ask which code imports, extends or implements a thing. */
-export const ASKS_RELATIONS =
-  /\b(?:imports?|imported|importing|requires?|extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|inherits?|inheriting|derives?|derived)\b/i;
+export interface Relations {
+  imports: boolean;
+  subtypes: boolean;
+}
+
+const ASKS_IMPORTS = /\b(?:imports?|imported|importing|requires?|required|includes?|included)\b/i;
+const ASKS_SUBTYPES =
+  /\b(?:extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|subtypes?|inherits?|inheriting|derives?|derived|overrides?|overridden)\b/i;
+
+/** Which relations of a name the question asks about, if any. */
+export function askedRelations(text: string): Relations | undefined {
+  const imports = ASKS_IMPORTS.test(text);
+  const subtypes = ASKS_SUBTYPES.test(text);
+  return imports || subtypes ? { imports, subtypes } : undefined;
+}
 
 /** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
 const IMPORT_LINE =
@@ -80,7 +96,7 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   if (simple.length === 0) return () => undefined;
   const alt = simple.map(escapeRegExp).join('|');
   const keyword = new RegExp(
-    `\\b(?:function\\*?|def|class|fn|func|struct|interface|type|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
+    `\\b(?:function\\*?|def|defp|defmacro|defmodule|class|fn|fun|func|sub|proc|struct|interface|protocol|type|typealias|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
   );
   const member = new RegExp(
     `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=))`,
@@ -90,6 +106,11 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   const typed = new RegExp(
     `^\\s*(?:(?:public|private|protected|internal|static|final|const|readonly|abstract|virtual|override|sealed|async|synchronized|extern|unsafe|partial|volatile|transient)\\s+)+(?:[\\w$.]+(?:<[^;=()]*>)?(?:\\[\\])*\\??\\s+)?(${alt})\\s*(?:<[^>]*>\\s*)?(?:[=;({]|$)`,
   );
+  // C and C++ at the margin: a return type, then the name and its parameters (`static int parse_args(int argc,`),
+  // not a statement (`return f(x);`) nor a prototype ending in `;`.
+  const cLike = new RegExp(
+    `^(?!(?:return|else|if|while|for|switch|case|do|goto|sizeof|typedef)\\b)[A-Za-z_][\\w]*(?:[\\s*&]+(?:const\\s+)?[A-Za-z_][\\w:]*)*?[\\s*&]+(?:[\\w]+::)?(${alt})\\s*\\([^;]*$`,
+  );
   // Rust's `impl Trait for Name`: what the type implements is part of its definition.
   const implFor = new RegExp(`^\\s*impl\\b(?:<[^>]*>)?\\s+[\\w:<>, ]+\\s+for\\s+(${alt})\\b`);
   return (line) =>
@@ -97,12 +118,16 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
     member.exec(line)?.[1] ??
     pyAssign.exec(line)?.[1] ??
     typed.exec(line)?.[1] ??
-    implFor.exec(line)?.[1];
+    implFor.exec(line)?.[1] ??
+    cLike.exec(line)?.[1];
 }
 
 /** A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`. */
 const DECLARATION =
   /^\s*(?:(?:export|default|public|private|protected|internal|static|abstract|final|sealed|partial|async|pub(?:\([\w:]+\))?|unsafe)\s+)*(?:class|interface|struct|trait|impl|enum|record|type|def|fn|func|function)\b/;
+
+/** A type's header continued on its own line: `    implements Serializer<T> {`, `  extends Base`. */
+const SUBTYPE_CLAUSE = /^\s*(?:extends|implements|:)\s+[\w$.]/;
 
 /** Lines of a file's head sent when its name is what the question asks about. */
 const HEAD_LINES = 12;
@@ -197,9 +222,19 @@ export function fileRegions(
       // Asked where a setting is read: the line that reads configuration is the answer.
       const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
       // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
-      const declares = DECLARATION.test(line) && context.names.some((name) => line.includes(name)) ? 30 : 0;
+      const declares =
+        (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line)) && context.names.some((name) => line.includes(name))
+          ? 30
+          : 0;
       // Asked who imports, extends or implements it: a line doing so is an answer, above a plain mention.
-      const relates = context.relations && (declares > 0 || IMPORT_LINE.test(line)) ? 40 : 0;
+      const relation = context.relations;
+      const relates =
+        (relation?.subtypes && declares > 0) || (relation?.imports && IMPORT_LINE.test(line))
+          ? 40
+          : // A relation not asked for is still closer than a mention.
+            relation && (declares > 0 || IMPORT_LINE.test(line))
+            ? 10
+            : 0;
       const name = named(line);
       const why =
         command > 0
@@ -208,7 +243,7 @@ export function fileRegions(
             ? `reads configuration${name ? ` (${name})` : ''}`
             : declares > 0
               ? `declaration naming ${name}`
-              : relates > 0
+              : relates > 0 && IMPORT_LINE.test(line)
                 ? `imports ${name}`
                 : wantsUses && name
                   ? `uses ${name}`

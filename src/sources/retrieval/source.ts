@@ -31,7 +31,7 @@ import {
   spellingPatterns,
 } from './names.ts';
 import {
-  ASKS_RELATIONS,
+  askedRelations,
   definitionTest,
   type FileRegions,
   fileRegions,
@@ -193,6 +193,8 @@ export function searchPlan(question: Question): SearchPlan {
   const identifiers = subjectIdentifiers(question);
   const names = new Set<string>();
   const qualified = new Set<string>();
+  // Names written as code (not guessed from prose): they, not a guess, say the question is about one thing.
+  const firm = identifiers.filter((identifier) => !identifier.guessed).length;
   for (const { term, tries } of identifiers) {
     if (tries.length > 1) qualified.add(term.replace(/::|#/g, '.'));
     if (term.includes('::')) qualified.add(term);
@@ -206,7 +208,7 @@ export function searchPlan(question: Question): SearchPlan {
   }
   // "How are the tests run": the task files. "Which tests exercise parseInvoice": the name's hits, not the tasks.
   const taskWords = new Set<string>();
-  if (names.size === 0) {
+  if (firm === 0) {
     for (const intent of ['tests', 'build'] as const) {
       if (hasIntent(question, intent)) for (const word of TASK_WORDS[intent]) taskWords.add(word);
     }
@@ -235,9 +237,8 @@ export function searchPlan(question: Question): SearchPlan {
     looseWords,
     proseWords,
     historyPaths,
-    envReads: names.size === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
-    releases:
-      names.size === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
+    envReads: firm === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
+    releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
     ),
@@ -433,7 +434,7 @@ export function createRetrievalSource(
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
           heads: byFileName,
-          relations: ASKS_RELATIONS.test(input.question.text),
+          relations: askedRelations(input.question.text),
         };
         // A name found from the prose is what the loose words were a guess at.
         const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
