@@ -158,17 +158,24 @@ export function proseNames(
 ): ResolvedName[] {
   if (words.length < 2) return [];
   const candidates = identifiersOf(hits);
-  const scored: { id: string; matched: string[]; extra: number; count: number }[] = [];
+  const scored: { id: string; matched: string[]; extra: number; parts: number; count: number }[] = [];
   for (const [id, count] of candidates) {
     const parts = nameParts(id);
     if (parts.length < 2) continue;
     const matched = words.filter((word) => parts.some((part) => sameWord(part, word)));
     if (matched.length < 2) continue;
     const extra = parts.filter((part) => !said.has(part) && !words.some((word) => sameWord(part, word))).length;
-    scored.push({ id, matched, extra, count });
+    scored.push({ id, matched, extra, parts: parts.length, count });
   }
+  // Most words matched, fewest parts the question did not say, then the most parts it did say
+  // (`getRetryTimingHeader` over `RetryTimingHeader` for "get retry timing header").
   scored.sort(
-    (a, b) => b.matched.length - a.matched.length || a.extra - b.extra || b.count - a.count || a.id.localeCompare(b.id),
+    (a, b) =>
+      b.matched.length - a.matched.length ||
+      a.extra - b.extra ||
+      b.parts - a.parts ||
+      b.count - a.count ||
+      a.id.localeCompare(b.id),
   );
   return scored.slice(0, max).map(({ id, matched }) => ({ name: id, from: `matched: ${matched.join(', ')}` }));
 }

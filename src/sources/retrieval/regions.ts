@@ -132,6 +132,9 @@ const SUBTYPE_CLAUSE = /^\s*(?:extends|implements|:)\s+[\w$.]/;
 /** Lines of a file's head sent when its name is what the question asks about. */
 const HEAD_LINES = 12;
 
+/** Room, in characters, worth a cut definition's head. */
+const MIN_HEAD_CHARS = 240;
+
 /** A longer line (minified, data) is cut when rendered. */
 const MAX_LINE = 400;
 const indentOf = (line: string) => line.length - line.trimStart().length;
@@ -298,12 +301,25 @@ export function renderRegions(
   const chosen: Region[] = [];
   let chars = 0;
   let cut = false;
+  const lineSize = (line: string) => Math.min(line.length, MAX_LINE) + 3;
   for (const region of [...regions].sort((a, b) => b.score - a.score || a.start - b.start)) {
-    const size = lines
-      .slice(region.start, region.end + 1)
-      .reduce((sum, line) => sum + Math.min(line.length, MAX_LINE) + 3, 12);
+    const size = lines.slice(region.start, region.end + 1).reduce((sum, line) => sum + lineSize(line), 12);
     if (chars + size > maxChars && chosen.length > 0) {
       cut = true;
+      // A definition too long for the room left still sends its head (signature, doc, first lines): what it
+      // is matters more than a lower region that fits whole.
+      if (region.definition && maxChars - chars >= MIN_HEAD_CHARS) {
+        let end = region.start;
+        let used = 12 + lineSize(lines[region.start] ?? '');
+        while (end < region.end && used + lineSize(lines[end + 1] ?? '') <= maxChars - chars) {
+          end++;
+          used += lineSize(lines[end] ?? '');
+        }
+        if (used <= maxChars - chars) {
+          chosen.push({ ...region, end });
+          chars += used;
+        }
+      }
       continue;
     }
     chosen.push(region);
