@@ -297,3 +297,49 @@ describe('retrieval source: who imports or extends a name', () => {
     assert.match(first?.text ?? '', /class JsonPrinter\(Printer\):/);
   });
 });
+
+describe('retrieval source: what a task or a named test does', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = async (content: string) => {
+    const messages: ChatMessage[] = [{ role: 'user', content }];
+    const result = await source.collect(
+      input(repo.dir, { messages, mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    return result.items.map((item) => item.text).join('\n');
+  };
+
+  before(() => {
+    // A CI file with many build steps before the one that lints.
+    const steps = Array.from(
+      { length: 30 },
+      (_, i) => `      - name: build ${i}\n        run: cargo build --release -p crate${i}\n`,
+    );
+    repo = makeRepo({
+      files: {
+        '.github/workflows/ci.yml': `jobs:\n  ci:\n    steps:\n${steps.join('')}      - name: style\n        run: cargo fmt --all --check\n`,
+        'tests/rounding.test.ts': [
+          "test('rounds half away from zero', async t => {",
+          ...Array.from({ length: 8 }, (_, i) => `  const input${i} = ${i} + 0.5;`),
+          '  t.is(round(input0), 1);',
+          '});',
+          '',
+        ].join('\n'),
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('"the linter" is the step that runs one, past the first lines of build words', async () => {
+    assert.match(await ask('How do I run the linter before I open a PR?'), /cargo fmt --all --check/);
+  });
+
+  test('a quoted test name sends the test, not only the line that names it', async () => {
+    assert.match(
+      await ask('What does the test "rounds half away from zero" actually check?'),
+      /t\.is\(round\(input0\), 1\);/,
+    );
+  });
+});

@@ -126,6 +126,9 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
 const DECLARATION =
   /^\s*(?:(?:export|default|public|private|protected|internal|static|abstract|final|sealed|partial|async|pub(?:\([\w:]+\))?|unsafe)\s+)*(?:class|interface|struct|trait|impl|enum|record|type|def|fn|func|function)\b/;
 
+/** A line that opens a block: `test('…', async t => {`, `it "…" do`, `def test_x():`, `case "…":`. */
+const OPENS_BLOCK = /(?:\{|=>|:|\bdo(?:\s*\|[^|]*\|)?)\s*$/;
+
 /** A type's header continued on its own line: `    implements Serializer<T> {`, `  extends Base`. */
 const SUBTYPE_CLAUSE = /^\s*(?:extends|implements|:)\s+[\w$.]/;
 
@@ -201,10 +204,13 @@ export function fileRegions(
     const qualified = context.qualified.some((name) => line.includes(name));
     const defined = defines(line);
     if (context.strings.some((text) => line.includes(text))) {
-      // The line that spells the error or the string: the most direct answer there is.
-      const start = Math.max(0, at - limits.mentionContext - 1);
-      const end = Math.min(lines.length - 1, at + limits.mentionContext);
-      raw.push({ start, end, score: 150, definition: false, why: 'spells the quoted text' });
+      // The line that spells the error or the string: the most direct answer there is. When it opens a block
+      // (a test named by the string, a handler for the message), the block is what it does.
+      const opens = OPENS_BLOCK.test(line);
+      const block = opens ? definitionBlock(lines, at, limits.definitionLines) : undefined;
+      const start = block?.start ?? Math.max(0, at - limits.mentionContext - 1);
+      const end = block?.end ?? Math.min(lines.length - 1, at + limits.mentionContext);
+      raw.push({ start, end, score: 150, definition: opens, why: 'spells the quoted text' });
     } else if (defined !== undefined && (wantsUses || context.relations)) {
       // Asked who uses, imports or extends it: the signature says what it is; the room goes to the others.
       raw.push({

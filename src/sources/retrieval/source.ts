@@ -87,6 +87,41 @@ const TASK_WORDS: Record<'tests' | 'build', string[]> = {
   build: ['build', 'install', 'compile', 'lint', 'fmt', 'format', 'release', 'dist', 'check'],
 };
 
+/**
+ * A build question that says which task it means gets that task's words only: in a CI file with dozens of
+ * steps, "the linter" is the step that runs one, not every build line.
+ */
+const TASK_KINDS: [RegExp, string[]][] = [
+  [
+    /\b(?:lint\w*|format\w*|fmt|style|clippy|static analysis|type[- ]?check\w*)\b/i,
+    [
+      'lint',
+      'linter',
+      'fmt',
+      'format',
+      'clippy',
+      'ruff',
+      'eslint',
+      'flake8',
+      'pylint',
+      'mypy',
+      'golangci-lint',
+      'vet',
+      'rubocop',
+      'prettier',
+      'biome',
+      'black',
+      'checkstyle',
+      'spotless',
+      'typecheck',
+      'tsc',
+    ],
+  ],
+  [/\b(?:release\w*|publish\w*|deploy\w*)\b/i, ['release', 'publish', 'deploy', 'dist', 'upload', 'goreleaser']],
+  [/\binstall\w*|\bset ?up\b|\bbootstrap\w*/i, ['install', 'setup', 'bootstrap', 'requirements', 'sync', 'restore']],
+  [/\b(?:build\w*|compil\w*|bundl\w*)\b/i, ['build', 'compile', 'bundle', 'dist', 'make', 'cargo', 'gradle', 'mvn']],
+];
+
 /** The task and manifest files searched for task words and package names. */
 const TASK_PATHSPECS = [
   ':(glob)**/Makefile',
@@ -156,6 +191,9 @@ const ENV_READS = [
   'getenv(',
 ];
 
+/** Task-file lines kept per file (git grep's per-file limit elsewhere is 20). */
+const TASK_LINES_PER_FILE = 80;
+
 /** Reads kept per file: the reads are spread over the files that have them. */
 const ENV_READS_PER_FILE = 4;
 
@@ -210,7 +248,10 @@ export function searchPlan(question: Question): SearchPlan {
   const taskWords = new Set<string>();
   if (firm === 0) {
     for (const intent of ['tests', 'build'] as const) {
-      if (hasIntent(question, intent)) for (const word of TASK_WORDS[intent]) taskWords.add(word);
+      if (!hasIntent(question, intent)) continue;
+      const specific = intent === 'build' ? TASK_KINDS.filter(([said]) => said.test(question.text)) : [];
+      const words = specific.length > 0 ? specific.flatMap(([, list]) => list) : TASK_WORDS[intent];
+      for (const word of words) taskWords.add(word);
     }
   }
   const runtimeKeys = RUNTIME_KEYS.filter(([named]) => named.test(question.text)).flatMap(([, keys]) => keys);
@@ -307,7 +348,13 @@ export function createRetrievalSource(
         wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
         wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
         wantCode && plan.taskWords.length > 0
-          ? search(plan.taskWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(failed('tasks'))
+          ? search(plan.taskWords, {
+              words: true,
+              ignoreCase: true,
+              paths: TASK_PATHSPECS,
+              // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
+              perFile: TASK_LINES_PER_FILE,
+            }).catch(failed('tasks'))
           : none,
         wantCode && plan.manifestWords.length > 0
           ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(
