@@ -79,7 +79,7 @@ const STOP_WORDS = new Set(
     'file files code line lines function method class repo repository project thing stuff something anything way use ' +
     'used uses using does work works called call calls where defined definition change changed changes last commit ' +
     'version test tests run runs build set sets read reads value values new old one two need needs want like look ' +
-    'inside within other another more most such like again now still same via per e.g'
+    'inside within other another more most such like again now still same via per e.g object objects instance instances'
   ).split(' '),
 );
 
@@ -285,13 +285,13 @@ export function analyseText(message: string): Question {
         const after = clean[match.index + word.length];
         const called = after === '(';
         // A plain word beside a kind noun ("the testutil module") is a name, unless it is a stop word.
+        // A capitalised kind noun inside a sentence is a type's name too ("new Command objects").
         const named =
           explicit &&
-          (besideKind || properName) &&
+          ((besideKind && !KIND_NOUNS.test(word)) || properName) &&
           match.index === 0 &&
           !STOP_WORDS.has(word.toLowerCase()) &&
-          !INTENT_WORD_SET.has(word.toLowerCase()) &&
-          !KIND_NOUNS.test(word);
+          !INTENT_WORD_SET.has(word.toLowerCase());
         const shaped = called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word);
         if (shaped || named) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {

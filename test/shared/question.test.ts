@@ -49,6 +49,7 @@ describe('question analysis', () => {
       ],
     );
     assert.deepEqual(names('Which types implement the trait?'), []);
+    assert.deepEqual(names('Where do we create new Command objects?'), ['Command']);
     // History intents: when a file last changed, what the branch changes.
     assert.ok(analyseText('When was args.go last changed?').intents.includes('history'));
     assert.ok(analyseText('What does my branch change compared to main?').intents.includes('history'));

@@ -270,6 +270,10 @@ describe('retrieval source: who imports or extends a name', () => {
         // mention the word more often.
         'printers/base.py': `class Printer:\n    pass\n\n\n${'# filler\n'.repeat(30)}\nclass JsonPrinter(Printer):\n    pass\n`,
         'printers/use.py': 'from printers.base import Printer\n',
+        // Objects of a class made in one file, the class named more often elsewhere.
+        'orders/model.py': 'class Order:\n    pass\n',
+        'orders/checkout.py': `from orders.model import Order\n\n\n${'# filler\n'.repeat(10)}def start():\n    order = Order()\n    return order\n`,
+        ...Object.fromEntries([1, 2, 3, 4].map((n) => [`orders/notes${n}.py`, '# an Order is\n\n\n'.repeat(6)])),
         ...Object.fromEntries(
           [1, 2, 3, 4].map((n) => [
             `docs/printer${n}.py`,
@@ -287,6 +291,14 @@ describe('retrieval source: who imports or extends a name', () => {
     const paths = result.items.map((item) => item.path);
     assert.ok(paths.includes('billing/eu.py'), paths.join(','));
     assert.ok(paths.includes('billing/us.py'), paths.join(','));
+  });
+
+  test('where objects of a class are made: the construction line, over files that name the class more', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Where do we create new Order objects?' }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    const made = result.items.find((item) => item.path === 'orders/checkout.py');
+    assert.match(made?.text ?? '', /order = Order\(\)/, result.items.map((item) => item.path).join(','));
+    assert.match(made?.why ?? '', /^creates Order/);
   });
 
   test('a capitalised plain word is the type asked about: its subclasses arrive, its own file first', async () => {

@@ -47,17 +47,53 @@ export interface RankContext {
 export interface Relations {
   imports: boolean;
   subtypes: boolean;
+  /** Where objects of it are made (`new X(`, `X{`, `X::new(`, `X.new`, `X(` assigned). */
+  constructs?: boolean | undefined;
 }
 
 const ASKS_IMPORTS = /\b(?:imports?|imported|importing|requires?|required|includes?|included)\b/i;
 const ASKS_SUBTYPES =
   /\b(?:extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|subtypes?|inherits?|inheriting|derives?|derived|overrides?|overridden)\b/i;
 
+const ASKS_CONSTRUCTS =
+  /\b(?:creates?|created|creating|construct\w*|instantiat\w*|instances? of|initiali[sz]ed|new (?:\w+ )?(?:objects?|instances?))\b/i;
+
 /** Which relations of a name the question asks about, if any. */
 export function askedRelations(text: string): Relations | undefined {
   const imports = ASKS_IMPORTS.test(text);
   const subtypes = ASKS_SUBTYPES.test(text);
-  return imports || subtypes ? { imports, subtypes } : undefined;
+  const constructs = ASKS_CONSTRUCTS.test(text);
+  return imports || subtypes || constructs ? { imports, subtypes, constructs } : undefined;
+}
+
+/**
+ * Fixed strings that spell a relation to a name, searched apart from the name's own hits: a name used in
+ * hundreds of lines has its few subclass, import or construction lines past the per-file cap of a whole-word
+ * search. Ranked like any hit afterwards.
+ */
+export function relationPatterns(names: readonly string[], relations: Relations | undefined): string[] {
+  if (!relations) return [];
+  const out: string[] = [];
+  for (const name of names.filter((n) => /^[A-Za-z_$][\w$]{2,}$/.test(n)).slice(0, 3)) {
+    if (relations.subtypes)
+      out.push(`extends ${name}`, `implements ${name}`, `(${name})`, `(${name},`, `: ${name}`, `< ${name}`);
+    if (relations.subtypes) out.push(`${name} for `, `${name}<'`);
+    if (relations.imports) out.push(`import ${name}`, `/${name}'`, `/${name}"`, `.${name};`, `{ ${name} }`);
+    if (relations.constructs) out.push(`new ${name}(`, `new ${name}<`, `&${name}{`, `${name}{`, `${name}::new(`);
+    if (relations.constructs) out.push(`${name}.new`, ` ${name}(`, `=${name}(`);
+  }
+  return out;
+}
+
+/** A line that makes an object of one of the names, as the common languages spell it. */
+function constructionTest(names: readonly string[]): (line: string) => boolean {
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  if (simple.length === 0) return () => false;
+  const alt = simple.map(escapeRegExp).join('|');
+  const made = new RegExp(
+    `\\bnew\\s+(?:[\\w$]+[.\\\\])*(?:${alt})\\b|(?:^|[^\\w$.])(?:${alt})(?:<[^>]*>)?\\s*(?:\\{|::(?:new|default|from|with\\w*)\\b|\\.new\\b)|(?:[=:(,]|return|=>|yield)\\s*&?(?:[\\w$]+\\.)*(?:${alt})\\s*\\(`,
+  );
+  return (line) => made.test(line);
 }
 
 /** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
@@ -193,6 +229,7 @@ export function fileRegions(
   limits: RegionLimits = defaultRegionLimits,
 ): FileRegions {
   const defines = definitionTest(context.names);
+  const constructs = context.relations?.constructs ? constructionTest(context.names) : () => false;
   const wantsUses = context.intents.includes('uses');
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
@@ -238,7 +275,7 @@ export function fileRegions(
       // Asked who imports, extends or implements it: a line doing so is an answer, above a plain mention.
       const relation = context.relations;
       const relates =
-        (relation?.subtypes && declares > 0) || (relation?.imports && IMPORT_LINE.test(line))
+        (relation?.subtypes && declares > 0) || (relation?.imports && IMPORT_LINE.test(line)) || constructs(line)
           ? 40
           : // A relation not asked for is still closer than a mention.
             relation && (declares > 0 || IMPORT_LINE.test(line))
@@ -254,11 +291,13 @@ export function fileRegions(
               ? `declaration naming ${name}`
               : relates > 0 && IMPORT_LINE.test(line)
                 ? `imports ${name}`
-                : wantsUses && name
-                  ? `uses ${name}`
-                  : name
-                    ? `mentions ${name}`
-                    : 'matched the question';
+                : relates > 0
+                  ? `creates ${name}`
+                  : wantsUses && name
+                    ? `uses ${name}`
+                    : name
+                      ? `mentions ${name}`
+                      : 'matched the question';
       raw.push({
         start,
         end,

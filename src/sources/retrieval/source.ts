@@ -38,6 +38,7 @@ import {
   isTaskPath,
   isTestPath,
   type RankContext,
+  relationPatterns,
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep } from './search.ts';
@@ -344,38 +345,44 @@ export function createRetrievalSource(
           ? await releaseHistory(git, withPrefix).catch(() => undefined)
           : undefined;
       const namedHistory = wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
-      const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv] = await Promise.all([
-        wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
-        wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
-        wantCode && plan.taskWords.length > 0
-          ? search(plan.taskWords, {
-              words: true,
-              ignoreCase: true,
-              paths: TASK_PATHSPECS,
-              // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
-              perFile: TASK_LINES_PER_FILE,
-            }).catch(failed('tasks'))
-          : none,
-        wantCode && plan.manifestWords.length > 0
-          ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(
-              failed('manifests'),
-            )
-          : none,
-        wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
-        wantCode && plan.looseWords.length > 0
-          ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
-          : Promise.resolve(new Map<string, string>()),
-        wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
-        wantHistory && !namedHistory && !releases
-          ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
-              skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
-              return undefined;
-            })
-          : Promise.resolve(undefined),
-        wantCode && plan.envReads.length > 0
-          ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
-          : none,
-      ]);
+      const relations = askedRelations(input.question.text);
+      const relationShapes = wantCode ? relationPatterns(plan.names, relations) : [];
+      const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation] =
+        await Promise.all([
+          wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
+          wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
+          wantCode && plan.taskWords.length > 0
+            ? search(plan.taskWords, {
+                words: true,
+                ignoreCase: true,
+                paths: TASK_PATHSPECS,
+                // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
+                perFile: TASK_LINES_PER_FILE,
+              }).catch(failed('tasks'))
+            : none,
+          wantCode && plan.manifestWords.length > 0
+            ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(
+                failed('manifests'),
+              )
+            : none,
+          wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
+          wantCode && plan.looseWords.length > 0
+            ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
+            : Promise.resolve(new Map<string, string>()),
+          wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
+          wantHistory && !namedHistory && !releases
+            ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
+                skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
+                return undefined;
+              })
+            : Promise.resolve(undefined),
+          wantCode && plan.envReads.length > 0
+            ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
+            : none,
+          relationShapes.length > 0
+            ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
+            : none,
+        ]);
       for (const [what, result] of [
         ['names', byName],
         ['strings', byString],
@@ -481,7 +488,7 @@ export function createRetrievalSource(
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
           heads: byFileName,
-          relations: askedRelations(input.question.text),
+          relations,
         };
         // A name found from the prose is what the loose words were a guess at.
         const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
@@ -492,6 +499,7 @@ export function createRetrievalSource(
           ...byTask.hits,
           ...byManifest.hits,
           ...byEnv.hits,
+          ...byRelation.hits,
           ...(proseFound ? [] : byWord.hits),
           ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
         ];
