@@ -240,6 +240,16 @@ export function analyseText(message: string): Question {
     }
   }
 
+  // Command-line options (`--no-color`, `-vimgrep` is not one): the code spells them as strings, with their
+  // dashes in an argument parser's table, or without them (`"no-color"`) when the parser adds the dashes.
+  for (const match of prose.matchAll(/(?:^|[\s(`'"])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=$|[\s)`'",.?!:=])/g)) {
+    const flag = match[1] as string;
+    if (flag.length < 5 || quoted.length >= MAX_LIST - 1) continue;
+    if (!quoted.includes(flag)) quoted.push(flag);
+    const bare = flag.slice(2);
+    if (bare.includes('-') && !quoted.includes(bare)) quoted.push(bare);
+  }
+
   const paths = new Map<string, QuestionPath>();
   const packages = new Set<string>();
   const words = new Set<string>();

@@ -50,6 +50,12 @@ describe('question analysis', () => {
     );
     assert.deepEqual(names('Which types implement the trait?'), []);
     assert.deepEqual(names('Where do we create new Command objects?'), ['Command']);
+    // A command-line option is searched as the code spells it: with its dashes, and without when it has inner ones.
+    assert.deepEqual(analyseText('What does the --dry-run option do? And --verbose?').quoted, [
+      '--dry-run',
+      'dry-run',
+      '--verbose',
+    ]);
     // History intents: when a file last changed, what the branch changes.
     assert.ok(analyseText('When was args.go last changed?').intents.includes('history'));
     assert.ok(analyseText('What does my branch change compared to main?').intents.includes('history'));

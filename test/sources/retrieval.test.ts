@@ -332,6 +332,11 @@ describe('retrieval source: what a task or a named test does', () => {
     repo = makeRepo({
       files: {
         '.github/workflows/ci.yml': `jobs:\n  ci:\n    steps:\n${steps.join('')}      - name: style\n        run: cargo fmt --all --check\n`,
+        // An option defined without its dashes (the parser adds them), among files that say its words more.
+        'cmd/root.go': `package cmd\n\n${'// filler\n'.repeat(12)}func init() {\n\trootCmd.Flags().Bool("dry-run", false, "print only")\n}\n`,
+        ...Object.fromEntries(
+          [1, 2, 3, 4].map((n) => [`docs/dry${n}.go`, '// a dry run: keep it dry\n\n\n'.repeat(5)]),
+        ),
         'tests/rounding.test.ts': [
           "test('rounds half away from zero', async t => {",
           ...Array.from({ length: 8 }, (_, i) => `  const input${i} = ${i} + 0.5;`),
@@ -346,6 +351,10 @@ describe('retrieval source: what a task or a named test does', () => {
 
   test('"the linter" is the step that runs one, past the first lines of build words', async () => {
     assert.match(await ask('How do I run the linter before I open a PR?'), /cargo fmt --all --check/);
+  });
+
+  test('a command-line option is found where the code spells it, with or without its dashes', async () => {
+    assert.match(await ask('What does the --dry-run option do?'), /Flags\(\)\.Bool\("dry-run"/);
   });
 
   test('a quoted test name sends the test, not only the line that names it', async () => {
