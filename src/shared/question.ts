@@ -213,16 +213,18 @@ export function analyseText(message: string): Question {
   const text = parseWindow(message);
   const { prose, code } = splitFences(text);
   const identifiers = new Map<string, QuestionIdentifier>();
-  const addIdentifier = (term: string, quoted: boolean, guessed = false) => {
+  const addIdentifier = (term: string, quoted: boolean, guessed = false, proper = false) => {
     if (identifiers.size >= MAX_IDENTIFIERS || NOISE.has(term) || term.length > 120) return;
     const known = identifiers.get(term);
     if (known) {
       known.quoted ||= quoted;
       if (!guessed) delete known.guessed;
+      if (!proper) delete known.proper;
       return;
     }
     const tries = triesFor(term);
-    if (tries.length > 0) identifiers.set(term, { term, tries, quoted, ...(guessed ? { guessed } : {}) });
+    if (tries.length > 0)
+      identifiers.set(term, { term, tries, quoted, ...(guessed ? { guessed } : {}), ...(proper ? { proper } : {}) });
   };
 
   const quoted: string[] = [];
@@ -305,7 +307,7 @@ export function analyseText(message: string): Question {
         const shaped = called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word);
         if (shaped || named) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
-            addIdentifier(word, false, !shaped);
+            addIdentifier(word, false, !shaped, !shaped && !(besideKind && !KIND_NOUNS.test(word)));
           }
           // A guessed name is also a word: the prose it stands in may name something else ("the mark flag part").
           if (!shaped && words.size < MAX_LIST) words.add(word.toLowerCase());

@@ -18,6 +18,8 @@ export interface QuestionIdentifier {
    * a capital inside a sentence ("which classes extend Adapter").
    */
   guessed?: boolean | undefined;
+  /** Guessed from its capital alone ("Python", "Adapter"): searched as a name, but not a term the budget ranks by. */
+  proper?: boolean | undefined;
 }
 
 export interface QuestionPath {
