@@ -35,6 +35,9 @@ export const EXTENSIONS: Record<Language, string[]> = {
   ts: ['.ts', '.js'],
   java: ['.java'],
   cs: ['.cs'],
+  rb: ['.rb'],
+  php: ['.php'],
+  kt: ['.kt'],
 };
 
 /** A constant declaration with a comment, as the language writes it. */
@@ -51,6 +54,12 @@ function declaration(language: Language, name: string, value: string, comment: s
       return `static final ${value.startsWith('"') ? 'String' : 'int'} ${name} = ${value}; // ${comment}`;
     case 'cs':
       return `public const ${value.startsWith('"') ? 'string' : 'int'} ${camel[0]?.toUpperCase()}${camel.slice(1)} = ${value}; // ${comment}`;
+    case 'rb':
+      return `${name} = ${value} # ${comment}`;
+    case 'php':
+      return `const ${name} = ${value}; // ${comment}`;
+    case 'kt':
+      return `const val ${name} = ${value} // ${comment}`;
     default:
       return `export const ${camel} = ${value}; // ${comment}`;
   }

@@ -21,7 +21,7 @@ export interface BenchQuestion {
   facts: string[];
 }
 
-export type Language = 'py' | 'go' | 'rs' | 'ts' | 'java' | 'cs';
+export type Language = 'py' | 'go' | 'rs' | 'ts' | 'java' | 'cs' | 'rb' | 'php' | 'kt';
 
 export const git = (dir: string, ...args: string[]): string => {
   try {
@@ -39,7 +39,7 @@ const shuffled = <T>(items: T[], key: (item: T) => string) =>
   [...items].sort((a, b) => hash(key(a)).localeCompare(hash(key(b))));
 
 export function mainLanguage(dir: string): Language {
-  const counts: Record<Language, number> = { py: 0, go: 0, rs: 0, ts: 0, java: 0, cs: 0 };
+  const counts: Record<Language, number> = { py: 0, go: 0, rs: 0, ts: 0, java: 0, cs: 0, rb: 0, php: 0, kt: 0 };
   for (const rel of git(dir, 'ls-files').split('\n')) {
     const ext = path.extname(rel);
     if (ext === '.py') counts.py++;
@@ -47,6 +47,9 @@ export function mainLanguage(dir: string): Language {
     else if (ext === '.rs') counts.rs++;
     else if (ext === '.java') counts.java++;
     else if (ext === '.cs') counts.cs++;
+    else if (ext === '.rb') counts.rb++;
+    else if (ext === '.php') counts.php++;
+    else if (ext === '.kt' || ext === '.kts') counts.kt++;
     else if (['.ts', '.tsx', '.js', '.mjs'].includes(ext)) counts.ts++;
   }
   return (Object.entries(counts).sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'ts') as Language;
@@ -71,10 +74,25 @@ const DEFINITION: Record<Language, { grep: string; name: RegExp; files: string[]
     name: /\s([A-Z]\w+)\(/,
     files: ['*.cs'],
   },
+  rb: {
+    grep: '^\\s*def (self\\.)?[a-z][a-z0-9_]{5,}[?!]?(\\(|\\s|$)',
+    name: /def (?:self\.)?([a-z]\w+[?!]?)/,
+    files: ['*.rb'],
+  },
+  php: {
+    grep: '^\\s*((public|protected|private|static|abstract|final)\\s+)*function [a-zA-Z][A-Za-z0-9]{5,}\\(',
+    name: /function ([A-Za-z]\w+)\(/,
+    files: ['*.php'],
+  },
+  kt: {
+    grep: '^\\s*((public|private|internal|protected|override|suspend|inline|actual|expect|open|operator|infix)\\s+)*fun (<[^>]+>\\s*)?([A-Za-z][A-Za-z0-9]*\\.)?[a-z][A-Za-z0-9]{5,}\\(',
+    name: /fun (?:<[^>]+>\s*)?(?:[A-Za-z][A-Za-z0-9]*\.)?([a-z]\w+)\(/,
+    files: ['*.kt', '*.kts'],
+  },
 };
 
 const TEST_PATH =
-  /(^|\/)(tests?|__tests__|testdata)\/|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs)$/;
+  /(^|\/)(tests?|__tests__|testdata|spec)\/|(^|\/)[a-z]+Test\/|_spec\.rb$|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs)$/;
 const DOC = /\.(md|rst|txt)$/;
 
 interface GrepLine {
@@ -216,6 +234,9 @@ const ENV_READ: Record<Language, string> = {
   ts: 'process\\.env\\.[A-Z][A-Z0-9_]{3,}|process\\.env\\[["\'][A-Z][A-Z0-9_]{3,}',
   java: 'System\\.getenv\\("[A-Z][A-Z0-9_]{3,}',
   cs: 'Environment\\.GetEnvironmentVariable\\("[A-Z][A-Z0-9_]{3,}',
+  rb: 'ENV(\\.fetch)?[\\[(]\\s*["\'][A-Z][A-Z0-9_]{3,}',
+  php: 'getenv\\(\\s*["\'][A-Z][A-Z0-9_]{3,}|\\$_ENV\\[\\s*["\'][A-Z][A-Z0-9_]{3,}',
+  kt: 'System\\.getenv\\("[A-Z][A-Z0-9_]{3,}',
 };
 
 function envQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -244,6 +265,9 @@ const ERROR_LITERAL: Record<Language, string> = {
   ts: 'new [A-Za-z]*Error\\(\\s*[\'"`][A-Za-z][^\'"`$]{18,70}[\'"`]',
   java: 'throw new [A-Za-z]*(Exception|Error)\\(\\s*"[A-Za-z][^"]{18,70}"',
   cs: 'throw new [A-Za-z]*Exception\\(\\s*"[A-Za-z][^"{}]{18,70}"',
+  rb: 'raise\\s+([A-Z][\\w:]*,\\s*|[A-Z][\\w:]*\\.new\\(\\s*)?["\'][A-Za-z][^"\'#{}]{18,70}["\']',
+  php: 'throw new [A-Za-z\\\\]*(Exception|Error)\\(\\s*["\'][A-Za-z][^"\'$%{}]{18,70}["\']',
+  kt: '(throw [A-Za-z]*(Exception|Error)|error|requireNotNull|checkNotNull)\\(\\s*"[A-Za-z][^"$]{18,70}"',
 };
 
 function errorQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -300,6 +324,9 @@ export const HELD_OUT_KINDS = new Set([
   'follow-up-history',
   'typo-name',
   'tag-diff',
+  // Added in the third round (2026-12-07), never tuned on.
+  'instantiations',
+  'catch-site',
 ]);
 
 const read = (dir: string, rel: string) =>
@@ -374,6 +401,9 @@ const CONSTANT: Record<Language, string> = {
   ts: '^(export\\s+)?const\\s+[A-Za-z][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"\'`-]',
   java: '\\bstatic\\s+final\\s+[A-Za-z<>\\[\\]]+\\s+[A-Z][A-Z0-9_]{4,}\\s*=',
   cs: '\\bconst\\s+[A-Za-z]+\\s+[A-Z][A-Za-z0-9_]{4,}\\s*=',
+  rb: '^\\s*[A-Z][A-Z0-9_]{4,}\\s*=\\s*[0-9"\'\\[{:A-Za-z-]',
+  php: '\\bconst\\s+[A-Z][A-Z0-9_]{4,}\\s*=',
+  kt: '\\bconst\\s+val\\s+[A-Z][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=',
 };
 
 /** The default value of a constant: its declaration line. */
@@ -508,6 +538,9 @@ const IMPORT: Partial<Record<Language, { grep: string; module: RegExp }>> = {
   },
   rs: { grep: '^\\s*use\\s+crate::[a-z_]{4,}', module: /crate::([a-z_]{4,})/ },
   java: { grep: '^import\\s+[\\w.]+\\.([A-Z]\\w{4,});', module: /\.([A-Z]\w{4,});/ },
+  rb: { grep: '^\\s*require(_relative)?\\s+[\'"]([\\w./-]*/)?[a-z_]{4,}[\'"]', module: /\/?([a-z_]{4,})['"]\s*$/ },
+  php: { grep: '^use\\s+[\\w\\\\]+\\\\[A-Z]\\w{4,};', module: /\\([A-Z]\w{4,});/ },
+  kt: { grep: '^import\\s+[\\w.]+\\.[A-Z]\\w{4,}$', module: /\.([A-Z]\w{4,})$/ },
 };
 
 /** Which files import a module of the project: their paths. */
@@ -554,6 +587,15 @@ const CLASS_WITH_BASE: Partial<Record<Language, { grep: string; parse: RegExp }>
   rs: {
     grep: '^\\s*impl(<[^>]*>)?\\s+[A-Z]\\w{3,}(<[^>]*>)?\\s+for\\s+[A-Z]\\w{3,}',
     parse: /impl(?:<[^>]*>)?\s+(\w+)(?:<[^>]*>)?\s+for\s+(\w+)/,
+  },
+  rb: { grep: '^\\s*class\\s+[A-Z]\\w{3,}\\s*<\\s*[A-Z][\\w:]{3,}', parse: /class\s+(\w+)\s*<\s*(?:\w+::)*(\w+)/ },
+  php: {
+    grep: '\\bclass\\s+[A-Z]\\w{3,}\\s+(extends|implements)\\s+[A-Z]\\w{3,}',
+    parse: /class\s+(\w+)\s+(?:extends|implements)\s+(\w+)/,
+  },
+  kt: {
+    grep: '\\bclass\\s+[A-Z]\\w{3,}(<[^>]*>)?(\\s*(private |internal )?(constructor)?\\([^)]*\\))?\\s*:\\s*[A-Z]\\w{3,}',
+    parse: /class\s+(\w+)(?:<[^>]*>)?(?:\s*(?:private |internal )?(?:constructor)?\([^)]*\))?\s*:\s*(\w+)/,
   },
 };
 
@@ -649,6 +691,9 @@ const LOG_CALL: Record<Language, string> = {
   ts: '\\b(console\\.(log|warn|error|info)|debug|log)\\(\\s*[\'"`][A-Z][^\'"`$]{15,60}[\'"`]',
   java: '\\b(System\\.(out|err)\\.print\\w*|log(ger)?\\.(info|warn|debug|error))\\(\\s*"[A-Z][^"]{15,60}"',
   cs: '\\b(Console\\.Write\\w*|SelfLog\\.WriteLine|Log\\.\\w+|_?logger\\.\\w+)\\(\\s*\\$?"[A-Z][^"{}]{15,60}"',
+  rb: '\\b(puts|warn|print|logger\\.(info|warn|debug|error))\\(?\\s*["\'][A-Z][^"\'#{}%]{15,60}["\']',
+  php: '\\b(echo|print|printf|trigger_error|error_log)\\(?\\s*["\'][A-Z][^"\'$%{}]{15,60}["\']',
+  kt: '\\b(println|print|logger\\.\\w+|log\\.\\w+)\\(\\s*"[A-Z][^"$]{15,60}"',
 };
 
 /** Where a printed or logged message comes from. */
@@ -694,6 +739,21 @@ const TEST_START: Record<Language, { grep: string; name: RegExp; assert: RegExp 
     name: /(?:void|Task)\s+(\w+)\(/,
     assert: /\bAssert\.\w+\(/,
   },
+  rb: {
+    grep: '^\\s*(it|test|specify)\\s*\\(?\\s*["\'][^"\']{10,60}["\']',
+    name: /["']([^"']+)["']/,
+    assert: /\b(expect|assert\w*|refute\w*)\b|\.should\b/,
+  },
+  php: {
+    grep: '^\\s*public function test[A-Za-z0-9_]{6,}\\(',
+    name: /function (test\w+)\(/,
+    assert: /(\$this->|self::|static::)assert\w+\(|\bexpect\(/,
+  },
+  kt: {
+    grep: '^\\s*(@Test\\s+)?fun\\s+(`[^`]{10,60}`|[a-z]\\w{8,})\\(\\)',
+    name: /fun\s+`?([^`(]+)`?\(/,
+    assert: /\b(assert\w*|check|expect)\(|\bshouldBe\b/,
+  },
 };
 
 /** What a test checks: its first assertion. */
@@ -713,7 +773,7 @@ function testAssertsQuestion(dir: string, lang: Language): BenchQuestion | undef
       id: `test-asserts:${name.slice(0, 30)}`,
       kind: 'test-asserts',
       turns: [
-        lang === 'ts' ? `What does the test "${name}" actually check?` : `What does the test ${name} actually check?`,
+        /\s/.test(name) ? `What does the test "${name}" actually check?` : `What does the test ${name} actually check?`,
       ],
       facts: [assertion.trim()],
     };
@@ -783,6 +843,119 @@ function tagDiffQuestion(dir: string): BenchQuestion | undefined {
       subjects.map((s, i) => ({ rel: String(i), line: i, text: s.slice(0, 60) })),
       2,
     ).map((l) => l.text),
+  };
+}
+
+/** A command-line option spelt with its dashes in the code: where it is defined or handled. */
+function cliFlagQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, ['-E', '["\']--[a-z][a-z0-9-]{3,}["\']', '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && !DOC.test(l.rel) && l.text.trim().length <= 200 && !/^\s*(\*|\/\/|#)/.test(l.text),
+  );
+  const byFlag = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    for (const m of l.text.matchAll(/["'](--[a-z][a-z0-9-]{3,})["']/g)) {
+      const flag = m[1] as string;
+      byFlag.set(flag, [...(byFlag.get(flag) ?? []), l]);
+    }
+  }
+  const pick = shuffled(
+    [...byFlag].filter(([, ls]) => ls.length <= 3),
+    ([flag]) => flag,
+  )[0];
+  if (!pick) return undefined;
+  return {
+    id: `flag:${pick[0]}`,
+    kind: 'cli-flag',
+    turns: [`What does the ${pick[0]} option do? Where is it handled?`],
+    facts: [fact(pick[1][0] as GrepLine)],
+  };
+}
+
+/** How each language spells making an object of a class: the class name is the first group. */
+const CONSTRUCTION: Record<Language, string> = {
+  py: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
+  go: '&[A-Z][A-Za-z0-9]{3,}\\{',
+  rs: '\\b[A-Z][a-z][A-Za-z0-9]{3,}::new\\(',
+  ts: '\\bnew [A-Z][A-Za-z0-9]{3,}\\(',
+  java: '\\bnew [A-Z][A-Za-z0-9]{3,}(<[^>]*>)?\\(',
+  cs: '\\bnew [A-Z][A-Za-z0-9]{3,}(<[^>]*>)?\\(',
+  rb: '\\b[A-Z][a-z][A-Za-z0-9]{3,}\\.new\\b',
+  php: '\\bnew [A-Z][A-Za-z0-9]{3,}\\(',
+  kt: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
+};
+
+/** Where objects of one of the project's classes are made: up to two construction lines. */
+function instantiationsQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, ['-E', CONSTRUCTION[lang], '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 200 && !/^\s*(\*|\/\/|#)/.test(l.text),
+  );
+  const byClass = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    const name = /(?:new |&|=\s*)?([A-Z][A-Za-z0-9]{3,})(?:<[^>]*>)?(?:\(|\{|::new\(|\.new\b)/.exec(
+      l.text.slice(l.text.search(new RegExp(CONSTRUCTION[lang]))),
+    )?.[1];
+    if (name) byClass.set(name, [...(byClass.get(name) ?? []), l]);
+  }
+  for (const [name, ls] of shuffled([...byClass], ([n]) => n)) {
+    const files = new Set(ls.map((l) => l.rel)).size;
+    if (ls.length < 2 || ls.length > 8 || files < 2) continue;
+    // One of the project's own classes: declared in it.
+    const declared = grepLines(dir, [
+      '-E',
+      `\\b(class|struct|record|type)\\s+${name}\\b`,
+      '--',
+      ...DEFINITION[lang].files,
+    ]);
+    if (declared.length === 0) continue;
+    return {
+      id: `new:${name}`,
+      kind: 'instantiations',
+      turns: [`Where do we create new ${name} objects?`],
+      facts: [...new Set(spread(ls, 2).map(fact))],
+    };
+  }
+  return undefined;
+}
+
+/** How each language catches an error type: the type is the first group. */
+const CATCH: Record<Language, RegExp | undefined> = {
+  py: /^\s*except\s+\(?([A-Z]\w+(?:Error|Exception))\b/,
+  go: /\berrors\.Is\(\s*\w+,\s*(?:\w+\.)?(Err\w{3,})\)/,
+  rs: undefined,
+  ts: undefined,
+  java: /\bcatch\s*\(\s*(?:final\s+)?([A-Z]\w+(?:Exception|Error))\b/,
+  cs: /\bcatch\s*\(\s*([A-Z]\w+Exception)\b/,
+  rb: /\brescue\s+(?:\w+::)*([A-Z]\w+(?:Error|Exception))\b/,
+  php: /\bcatch\s*\(\s*\\?(?:\w+\\)*([A-Z]\w+(?:Exception|Error))\b/,
+  kt: /\bcatch\s*\(\s*\w+\s*:\s*([A-Z]\w+(?:Exception|Error))\b/,
+};
+
+/** Where an error type is caught or checked: up to two such lines outside tests. */
+function catchSiteQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const spec = CATCH[lang];
+  if (!spec) return undefined;
+  const lines = grepLines(dir, [
+    '-E',
+    '\\b(except|catch|rescue|errors\\.Is)\\b',
+    '--',
+    ...DEFINITION[lang].files,
+  ]).filter((l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 200);
+  const byType = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    const type = spec.exec(l.text)?.[1];
+    if (type && !/^(Exception|Error|RuntimeException|Throwable)$/.test(type))
+      byType.set(type, [...(byType.get(type) ?? []), l]);
+  }
+  const pick = shuffled(
+    [...byType].filter(([, ls]) => ls.length <= 6),
+    ([t]) => t,
+  )[0];
+  if (!pick) return undefined;
+  return {
+    id: `catch:${pick[0]}`,
+    kind: 'catch-site',
+    turns: [`Where do we handle ${pick[0]}? I want to see what happens when it is raised.`],
+    facts: [...new Set(spread(pick[1], 2).map(fact))],
   };
 }
 
@@ -871,6 +1044,9 @@ export function generateQuestions(dir: string, state: RepoState): BenchQuestion[
     followUpHistoryQuestion(dir, i ?? f),
     typo,
     tagDiffQuestion(dir),
+    cliFlagQuestion(dir, lang),
+    instantiationsQuestion(dir, lang),
+    catchSiteQuestion(dir, lang),
   ]) {
     if (q) questions.push(q);
   }

@@ -6,7 +6,7 @@
 // forbidden strings (a fake credential in the work-tree edit, an ignored
 // `.env`'s password), and the tokens the context added (auto minus off).
 //
-//   node --import tsx bench/retrieval/run.ts --dev REPO... [--held-out REPO...] [--model M] [--misses] [--dump DIR]
+//   node --import tsx bench/retrieval/run.ts --dev REPO... [--held-out REPO...] [--model M] [--misses] [--dump DIR] [--only KIND,...]
 //
 // The repositories are cloned to a scratch folder and prepared there
 // (prepare.ts); the paths given are not changed.
@@ -46,6 +46,8 @@ if (sets.dev.length + sets['held-out'].length === 0) {
 const MODEL = flag('--model') ?? 'qwen2.5-coder:7b';
 const showMisses = args.includes('--misses');
 const dumpDir = flag('--dump');
+/** `--only kind,kind`: ask only those kinds (a quick look while working on one class). */
+const onlyKinds = flag('--only')?.split(',');
 
 interface Outcome {
   set: string;
@@ -126,7 +128,7 @@ try {
   for (const [set, repos] of Object.entries(sets)) {
     for (const source of repos) {
       const repo = prepare(source, scratch);
-      const questions = generateQuestions(repo.dir, repo);
+      const questions = generateQuestions(repo.dir, repo).filter((q) => !onlyKinds || onlyKinds.includes(q.kind));
       const proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'auto' } });
       try {
         for (const question of questions) {

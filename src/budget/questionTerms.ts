@@ -41,7 +41,9 @@ export function latestUserText(messages: readonly ChatMessage[]): string {
 export function termsOf(question: Question): QuestionTerms {
   const identifiers = new Set<string>();
   const paths = new Set<string>();
-  for (const { term, quoted } of subjectIdentifiers(question)) {
+  for (const { term, quoted, proper } of subjectIdentifiers(question)) {
+    // A capitalised prose word ("Python") is retrieval's guess, not a name the question wrote as code.
+    if (proper) continue;
     const parts = term.split(/\.|::|#/).filter((part) => part.length > 0);
     if (parts.length > 1) {
       // `OrderService.create`: the whole, and each part that looks like code on its own.

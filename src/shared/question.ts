@@ -79,7 +79,7 @@ const STOP_WORDS = new Set(
     'file files code line lines function method class repo repository project thing stuff something anything way use ' +
     'used uses using does work works called call calls where defined definition change changed changes last commit ' +
     'version test tests run runs build set sets read reads value values new old one two need needs want like look ' +
-    'inside within other another more most such like again now still same via per e.g'
+    'inside within other another more most such like again now still same via per e.g object objects instance instances'
   ).split(' '),
 );
 
@@ -132,6 +132,25 @@ export function splitFences(text: string): { prose: string; code: string } {
     (fence === undefined ? prose : code).push(line);
   }
   return { prose: prose.join('\n'), code: code.join('\n') };
+}
+
+const CAPITALISED = /[A-Z][a-z0-9]{2,40}\b/g;
+
+/**
+ * Capitalised words inside a sentence: proper names, and in a question about
+ * code a type's ("which classes extend Adapter", "who implements Printer").
+ * The first word of a sentence, a line or a list item is not one.
+ */
+function properNames(prose: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of prose.matchAll(CAPITALISED)) {
+    if (names.size >= MAX_LIST) break;
+    const before = prose.slice(Math.max(0, match.index - 4), match.index);
+    if (match.index > 0 && /\w$/.test(before)) continue;
+    if (/(?:^|[.!?:\n]|^\s*[-*]|\n\s*[-*\d.)]*)\s*$/.test(before) || match.index === 0) continue;
+    names.add(match[0]);
+  }
+  return names;
 }
 
 const TOKEN_SPLIT = /[\s"'`()<>[\]{},;|=]+/;
@@ -194,16 +213,18 @@ export function analyseText(message: string): Question {
   const text = parseWindow(message);
   const { prose, code } = splitFences(text);
   const identifiers = new Map<string, QuestionIdentifier>();
-  const addIdentifier = (term: string, quoted: boolean, guessed = false) => {
+  const addIdentifier = (term: string, quoted: boolean, guessed = false, proper = false) => {
     if (identifiers.size >= MAX_IDENTIFIERS || NOISE.has(term) || term.length > 120) return;
     const known = identifiers.get(term);
     if (known) {
       known.quoted ||= quoted;
       if (!guessed) delete known.guessed;
+      if (!proper) delete known.proper;
       return;
     }
     const tries = triesFor(term);
-    if (tries.length > 0) identifiers.set(term, { term, tries, quoted, ...(guessed ? { guessed } : {}) });
+    if (tries.length > 0)
+      identifiers.set(term, { term, tries, quoted, ...(guessed ? { guessed } : {}), ...(proper ? { proper } : {}) });
   };
 
   const quoted: string[] = [];
@@ -221,6 +242,16 @@ export function analyseText(message: string): Question {
     }
   }
 
+  // Command-line options (`--no-color`, `-vimgrep` is not one): the code spells them as strings, with their
+  // dashes in an argument parser's table, or without them (`"no-color"`) when the parser adds the dashes.
+  for (const match of prose.matchAll(/(?:^|[\s(`'"])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?=$|[\s)`'",.?!:=])/g)) {
+    const flag = match[1] as string;
+    if (flag.length < 5 || quoted.length >= MAX_LIST - 1) continue;
+    if (!quoted.includes(flag)) quoted.push(flag);
+    const bare = flag.slice(2);
+    if (bare.includes('-') && !quoted.includes(bare)) quoted.push(bare);
+  }
+
   const paths = new Map<string, QuestionPath>();
   const packages = new Set<string>();
   const words = new Set<string>();
@@ -228,6 +259,7 @@ export function analyseText(message: string): Question {
     [prose, true],
     [code, false],
   ] as const) {
+    const proper = explicit ? properNames(source) : new Set<string>();
     // Parentheses stay in the tokens: `Execute()` is a call, so a name.
     const tokens = source.split(/[\s"'`<>[\]{},;|=!?*]+/);
     for (let i = 0; i < tokens.length; i++) {
@@ -255,6 +287,7 @@ export function analyseText(message: string): Question {
         }
       }
       const next = (tokens[i + 1] ?? '').replace(/[.:,]+$/, '');
+      const properName = explicit && proper.has(clean);
       const besideKind =
         KIND_NOUNS.test(previous.replace(/[.:,]+$/, '')) ||
         (KIND_NOUNS.test(next) && !DESCRIPTORS.has(clean.toLowerCase()));
@@ -264,12 +297,17 @@ export function analyseText(message: string): Question {
         const after = clean[match.index + word.length];
         const called = after === '(';
         // A plain word beside a kind noun ("the testutil module") is a name, unless it is a stop word.
+        // A capitalised kind noun inside a sentence is a type's name too ("new Command objects").
         const named =
-          explicit && besideKind && match.index === 0 && !STOP_WORDS.has(word.toLowerCase()) && !KIND_NOUNS.test(word);
+          explicit &&
+          ((besideKind && !KIND_NOUNS.test(word)) || properName) &&
+          match.index === 0 &&
+          !STOP_WORDS.has(word.toLowerCase()) &&
+          !INTENT_WORD_SET.has(word.toLowerCase());
         const shaped = called || QUALIFIER.test(word) || codeShaped(word) || constantShaped(word);
         if (shaped || named) {
           if (!QUALIFIER.test(word) || word.split(QUALIFIER).every((part) => part.length > 0)) {
-            addIdentifier(word, false, !shaped);
+            addIdentifier(word, false, !shaped, !shaped && !(besideKind && !KIND_NOUNS.test(word)));
           }
           // A guessed name is also a word: the prose it stands in may name something else ("the mark flag part").
           if (!shaped && words.size < MAX_LIST) words.add(word.toLowerCase());
@@ -357,6 +395,8 @@ const INTENT_WORDS = [
   'format',
   'release',
 ];
+
+const INTENT_WORD_SET = new Set(INTENT_WORDS);
 
 /** Text of a user message, bounded (images left out). */
 function userMessageText(message: ChatMessage): string {

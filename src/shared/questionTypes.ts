@@ -13,8 +13,13 @@ export interface QuestionIdentifier {
   tries: string[];
   /** Written in backticks or quotes: code whatever its shape. */
   quoted: boolean;
-  /** A plain word taken as a name only because a kind noun stood beside it ("the testutil module"). */
+  /**
+   * A plain word taken as a name only from where it stands: a kind noun beside it ("the testutil module"), or
+   * a capital inside a sentence ("which classes extend Adapter").
+   */
   guessed?: boolean | undefined;
+  /** Guessed from its capital alone ("Python", "Adapter"): searched as a name, but not a term the budget ranks by. */
+  proper?: boolean | undefined;
 }
 
 export interface QuestionPath {

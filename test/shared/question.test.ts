@@ -40,6 +40,22 @@ describe('question analysis', () => {
     // A descriptor before the noun is not a name; a code-shaped name is not a guess.
     assert.deepEqual(names('where is the environment variable used, and the parseConfig function?'), ['parseConfig']);
     assert.equal(analyseText('the parseConfig function').identifiers[0]?.guessed, undefined);
+    // A capital inside a sentence is a proper name, so a type's; the first word of a sentence is not.
+    assert.deepEqual(
+      analyseText('Which classes extend Printer? Where is Style used.').identifiers.map((id) => [id.term, id.guessed]),
+      [
+        ['Printer', true],
+        ['Style', true],
+      ],
+    );
+    assert.deepEqual(names('Which types implement the trait?'), []);
+    assert.deepEqual(names('Where do we create new Command objects?'), ['Command']);
+    // A command-line option is searched as the code spells it: with its dashes, and without when it has inner ones.
+    assert.deepEqual(analyseText('What does the --dry-run option do? And --verbose?').quoted, [
+      '--dry-run',
+      'dry-run',
+      '--verbose',
+    ]);
     // History intents: when a file last changed, what the branch changes.
     assert.ok(analyseText('When was args.go last changed?').intents.includes('history'));
     assert.ok(analyseText('What does my branch change compared to main?').intents.includes('history'));

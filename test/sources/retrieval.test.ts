@@ -56,7 +56,13 @@ describe('retrieval source', () => {
       },
       commits: [
         { message: 'rates: document compute_rate', files: { 'billing/rates.py': BILLING } },
-        { message: 'rates: round to cents', files: { 'billing/round.py': 'def cents(x):\n    return round(x, 2)\n' } },
+        {
+          message: 'rates: round to cents',
+          files: {
+            'billing/round.py': 'def cents(x):\n    return round(x, 2)\n',
+            'billing/flags.py': 'def is_billable(line):\n    return line.amount > 0\n',
+          },
+        },
       ],
       unstaged: {
         // Untracked, not ignored: found. Ignored and never-read: never.
@@ -159,6 +165,10 @@ describe('retrieval source', () => {
       assert.match(items[0]?.text ?? '', /def compute_rate\(amount, region\):/, question);
       assert.match(items[0]?.why ?? '', /^defines compute_rate \(nearest to /, question);
     }
+    // The typo in the long part, the other too short to search alone: what comes before the typo still finds it.
+    const typo = await ask('What does is_bilable do?');
+    assert.equal(typo[0]?.path, 'billing/flags.py');
+    assert.match(typo[0]?.why ?? '', /^defines is_billable \(nearest to is_bilable\)/);
     const prose = await ask('Where is the code that computes the rate for a region?');
     assert.equal(prose[0]?.path, 'billing/rates.py');
     assert.match(prose[0]?.why ?? '', /^defines compute_rate \(matched: computes, rate\)/);
@@ -256,6 +266,20 @@ describe('retrieval source: who imports or extends a name', () => {
         'notes/c.py': mentions(3),
         'billing/eu.py': 'from rates.base import BaseRate\n\nEU = 2\n',
         'billing/us.py': 'import os\n\n\nclass UsRate(BaseRate):\n    pass\n',
+        // A base class written as a plain capitalised word, its subclasses in its own file, among files that
+        // mention the word more often.
+        'printers/base.py': `class Printer:\n    pass\n\n\n${'# filler\n'.repeat(30)}\nclass JsonPrinter(Printer):\n    pass\n`,
+        'printers/use.py': 'from printers.base import Printer\n',
+        // Objects of a class made in one file, the class named more often elsewhere.
+        'orders/model.py': 'class Order:\n    pass\n',
+        'orders/checkout.py': `from orders.model import Order\n\n\n${'# filler\n'.repeat(10)}def start():\n    order = Order()\n    return order\n`,
+        ...Object.fromEntries([1, 2, 3, 4].map((n) => [`orders/notes${n}.py`, '# an Order is\n\n\n'.repeat(6)])),
+        ...Object.fromEntries(
+          [1, 2, 3, 4].map((n) => [
+            `docs/printer${n}.py`,
+            '# the printer\n\n\n'.repeat(6).replaceAll('printer', 'Printer'),
+          ]),
+        ),
       },
     });
   });
@@ -267,5 +291,76 @@ describe('retrieval source: who imports or extends a name', () => {
     const paths = result.items.map((item) => item.path);
     assert.ok(paths.includes('billing/eu.py'), paths.join(','));
     assert.ok(paths.includes('billing/us.py'), paths.join(','));
+  });
+
+  test('where objects of a class are made: the construction line, over files that name the class more', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Where do we create new Order objects?' }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    const made = result.items.find((item) => item.path === 'orders/checkout.py');
+    assert.match(made?.text ?? '', /order = Order\(\)/, result.items.map((item) => item.path).join(','));
+    assert.match(made?.why ?? '', /^creates Order/);
+  });
+
+  test('a capitalised plain word is the type asked about: its subclasses arrive, its own file first', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Which classes extend Printer?' }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    const first = result.items[0];
+    assert.equal(first?.path, 'printers/base.py', result.items.map((item) => item.path).join(','));
+    assert.match(first?.text ?? '', /class JsonPrinter\(Printer\):/);
+  });
+});
+
+describe('retrieval source: what a task or a named test does', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = async (content: string) => {
+    const messages: ChatMessage[] = [{ role: 'user', content }];
+    const result = await source.collect(
+      input(repo.dir, { messages, mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    return result.items.map((item) => item.text).join('\n');
+  };
+
+  before(() => {
+    // A CI file with many build steps before the one that lints.
+    const steps = Array.from(
+      { length: 30 },
+      (_, i) => `      - name: build ${i}\n        run: cargo build --release -p crate${i}\n`,
+    );
+    repo = makeRepo({
+      files: {
+        '.github/workflows/ci.yml': `jobs:\n  ci:\n    steps:\n${steps.join('')}      - name: style\n        run: cargo fmt --all --check\n`,
+        // An option defined without its dashes (the parser adds them), among files that say its words more.
+        'cmd/root.go': `package cmd\n\n${'// filler\n'.repeat(12)}func init() {\n\trootCmd.Flags().Bool("dry-run", false, "print only")\n}\n`,
+        ...Object.fromEntries(
+          [1, 2, 3, 4].map((n) => [`docs/dry${n}.go`, '// a dry run: keep it dry\n\n\n'.repeat(5)]),
+        ),
+        'tests/rounding.test.ts': [
+          "test('rounds half away from zero', async t => {",
+          ...Array.from({ length: 8 }, (_, i) => `  const input${i} = ${i} + 0.5;`),
+          '  t.is(round(input0), 1);',
+          '});',
+          '',
+        ].join('\n'),
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('"the linter" is the step that runs one, past the first lines of build words', async () => {
+    assert.match(await ask('How do I run the linter before I open a PR?'), /cargo fmt --all --check/);
+  });
+
+  test('a command-line option is found where the code spells it, with or without its dashes', async () => {
+    assert.match(await ask('What does the --dry-run option do?'), /Flags\(\)\.Bool\("dry-run"/);
+  });
+
+  test('a quoted test name sends the test, not only the line that names it', async () => {
+    assert.match(
+      await ask('What does the test "rounds half away from zero" actually check?'),
+      /t\.is\(round\(input0\), 1\);/,
+    );
   });
 });

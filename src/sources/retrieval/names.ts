@@ -58,7 +58,21 @@ export function spellingPatterns(name: string): string[] {
   // The longer parts on their own too: a typo inside a part spoils both pairs that hold it.
   for (const part of [...parts].sort((a, b) => b.length - a.length).slice(0, 2))
     if (part.length >= 4) patterns.add(part);
-  if (patterns.size > 0) return [...patterns].slice(0, 10);
+  // A typo inside a part spoils that part and both its pairs; what is before it (the parts ahead and the part's
+  // first letter: `isb` for `isBolean`) or after it (its last letter and the parts behind) is still spelt right.
+  for (let i = 1; i < parts.length; i++) {
+    const ahead = parts.slice(0, i);
+    const first = (parts[i] as string)[0] as string;
+    for (const joined of [`${ahead.join('')}${first}`, `${ahead.join('_')}_${first}`])
+      if (joined.replace(/_/g, '').length >= 3) patterns.add(joined);
+  }
+  for (let i = 0; i + 1 < parts.length; i++) {
+    const behind = parts.slice(i + 1);
+    const last = (parts[i] as string).slice(-1);
+    for (const joined of [`${last}${behind.join('')}`, `${last}_${behind.join('_')}`])
+      if (joined.replace(/_/g, '').length >= 4) patterns.add(joined);
+  }
+  if (patterns.size > 0) return [...patterns].slice(0, 14);
   const norm = normalName(name);
   if (norm.length < 6) return [norm];
   const half = Math.floor(norm.length / 2);
@@ -144,17 +158,24 @@ export function proseNames(
 ): ResolvedName[] {
   if (words.length < 2) return [];
   const candidates = identifiersOf(hits);
-  const scored: { id: string; matched: string[]; extra: number; count: number }[] = [];
+  const scored: { id: string; matched: string[]; extra: number; parts: number; count: number }[] = [];
   for (const [id, count] of candidates) {
     const parts = nameParts(id);
     if (parts.length < 2) continue;
     const matched = words.filter((word) => parts.some((part) => sameWord(part, word)));
     if (matched.length < 2) continue;
     const extra = parts.filter((part) => !said.has(part) && !words.some((word) => sameWord(part, word))).length;
-    scored.push({ id, matched, extra, count });
+    scored.push({ id, matched, extra, parts: parts.length, count });
   }
+  // Most words matched, fewest parts the question did not say, then the most parts it did say
+  // (`getRetryTimingHeader` over `RetryTimingHeader` for "get retry timing header").
   scored.sort(
-    (a, b) => b.matched.length - a.matched.length || a.extra - b.extra || b.count - a.count || a.id.localeCompare(b.id),
+    (a, b) =>
+      b.matched.length - a.matched.length ||
+      a.extra - b.extra ||
+      b.parts - a.parts ||
+      b.count - a.count ||
+      a.id.localeCompare(b.id),
   );
   return scored.slice(0, max).map(({ id, matched }) => ({ name: id, from: `matched: ${matched.join(', ')}` }));
 }

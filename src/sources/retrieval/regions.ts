@@ -36,13 +36,65 @@ export interface RankContext {
   changed: ReadonlySet<string>;
   /** Files whose head is sent because their name is a word of the question, with why. */
   heads?: ReadonlyMap<string, string> | undefined;
-  /** Asked how other code relates to the name (imports, extends, implements it): those lines are the answer. */
-  relations?: boolean | undefined;
+  /**
+   * Asked how other code relates to the name: `imports` (which files import or require it), `subtypes` (which
+   * extend, implement or derive from it), or both. Those lines are the answer, the name's definition only its
+   * signature.
+   */
+  relations?: Relations | undefined;
 }
 
-/** Words that ask which code imports, extends or implements a thing. */
-export const ASKS_RELATIONS =
-  /\b(?:imports?|imported|importing|requires?|extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|inherits?|inheriting|derives?|derived)\b/i;
+export interface Relations {
+  imports: boolean;
+  subtypes: boolean;
+  /** Where objects of it are made (`new X(`, `X{`, `X::new(`, `X.new`, `X(` assigned). */
+  constructs?: boolean | undefined;
+}
+
+const ASKS_IMPORTS = /\b(?:imports?|imported|importing|requires?|required|includes?|included)\b/i;
+const ASKS_SUBTYPES =
+  /\b(?:extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|subtypes?|inherits?|inheriting|derives?|derived|overrides?|overridden)\b/i;
+
+const ASKS_CONSTRUCTS =
+  /\b(?:creates?|created|creating|construct\w*|instantiat\w*|instances? of|initiali[sz]ed|new (?:\w+ )?(?:objects?|instances?))\b/i;
+
+/** Which relations of a name the question asks about, if any. */
+export function askedRelations(text: string): Relations | undefined {
+  const imports = ASKS_IMPORTS.test(text);
+  const subtypes = ASKS_SUBTYPES.test(text);
+  const constructs = ASKS_CONSTRUCTS.test(text);
+  return imports || subtypes || constructs ? { imports, subtypes, constructs } : undefined;
+}
+
+/**
+ * Fixed strings that spell a relation to a name, searched apart from the name's own hits: a name used in
+ * hundreds of lines has its few subclass, import or construction lines past the per-file cap of a whole-word
+ * search. Ranked like any hit afterwards.
+ */
+export function relationPatterns(names: readonly string[], relations: Relations | undefined): string[] {
+  if (!relations) return [];
+  const out: string[] = [];
+  for (const name of names.filter((n) => /^[A-Za-z_$][\w$]{2,}$/.test(n)).slice(0, 3)) {
+    if (relations.subtypes)
+      out.push(`extends ${name}`, `implements ${name}`, `(${name})`, `(${name},`, `: ${name}`, `< ${name}`);
+    if (relations.subtypes) out.push(`${name} for `, `${name}<'`);
+    if (relations.imports) out.push(`import ${name}`, `/${name}'`, `/${name}"`, `.${name};`, `{ ${name} }`);
+    if (relations.constructs) out.push(`new ${name}(`, `new ${name}<`, `&${name}{`, `${name}{`, `${name}::new(`);
+    if (relations.constructs) out.push(`${name}.new`, ` ${name}(`, `=${name}(`);
+  }
+  return out;
+}
+
+/** A line that makes an object of one of the names, as the common languages spell it. */
+function constructionTest(names: readonly string[]): (line: string) => boolean {
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  if (simple.length === 0) return () => false;
+  const alt = simple.map(escapeRegExp).join('|');
+  const made = new RegExp(
+    `\\bnew\\s+(?:[\\w$]+[.\\\\])*(?:${alt})\\b|(?:^|[^\\w$.])(?:${alt})(?:<[^>]*>)?\\s*(?:\\{|::(?:new|default|from|with\\w*)\\b|\\.new\\b)|(?:[=:(,]|return|=>|yield)\\s*&?(?:[\\w$]+\\.)*(?:${alt})\\s*\\(`,
+  );
+  return (line) => made.test(line);
+}
 
 /** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
 const IMPORT_LINE =
@@ -80,7 +132,7 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   if (simple.length === 0) return () => undefined;
   const alt = simple.map(escapeRegExp).join('|');
   const keyword = new RegExp(
-    `\\b(?:function\\*?|def|class|fn|func|struct|interface|type|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
+    `\\b(?:function\\*?|def|defp|defmacro|defmodule|class|fn|fun|func|sub|proc|struct|interface|protocol|type|typealias|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
   );
   const member = new RegExp(
     `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=))`,
@@ -90,6 +142,11 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   const typed = new RegExp(
     `^\\s*(?:(?:public|private|protected|internal|static|final|const|readonly|abstract|virtual|override|sealed|async|synchronized|extern|unsafe|partial|volatile|transient)\\s+)+(?:[\\w$.]+(?:<[^;=()]*>)?(?:\\[\\])*\\??\\s+)?(${alt})\\s*(?:<[^>]*>\\s*)?(?:[=;({]|$)`,
   );
+  // C and C++ at the margin: a return type, then the name and its parameters (`static int parse_args(int argc,`),
+  // not a statement (`return f(x);`) nor a prototype ending in `;`.
+  const cLike = new RegExp(
+    `^(?!(?:return|else|if|while|for|switch|case|do|goto|sizeof|typedef)\\b)[A-Za-z_][\\w]*(?:[\\s*&]+(?:const\\s+)?[A-Za-z_][\\w:]*)*?[\\s*&]+(?:[\\w]+::)?(${alt})\\s*\\([^;]*$`,
+  );
   // Rust's `impl Trait for Name`: what the type implements is part of its definition.
   const implFor = new RegExp(`^\\s*impl\\b(?:<[^>]*>)?\\s+[\\w:<>, ]+\\s+for\\s+(${alt})\\b`);
   return (line) =>
@@ -97,15 +154,25 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
     member.exec(line)?.[1] ??
     pyAssign.exec(line)?.[1] ??
     typed.exec(line)?.[1] ??
-    implFor.exec(line)?.[1];
+    implFor.exec(line)?.[1] ??
+    cLike.exec(line)?.[1];
 }
 
 /** A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`. */
 const DECLARATION =
   /^\s*(?:(?:export|default|public|private|protected|internal|static|abstract|final|sealed|partial|async|pub(?:\([\w:]+\))?|unsafe)\s+)*(?:class|interface|struct|trait|impl|enum|record|type|def|fn|func|function)\b/;
 
+/** A line that opens a block: `test('…', async t => {`, `it "…" do`, `def test_x():`, `case "…":`. */
+const OPENS_BLOCK = /(?:\{|=>|:|\bdo(?:\s*\|[^|]*\|)?)\s*$/;
+
+/** A type's header continued on its own line: `    implements Serializer<T> {`, `  extends Base`. */
+const SUBTYPE_CLAUSE = /^\s*(?:extends|implements|:)\s+[\w$.]/;
+
 /** Lines of a file's head sent when its name is what the question asks about. */
 const HEAD_LINES = 12;
+
+/** Room, in characters, worth a cut definition's head. */
+const MIN_HEAD_CHARS = 240;
 
 /** A longer line (minified, data) is cut when rendered. */
 const MAX_LINE = 400;
@@ -162,6 +229,7 @@ export function fileRegions(
   limits: RegionLimits = defaultRegionLimits,
 ): FileRegions {
   const defines = definitionTest(context.names);
+  const constructs = context.relations?.constructs ? constructionTest(context.names) : () => false;
   const wantsUses = context.intents.includes('uses');
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
@@ -173,10 +241,13 @@ export function fileRegions(
     const qualified = context.qualified.some((name) => line.includes(name));
     const defined = defines(line);
     if (context.strings.some((text) => line.includes(text))) {
-      // The line that spells the error or the string: the most direct answer there is.
-      const start = Math.max(0, at - limits.mentionContext - 1);
-      const end = Math.min(lines.length - 1, at + limits.mentionContext);
-      raw.push({ start, end, score: 150, definition: false, why: 'spells the quoted text' });
+      // The line that spells the error or the string: the most direct answer there is. When it opens a block
+      // (a test named by the string, a handler for the message), the block is what it does.
+      const opens = OPENS_BLOCK.test(line);
+      const block = opens ? definitionBlock(lines, at, limits.definitionLines) : undefined;
+      const start = block?.start ?? Math.max(0, at - limits.mentionContext - 1);
+      const end = block?.end ?? Math.min(lines.length - 1, at + limits.mentionContext);
+      raw.push({ start, end, score: 150, definition: opens, why: 'spells the quoted text' });
     } else if (defined !== undefined && (wantsUses || context.relations)) {
       // Asked who uses, imports or extends it: the signature says what it is; the room goes to the others.
       raw.push({
@@ -197,9 +268,19 @@ export function fileRegions(
       // Asked where a setting is read: the line that reads configuration is the answer.
       const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
       // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
-      const declares = DECLARATION.test(line) && context.names.some((name) => line.includes(name)) ? 30 : 0;
+      const declares =
+        (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line)) && context.names.some((name) => line.includes(name))
+          ? 30
+          : 0;
       // Asked who imports, extends or implements it: a line doing so is an answer, above a plain mention.
-      const relates = context.relations && (declares > 0 || IMPORT_LINE.test(line)) ? 40 : 0;
+      const relation = context.relations;
+      const relates =
+        (relation?.subtypes && declares > 0) || (relation?.imports && IMPORT_LINE.test(line)) || constructs(line)
+          ? 40
+          : // A relation not asked for is still closer than a mention.
+            relation && (declares > 0 || IMPORT_LINE.test(line))
+            ? 10
+            : 0;
       const name = named(line);
       const why =
         command > 0
@@ -208,13 +289,15 @@ export function fileRegions(
             ? `reads configuration${name ? ` (${name})` : ''}`
             : declares > 0
               ? `declaration naming ${name}`
-              : relates > 0
+              : relates > 0 && IMPORT_LINE.test(line)
                 ? `imports ${name}`
-                : wantsUses && name
-                  ? `uses ${name}`
-                  : name
-                    ? `mentions ${name}`
-                    : 'matched the question';
+                : relates > 0
+                  ? `creates ${name}`
+                  : wantsUses && name
+                    ? `uses ${name}`
+                    : name
+                      ? `mentions ${name}`
+                      : 'matched the question';
       raw.push({
         start,
         end,
@@ -263,12 +346,25 @@ export function renderRegions(
   const chosen: Region[] = [];
   let chars = 0;
   let cut = false;
+  const lineSize = (line: string) => Math.min(line.length, MAX_LINE) + 3;
   for (const region of [...regions].sort((a, b) => b.score - a.score || a.start - b.start)) {
-    const size = lines
-      .slice(region.start, region.end + 1)
-      .reduce((sum, line) => sum + Math.min(line.length, MAX_LINE) + 3, 12);
+    const size = lines.slice(region.start, region.end + 1).reduce((sum, line) => sum + lineSize(line), 12);
     if (chars + size > maxChars && chosen.length > 0) {
       cut = true;
+      // A definition too long for the room left still sends its head (signature, doc, first lines): what it
+      // is matters more than a lower region that fits whole.
+      if (region.definition && maxChars - chars >= MIN_HEAD_CHARS) {
+        let end = region.start;
+        let used = 12 + lineSize(lines[region.start] ?? '');
+        while (end < region.end && used + lineSize(lines[end + 1] ?? '') <= maxChars - chars) {
+          end++;
+          used += lineSize(lines[end] ?? '');
+        }
+        if (used <= maxChars - chars) {
+          chosen.push({ ...region, end });
+          chars += used;
+        }
+      }
       continue;
     }
     chosen.push(region);

@@ -31,13 +31,14 @@ import {
   spellingPatterns,
 } from './names.ts';
 import {
-  ASKS_RELATIONS,
+  askedRelations,
   definitionTest,
   type FileRegions,
   fileRegions,
   isTaskPath,
   isTestPath,
   type RankContext,
+  relationPatterns,
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep } from './search.ts';
@@ -86,6 +87,41 @@ const TASK_WORDS: Record<'tests' | 'build', string[]> = {
   tests: ['test', 'tests', 'pytest', 'jest', 'vitest', 'mocha', 'ava', 'tox', 'nox', 'unittest', 'check'],
   build: ['build', 'install', 'compile', 'lint', 'fmt', 'format', 'release', 'dist', 'check'],
 };
+
+/**
+ * A build question that says which task it means gets that task's words only: in a CI file with dozens of
+ * steps, "the linter" is the step that runs one, not every build line.
+ */
+const TASK_KINDS: [RegExp, string[]][] = [
+  [
+    /\b(?:lint\w*|format\w*|fmt|style|clippy|static analysis|type[- ]?check\w*)\b/i,
+    [
+      'lint',
+      'linter',
+      'fmt',
+      'format',
+      'clippy',
+      'ruff',
+      'eslint',
+      'flake8',
+      'pylint',
+      'mypy',
+      'golangci-lint',
+      'vet',
+      'rubocop',
+      'prettier',
+      'biome',
+      'black',
+      'checkstyle',
+      'spotless',
+      'typecheck',
+      'tsc',
+    ],
+  ],
+  [/\b(?:release\w*|publish\w*|deploy\w*)\b/i, ['release', 'publish', 'deploy', 'dist', 'upload', 'goreleaser']],
+  [/\binstall\w*|\bset ?up\b|\bbootstrap\w*/i, ['install', 'setup', 'bootstrap', 'requirements', 'sync', 'restore']],
+  [/\b(?:build\w*|compil\w*|bundl\w*)\b/i, ['build', 'compile', 'bundle', 'dist', 'make', 'cargo', 'gradle', 'mvn']],
+];
 
 /** The task and manifest files searched for task words and package names. */
 const TASK_PATHSPECS = [
@@ -156,6 +192,9 @@ const ENV_READS = [
   'getenv(',
 ];
 
+/** Task-file lines kept per file (git grep's per-file limit elsewhere is 20). */
+const TASK_LINES_PER_FILE = 80;
+
 /** Reads kept per file: the reads are spread over the files that have them. */
 const ENV_READS_PER_FILE = 4;
 
@@ -193,6 +232,8 @@ export function searchPlan(question: Question): SearchPlan {
   const identifiers = subjectIdentifiers(question);
   const names = new Set<string>();
   const qualified = new Set<string>();
+  // Names written as code (not guessed from prose): they, not a guess, say the question is about one thing.
+  const firm = identifiers.filter((identifier) => !identifier.guessed).length;
   for (const { term, tries } of identifiers) {
     if (tries.length > 1) qualified.add(term.replace(/::|#/g, '.'));
     if (term.includes('::')) qualified.add(term);
@@ -206,9 +247,12 @@ export function searchPlan(question: Question): SearchPlan {
   }
   // "How are the tests run": the task files. "Which tests exercise parseInvoice": the name's hits, not the tasks.
   const taskWords = new Set<string>();
-  if (names.size === 0) {
+  if (firm === 0) {
     for (const intent of ['tests', 'build'] as const) {
-      if (hasIntent(question, intent)) for (const word of TASK_WORDS[intent]) taskWords.add(word);
+      if (!hasIntent(question, intent)) continue;
+      const specific = intent === 'build' ? TASK_KINDS.filter(([said]) => said.test(question.text)) : [];
+      const words = specific.length > 0 ? specific.flatMap(([, list]) => list) : TASK_WORDS[intent];
+      for (const word of words) taskWords.add(word);
     }
   }
   const runtimeKeys = RUNTIME_KEYS.filter(([named]) => named.test(question.text)).flatMap(([, keys]) => keys);
@@ -235,9 +279,8 @@ export function searchPlan(question: Question): SearchPlan {
     looseWords,
     proseWords,
     historyPaths,
-    envReads: names.size === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
-    releases:
-      names.size === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
+    envReads: firm === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
+    releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
     ),
@@ -302,32 +345,44 @@ export function createRetrievalSource(
           ? await releaseHistory(git, withPrefix).catch(() => undefined)
           : undefined;
       const namedHistory = wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
-      const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv] = await Promise.all([
-        wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
-        wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
-        wantCode && plan.taskWords.length > 0
-          ? search(plan.taskWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(failed('tasks'))
-          : none,
-        wantCode && plan.manifestWords.length > 0
-          ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(
-              failed('manifests'),
-            )
-          : none,
-        wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
-        wantCode && plan.looseWords.length > 0
-          ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
-          : Promise.resolve(new Map<string, string>()),
-        wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
-        wantHistory && !namedHistory && !releases
-          ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
-              skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
-              return undefined;
-            })
-          : Promise.resolve(undefined),
-        wantCode && plan.envReads.length > 0
-          ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
-          : none,
-      ]);
+      const relations = askedRelations(input.question.text);
+      const relationShapes = wantCode ? relationPatterns(plan.names, relations) : [];
+      const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation] =
+        await Promise.all([
+          wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
+          wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
+          wantCode && plan.taskWords.length > 0
+            ? search(plan.taskWords, {
+                words: true,
+                ignoreCase: true,
+                paths: TASK_PATHSPECS,
+                // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
+                perFile: TASK_LINES_PER_FILE,
+              }).catch(failed('tasks'))
+            : none,
+          wantCode && plan.manifestWords.length > 0
+            ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(
+                failed('manifests'),
+              )
+            : none,
+          wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
+          wantCode && plan.looseWords.length > 0
+            ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
+            : Promise.resolve(new Map<string, string>()),
+          wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
+          wantHistory && !namedHistory && !releases
+            ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
+                skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
+                return undefined;
+              })
+            : Promise.resolve(undefined),
+          wantCode && plan.envReads.length > 0
+            ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
+            : none,
+          relationShapes.length > 0
+            ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
+            : none,
+        ]);
       // Semantic retrieval (--embed-model): the chunks nearest in meaning, beside the word searches' hits.
       const bySimilarity = wantCode && indexed?.semantic ? await indexed.semantic(input.question.text) : [];
       for (const [what, result] of [
@@ -435,7 +490,7 @@ export function createRetrievalSource(
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
           heads: byFileName,
-          relations: ASKS_RELATIONS.test(input.question.text),
+          relations,
         };
         // A name found from the prose is what the loose words were a guess at.
         const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
@@ -446,6 +501,7 @@ export function createRetrievalSource(
           ...byTask.hits,
           ...byManifest.hits,
           ...byEnv.hits,
+          ...byRelation.hits,
           ...(proseFound ? [] : byWord.hits),
           ...bySimilarity,
           ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
