@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { analyseQuestion } from '../../src/shared/question.ts';
 import type { CollectInput } from '../../src/shared/types.ts';
-import { gitPrefix, NO_DRIVERS } from '../../src/sources/gitSafety.ts';
+import { gitPrefix, NO_DRIVERS } from '../../src/sources/git/gitSafety.ts';
 
 export const GIT_AWARE = [
   'instructions.',

@@ -1,4 +1,4 @@
-// What the file guard (src/sources/guard.ts) costs where it reads the most:
+// What the file guard (src/sources/workspace/guard.ts) costs where it reads the most:
 // the stats source's 300 sampled files of the bench repository. Baseline, in
 // the same run and interleaved: the same reads without the guard (the
 // never-read check by name, then a bounded read), as the stats source did.
@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
 import { loadNeverRead } from '../../src/redact/loadRules.ts';
-import { FileGuard, workspaceZone } from '../../src/sources/guard.ts';
-import { readTextIfFile } from '../../src/sources/syncRead.ts';
+import { FileGuard, workspaceZone } from '../../src/sources/workspace/guard.ts';
+import { readTextIfFile } from '../../src/sources/workspace/syncRead.ts';
 import { benchRepository } from './generateRepo.ts';
 
 const RUNS = Number(process.env.BENCH_GUARD_RUNS ?? 41);

@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EMPTY_QUESTION } from '../../src/shared/question.ts';
 import { defaultSourceDeps } from '../../src/sources/deps.ts';
-import { renderDiff } from '../../src/sources/diffText.ts';
+import { renderDiff } from '../../src/sources/git/diffText.ts';
+import { spawnGit } from '../../src/sources/git/gitRunner.ts';
 import { createGitSource } from '../../src/sources/git.ts';
-import { spawnGit } from '../../src/sources/gitRunner.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeRepo } from '../../test/support/gitRepo.ts';
 

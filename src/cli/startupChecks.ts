@@ -11,9 +11,9 @@ import { AuditStoreOpenError } from '../audit/types.ts';
 import { SettingsError } from '../config/loadSettings.ts';
 import { ProxyError } from '../shared/errors.ts';
 import type { Upstream } from '../shared/ports.ts';
-import { gitChildEnvironment } from '../sources/gitEnvironment.ts';
-import { NOT_A_REPOSITORY_HINT, notARepositoryWarning } from '../sources/gitPresence.ts';
-import { gitPrefix } from '../sources/gitSafety.ts';
+import { gitChildEnvironment } from '../sources/git/gitEnvironment.ts';
+import { NOT_A_REPOSITORY_HINT, notARepositoryWarning } from '../sources/git/gitPresence.ts';
+import { gitPrefix } from '../sources/git/gitSafety.ts';
 
 /** Throws a SettingsError (exit 2) unless `dir` is an existing folder. Creates nothing. */
 export function checkWorkspace(dir: string, stat: (path: string) => { isDirectory(): boolean } = statSync): void {

@@ -10,7 +10,7 @@ import type { Logger } from '../shared/ports.ts';
 import { analyseQuestion } from '../shared/question.ts';
 import type { Question } from '../shared/questionTypes.ts';
 import type { ChatMessage, CollectInput, ContextItem, ContextSource, Plan, SourceReport } from '../shared/types.ts';
-import { notARepositoryWarning } from '../sources/gitPresence.ts';
+import { notARepositoryWarning } from '../sources/git/gitPresence.ts';
 import { lastUserText } from './selectMode.ts';
 import type { Collected, PipelineDeps, Prepared } from './types.ts';
 

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { silentLogger } from '../shared/logger.ts';
 import type { Logger } from '../shared/ports.ts';
-import { type GitRunner, spawnGit } from './gitRunner.ts';
+import { type GitRunner, spawnGit } from './git/gitRunner.ts';
 import type { IndexSql } from './retrieval/index/store.ts';
 
 /** A simple-git instance fits: only `raw` is used. */

@@ -10,12 +10,12 @@ import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts
 import { capHead, headLines, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { ignoreChecker } from './gitignored.ts';
-import { gitErrorReason } from './gitRunner.ts';
-import { FileGuard, workspaceZone, type Zone } from './guard.ts';
+import { gitErrorReason } from './git/gitRunner.ts';
 import { mapLimit } from './limit.ts';
-import { readRegularFile } from './syncRead.ts';
 import { TrackedMemo } from './trackedMemo.ts';
+import { ignoreChecker } from './workspace/gitignored.ts';
+import { FileGuard, workspaceZone, type Zone } from './workspace/guard.ts';
+import { readRegularFile } from './workspace/syncRead.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface FilesSourceOptions {

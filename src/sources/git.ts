@@ -10,11 +10,11 @@ import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../s
 import { type Capped, capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { diffKeeper } from './diffKeeper.ts';
-import { renderDiff, segmentsThrough } from './diffText.ts';
-import { branchBase, branchText, logText, readHeadRef, refExists } from './gitBranch.ts';
-import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './gitRunner.ts';
-import { NO_DRIVERS, NO_SUBMODULES } from './gitSafety.ts';
+import { diffKeeper } from './git/diffKeeper.ts';
+import { renderDiff, segmentsThrough } from './git/diffText.ts';
+import { branchBase, branchText, logText, readHeadRef, refExists } from './git/gitBranch.ts';
+import { formatBytes, GitCommandError, gitErrorReason, readKept, readPrefix } from './git/gitRunner.ts';
+import { NO_DRIVERS, NO_SUBMODULES } from './git/gitSafety.ts';
 import { Memo } from './memo.ts';
 import { expandArgs, untrackedEntries, untrackedFiles, untrackedItems } from './untracked.ts';
 import type { Workspaces } from './workspace.ts';

@@ -4,9 +4,9 @@
 
 import path from 'node:path';
 import type { SkippedPath } from '../shared/types.ts';
-import type { FileGuard, Zone } from './guard.ts';
-import { readTextIfFile } from './syncRead.ts';
 import type { StatTracker } from './trackedMemo.ts';
+import type { FileGuard, Zone } from './workspace/guard.ts';
+import { readTextIfFile } from './workspace/syncRead.ts';
 
 export const MAX_IMPORT_HOPS = 5;
 

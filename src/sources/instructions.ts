@@ -12,12 +12,12 @@ import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
-import { ignoreChecker } from './gitignored.ts';
-import { matchesAny } from './globs.ts';
-import { FileGuard, makeZone, type Zone } from './guard.ts';
 import { resolveImports } from './instructionImports.ts';
 import { isInside } from './mentions.ts';
 import { TrackedMemo } from './trackedMemo.ts';
+import { ignoreChecker } from './workspace/gitignored.ts';
+import { matchesAny } from './workspace/globs.ts';
+import { FileGuard, makeZone, type Zone } from './workspace/guard.ts';
 import type { Workspaces } from './workspace.ts';
 
 export const MAX_INSTRUCTION_CHARS = 40_000;

@@ -10,9 +10,9 @@ import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts
 import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { FileGuard, workspaceZone } from './guard.ts';
 import * as facts from './manifestFacts.ts';
 import { TrackedMemo } from './trackedMemo.ts';
+import { FileGuard, workspaceZone } from './workspace/guard.ts';
 import type { Workspaces } from './workspace.ts';
 
 /** Manifests larger than this are not what their name says; skipped with a note. */

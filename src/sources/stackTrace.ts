@@ -8,10 +8,10 @@ import { contentHash } from '../shared/contentHash.ts';
 import type { ContextItem, ContextSource, Segment, SkippedPath } from '../shared/types.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { FileGuard, workspaceZone } from './guard.ts';
 import { isInside } from './mentions.ts';
 import { isLibraryFrame, parseTrace, type TraceFrame } from './traceParse.ts';
 import { TrackedMemo } from './trackedMemo.ts';
+import { FileGuard, workspaceZone } from './workspace/guard.ts';
 import type { Workspaces } from './workspace.ts';
 
 export { looksLikeStackTrace } from './traceParse.ts';

@@ -5,10 +5,10 @@ import path from 'node:path';
 import type { ContextItem, ContextSource, SkippedPath, SourceResult } from '../shared/types.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { formatBytes, gitErrorReason, readPrefix } from './gitRunner.ts';
-import { FileGuard, workspaceZone } from './guard.ts';
+import { formatBytes, gitErrorReason, readPrefix } from './git/gitRunner.ts';
 import { importsOf, languageOf } from './importGraph.ts';
 import { Memo } from './memo.ts';
+import { FileGuard, workspaceZone } from './workspace/guard.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface StatsOptions {

@@ -3,8 +3,8 @@
 // before it is read, and the value stays valid while all stamps still hold.
 
 import { LRUCache } from 'lru-cache';
-import { statStamp } from './fingerprint.ts';
 import type { MemoTime } from './memo.ts';
+import { statStamp } from './workspace/fingerprint.ts';
 
 export class StatTracker {
   readonly stamps = new Map<string, string>();

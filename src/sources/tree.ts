@@ -9,7 +9,7 @@ import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { Memo } from './memo.ts';
-import type { WalkResult } from './walk.ts';
+import type { WalkResult } from './workspace/walk.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface TreeOptions {

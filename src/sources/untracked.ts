@@ -6,9 +6,9 @@
 import path from 'node:path';
 import type { ContextItem, SkippedPath } from '../shared/types.ts';
 import { capHead, headLines } from './cap.ts';
-import { machineWrittenName, machineWrittenText } from './diffText.ts';
-import { FileGuard, workspaceZone } from './guard.ts';
-import { parseStatus, type StatusSnapshot } from './statusParse.ts';
+import { machineWrittenName, machineWrittenText } from './git/diffText.ts';
+import { parseStatus, type StatusSnapshot } from './git/statusParse.ts';
+import { FileGuard, workspaceZone } from './workspace/guard.ts';
 
 export interface UntrackedOptions {
   /** Names listed at most (the rest are counted). */

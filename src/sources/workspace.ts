@@ -7,15 +7,28 @@ import os from 'node:os';
 import path from 'node:path';
 import type { QuestionPath } from '../shared/question.ts';
 import type { SourceDeps } from './deps.ts';
-import { gitMetaFingerprint, locateRepo, type RepoLocation, statFingerprint, statStamp } from './fingerprint.ts';
-import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole, runGitSync } from './gitRunner.ts';
-import { CONFIG_LIST_BYTES, checkRepo, checkRepoSync, gitPrefix, NO_SUBMODULES, type RepoCheck } from './gitSafety.ts';
+import { GitCommandError, type GitRunner, gitErrorReason, readPrefix, readWhole, runGitSync } from './git/gitRunner.ts';
+import {
+  CONFIG_LIST_BYTES,
+  checkRepo,
+  checkRepoSync,
+  gitPrefix,
+  NO_SUBMODULES,
+  type RepoCheck,
+} from './git/gitSafety.ts';
+import { parseStatus, type StatusSnapshot } from './git/statusParse.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
-import { RunListings } from './runListings.ts';
-import { parseStatus, type StatusSnapshot } from './statusParse.ts';
-import { DEFAULT_IGNORED_DIRS, type WalkResult, walkResultFromList, walkWorkTree } from './walk.ts';
-import { WorkTreeWatcher } from './workTreeWatcher.ts';
+import {
+  gitMetaFingerprint,
+  locateRepo,
+  type RepoLocation,
+  statFingerprint,
+  statStamp,
+} from './workspace/fingerprint.ts';
+import { RunListings } from './workspace/runListings.ts';
+import { DEFAULT_IGNORED_DIRS, type WalkResult, walkResultFromList, walkWorkTree } from './workspace/walk.ts';
+import { WorkTreeWatcher } from './workspace/workTreeWatcher.ts';
 
 /** The work tree as git sees it: tracked plus untracked-but-not-ignored files. */
 const LS_FILES = ['ls-files', '-z', '-co', '--exclude-standard'];

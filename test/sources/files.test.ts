@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathCandidates, splitFences } from '../../src/shared/question.ts';
 import { createFilesSource, keepsTail } from '../../src/sources/files.ts';
-import { NEVER_READ_REASON } from '../../src/sources/guard.ts';
+import { NEVER_READ_REASON } from '../../src/sources/workspace/guard.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempDir, type TempRepo } from '../support/gitRepo.ts';
 import { input, signal, testDeps } from './input.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ContextItem } from '../../src/shared/types.ts';
-import { MAX_HUNK_CHARS, renderDiff } from '../../src/sources/diffText.ts';
+import { MAX_HUNK_CHARS, renderDiff } from '../../src/sources/git/diffText.ts';
 import { createGitSource, type GitSourceOptions } from '../../src/sources/git.ts';
 import { untrackedItems } from '../../src/sources/untracked.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';

@@ -4,7 +4,7 @@ import { createEnvSource } from '../../src/sources/env.ts';
 import { importsOf } from '../../src/sources/importGraph.ts';
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { createTreeSource, renderTree } from '../../src/sources/tree.ts';
-import { walkResultFromList } from '../../src/sources/walk.ts';
+import { walkResultFromList } from '../../src/sources/workspace/walk.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { countingGit, input, signal, testDeps } from './input.ts';

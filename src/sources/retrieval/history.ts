@@ -3,8 +3,8 @@
 // whole repository or of the paths the question names, and the last commit's
 // changed lines, each read up to a byte limit.
 
-import { type GitRunner, readPrefix } from '../gitRunner.ts';
-import { NO_DRIVERS } from '../gitSafety.ts';
+import { type GitRunner, readPrefix } from '../git/gitRunner.ts';
+import { NO_DRIVERS } from '../git/gitSafety.ts';
 
 export interface HistoryLimits {
   commits: number;

@@ -4,8 +4,8 @@
 // up to a byte limit (git is stopped there). Linear in the repository, with no
 // index to build: what a developer would type first.
 
-import type { GitRunner } from '../gitRunner.ts';
-import { readPrefix } from '../gitRunner.ts';
+import type { GitRunner } from '../git/gitRunner.ts';
+import { readPrefix } from '../git/gitRunner.ts';
 
 export interface GrepHit {
   /** Workspace-relative path, `/`-separated. */

@@ -13,11 +13,11 @@ import { hasIntent, type Question, subjectIdentifiers, subjectPaths } from '../.
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
-import { branchBase, readHeadRef, refExists } from '../gitBranch.ts';
-import { type GitRunner, gitErrorReason, readPrefix } from '../gitRunner.ts';
-import { FileGuard, workspaceZone } from '../guard.ts';
+import { branchBase, readHeadRef, refExists } from '../git/gitBranch.ts';
+import { type GitRunner, gitErrorReason, readPrefix } from '../git/gitRunner.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
+import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
 import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
 import type { RetrievalIndex } from './index/registry.ts';

@@ -5,8 +5,8 @@
 // context.
 
 import path from 'node:path';
-import { isLockfile } from '../generatedFiles.ts';
-import { FileGuard, type Zone } from '../guard.ts';
+import { isLockfile } from '../workspace/generatedFiles.ts';
+import { FileGuard, type Zone } from '../workspace/guard.ts';
 
 /** Larger files are not parsed (a parse is linear, but a 5 MB file is rarely hand-written). */
 export const MAX_PARSE_BYTES = 512 * 1024;

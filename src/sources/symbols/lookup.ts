@@ -6,7 +6,7 @@
 
 import type { QuestionIdentifier } from '../../shared/question.ts';
 import type { ContextItem } from '../../shared/types.ts';
-import type { FileGuard, Zone } from '../guard.ts';
+import type { FileGuard, Zone } from '../workspace/guard.ts';
 import { admit } from './admit.ts';
 import type { Definition } from './extract.ts';
 import type { DefinitionHit, SymbolIndex } from './symbolIndex.ts';

@@ -11,9 +11,9 @@ import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
 import { defaultFilesOptions } from '../files.ts';
-import { isGitIgnored } from '../gitignored.ts';
-import { FileGuard, workspaceZone } from '../guard.ts';
 import { Memo } from '../memo.ts';
+import { isGitIgnored } from '../workspace/gitignored.ts';
+import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
 import { grammarOf } from './languages.ts';
 import {

@@ -8,8 +8,8 @@
 // starts no worker.
 
 import path from 'node:path';
-import { statStamp } from '../fingerprint.ts';
-import { FileGuard, workspaceZone, type Zone } from '../guard.ts';
+import { statStamp } from '../workspace/fingerprint.ts';
+import { FileGuard, workspaceZone, type Zone } from '../workspace/guard.ts';
 import { admit } from './admit.ts';
 import { BuildPacer } from './buildPacer.ts';
 import type { Definition } from './extract.ts';

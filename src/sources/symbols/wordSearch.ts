@@ -4,7 +4,7 @@
 // everything else. It reports where a name occurs, not what it is.
 
 import type { ContextItem } from '../../shared/types.ts';
-import type { FileGuard, Zone } from '../guard.ts';
+import type { FileGuard, Zone } from '../workspace/guard.ts';
 import { admit } from './admit.ts';
 import { isOtherCode } from './languages.ts';
 

@@ -27,13 +27,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../../deps.ts';
-import { readWhole } from '../../gitRunner.ts';
-import { NO_SUBMODULES } from '../../gitSafety.ts';
-import { FileGuard, workspaceZone } from '../../guard.ts';
-import { parseStatus } from '../../statusParse.ts';
+import { readWhole } from '../../git/gitRunner.ts';
+import { NO_SUBMODULES } from '../../git/gitSafety.ts';
+import { parseStatus } from '../../git/statusParse.ts';
 import { refusedByName } from '../../symbols/admit.ts';
 import { BuildPacer } from '../../symbols/buildPacer.ts';
-import { DEFAULT_IGNORED_DIRS } from '../../walk.ts';
+import { FileGuard, workspaceZone } from '../../workspace/guard.ts';
+import { DEFAULT_IGNORED_DIRS } from '../../workspace/walk.ts';
 import type { WorkspaceState } from '../../workspace.ts';
 import { isTaskPath } from '../regions.ts';
 import { type GrepHit, type GrepRequest, grepArgs } from '../search.ts';

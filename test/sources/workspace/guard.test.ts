@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { FileGuard, makeZone, NEVER_READ_REASON } from '../../src/sources/guard.ts';
-import { readRegularFile } from '../../src/sources/syncRead.ts';
-import { makeDir } from '../support/gitRepo.ts';
-import { realNeverRead } from './input.ts';
+import { FileGuard, makeZone, NEVER_READ_REASON } from '../../../src/sources/workspace/guard.ts';
+import { readRegularFile } from '../../../src/sources/workspace/syncRead.ts';
+import { makeDir } from '../../support/gitRepo.ts';
+import { realNeverRead } from '../input.ts';
 
 describe('FileGuard', () => {
   const ws = makeDir({ 'a.md': 'A\n', 'docs/b.md': 'B\n', 'secrets/.env': 'X=1\n' });

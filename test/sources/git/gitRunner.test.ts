@@ -13,9 +13,9 @@ import {
   readPrefix,
   readWhole,
   spawnGit,
-} from '../../src/sources/gitRunner.ts';
-import { makeRepo } from '../support/gitRepo.ts';
-import { countingGit } from './input.ts';
+} from '../../../src/sources/git/gitRunner.ts';
+import { makeRepo } from '../../support/gitRepo.ts';
+import { countingGit } from '../input.ts';
 
 const big = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n');
 const repo = makeRepo({ files: { 'a.txt': 'one\n', 'big.txt': `${big}\n` } });

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { diffKeeper } from '../../src/sources/diffKeeper.ts';
+import { diffKeeper } from '../../../src/sources/git/diffKeeper.ts';
 
 const fileDiff = (name: string, lines: number, width = 20) =>
   `diff --git a/${name} b/${name}\nindex 1..2 100644\n--- a/${name}\n+++ b/${name}\n@@ -1 +1,${lines} @@\n${Array.from(

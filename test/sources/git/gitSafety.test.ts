@@ -7,15 +7,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createGitSource } from '../../src/sources/git.ts';
-import { subcommandOf } from '../../src/sources/gitFailure.ts';
-import { type GitOutput, readWhole, spawnGit } from '../../src/sources/gitRunner.ts';
-import { CONFIG_LIST_BYTES, checkRepo } from '../../src/sources/gitSafety.ts';
-import { createStatsSource } from '../../src/sources/stats.ts';
-import { createTreeSource } from '../../src/sources/tree.ts';
-import { Workspaces } from '../../src/sources/workspace.ts';
-import { makeDir, makeRepo, type TempDir } from '../support/gitRepo.ts';
-import { input, signal, testDeps } from './input.ts';
+import { subcommandOf } from '../../../src/sources/git/gitFailure.ts';
+import { type GitOutput, readWhole, spawnGit } from '../../../src/sources/git/gitRunner.ts';
+import { CONFIG_LIST_BYTES, checkRepo } from '../../../src/sources/git/gitSafety.ts';
+import { createGitSource } from '../../../src/sources/git.ts';
+import { createStatsSource } from '../../../src/sources/stats.ts';
+import { createTreeSource } from '../../../src/sources/tree.ts';
+import { Workspaces } from '../../../src/sources/workspace.ts';
+import { makeDir, makeRepo, type TempDir } from '../../support/gitRepo.ts';
+import { input, signal, testDeps } from '../input.ts';
 
 const cleanups: (() => void)[] = [];
 after(() => {

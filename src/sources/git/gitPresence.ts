@@ -4,7 +4,7 @@
 // repository git refuses to read (gitSafety.ts) is named by the git source's
 // report; this only looks for one, with a few stats up the tree (no git process).
 
-import { locateRepo } from './fingerprint.ts';
+import { locateRepo } from '../workspace/fingerprint.ts';
 
 /** The hint the start-up line and the snapshot's warning share. */
 export const NOT_A_REPOSITORY_HINT = 'run `git init` there, or point --workspace at a repository';

@@ -4,9 +4,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RepoLocation } from './fingerprint.ts';
+import type { RepoLocation } from '../workspace/fingerprint.ts';
+import { readTextIfFile } from '../workspace/syncRead.ts';
 import type { BranchHeader } from './statusParse.ts';
-import { readTextIfFile } from './syncRead.ts';
 
 /** Repository metadata files are read up to these sizes (regular files only). */
 const PACKED_REFS_BYTES = 64 * 1024 * 1024;

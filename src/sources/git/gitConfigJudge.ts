@@ -23,7 +23,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from './mentions.ts';
+import { isInside } from '../mentions.ts';
 
 export interface ConfigEntry {
   /** `local`, `worktree`, `global`, `system`, `command`; entries of an included file carry `include`. */

@@ -10,7 +10,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SkippedPath } from '../shared/types.ts';
+import type { SkippedPath } from '../../shared/types.ts';
 import { readTextIfFile } from './syncRead.ts';
 
 /** Where reads may land: real folder paths, and how to name them in a refusal. */

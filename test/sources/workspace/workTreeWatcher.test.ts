@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { WorkTreeWatcher } from '../../src/sources/workTreeWatcher.ts';
+import { WorkTreeWatcher } from '../../../src/sources/workspace/workTreeWatcher.ts';
 
 function tree(folders: number): { root: string; dirs: string[]; cleanup: () => void } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxproxy-watch-'));

@@ -25,10 +25,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RepoLocation } from './fingerprint.ts';
+import { isInside } from '../mentions.ts';
+import type { RepoLocation } from '../workspace/fingerprint.ts';
+import { readTextIfFile } from '../workspace/syncRead.ts';
 import { type ConfigEntry, judgeConfig, parseConfigList } from './gitConfigJudge.ts';
-import { isInside } from './mentions.ts';
-import { readTextIfFile } from './syncRead.ts';
 
 /** Overrides passed with `-c` before every git command. */
 export const HARDENING_CONFIG: readonly string[] = [

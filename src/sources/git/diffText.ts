@@ -8,8 +8,8 @@
 // marker (MAX_HUNK_CHARS).
 
 import path from 'node:path';
-import type { Segment } from '../shared/types.ts';
-import { isLockfile } from './generatedFiles.ts';
+import type { Segment } from '../../shared/types.ts';
+import { isLockfile } from '../workspace/generatedFiles.ts';
 
 /** A line this long is minified or generated output, not something a person wrote. */
 const LONG_LINE = 1_000;

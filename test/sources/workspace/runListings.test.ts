@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { RunListings } from '../../src/sources/runListings.ts';
-import { StatTracker } from '../../src/sources/trackedMemo.ts';
+import { StatTracker } from '../../../src/sources/trackedMemo.ts';
+import { RunListings } from '../../../src/sources/workspace/runListings.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxproxy-listings-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

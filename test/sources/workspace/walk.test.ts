@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { sortTail, walkResultFromList, walkWorkTree } from '../../src/sources/walk.ts';
-import { makeDir } from '../support/gitRepo.ts';
+import { sortTail, walkResultFromList, walkWorkTree } from '../../../src/sources/workspace/walk.ts';
+import { makeDir } from '../../support/gitRepo.ts';
 
 describe('walkWorkTree (outside a repository)', () => {
   test('nested .gitignore files and default ignores apply; symlinked folders are not followed', async () => {
