@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { QuestionPath } from '../shared/question.ts';
+import { canonicalPath, isInside } from './workspace/canonicalPath.ts';
 
 export interface ResolvedMention {
   /** Workspace-relative path with `/` separators. */
@@ -24,11 +25,6 @@ export interface MentionResult {
 export function resolveCandidate(workspace: string, home: string, token: string): string {
   if (token.startsWith('~/')) return path.join(home, token.slice(2));
   return path.resolve(workspace, token);
-}
-
-export function isInside(root: string, abs: string): boolean {
-  const rel = path.relative(root, abs);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /**
@@ -57,7 +53,7 @@ export function namedFiles(workspace: string, home: string, named: readonly Ques
     }
     if (!isFile) continue;
     // Only a symlink (the file or a folder on its way) can lead outside; resolve only then.
-    const real = linked || hasLinkedParent(realWorkspace, abs) ? realOr(abs) : abs;
+    const real = linked || hasLinkedParent(realWorkspace, abs) ? canonicalPath(abs) : abs;
     if (!isInside(realWorkspace, abs) || !isInside(realWorkspace, real)) {
       outside.push(token);
       continue;
@@ -69,14 +65,6 @@ export function namedFiles(workspace: string, home: string, named: readonly Ques
   }
   const inside = [...byRel.values()].sort((a, b) => a.rel.localeCompare(b.rel));
   return { inside, outside: outside.sort() };
-}
-
-function realOr(file: string): string {
-  try {
-    return fs.realpathSync.native(file);
-  } catch {
-    return file;
-  }
 }
 
 /** Whether a folder between `root` and `file` is a symlink. */

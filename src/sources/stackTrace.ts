@@ -8,9 +8,9 @@ import { contentHash } from '../shared/contentHash.ts';
 import type { ContextItem, ContextSource, Segment, SkippedPath } from '../shared/types.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
-import { isInside } from './mentions.ts';
 import { isLibraryFrame, parseTrace, type TraceFrame } from './traceParse.ts';
 import { TrackedMemo } from './trackedMemo.ts';
+import { isInside } from './workspace/canonicalPath.ts';
 import { FileGuard, workspaceZone } from './workspace/guard.ts';
 import type { Workspaces } from './workspace.ts';
 

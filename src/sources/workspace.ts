@@ -19,6 +19,7 @@ import {
 import { parseStatus, type StatusSnapshot } from './git/statusParse.ts';
 import { Memo } from './memo.ts';
 import { type MentionResult, namedFiles } from './mentions.ts';
+import { canonicalPath } from './workspace/canonicalPath.ts';
 import {
   gitMetaFingerprint,
   locateRepo,
@@ -405,7 +406,7 @@ export class Workspaces {
   get(workspace: string): WorkspaceState {
     let root = this.#roots.get(workspace);
     if (root === undefined) {
-      root = realRoot(workspace);
+      root = canonicalPath(workspace);
       this.#roots.set(workspace, root);
     }
     let state = this.#states.get(root);
@@ -419,13 +420,5 @@ export class Workspaces {
   closeAll(): void {
     for (const state of this.#states.values()) state.close();
     this.#states.clear();
-  }
-}
-
-function realRoot(workspace: string): string {
-  try {
-    return fs.realpathSync(workspace);
-  } catch {
-    return path.resolve(workspace);
   }
 }

@@ -21,9 +21,8 @@
 //                                         refused when it leads outside
 //   anything else                         harmless to a read-only call
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../mentions.ts';
+import { canonicalPath, isInside } from '../workspace/canonicalPath.ts';
 
 export interface ConfigEntry {
   /** `local`, `worktree`, `global`, `system`, `command`; entries of an included file carry `include`. */
@@ -160,19 +159,6 @@ function splitKey(key: string): { section: string; sub: string | undefined; name
   };
 }
 
-function realOr(file: string): string {
-  try {
-    return fs.realpathSync.native(file);
-  } catch {
-    // Not there (yet): judged by where it would be, its folder resolved.
-    try {
-      return path.join(fs.realpathSync.native(path.dirname(file)), path.basename(file));
-    } catch {
-      return path.resolve(file);
-    }
-  }
-}
-
 /** A path value as git expands it (`~/`), against `base` when relative. */
 function expandPath(value: string, base: string, home: string): string {
   if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
@@ -193,7 +179,7 @@ export function judgeConfig(entries: readonly ConfigEntry[], ctx: JudgeContext):
   const overrides = new Set<string>();
   const includes = new Set<string>();
   const inside = (file: string) => {
-    const real = realOr(file);
+    const real = canonicalPath(file);
     return real === ctx.top || isInside(ctx.top, real);
   };
   for (const entry of entries) {
@@ -206,11 +192,11 @@ export function judgeConfig(entries: readonly ConfigEntry[], ctx: JudgeContext):
       // `%(prefix)/` names git's install folder: outside by definition.
       const target = value.startsWith('%(') ? '/' : expandPath(value, path.dirname(file), ctx.home);
       if (!inside(target)) return refuse('the repository config includes a file outside the workspace');
-      includes.add(realOr(target));
+      includes.add(canonicalPath(target));
       continue;
     }
     if (section === 'core' && name === 'worktree' && sub === undefined) {
-      if (realOr(path.resolve(ctx.gitDir, value)) !== ctx.top) {
+      if (canonicalPath(path.resolve(ctx.gitDir, value)) !== ctx.top) {
         return refuse('core.worktree points away from the workspace');
       }
       continue;

@@ -25,7 +25,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../mentions.ts';
+import { canonicalPath, isInside } from '../workspace/canonicalPath.ts';
 import type { RepoLocation } from '../workspace/fingerprint.ts';
 import { readTextIfFile } from '../workspace/syncRead.ts';
 import { type ConfigEntry, judgeConfig, parseConfigList } from './gitConfigJudge.ts';
@@ -90,14 +90,6 @@ export function gitPrefix(overrides: readonly string[], workTree?: string): stri
   return out;
 }
 
-function realOr(file: string): string {
-  try {
-    return fs.realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
-
 const within = (root: string, file: string) => file === root || isInside(root, file);
 
 /**
@@ -105,9 +97,9 @@ const within = (root: string, file: string) => file === root || isInside(root, f
  * object alternates must stay inside the work tree. Reads only files.
  */
 export function checkLocation(repo: RepoLocation): { ok: true } | { ok: false; reason: string } {
-  const top = realOr(repo.topLevel);
-  const gitDir = realOr(repo.gitDir);
-  const commonDir = realOr(repo.commonDir);
+  const top = canonicalPath(repo.topLevel);
+  const gitDir = canonicalPath(repo.gitDir);
+  const commonDir = canonicalPath(repo.commonDir);
   if (!within(top, gitDir)) return { ok: false, reason: '.git points outside the workspace; git context is off' };
   if (!within(top, commonDir)) {
     return { ok: false, reason: 'the commondir of .git points outside the workspace; git context is off' };
@@ -115,7 +107,7 @@ export function checkLocation(repo: RepoLocation): { ok: true } | { ok: false; r
   // The config files git reads: a link to a file elsewhere (or to a pipe, which would stall git) is not the repository's.
   for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree')]) {
     const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (stat && (!stat.isFile() || !within(top, realOr(file)))) {
+    if (stat && (!stat.isFile() || !within(top, canonicalPath(file)))) {
       return { ok: false, reason: 'the repository config is not a file inside the workspace; git context is off' };
     }
   }
@@ -128,7 +120,7 @@ export function checkLocation(repo: RepoLocation): { ok: true } | { ok: false; r
       for (const line of (alternates ?? '').split('\n')) {
         const entry = line.trim();
         if (entry === '' || entry.startsWith('#')) continue;
-        const target = realOr(path.resolve(objects, entry));
+        const target = canonicalPath(path.resolve(objects, entry));
         if (!within(top, target)) {
           return { ok: false, reason: 'the object alternates point outside the workspace; git context is off' };
         }
@@ -167,10 +159,10 @@ export function* checkRepoSteps(repo: RepoLocation, home: string): Generator<str
   const place = checkLocation(repo);
   if (!place.ok) return place;
   const ctx = {
-    top: realOr(repo.topLevel),
-    gitDir: realOr(repo.gitDir),
-    localFile: path.join(realOr(repo.commonDir), 'config'),
-    worktreeFile: path.join(realOr(repo.gitDir), 'config.worktree'),
+    top: canonicalPath(repo.topLevel),
+    gitDir: canonicalPath(repo.gitDir),
+    localFile: path.join(canonicalPath(repo.commonDir), 'config'),
+    worktreeFile: path.join(canonicalPath(repo.gitDir), 'config.worktree'),
     home,
   };
   let entries: ConfigEntry[];

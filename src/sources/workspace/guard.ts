@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SkippedPath } from '../../shared/types.ts';
+import { canonicalPath } from './canonicalPath.ts';
 import { readTextIfFile } from './syncRead.ts';
 
 /** Where reads may land: real folder paths, and how to name them in a refusal. */
@@ -26,17 +27,8 @@ export type GuardVerdict =
 
 export const NEVER_READ_REASON = 'refused: never read (a secret by nature)';
 
-/** A folder's real path (so a symlinked workspace or `~/.claude` still matches its files); itself when missing. */
-export function realDir(dir: string): string {
-  try {
-    return fs.realpathSync.native(dir);
-  } catch {
-    return path.resolve(dir);
-  }
-}
-
 export function makeZone(label: string, roots: readonly string[]): Zone {
-  return { label, roots: [...new Set(roots.map(realDir))] };
+  return { label, roots: [...new Set(roots.map(canonicalPath))] };
 }
 
 /** The usual zone: the workspace (a real path already) and the configured allowed roots. */

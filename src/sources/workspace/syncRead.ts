@@ -50,14 +50,6 @@ export function readRegularFile(
   }
 }
 
-export function realPathOr(file: string): string {
-  try {
-    return fs.realpathSync.native(file);
-  } catch {
-    return file;
-  }
-}
-
 /** Directory entries, sorted by name; empty when the folder is missing. */
 export function listDir(dir: string): fs.Dirent[] {
   try {
