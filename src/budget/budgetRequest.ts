@@ -30,8 +30,6 @@ export interface BudgetRequestInput {
   plans: Record<ModeName, Plan>;
   /** The model's window (discovered, or the config override). */
   window: number;
-  /** The most num_ctx may be; defaults to `window`. */
-  modelMax?: number | undefined;
   maxTokens?: number | null | undefined;
   safetyRatio?: number | undefined;
   historyOverflow?: HistoryOverflow | undefined;
@@ -136,7 +134,7 @@ export function budgetRequest(input: BudgetRequestInput): BudgetResult {
   const numCtx = chooseNumCtx({
     promptTokens,
     reserve: budget.asked ?? budget.reserve,
-    modelMax: input.modelMax ?? window,
+    modelMax: window,
   });
   const limit = outputLimit({ asked: budget.asked, promptTokens, numCtx });
   if (limit !== undefined && budget.asked !== undefined && limit < budget.asked) {

@@ -21,10 +21,6 @@ export interface OllamaUpstreamOptions {
   firstByteTimeoutMs?: number;
   /** Once the first line arrived, how long the stream may stay silent between lines. */
   idleTimeoutMs?: number;
-  /** Limit for the small metadata calls (/api/tags, /api/show). */
-  metadataTimeoutMs?: number;
-  /** Id for tool calls Ollama sent without one. */
-  newToolCallId?: () => string;
 }
 
 export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
@@ -32,8 +28,8 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
   const baseFetch = options.fetch ?? nodeHttpFetch;
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
-  const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
-  const makeId = options.newToolCallId ?? newToolCallId;
+  /** Limit for the small metadata calls (/api/tags, /api/show). */
+  const metadataTimeoutMs = 10_000;
   const windows = new Map<string, Promise<number | undefined>>();
 
   /** A client whose every fetch is also aborted by `signals`. */
@@ -95,7 +91,7 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
         unfollow();
         throw classifyUpstreamFailure(error, { ...context(), phase: 'request' });
       }
-      return streamEvents(stream, timer, makeId, unfollow);
+      return streamEvents(stream, timer, newToolCallId, unfollow);
     },
 
     async listModels(signal?: AbortSignal): Promise<UpstreamModel[]> {

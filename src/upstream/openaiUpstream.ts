@@ -21,8 +21,6 @@ export interface OpenAIUpstreamOptions {
   firstByteTimeoutMs?: number;
   /** Once the first event arrived, how long the stream may stay silent between events. */
   idleTimeoutMs?: number;
-  metadataTimeoutMs?: number;
-  newToolCallId?: () => string;
 }
 
 /** Fields we set ourselves; the client's values for them are not forwarded. */
@@ -34,8 +32,8 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
   const baseFetch = options.fetch ?? nodeHttpFetch;
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 300_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
-  const metadataTimeoutMs = options.metadataTimeoutMs ?? 10_000;
-  const makeId = options.newToolCallId ?? newToolCallId;
+  /** Limit for the small metadata calls (/v1/models). */
+  const metadataTimeoutMs = 10_000;
   const headers = (accept: string): Record<string, string> => ({
     'Content-Type': 'application/json',
     Accept: accept,
@@ -90,7 +88,7 @@ export function createOpenAIUpstream(options: OpenAIUpstreamOptions): Upstream {
               await data.return(undefined);
             }
           })();
-          for await (const event of openAIEvents(payloads, makeId)) {
+          for await (const event of openAIEvents(payloads, newToolCallId)) {
             if (event.type === 'done') finished = true;
             yield event;
           }
