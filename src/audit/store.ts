@@ -22,7 +22,6 @@ import { type AuditStats, type AuditStoreFull, AuditStoreOpenError, type AuditSt
 import { createWriteQueue } from './writeQueue.ts';
 
 export type { AuditStoreFull, AuditStoreOptions } from './types.ts';
-export { AuditStoreOpenError } from './types.ts';
 
 const EXPORT_PAGE = 100;
 

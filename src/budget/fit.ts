@@ -1,15 +1,9 @@
 // The budget arithmetic, plus the fitting steps re-exported from their files
 // so the pipeline can import the whole stage from one place.
 
-export { type FitContextInput, type FitContextResult, fenceTokens, fitContext } from './contextFit.ts';
-export {
-  droppedMessagesMarker,
-  type FitConversationInput,
-  type FitConversationResult,
-  fitConversation,
-  type HistoryOverflow,
-} from './conversation.ts';
-export { type PlanChoice, type PlanWithDowngradeInput, planWithDowngrade, smallestUsefulContext } from './downgrade.ts';
+export { fitContext } from './contextFit.ts';
+export { droppedMessagesMarker, fitConversation } from './conversation.ts';
+export { planWithDowngrade, smallestUsefulContext } from './downgrade.ts';
 
 export const DEFAULT_SAFETY_RATIO = 0.75;
 export const DEFAULT_REPLY_RESERVE = 1024;

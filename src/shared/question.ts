@@ -14,8 +14,7 @@ import type { Intent, Question, QuestionIdentifier, QuestionPath } from './quest
 import { INTENTS } from './questionTypes.ts';
 import type { ChatMessage } from './types.ts';
 
-export type { Intent, Question, QuestionIdentifier, QuestionPath, QuestionSubject } from './questionTypes.ts';
-export { INTENTS } from './questionTypes.ts';
+export type { Intent, Question, QuestionIdentifier, QuestionPath } from './questionTypes.ts';
 
 export const EMPTY_QUESTION: Question = {
   text: '',

@@ -13,9 +13,7 @@ export type ModeRequest = ModeName | 'auto';
 
 // Inferred from the request schema, so what we accept and what we handle cannot drift.
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
-export type ChatRole = ChatMessage['role'];
 export type ContentPart = z.infer<typeof contentPartSchema>;
-export type TextPart = Extract<ContentPart, { type: 'text' }>;
 export type ImagePart = Extract<ContentPart, { type: 'image_url' }>;
 export type ToolCall = z.infer<typeof toolCallSchema>;
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;

@@ -10,7 +10,6 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SkippedPath } from '../../shared/types.ts';
 import { canonicalPath } from './canonicalPath.ts';
 import { readTextIfFile } from './syncRead.ts';
 
@@ -151,9 +150,4 @@ function lstat(file: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A refusal as the source report shows it. */
-export function refusal(pathLabel: string, reason: string): SkippedPath {
-  return { path: pathLabel, reason };
 }
