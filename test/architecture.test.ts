@@ -1,5 +1,7 @@
 // Imports run one way (DESIGN.md, "Layout"): cli → http → pipeline → the stage
 // folders → shared. No stage folder imports another; nothing imports main.ts.
+// Inside sources/, the parts the sources are built on run one way too:
+// workspace/ (the work tree as files) → git/ (running git) → the sources.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -53,4 +55,38 @@ test('every folder of src/ imports only the folders below it', () => {
 test('the check sees imports at all (it would pass vacuously otherwise)', () => {
   const pipeline = importsOf(path.join(SRC, 'pipeline', 'budgetStage.ts'));
   assert.ok(pipeline.some((specifier) => specifier.startsWith('../budget/')));
+});
+
+/** What each lower part of src/sources/ may import from sources/ (anything outside it is the test above's). */
+const SOURCE_PARTS: Record<string, string[]> = {
+  workspace: ['workspace'],
+  git: ['git', 'workspace'],
+};
+
+function sourcePartImports(part: string): { file: string; target: string; targetPart: string }[] {
+  const sources = path.join(SRC, 'sources');
+  return filesUnder(path.join(sources, part)).flatMap((file) =>
+    importsOf(file)
+      .map((specifier) => path.resolve(path.dirname(file), specifier))
+      .filter((target) => target.startsWith(sources + path.sep))
+      .map((target) => {
+        const inSources = path.relative(sources, target);
+        const targetPart = inSources.includes(path.sep) ? (inSources.split(path.sep)[0] as string) : inSources;
+        return { file: path.relative(SRC, file), target: path.relative(SRC, target), targetPart };
+      }),
+  );
+}
+
+test('inside sources/, workspace/ imports no other part and git/ only workspace/', () => {
+  const violations: string[] = [];
+  for (const [part, allowed] of Object.entries(SOURCE_PARTS)) {
+    for (const { file, target, targetPart } of sourcePartImports(part)) {
+      if (!allowed.includes(targetPart)) violations.push(`${file} imports ${target}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('the sources/ check sees imports between parts', () => {
+  assert.ok(sourcePartImports('git').some(({ targetPart }) => targetPart === 'workspace'));
 });
