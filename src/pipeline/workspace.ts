@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import { BadRequestError } from '../shared/errors.ts';
+import { isInside } from '../sources/workspace/canonicalPath.ts';
 import type { WorkspaceFs } from './types.ts';
 
 /** `X-Ctx-Workspace` is accepted only inside the configured workspace or allowed roots. */
@@ -27,7 +28,7 @@ export function resolveWorkspace(
       return root;
     }
   });
-  const inside = roots.some((root) => isInside(real, root));
+  const inside = roots.some((root) => real === root || isInside(root, real));
   if (!inside) {
     throw new BadRequestError(
       `X-Ctx-Workspace "${header}" is outside the allowed roots; add it to "allowedRoots" in your config file (~/.config/ctxproxy/config.json).`,
@@ -35,13 +36,4 @@ export function resolveWorkspace(
     );
   }
   return real;
-}
-
-/**
- * Whether `target` is `root` or below it. By path segments, not by prefix: `/` (or `C:\\`)
- * already ends in a separator, and `/work/repo2` is not inside `/work/repo`.
- */
-export function isInside(target: string, root: string): boolean {
-  const relative = path.relative(root, target);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
