@@ -79,6 +79,13 @@ export const DEFAULT_TIMEOUT_MS = 2000;
 export const POOL_ABOVE_CHARS = 32 * 1024;
 /** The pool ends a scan's worker this long after the scan's own deadline: a regex that never returns. */
 const POOL_MARGIN_MS = 2000;
+/**
+ * Added to a pooled scan's limit: a worker builds its redactor (compiles every rule) on its first scan,
+ * which takes seconds on a loaded machine, and that must not read as a scan too large to finish. The
+ * scan's own deadline (`timeoutMs`) runs inside the worker and starts after the build, so a slow scan is
+ * still refused on time; this only delays noticing a worker that never answers.
+ */
+const POOL_BUILD_ALLOWANCE_MS = 20_000;
 
 /** What a worker needs to build the same redactor: plain data, the same for every text. */
 export type PooledRedactorOptions = Pick<
@@ -225,7 +232,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
 
   function scanAnywhere(text: string, path: string | undefined): Promise<RedactResult> {
     if (!pool || text.length <= POOL_ABOVE_CHARS) return scan(text, path);
-    return inPool<RedactResult>('scanText', [pooled, text, path], timeoutMs + POOL_MARGIN_MS);
+    return inPool<RedactResult>('scanText', [pooled, text, path], timeoutMs + POOL_MARGIN_MS + POOL_BUILD_ALLOWANCE_MS);
   }
 
   return {
