@@ -77,6 +77,8 @@ export const DEFAULT_TIMEOUT_MS = 2000;
  * base64 under load), a round trip to the worker about as much, so shorter ones stay inline.
  */
 export const POOL_ABOVE_CHARS = 32 * 1024;
+/** Texts up to this long are hashed inline even when their scan would go to the pool. */
+const HASH_INLINE_CHARS = 1024 * 1024;
 /** The pool ends a scan's worker this long after the scan's own deadline: a regex that never returns. */
 const POOL_MARGIN_MS = 2000;
 /**
@@ -224,9 +226,13 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
     }
   }
 
-  /** The text's content hash, for a caller that did not pass the one its item carries. */
+  /**
+   * The text's content hash, for a caller that did not pass the one its item carries. Inline up to
+   * HASH_INLINE_CHARS (sha256 of 1 MB takes a few ms): an agent's long system prompt, the same on every
+   * turn, is then found in the cache without starting a worker.
+   */
   function hashOf(text: string): string | Promise<string> {
-    if (!pool || text.length <= POOL_ABOVE_CHARS) return contentHash(text);
+    if (!pool || text.length <= HASH_INLINE_CHARS) return contentHash(text);
     return inPool<string>('textHash', [text], POOL_MARGIN_MS);
   }
 

@@ -224,8 +224,12 @@ export class CpuPool {
 
 let shared: CpuPool | undefined;
 
-/** The process's pool: every stage's CPU work shares its workers. */
+/**
+ * The process's pool: every stage's CPU work shares its workers. A worker lingers two minutes: a new one
+ * builds its redactor first (seconds on a loaded machine), and a coding agent's next long request comes
+ * after the local model's answer, often more than half a minute later.
+ */
 export function sharedCpuPool(): CpuPool {
-  shared ??= new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 30_000 });
+  shared ??= new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 120_000 });
   return shared;
 }
