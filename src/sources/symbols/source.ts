@@ -159,6 +159,9 @@ export function createSymbolsSource(
     if (now) return computeMap(index);
     if (!pendingMaps.has(index.root)) {
       pendingMaps.add(index.root);
+      // A turn boundary: the map is ranked after this request has its (stale) answer, not inside it.
+      // The ranking itself (rankFiles over the whole index) is one synchronous task that grows with the
+      // repository; moving it to the CPU pool would copy the index to the worker each time.
       setImmediate(() => {
         pendingMaps.delete(index.root);
         if (!closed) computeMap(index);
