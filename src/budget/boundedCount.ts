@@ -16,8 +16,8 @@
 // tokenized, whatever the input.
 //
 // `piecewiseCount` is the exact alternative for long texts when the caller can
-// wait: it counts in pieces cut at line breaks and lets the caller yield
-// between them (the token counter's `prepare` does, within a time budget).
+// wait: it counts in pieces cut at line breaks (the token counter's `prepare`
+// does, in the CPU pool for long texts, within a budget of characters).
 
 /** Runs of one pre-tokenizer class longer than this are chunked. */
 export const LONG_RUN = 128;
@@ -85,15 +85,10 @@ function pieceEnd(text: string, start: number): { end: number; atBreak: boolean 
 
 /**
  * The count of a long text in pieces of at most EXACT_MAX_CHARS cut at line
- * breaks (a line break ends a pre-tokenizer piece, so the sum is the count),
- * calling `between` after each piece; `estimated` when a piece had to be cut
- * inside a line or held a long run.
+ * breaks (a line break ends a pre-tokenizer piece, so the sum is the count);
+ * `estimated` when a piece had to be cut inside a line or held a long run.
  */
-export async function piecewiseCount(
-  text: string,
-  exact: (text: string) => number,
-  between: () => Promise<void>,
-): Promise<{ count: number; estimated: boolean }> {
+export function piecewiseCount(text: string, exact: (text: string) => number): { count: number; estimated: boolean } {
   let count = 0;
   let estimated = false;
   for (let start = 0; start < text.length; ) {
@@ -102,7 +97,6 @@ export async function piecewiseCount(
     if (!atBreak || hasLongRun(piece)) estimated = true;
     count += chunkedCount(piece, exact);
     start = end;
-    await between();
   }
   return { count, estimated };
 }

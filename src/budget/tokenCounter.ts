@@ -5,21 +5,16 @@
 // unchanged context item or message is tokenized once, whatever the ratio.
 //
 // Every count does bounded work (boundedCount.ts). A request's texts are
-// counted ahead by `prepare`, in slices that yield to the event loop, so the
-// synchronous budget stage that follows only looks counts up.
-//
-// Why slices on the event loop and not a worker pool: a worker would load its
-// own copy of the cl100k tables and V8 heap (tens of MB each, on a laptop that
-// also runs the model), the request's text would be copied into it, and
-// src/ is TypeScript run by tsx on Node and natively on Deno, where starting
-// a worker from a .ts module needs a different loader per runtime. With every
-// single count bounded (bench/budget has the figures), yielding between counts
-// keeps other requests within the bound without any of that.
+// counted ahead by `prepare`, so the synchronous budget stage that follows
+// only looks counts up. Tokenizing is slow (about 1 ms per 1,000 characters
+// on a loaded laptop core), so when a request brings more new text than
+// POOL_ABOVE_CHARS, its counts are made in the CPU pool (countTask.ts, the
+// same code with its own cache) and the event loop only hashes and looks up.
 
-import { setImmediate } from 'node:timers/promises';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { LRUCache } from 'lru-cache';
 import { contentHash } from '../shared/contentHash.ts';
+import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
 import { boundedCount, EXACT_MAX_CHARS, isEstimatedCount, piecewiseCount } from './boundedCount.ts';
 
@@ -61,7 +56,7 @@ export interface TokenCounter {
   /** The same counter (sharing its cache) with another calibration ratio, e.g. one per model. */
   withRatio(ratio: number): TokenCounter;
   /**
-   * Counts `texts` ahead, yielding to the event loop between slices of work, and
+   * Counts `texts` ahead (in the CPU pool when they hold much new text) and
    * returns a counter (same ratio and cache) that answers them from memory; use
    * it for one request, then drop it. A text given with its contentHash (a
    * context item's `hash`) is looked up in the cache under it, not hashed again.
@@ -82,8 +77,10 @@ export interface TokenCounterOptions {
   ratio?: number | undefined;
   /** Bound of the count cache (entries). */
   maxCacheEntries?: number | undefined;
-  /** Replaces the tokenizer (raw tokens of a text); tests pass a deterministic one. */
+  /** Replaces the tokenizer (raw tokens of a text); tests pass a deterministic one. It runs inline (no pool). */
   estimate?: ((text: string) => number) | undefined;
+  /** Where `prepare` counts much new text: the process's CPU pool by default; `false` counts inline (the pool's own worker). */
+  pool?: CpuPool | false | undefined;
 }
 
 const noSpecialTokens = { disallowedSpecial: new Set<string>() };
@@ -123,24 +120,40 @@ interface SharedState {
   /** Set once a count of this view was an estimate. */
   estimated: { value: boolean };
   /** The exact count of a long text in pieces (cl100k only; a test's estimator has none). */
-  piecewise?:
-    | ((text: string, between: () => Promise<void>) => Promise<{ count: number; estimated: boolean }>)
-    | undefined;
+  piecewise?: ((text: string) => { count: number; estimated: boolean }) | undefined;
+  /** Where `prepare` sends much new text (cl100k only: a test's estimator cannot be sent to a worker). */
+  pool?: CpuPool | undefined;
 }
 
-/** Work done between two yields to the event loop while preparing counts. */
-const PREPARE_SLICE_MS = 10;
 /** Longer texts are sampled, never counted whole: a long run of base64 takes seconds to count. */
 const PIECEWISE_MAX_CHARS = 256 * 1024;
-/** Time one request may spend counting long texts exactly (yielding throughout); after it, they are sampled. */
-const PREPARE_EXACT_BUDGET_MS = 1_000;
+/**
+ * Characters of long texts (over EXACT_MAX_CHARS) one `prepare` counts exactly, piece by piece; after
+ * them, long texts are sampled. About a second of tokenizing, in the pool; a count, not a time, so the
+ * same texts get the same counts wherever they are counted.
+ */
+const PREPARE_EXACT_BUDGET_CHARS = 1 << 20;
+/**
+ * A `prepare` with more new text to tokenize than this counts in the CPU pool: ~8 ms of tokenizing on a
+ * loaded core, about what a round trip to the worker and the copy of the texts cost.
+ */
+export const POOL_ABOVE_CHARS = 8 * 1024;
+/** Texts hashed on the event loop to look their counts up (sha256 runs at ~1 GB/s: a few ms); past this, the pool hashes. */
+const HASH_INLINE_MAX_CHARS = 4 << 20;
+/** Generous: counting a 10 MB body of short messages takes seconds; this only bounds a worker gone wrong. */
+const POOL_LIMIT_MS = 60_000;
 
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
+  return counterWithRatio(createState(options), options.ratio ?? 1);
+}
+
+function createState(options: TokenCounterOptions): SharedState {
   const maxEntries = options.maxCacheEntries ?? 4096;
-  const state: SharedState = {
+  return {
     estimate: options.estimate ?? estimateCl100k,
     approximate: options.estimate ? () => false : isEstimatedCount,
-    piecewise: options.estimate ? undefined : (text, between) => piecewiseCount(text, exactCl100k, between),
+    piecewise: options.estimate ? undefined : (text) => piecewiseCount(text, exactCl100k),
+    pool: options.estimate || options.pool === false ? undefined : (options.pool ?? sharedCpuPool()),
     estimated: { value: false },
     counts: new LRUCache<string, number>({ max: maxEntries }),
     lineCounts: new LRUCache<string, number[]>({
@@ -151,7 +164,6 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     }),
     cacheUse: { hits: 0, misses: 0 },
   };
-  return counterWithRatio(state, options.ratio ?? 1);
 }
 
 /** Line counts of long texts (a 10,000-line file holds 80 KB of them). */
@@ -165,15 +177,14 @@ function cachedValue<V extends {}>(state: SharedState, cache: LRUCache<string, V
 }
 
 // The count cache holds estimates as negative numbers, so a later hit still says it was one.
-function rawCount(state: SharedState, text: string, hash?: string): number {
+function rawCount(state: SharedState, text: string): number {
   const local = state.local?.get(text);
   if (local !== undefined) return local;
-  // Short texts are cheaper to count than to hash; very long ones are sampled, which is cheaper than hashing them too.
-  if (text.length < MIN_CACHED_CHARS || text.length > PIECEWISE_MAX_CHARS) {
+  if (!cachedByHash(text)) {
     if (state.approximate(text)) state.estimated.value = true;
     return state.estimate(text);
   }
-  const key = hash ?? contentHash(text);
+  const key = contentHash(text);
   const cached = cachedValue(state, state.counts, key);
   if (cached !== undefined) {
     if (cached < 0) state.estimated.value = true;
@@ -186,6 +197,64 @@ function rawCount(state: SharedState, text: string, hash?: string): number {
   return value;
 }
 
+/** A text for `prepare`, with the content hash it is cached under when known. */
+export interface TextToCount {
+  text: string;
+  hash?: string | undefined;
+}
+
+/** Its raw count (negative when estimated, as the cache stores it) and the hash it was cached under, if any. */
+export interface TextCount {
+  raw: number;
+  hash?: string | undefined;
+}
+
+/** Whether a text is cached by hash: short ones are cheaper to count than to hash, very long ones are sampled. */
+function cachedByHash(text: string): boolean {
+  return text.length >= MIN_CACHED_CHARS && text.length <= PIECEWISE_MAX_CHARS;
+}
+
+/** Characters tokenized to count `text` (a sampled text: its samples). */
+function tokenizedChars(text: string): number {
+  return text.length > PIECEWISE_MAX_CHARS ? EXACT_MAX_CHARS : text.length;
+}
+
+/**
+ * Counts texts at once, without yielding: long texts (4K-256K characters) exactly, piece by piece, while
+ * PREPARE_EXACT_BUDGET_CHARS last, then sampled. What `prepare` runs inline for a little new text, and the
+ * CPU pool's worker runs for more (countTask.ts): the same counts either way.
+ */
+function countAll(state: SharedState, texts: readonly TextToCount[]): TextCount[] {
+  let exactLeft = PREPARE_EXACT_BUDGET_CHARS;
+  return texts.map(({ text, hash }) => {
+    if (!cachedByHash(text)) return { raw: signed(state, text, state.estimate(text)) };
+    const key = hash ?? contentHash(text);
+    const cached = cachedValue(state, state.counts, key);
+    if (cached !== undefined) return { raw: cached, hash: key };
+    let raw: number;
+    if (state.piecewise && text.length > EXACT_MAX_CHARS && text.length <= exactLeft) {
+      exactLeft -= text.length;
+      const { count, estimated } = state.piecewise(text);
+      raw = estimated ? -count : count;
+    } else raw = signed(state, text, state.estimate(text));
+    state.counts.set(key, raw);
+    return { raw, hash: key };
+  });
+}
+
+/** A count as the cache stores it: negative when it is an estimate. */
+function signed(state: SharedState, text: string, count: number): number {
+  return state.approximate(text) ? -count : count;
+}
+
+/** A cl100k counter's `countAll` with its own cache: the pool worker's (countTask.ts). */
+export function createCountAll(): (texts: readonly TextToCount[]) => TextCount[] {
+  const state = createState({ pool: false });
+  return (texts) => countAll(state, texts);
+}
+
+const countTask = taskModule('countTask', import.meta.url);
+
 async function prepareCounts(
   state: SharedState,
   texts: Iterable<string | HashedText>,
@@ -193,46 +262,53 @@ async function prepareCounts(
 ): Promise<SharedState> {
   const local = new Map<string, number>();
   const view: SharedState = { ...state, local: undefined, estimated: { value: false } };
-  const started = performance.now();
-  let sliceStart = started;
-  const between = async () => {
-    if (performance.now() - sliceStart <= PREPARE_SLICE_MS) return;
-    await setImmediate();
-    signal?.throwIfAborted();
-    sliceStart = performance.now();
-  };
+  // What is not known yet: looked up by hash here while hashing is cheap, counted below.
+  const unknown: TextToCount[] = [];
+  let newChars = 0;
+  let hashedChars = 0;
   for (const entry of texts) {
-    const [text, hash] = typeof entry === 'string' ? [entry, undefined] : [entry.text, entry.hash];
+    const [text, given] = typeof entry === 'string' ? [entry, undefined] : [entry.text, entry.hash];
     if (local.has(text)) continue;
-    // Long texts are counted exactly, piece by piece, while the request's time budget lasts; then sampled.
-    const exactly =
-      state.piecewise !== undefined &&
-      text.length > EXACT_MAX_CHARS &&
-      text.length <= PIECEWISE_MAX_CHARS &&
-      performance.now() - started < PREPARE_EXACT_BUDGET_MS;
-    local.set(text, exactly ? await piecewiseRawCount(view, text, between, hash) : rawCount(view, text, hash));
-    await between();
+    let hash = given;
+    if (hash === undefined && cachedByHash(text) && hashedChars + text.length <= HASH_INLINE_MAX_CHARS) {
+      hashedChars += text.length;
+      hash = contentHash(text);
+    }
+    // Misses are counted where the text is counted (countAll).
+    const cached = hash === undefined ? undefined : view.counts.get(hash);
+    if (cached !== undefined) {
+      view.cacheUse.hits++;
+      local.set(text, cached);
+      continue;
+    }
+    // A placeholder, so a repeated text is counted once.
+    local.set(text, 0);
+    unknown.push({ text, hash });
+    newChars += tokenizedChars(text);
+  }
+  for (const [i, { raw, hash }] of (await countSomewhere(view, unknown, newChars)).entries()) {
+    local.set((unknown[i] as TextToCount).text, raw);
+    if (hash !== undefined) view.counts.set(hash, raw);
+  }
+  signal?.throwIfAborted();
+  for (const [text, raw] of local) {
+    if (raw < 0) view.estimated.value = true;
+    local.set(text, Math.abs(raw));
   }
   view.local = local;
   return view;
 }
 
-async function piecewiseRawCount(
-  state: SharedState,
-  text: string,
-  between: () => Promise<void>,
-  hash?: string,
-): Promise<number> {
-  const key = hash ?? contentHash(text);
-  const cached = cachedValue(state, state.counts, key);
-  if (cached !== undefined) {
-    if (cached < 0) state.estimated.value = true;
-    return Math.abs(cached);
+/** In the pool when there is much to count; inline otherwise, or when the pool failed (the same counts). */
+async function countSomewhere(state: SharedState, texts: TextToCount[], chars: number): Promise<TextCount[]> {
+  if (state.pool && chars > POOL_ABOVE_CHARS) {
+    try {
+      return await state.pool.run<TextCount[]>({ module: countTask, name: 'countTexts', args: [texts] }, POOL_LIMIT_MS);
+    } catch {
+      // A worker that could not start or died: counting here holds the loop, but the request still gets its figures.
+    }
   }
-  const { count, estimated } = await (state.piecewise as NonNullable<SharedState['piecewise']>)(text, between);
-  if (estimated) state.estimated.value = true;
-  state.counts.set(key, estimated ? -count : count);
-  return count;
+  return countAll(state, texts);
 }
 
 function rawLineCounts(state: SharedState, text: string): number[] {

@@ -23,7 +23,7 @@ export async function assemble(
   // admit() already left hosted tools out; the filter only narrows the type.
   const tools = input.request.tools?.filter(isFunctionTool);
   // One counter for every figure of the snapshot: the estimator at ratio 1, with what is sent counted
-  // ahead in slices that yield (exactly, before a synchronous count could cache an estimate of a long text).
+  // ahead (exactly, before a synchronous count could cache an estimate of a long text).
   const pending = budgeted.turn.parts.map((part) => part.text);
   const counter = await deps.tokenCounter
     .withRatio(1)

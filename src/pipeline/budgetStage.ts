@@ -31,7 +31,7 @@ export async function budget(
     if (report) report.skipped = [...report.skipped, { path: repeat.key, reason: `left out: ${repeat.reason}` }];
   }
   const ratio = deps.calibration?.get(selected.model)?.ratio ?? 1;
-  // Counted ahead in slices that yield, so the synchronous budget below only looks counts up.
+  // Counted ahead (in the CPU pool when there is much new text), so the synchronous budget below only looks counts up.
   const counter = await deps.tokenCounter
     .withRatio(ratio)
     .prepare(

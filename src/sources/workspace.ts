@@ -142,6 +142,8 @@ export class WorkspaceState {
 
   /** Arguments that precede every git subcommand run here: the untrusted-repository overrides. */
   gitArgs(args: readonly string[]): string[] {
+    // A turn boundary, not a slice of work: the sources of one request ask for their git commands within
+    // one turn, and the git client spawns them by the next; `spawning()` lets a caller wait for exactly that.
     this.#spawning ??= new Promise((resolve) =>
       setImmediate(() => {
         this.#spawning = undefined;
@@ -321,6 +323,8 @@ export class WorkspaceState {
     if (this.#active === 0) this.listings.clear();
     if (this.#active > 0 || this.#whenIdle.length === 0) return;
     const waiting = this.#whenIdle.splice(0);
+    // A turn boundary, not a slice of work: a request arriving in this same turn enters first, and the
+    // background work (the watcher's arming, the symbol index's build) waits for it again.
     setImmediate(() => {
       for (const resolve of waiting) resolve();
     });
@@ -334,6 +338,7 @@ export class WorkspaceState {
   /** Resolves on a later turn of the event loop at which no source is collecting for this workspace. */
   #idle(): Promise<void> {
     return new Promise((resolve) => {
+      // On a later turn even when idle now, for the same reason as in leave().
       if (this.#active === 0) setImmediate(resolve);
       else this.#whenIdle.push(resolve);
     });

@@ -7,6 +7,8 @@
 
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { countedTexts, createTokenCounter } from '../../src/budget/index.ts';
+import { POOL_ABOVE_CHARS as COUNT_POOL_ABOVE_CHARS } from '../../src/budget/tokenCounter.ts';
 import { POOL_ABOVE_BYTES, readJsonBody } from '../../src/http/readJsonBody.ts';
 import { questionOffLoop } from '../../src/pipeline/collect.ts';
 import { createRedactor, POOL_ABOVE_CHARS, RedactionTimeoutError } from '../../src/redact/createRedactor.ts';
@@ -177,5 +179,42 @@ describe('the CPU pool', () => {
     assert.equal(cpu.started, 1, 'analysed in the pool');
     const short: ChatMessage[] = [{ role: 'user', content: 'where is parseInvoice defined?' }];
     assert.deepEqual(await questionOffLoop(short, cpu), analyseQuestion(short));
+  });
+
+  test("a long request's token counts made in the pool are the inline counts", async () => {
+    const cpu = pool();
+    const code = Array.from({ length: 4000 }, (_, i) => `const value${i} = compute(${i}, "label ${i}");`).join('\n');
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'be brief' },
+      // Exact, piece by piece (4K-256K characters of lines); a long run (estimated); sampled (over 256K).
+      { role: 'user', content: code },
+      { role: 'assistant', content: `a paste: ${'Q'.repeat(20_000)} and more` },
+      { role: 'user', content: `${code}\n`.repeat(3) },
+      ...Array.from({ length: 300 }, (_, i): ChatMessage => ({ role: 'user', content: `short turn ${i} naïve …` })),
+    ];
+    const tools = [{ type: 'function' as const, function: { name: 'read', parameters: { type: 'object' } } }];
+    const texts = [...countedTexts(messages, tools), { text: code.slice(0, 9000), hash: 'item-hash' }];
+    const counts = async (where: typeof cpu | false) => {
+      const counter = await createTokenCounter({ pool: where }).prepare(texts);
+      return {
+        total: counter.countMessages(messages, tools),
+        each: texts.map((text) => counter.count(typeof text === 'string' ? text : text.text)),
+        estimated: counter.usedEstimate(),
+      };
+    };
+    const inline = await counts(false);
+    assert.equal(cpu.started, 0);
+    assert.deepEqual(await counts(cpu), inline);
+    assert.equal(inline.estimated, true, 'the long run and the long text are estimates');
+    assert.equal(cpu.started, 1, 'counted in the pool');
+    // A request with little new text is counted inline, and a counter's cache answers what the pool counted.
+    const small = createTokenCounter({ pool: cpu });
+    await small.prepare(['a short question', 'x'.repeat(COUNT_POOL_ABOVE_CHARS - 100)]);
+    assert.equal(cpu.started, 1);
+    const again = await small.prepare(texts);
+    const hits = small.stats().hits;
+    await small.prepare(texts);
+    assert.ok(small.stats().hits > hits, 'the second time, the long texts are looked up');
+    assert.equal(again.countMessages(messages, tools), inline.total);
   });
 });

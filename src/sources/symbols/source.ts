@@ -159,6 +159,11 @@ export function createSymbolsSource(
     if (now) return computeMap(index);
     if (!pendingMaps.has(index.root)) {
       pendingMaps.add(index.root);
+      // A turn boundary: the map is ranked after this request has its (stale) answer, not inside it.
+      // The ranking itself (rankFiles over the whole index) is still one synchronous task that grows with the
+      // repository: on a loaded 2-core machine, synthetic indexes of 10 defs and 40 refs a file took 0.1-0.2 s
+      // at 2,000 files, 0.3-0.4 s at 10,000, 1.2-1.6 s at 50,000. Not moved to the CPU pool as it is: a
+      // structured clone of the index to the worker costs 3-5x the ranking, on this thread.
       setImmediate(() => {
         pendingMaps.delete(index.root);
         if (!closed) computeMap(index);

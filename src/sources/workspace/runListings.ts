@@ -59,6 +59,7 @@ export class RunListings {
   #clearSoon(): void {
     if (this.#clearing) return;
     this.#clearing = true;
+    // A turn boundary, not a slice of work: the listings are one run's snapshot, valid for this turn only.
     setImmediate(() => {
       this.#clearing = false;
       this.clear();

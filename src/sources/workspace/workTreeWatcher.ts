@@ -11,8 +11,12 @@ const MAX_WATCHED_DIRS = 4_000;
 
 /**
  * Directories watched per turn of the event loop while arming. Each `fs.watch`
- * call blocks; a whole work tree at once would stall whatever else runs (a
- * request's redaction, audit write, upstream call), so arming yields between slices.
+ * call blocks (an inotify syscall, ~20-50 µs); a whole work tree at once (up to
+ * MAX_WATCHED_DIRS) would stall whatever else runs (a request's redaction, audit
+ * write, upstream call), so arming yields between slices: bounded background work
+ * (50 calls, a few ms at most), kept on the main thread because the watchers'
+ * events must arrive there (a worker would need its own event loop and a message
+ * per change). Not per-request work: it runs once per workspace, when idle.
  */
 const ARM_SLICE_DIRS = 50;
 
