@@ -288,13 +288,16 @@ const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,
 
 /** Placeholder words and counting digits run together (`test123TEST`): a demo's value. */
 function isWordsAndCounts(v: string): boolean {
-  if (v.length > 40) return false;
+  if (v.length > 40 || !COUNTING_DIGITS.test(v)) return false;
   const parts = v.match(/[A-Za-z]+|\d+/g);
   if (parts === null || parts.length < 3 || parts.join('') !== v) return false;
   return parts.every((part) =>
-    /^\d/.test(part) ? /^(?:1|12|123|1234|12345)$/.test(part) : isPlaceholder(part.toLowerCase()),
+    /^\d/.test(part) ? /^(?:1|12|123|1234|12345)$/.test(part) : isPlaceholderWord(part.toLowerCase()),
   );
 }
+const COUNTING_DIGITS = /[A-Za-z]1(?:2(?:3(?:45?)?)?)?[A-Za-z]/;
+const isPlaceholderWord = (word: string) =>
+  WORDS.placeholder.has(word) || WORDS.compoundParts.has(word) || WORDS.madeUpParts.has(word);
 
 /** A Unix socket's address (`fastcgi_pass unix:/var/run/php-fpm/app.sock;`). */
 const UNIX_SOCKET = /^unix:\/[\w./-]+;?$/;
