@@ -2,13 +2,13 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut` (measured; its classes were named by an earlier round) and
-// `heldBack` and `heldOut2` (only their totals are ever read). Files are read with git from
+// `heldOut` and `heldOut2` (measured unseen first, then reviewed and tuned on)
+// and `heldBack` and `heldOut3` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,10 +27,10 @@ interface PinnedRepo {
   under?: string;
 }
 
-type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2';
-const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2'];
+type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2' | 'heldOut3';
+const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2', 'heldOut3'];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut2']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut3']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);

@@ -178,6 +178,18 @@ function namesTheProduct(v: string, path: string | undefined): boolean {
   );
 }
 
+/** The product's name joined to made-up words (`joomla@secured` in `joomla/README.md`, `nextcloud-secret`): still the documented default. */
+function productAndWords(v: string, path: string | undefined): boolean {
+  if (path === undefined || v.length > 40 || !/^[A-Za-z0-9]+(?:[-_.@][A-Za-z0-9]+)+$/.test(v)) return false;
+  let product = false;
+  for (const part of v.toLowerCase().split(/[-_.@]/)) {
+    if (WORDS.madeUpParts.has(part) || WORDS.compoundParts.has(part) || WORDS.placeholder.has(part)) continue;
+    if (!namesTheProduct(part, path)) return false;
+    product = true;
+  }
+  return product;
+}
+
 /** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
 function decodesToPlaceholder(v: string, path: string | undefined): boolean {
   if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
@@ -256,6 +268,36 @@ const EXPANSION_LIST = /^\$[A-Za-z_]\w*(?:,[\w.-]+=\$[A-Za-z_]\w*)+$/;
 /** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`): words of capitals joined by `_`, each with a vowel. */
 const CONSTANT_NAMES =
   /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
+
+/** An Azure Resource Manager template expression (`[parameters('token')]`, `[steps('details').token]`): the value is a parameter's. */
+const ARM_EXPRESSION = /^\[[a-z][A-Za-z]*\([^\n]*\)[\w.'()[\]-]*\]$/;
+
+/** A regular expression literal (`/.+/i`, `/a.+/`) that a test matches the value against: it has a pattern's characters, not base64's. */
+const REGEX_LITERAL = /^\/(?=[^/\n]*[.*?|^$[\](){}\\])(?:[^/\n\\]|\\.)+\/[dgimsuy]*$/;
+
+/** The "key" is the last segment of an absolute path (`-v /etc/passwd:/etc/passwd:ro`, `GET /etc/password HTTP/1.1`): a file, not a setting; not a URL's `//user:`, not a Windows option's `/p:`. */
+const KEY_IS_A_PATH = /(?<![:/\w])\/[\w.-]+\/[\w.-]*[A-Za-z][\w.-]*(?::|[ \t]+)$/;
+
+/** A numeric user and group (`--user 1000:1000`): ids, not a password. */
+const NUMERIC_ID_PAIR_BEFORE = /(?:^|[\s=])\d{1,6}:$/;
+
+/** A subscript, `.`, `,`, `)`, `;` or `}` right after an unquoted identifier: the value is code (`content_b64["elk_pass"]`, `token: base64Token,`). */
+const CODE_AFTER = /^(?:\[["'\w]|[,;)}])/;
+/** An identifier in code: snake_case or camelCase words of two letters or more, with up to three digits each. */
+const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,3}){1,3}$/;
+
+/** Placeholder words and counting digits run together (`test123TEST`): a demo's value. */
+function isWordsAndCounts(v: string): boolean {
+  if (v.length > 40 || !COUNTING_DIGITS.test(v)) return false;
+  const parts = v.match(/[A-Za-z]+|\d+/g);
+  if (parts === null || parts.length < 3 || parts.join('') !== v) return false;
+  return parts.every((part) =>
+    /^\d/.test(part) ? /^(?:1|12|123|1234|12345)$/.test(part) : isPlaceholderWord(part.toLowerCase()),
+  );
+}
+const COUNTING_DIGITS = /[A-Za-z]1(?:2(?:3(?:45?)?)?)?[A-Za-z]/;
+const isPlaceholderWord = (word: string) =>
+  WORDS.placeholder.has(word) || WORDS.compoundParts.has(word) || WORDS.madeUpParts.has(word);
 
 /** A Unix socket's address (`fastcgi_pass unix:/var/run/php-fpm/app.sock;`). */
 const UNIX_SOCKET = /^unix:\/[\w./-]+;?$/;
@@ -413,7 +455,7 @@ function isPhraseSlug(v: string): boolean {
   );
 }
 
-/** `pass#pass`, `pass%23pass`: one word twice around a mark. */
+/** `pass#pass`, `pass%23pass`, `admin / admin`: one word twice around a mark. */
 function isWordTwiceAroundMark(v: string): boolean {
   let text = v;
   try {
@@ -421,7 +463,7 @@ function isWordTwiceAroundMark(v: string): boolean {
   } catch {
     // not %-encoded
   }
-  const match = /^([A-Za-z]{3,})[^A-Za-z0-9]\1$/.exec(text);
+  const match = /^([A-Za-z]{3,})[ \t]*[^A-Za-z0-9\s][ \t]*\1$/.exec(text);
   return match !== null;
 }
 
@@ -488,7 +530,7 @@ export function classifyValue(
   // A value inside escaped quotes (`"\"delete me\""` in a HAR), or closing a Markdown code span and its sentence (`…DDDD`.`), is judged without them.
   const value = raw
     .trim()
-    .replace(/`[.,;:]?$/, '')
+    .replace(/`\)?[.,;:]?$/, '')
     .replace(/^\\?["'`]|\\?["'`]$/g, '');
   if (value.length === 0) return verdict('placeholder', 'empty value');
   if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
@@ -522,6 +564,14 @@ export function classifyValue(
   if (KEY_OF_PAIR.test(value) || KEY_AND_CONSTANTS.test(value))
     return verdict('documentation', "a key of a key=value pair (its value a constant's name or still to come)");
   if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
+  if (ARM_EXPRESSION.test(value)) return verdict('reference', "an ARM template expression ([parameters('x')])");
+  if (REGEX_LITERAL.test(value)) return verdict('documentation', 'a regular expression literal (/…/flags)');
+  if (KEY_IS_A_PATH.test(keyText))
+    return verdict('documentation', "the key is a file path's last segment (/etc/passwd)");
+  if (NUMERIC_ID_PAIR_BEFORE.test(keyText) && /^\d{1,6}$/.test(value))
+    return verdict('documentation', 'a numeric user and group id (uid:gid)');
+  if (!QUOTED_BEFORE.test(keyText) && CODE_IDENTIFIER.test(value) && CODE_AFTER.test(after))
+    return verdict('reference', 'code: an identifier the value is read from');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
   if (SAID_TO_BE_AN_ID.test(after)) return verdict('documentation', 'the sentence says the value is an identifier');
@@ -562,6 +612,7 @@ export function classifyValue(
   if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice');
   if (isWordTwiceAroundMark(value)) return verdict('placeholder', 'a word written twice around a mark');
   if (isDigitCount(value)) return verdict('placeholder', 'digits counting up or down');
+  if (isWordsAndCounts(value)) return verdict('placeholder', 'placeholder words and counting digits run together');
   if (isHexWords(value)) return verdict('placeholder', 'hex spelled from words (deadbeef)');
   if (isPhraseSlug(value)) return verdict('documentation', 'a phrase written as a slug');
   if (!inUrl && namesItsKey(value, key)) return verdict('placeholder', 'the value names its own key');
@@ -575,6 +626,8 @@ export function classifyValue(
   if (echoesItsLine(value, keyText)) return verdict('placeholder', 'repeats its own line (the user name, the key)');
   if (namesTheProduct(value, path))
     return verdict('placeholder', "the product's own name, as the item's path spells it");
+  if (productAndWords(value, path))
+    return verdict('placeholder', "the product's own name joined to made-up words (name@secured)");
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
   if (decodesToPlaceholderPair(value))
     return verdict('placeholder', 'base64 of user:password whose password is a placeholder or the user name');

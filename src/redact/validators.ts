@@ -255,7 +255,14 @@ function isObviouslyFake(v: string): boolean {
   // A placeholder word with a counting tail (`Testing!123`, `Secret#1`): the way a person fills a password field in a demo.
   const word = PLACEHOLDER_TAIL.exec(v);
   if (word && word[1]!.length >= 4 && PLACEHOLDER_WORDS.has(word[1]!.toLowerCase())) return true;
-  if (isDefaultCredential(v) || PORT_MAPPING.test(v) || isCounting(v) || isWordCompound(v) || isRunTogether(v))
+  if (
+    isDefaultCredential(v) ||
+    PORT_MAPPING.test(v) ||
+    isCounting(v) ||
+    isWordCompound(v) ||
+    isRunTogether(v) ||
+    isFillerParts(v)
+  )
     return true;
   // Words run together that name the key (`spectacular-password`, `My3ncryptionkey` below).
   if (joinedWordsOnly(v) && NAMES_ITSELF.test(v.replace(JOINERS, ''))) return true;
@@ -263,8 +270,8 @@ function isObviouslyFake(v: string): boolean {
   if (v.length <= 32 && LEET_OR_TRAILING_I.test(v)) {
     const plain = unleet(v.replace(BRACKETS_AND_MARKS, '')).replace(TRAILING_I, '');
     if (NAMES_ITSELF.test(plain) || PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_COMPOUND.test(plain)) return true;
-    // Leetspeak of placeholder words run together (`s1mpl3`, `$up3rs3cur3`).
-    if (isRunTogether(plain)) return true;
+    // Leetspeak of placeholder words run together (`s1mpl3`, `$up3rs3cur3`) or joined (`My-Cust0m_S3cR3T`).
+    if (isRunTogether(plain) || isWordCompound(unleet(v))) return true;
     // One typo or digit away from the word itself: `pas4word`, `passw0rdd`.
     if (oneEditFrom(v.toLowerCase(), 'password') || oneEditFrom(plain, 'password')) return true;
   }
@@ -420,8 +427,42 @@ function isRunTogether(v: string): boolean {
 }
 
 const LOWER_LETTERS = /^[a-z]+$/;
+// A product's documented default is a word of a made-up value too (`myodoo`).
 const isRunTogetherWord = (part: string) =>
-  COMPOUND_WORDS.has(part) || PLACEHOLDER_WORDS.has(part) || WORDS.runTogether.has(part);
+  COMPOUND_WORDS.has(part) ||
+  PLACEHOLDER_WORDS.has(part) ||
+  WORDS.runTogether.has(part) ||
+  DEFAULT_CREDENTIALS.has(part);
+
+/**
+ * A value typed to fill a field: parts split at `- _ / .` that are each a known placeholder word or a
+ * short run repeated (`xxx-yyy-zzz`, `api-xxx`, `aaa-bbb-ccc`, a keyboard's `asdasdasd/asdasdas/asdasd`),
+ * at least one of them repeated; or one part that is a word repeated (`privatekeyprivatekey…`). A random
+ * value is never periodic.
+ */
+function isFillerParts(v: string): boolean {
+  if (v.length < 3 || v.length > 120) return false;
+  const parts = v.toLowerCase().split(FILLER_SEPARATOR);
+  if (parts.length === 1) return v.length >= 6 && periodOf(parts[0]!, parts[0]!.length >> 1) > 0;
+  let repeated = 0;
+  for (const part of parts) {
+    if (part.length === 0) return false;
+    if (part.length >= 3 && periodOf(part, 3) > 0) repeated++;
+    else if (!(PLACEHOLDER_WORDS.has(part) || COMPOUND_WORDS.has(part) || WORDS.compoundParts.has(part))) return false;
+  }
+  return repeated > 0;
+}
+const FILLER_SEPARATOR = /[-_/.]/;
+
+/** The shortest period of `s` up to `max` (`s[i] === s[i - p]` throughout, `s` at least twice `p`), or 0. */
+function periodOf(s: string, max: number): number {
+  for (let p = 1; p <= max && 2 * p <= s.length; p++) {
+    let i = p;
+    while (i < s.length && s.charCodeAt(i) === s.charCodeAt(i - p)) i++;
+    if (i === s.length) return p;
+  }
+  return 0;
+}
 
 /** `zabbix-server`, `dell@force10`: every part a placeholder, a default credential or a made-up value's word. */
 function isWordCompound(v: string): boolean {

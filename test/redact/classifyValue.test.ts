@@ -289,3 +289,53 @@ test('base64 with slashes is not a file path', () => {
     assert.equal(classifyValue(value, 'aws_secret_access_key = ', 'terraform.tfvars').kind, 'literal', value);
   }
 });
+
+test('issue 26 fifth round (heldOut2 classes): template expressions, regex literals, paths, ids, code, filler and made-up values', () => {
+  // [value, text before it, path, text after it]
+  const kept: [string, string, string | undefined, string][] = [
+    ["[parameters('token')]", '"hub.token": "', 'hack/aks/mainTemplate.json', '",'],
+    ["[steps('applicationDetails').token]", '"token": "', 'hack/arc/createUIDefinition.json', '"'],
+    ['/.+/i', "{ username: 'pgte', password: ", 'README.md', ' })'],
+    ['/a.+/', '{ auth: { passwd: ', 'tests/test_body_match.js', ' } })'],
+    ['/etc/passwd:ro', 'docker run -v /etc/passwd:', 'postgres/README.md', ' -e X=1'],
+    ['HTTP/1.1', 'GET /../../etc/password ', 'docs/README.md', ''],
+    ['1000`).', 'a specific UID/GID like `--user 1000:', 'php/README.md', ''],
+    ['content_b64', '"ELASTICSEARCH_PASSWORD": ', 'tests/logstash_test.py', '["elk_pass"],'],
+    ['base64Token', '  "token": ', 'templates/configmap-helm-scripts.yaml', ',\n'],
+    ['xxx-yyy-zzz', 'token: ', 'tests/metrics-config_test.yaml', ''],
+    ['api-xxx', 'apiKey: "', 'tests/hub_test.yaml', '"'],
+    ['aaa-bbb-ccc', "form: { token: '", 'tests/test_back_filters.js', "' },"],
+    ['asdasdasd/asdasdas/asdasd', "secure_url='https://hooks.slack.com/services/", 'README.md', "'"],
+    ['test123TEST', 'TEST_PASS = "', 'tests/test_basics.py', '"'],
+    ['grault', 'password: "', 'tests/container-config_test.yaml', '"'],
+    ['admin / admin', 'login using the default credentials: `', 'convertigo/README.md', '`.'],
+    ['My-Cust0m_S3cR3T', '-e HTTP_API_PASSWORD="', 'bonita/README.md', '" --name'],
+    ['joomla@secured', 'JOOMLA_ADMIN_PASSWORD: ', 'joomla/compose.yaml', ''],
+    ['myodoo', '- POSTGRES_PASSWORD=', 'odoo/README.md', ''],
+  ];
+  for (const [value, keyText, path, after] of kept) {
+    const v = classifyValue(value, keyText, path, {}, after);
+    assert.notEqual(v.kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
+  }
+  // The same places with values a generator made or a person chose stay literals.
+  const literals: [string, string, string | undefined, string][] = [
+    ['Zq8vN3kX7pL2mW9rT4yB', 'BROKER = "amqps://user:', 'config.py', '@mq.example.com"'],
+    ['Qm3xTq8zLp2v', 'xfreerdp /v:10.0.4.7 /u:Administrator /p:', undefined, ' /cert:ignore'],
+    ['/Ab+cd9Qx7kLm2Tn4Wp/', 'secret: "', 'values.yaml', '"'],
+    ['vXq9T7mKp2Lw', 'docker run -v /data:/data -e PASSWORD=', 'README.md', ' image'],
+    ['4417', '--user admin:', 'README.md', ''],
+    ['zqvWmkTrbn', "{ token: '", 'test.js', "' },"],
+    ['xq7-vz2-mkp', 'token: ', 'values.yaml', ''],
+    ['velvet123orbit', 'password: "', 'tests/x.yaml', '"'],
+    ['Kr4k3n-Orb1t_V3lv3t', '-e HTTP_API_PASSWORD="', 'bonita/README.md', '"'],
+    ['joomla@Zq8vN3kX', 'JOOMLA_ADMIN_PASSWORD: ', 'joomla/compose.yaml', ''],
+    ['myqzvwk', '- POSTGRES_PASSWORD=', 'odoo/README.md', ''],
+  ];
+  for (const [value, keyText, path, after] of literals) {
+    assert.equal(
+      classifyValue(value, keyText, path, {}, after).kind,
+      'literal',
+      `${value} after ${JSON.stringify(keyText)}`,
+    );
+  }
+});
