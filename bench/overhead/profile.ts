@@ -4,6 +4,8 @@
 // Run: npm run build && node --import tsx bench/overhead/profile.ts
 //   BENCH_NODE_FLAGS="--max-semi-space-size=2 --v8-pool-size=1 --cpu-prof --cpu-prof-dir=/tmp/prof --cpu-prof-interval=250"
 //   BENCH_REQUESTS (1500), BENCH_KIND (ollama | openai), BENCH_STREAM (1: streamed chats)
+//   BENCH_BEFORE=DIR: a second server, DIR's bin/ctxproxy.js (another checkout, built), on a clone of its
+//   own, called in the same rounds (each round calls both, in a random order); the CPU of each, and the ratio.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,27 +22,31 @@ const stream = process.env.BENCH_STREAM === '1';
 const model = openai ? 'local-model' : 'qwen2.5-coder:7b';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-const folder = mkdtempSync(path.join(tmpdir(), 'ctxproxy-profile-ws-'));
-if (spawnSync('git', ['clone', '--quiet', '--no-hardlinks', root, folder], { stdio: 'inherit' }).status !== 0) {
-  throw new Error('git clone failed');
+function cloneWorkspace(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'ctxproxy-profile-ws-'));
+  if (spawnSync('git', ['clone', '--quiet', '--no-hardlinks', root, folder], { stdio: 'inherit' }).status !== 0) {
+    throw new Error('git clone failed');
+  }
+  return folder;
 }
+
+const beforeBin = process.env.BENCH_BEFORE ? path.join(process.env.BENCH_BEFORE, 'bin/ctxproxy.js') : undefined;
 const upstream = openai ? await startScript('bench/support/fakeOpenAIProcess.ts', [model]) : await startFakeUpstream();
-const proxy = await startCtxproxy(upstream.url, openai ? ['--upstream-kind', 'openai'] : [], {
-  stderr: 'read',
-  workspace: folder,
-});
+const kindArgs = openai ? ['--upstream-kind', 'openai'] : [];
+const folders: string[] = [];
+const servers: { name: string; proxy: Awaited<ReturnType<typeof startCtxproxy>> }[] = [];
 const agent = new http.Agent({ keepAlive: true });
 
-function cpuMs(): number {
-  const fields = readFileSync(`/proc/${proxy.process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-function chat(i: number): Promise<void> {
+function chat(url: string, i: number): Promise<void> {
   const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: `question number ${i}` }] });
   return new Promise((resolve, reject) => {
     const request = http.request(
-      `${proxy.url}/v1/chat/completions`,
+      `${url}/v1/chat/completions`,
       {
         method: 'POST',
         agent,
@@ -58,26 +64,46 @@ function chat(i: number): Promise<void> {
   });
 }
 
+/** One request to every server, in a random order. */
+async function round(i: number): Promise<void> {
+  const order = servers.length > 1 && Math.random() < 0.5 ? [...servers].reverse() : servers;
+  for (const server of order) await chat(server.proxy.url, i);
+}
+
 try {
-  for (let i = 0; i < 300; i++) await chat(i);
-  // The first index of the workspace runs in the background: measured after it (at most a minute).
-  for (let waited = 0; waited < 60; waited++) {
-    const was = cpuMs();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    if (cpuMs() - was < 30) break;
+  for (const [name, bin] of [
+    ['ctxproxy', undefined],
+    ...(beforeBin ? [['ctxproxy before', beforeBin]] : []),
+  ] as const) {
+    const workspace = cloneWorkspace();
+    folders.push(workspace);
+    servers.push({ name, proxy: await startCtxproxy(upstream.url, kindArgs, { stderr: 'read', workspace, bin }) });
   }
-  const cpuBefore = cpuMs();
+  for (let i = 0; i < 300; i++) await round(i);
+  // The first index of each workspace runs in the background: measured after it (at most a minute).
+  for (let waited = 0; waited < 60; waited++) {
+    const was = servers.map((server) => cpuMs(server.proxy.process.pid));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (servers.every((server, k) => cpuMs(server.proxy.process.pid) - (was[k] ?? 0) < 30)) break;
+  }
+  const cpuBefore = servers.map((server) => cpuMs(server.proxy.process.pid));
   const started = performance.now();
-  for (let i = 0; i < REQUESTS; i++) await chat(1000 + i);
+  for (let i = 0; i < REQUESTS; i++) await round(1000 + i);
   const wall = performance.now() - started;
-  const cpu = cpuMs() - cpuBefore;
+  const perRequest = servers.map((server, k) => (cpuMs(server.proxy.process.pid) - (cpuBefore[k] ?? 0)) / REQUESTS);
   process.stdout.write(
-    `${REQUESTS} sequential ${stream ? 'streamed' : 'non-streamed'} chats, ${openai ? 'openai' : 'ollama'} kind: ` +
-      `CPU ${(cpu / REQUESTS).toFixed(3)} ms per request, wall ${(wall / REQUESTS).toFixed(3)} ms\n`,
+    `${REQUESTS} sequential ${stream ? 'streamed' : 'non-streamed'} chats per server, ${openai ? 'openai' : 'ollama'} kind, ` +
+      `wall ${(wall / REQUESTS).toFixed(3)} ms per round\n`,
   );
+  for (const [k, server] of servers.entries()) {
+    process.stdout.write(`  ${server.name.padEnd(16)} CPU ${(perRequest[k] ?? 0).toFixed(3)} ms per request\n`);
+  }
+  if (servers.length > 1) {
+    process.stdout.write(`  ratio ctxproxy / before: ${((perRequest[0] ?? 0) / (perRequest[1] ?? 1)).toFixed(3)}\n`);
+  }
 } finally {
   agent.destroy();
-  await proxy.stop();
+  for (const server of servers) await server.proxy.stop();
   await upstream.stop();
-  rmSync(folder, { recursive: true, force: true });
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 }

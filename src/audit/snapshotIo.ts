@@ -2,7 +2,7 @@
 // messages to a chain (or a JSON array under the baselines), the rest to its row.
 
 import { contentHash } from '../shared/contentHash.ts';
-import type { Snapshot } from '../shared/types.ts';
+import type { ChatMessage, Snapshot } from '../shared/types.ts';
 import { type ContextRef, type DedupePolicy, decodeMessages, encodeMessages } from './blobRefs.ts';
 import type { SqlDriver } from './driver.ts';
 import { readChain, writeChain } from './messageChain.ts';
@@ -32,7 +32,38 @@ function keptOnRow(snapshot: Snapshot, messages: string[]): boolean {
   return true;
 }
 
+/** A record's messages as its in-flight row encoded them, with the context block's blobs key. */
+interface Encoded {
+  id: string;
+  block: string | undefined;
+  context: ContextRef | undefined;
+  messages: string[];
+}
+
 export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
+  /**
+   * The final version of a record carries the same forwarded messages (the same array) and context
+   * block as its in-flight row: what was sent does not change once sent. Their encoding (a JSON text
+   * per message, the block's hash, the search for the block in every message) is done once, for
+   * the in-flight row, and reused by the same record's next write; anything else is encoded anew.
+   */
+  const encodedInFlight = new WeakMap<readonly ChatMessage[], Encoded>();
+
+  function encode(snapshot: Snapshot): Encoded {
+    const block = snapshot.contextBlock;
+    const known = encodedInFlight.get(snapshot.forwarded);
+    if (known !== undefined && known.id === snapshot.id && known.block === block) return known;
+    let context: ContextRef | undefined;
+    if (block !== undefined) {
+      const hash = contentHash(block);
+      // The `none` baseline: one copy per snapshot, as if not content-addressed.
+      context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
+    }
+    const encoded = { id: snapshot.id, block, context, messages: encodeMessages(snapshot.forwarded, context) };
+    if (snapshot.outcome === 'in_flight') encodedInFlight.set(snapshot.forwarded, encoded);
+    return encoded;
+  }
+
   const insertBlob = db.prepare(
     'INSERT INTO blobs (sha256, text, bytes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
   );
@@ -43,15 +74,10 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
 
   return {
     write(snapshot) {
-      const block = snapshot.contextBlock;
-      let context: ContextRef | undefined;
-      if (block !== undefined) {
-        const hash = contentHash(block);
-        // The `none` baseline: one copy per snapshot, as if not content-addressed.
-        context = { block, key: dedupe === 'none' ? `${hash}:${snapshot.id}` : hash };
-        insertBlob.run(context.key, block, Buffer.byteLength(block, 'utf8'), snapshot.createdAt);
+      const { context, messages } = encode(snapshot);
+      if (context !== undefined) {
+        insertBlob.run(context.key, context.block, Buffer.byteLength(context.block, 'utf8'), snapshot.createdAt);
       }
-      const messages = encodeMessages(snapshot.forwarded, context);
       const chain = dedupe === 'all' && !keptOnRow(snapshot, messages) ? writeChain(db, messages) : undefined;
       const forwardedJson = chain ? '' : `[${messages.join(',')}]`;
       // Triggers keep the search index and the conversations right when a row is replaced.

@@ -2,6 +2,7 @@
 // timeout, and ask the model's window meanwhile. A source that fails or times
 // out is reported and skipped; the request goes on.
 
+import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
 import { messageText } from '../shared/messageText.ts';
@@ -18,25 +19,34 @@ export async function collect(
   { input, selected }: Pick<Prepared, 'input' | 'selected'>,
   deps: PipelineDeps,
 ): Promise<Collected> {
-  // Analysed once, here: every source and the budget read this result.
-  const question = await questionOffLoop(selected.messages);
+  const chosen = sourcesToRun(deps.sources, selected.plan);
+  // No source to run (mode off): no question to analyse either. The budget then has no item to rank
+  // by it, and parses the latest question itself if it ever has one (budgetRequest's `terms`).
+  const question = chosen.length > 0 ? await questionOffLoop(selected.messages) : undefined;
   const [collected, window] = await Promise.all([
-    collectContext(
-      deps.sources,
-      selected.plan,
-      {
-        workspace: selected.workspace,
-        messages: selected.messages,
-        // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
-        lastUserText: parseWindow(lastUserText(selected.messages)),
-        question,
-        now: new Date(deps.now()),
-      },
-      { logger: deps.logger, now: deps.now, signal: input.signal },
-    ),
+    question === undefined
+      ? { items: [], reports: [], ms: 0 }
+      : collectContext(
+          chosen,
+          selected.plan,
+          {
+            workspace: selected.workspace,
+            messages: selected.messages,
+            // Bounded: sources parse it (traces, paths); the message itself is forwarded whole.
+            lastUserText: parseWindow(lastUserText(selected.messages)),
+            question,
+            now: new Date(deps.now()),
+          },
+          { logger: deps.logger, now: deps.now, signal: input.signal },
+        ),
     discoverWindow(deps, selected.model),
   ]);
-  return { ...collected, question, window, warnings: workspaceWarnings(selected.workspace, collected.reports) };
+  return {
+    ...collected,
+    question,
+    window,
+    warnings: workspaceWarnings(selected.workspace, collected.reports),
+  };
 }
 
 /**
@@ -79,10 +89,33 @@ export async function questionOffLoop(
  * or one git was refused for (the git source's report holds the reason, in the proxy's words).
  */
 function workspaceWarnings(workspace: string, reports: readonly SourceReport[]): string[] {
-  const missing = notARepositoryWarning(workspace);
+  const missing = notARepository(workspace);
   if (missing) return [missing];
   const refused = reports.find((r) => r.source === 'git')?.skipped.find((s) => s.path === 'git');
   return refused ? [`git cannot read the workspace: ${refused.reason}`] : [];
+}
+
+/**
+ * How long one look for a repository (stats up the tree from the workspace) answers for its
+ * workspace: a `git init` or a removed `.git` shows in the warning within this much.
+ */
+const REPOSITORY_CHECK_MS = 1000;
+/** Workspaces whose answer is kept (X-Ctx-Workspace can name others than the server's own). */
+const REPOSITORY_CHECKS_KEPT = 64;
+const repositoryChecks = new Map<string, { warning: string | undefined; at: number }>();
+
+/** notARepositoryWarning, looked up at most once a REPOSITORY_CHECK_MS per workspace (by the real clock: a fact of the disk). */
+function notARepository(workspace: string): string | undefined {
+  const now = performance.now();
+  const known = repositoryChecks.get(workspace);
+  if (known && now - known.at < REPOSITORY_CHECK_MS) return known.warning;
+  const warning = notARepositoryWarning(workspace);
+  repositoryChecks.delete(workspace);
+  if (repositoryChecks.size >= REPOSITORY_CHECKS_KEPT) {
+    repositoryChecks.delete(repositoryChecks.keys().next().value as string);
+  }
+  repositoryChecks.set(workspace, { warning, at: now });
+  return warning;
 }
 
 const DEFAULT_WINDOW = 8192;
@@ -112,16 +145,20 @@ export function sourcesForPlan(plan: Plan): Set<string> {
   return new Set(plan.entries.map((entry) => entry.items.split('.')[0] ?? entry.items));
 }
 
-export async function collectContext(
-  sources: readonly ContextSource[],
+/** The sources the plan draws from. */
+function sourcesToRun(sources: readonly ContextSource[], plan: Plan): ContextSource[] {
+  if (plan.entries.length === 0) return [];
+  const needed = sourcesForPlan(plan);
+  return sources.filter((source) => needed.has(source.name));
+}
+
+/** Runs `chosen` (sourcesToRun's answer: at least one). */
+async function collectContext(
+  chosen: readonly ContextSource[],
   plan: Plan,
   input: Omit<CollectInput, 'wanted' | 'mode'>,
   options: { logger: Logger; now: () => number; signal: AbortSignal },
 ): Promise<CollectResult> {
-  const needed = sourcesForPlan(plan);
-  const chosen = sources.filter((source) => needed.has(source.name));
-  // No source to run (mode off): no turn to give up either; the request goes on to the model.
-  if (chosen.length === 0) return { items: [], reports: [], ms: 0 };
   // The sources start on a turn of the event loop of their own, not in the one that chose the mode
   // (which parsed the message too). They start together: they share one parse of its mentions
   // (Workspace.named keeps it until the current task ends).

@@ -50,6 +50,23 @@ describe('in-flight records and a database that cannot take writes', () => {
     await store.close();
   });
 
+  it('the final version reads back what was sent, also when another record shares its messages with another block', async () => {
+    const store = openAuditStore({ path: temp.path() });
+    const sent = makeSnapshot({ id: 'req-1', outcome: 'in_flight' });
+    await store.saveInFlight(sent);
+    // The final version keeps the in-flight row's messages (the same array); the next record is given
+    // the same array with another block: its messages must not be stored as references to the first's.
+    store.save({ ...sent, outcome: 'ok' });
+    const other = { ...sent, id: 'req-2', contextBlock: `${sent.contextBlock ?? ''} and more` };
+    await store.saveInFlight(other);
+    store.save({ ...other, outcome: 'ok' });
+    await store.close();
+    const reopened = openAuditStore({ path: temp.path() });
+    assert.deepEqual(reopened.get('req-1'), { ...sent, outcome: 'ok' });
+    assert.deepEqual(reopened.get('req-2'), { ...other, outcome: 'ok' });
+    await reopened.close();
+  });
+
   it('marks the in-flight rows of a process that is gone interrupted at open, and leaves a live one alone', async () => {
     const writer = openAuditStore({ path: temp.path() });
     await writer.saveInFlight(makeSnapshot({ id: 'mine', outcome: 'in_flight' }));

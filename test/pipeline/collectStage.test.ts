@@ -4,7 +4,12 @@
 // the config file's, else the upstream's, else an assumed default, said so.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContextSource } from '../../src/shared/types.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { pipelineHarness } from './stageHarness.ts';
@@ -30,6 +35,23 @@ describe('collect', () => {
     assert.ok((git?.items ?? 0) > 0);
     assert.match(snapshot.contextBlock ?? '', /answer = 42/);
     assert.ok(snapshot.timings.collectMs !== undefined);
+  });
+
+  test('mode off still says the workspace is not a repository, and stops saying it soon after `git init`', async () => {
+    const plain = mkdtempSync(path.join(tmpdir(), 'ctxproxy-collect-plain-'));
+    try {
+      const pipeline = await pipelineHarness({ workspace: plain });
+      const notRepo = (warnings: readonly string[]) => warnings.some((w) => /not a git repository/.test(w));
+      const first = await pipeline.chat(ask('hi'), { mode: 'off' });
+      assert.ok(notRepo(first.snapshot.warnings), first.snapshot.warnings.join('; '));
+      execFileSync('git', ['init', '--quiet', plain]);
+      // The look for a repository answers for its workspace for a second (collect.ts, REPOSITORY_CHECK_MS).
+      await sleep(1100);
+      const later = await pipeline.chat(ask('hi again'), { mode: 'off' });
+      assert.ok(!notRepo(later.snapshot.warnings), later.snapshot.warnings.join('; '));
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
   });
 
   test('a source that throws is reported failed and skipped with a warning; the request is answered', async () => {
