@@ -32,6 +32,7 @@ import {
 } from './names.ts';
 import {
   askedRelations,
+  DOC_PATH,
   definitionTest,
   type FileRegions,
   fileRegions,
@@ -500,7 +501,6 @@ export function createRetrievalSource(
           ...byString.hits,
           ...byTask.hits,
           ...byManifest.hits,
-          ...byEnv.hits,
           ...byRelation.hits,
           ...(proseFound ? [] : byWord.hits),
           ...bySimilarity,
@@ -508,6 +508,8 @@ export function createRetrievalSource(
         ];
         const from = new Map(resolved.map((r) => [r.name, r.from]));
         items.push(...codeItems(ws.root, hits, context, depth, deps, skipped, from));
+        const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
+        if (reads) items.push(reads);
       }
       return { items, skipped };
     });
@@ -573,6 +575,56 @@ async function filesNamed(
   }
   scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
   return new Map(scored.slice(0, 2).map(({ rel, matched }) => [rel, `file name matches: ${matched.join(', ')}`]));
+}
+
+/** Characters of the environment-read listing, at most (before the mode's total, whichever is smaller). */
+const ENV_LISTING_CHARS = 3_000;
+
+/**
+ * Every environment read found, one compact line each (`path:line: text`): a question about all of them is
+ * answered by a list, not by the regions of the few files the depth sends. One line per file first (code before
+ * tests and docs), then the files' further reads, until the room is used.
+ */
+function readListing(
+  hits: readonly GrepHit[],
+  deps: Pick<SourceDeps, 'isNeverRead'>,
+  maxChars: number,
+): ContextItem | undefined {
+  const byFile = new Map<string, GrepHit[]>();
+  for (const hit of hits) {
+    const rel = hit.rel.split(path.sep).join('/');
+    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
+    byFile.set(rel, [...(byFile.get(rel) ?? []), hit]);
+  }
+  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
+  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const lines: string[] = [];
+  let chars = 0;
+  let cut = false;
+  for (let round = 0; round < ENV_READS_PER_FILE; round++) {
+    for (const rel of files) {
+      const hit = byFile.get(rel)?.[round];
+      if (!hit) continue;
+      const line = `${rel}:${hit.line}: ${hit.text.trim().slice(0, 200)}`;
+      if (chars + line.length + 1 > maxChars) {
+        cut = true;
+        continue;
+      }
+      lines.push(line);
+      chars += line.length + 1;
+    }
+  }
+  if (lines.length === 0) return undefined;
+  return {
+    key: 'retrieval.code.(environment reads)',
+    source: 'retrieval',
+    title: `environment reads in ${files.length} files`,
+    text: lines.join('\n'),
+    priority: 80,
+    kind: 'text',
+    why: 'asked which environment variables are read: every read, one line each',
+    ...(cut ? { truncated: true } : {}),
+  };
 }
 
 /** The best files' regions, one item per file, best first. */
