@@ -493,8 +493,9 @@ export function createRetrievalSource(
           heads: byFileName,
           relations,
         };
-        // A name found from the prose is what the loose words were a guess at.
-        const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
+        // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
+        // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
+        const proseFound = resolved.some((r) => r.from.startsWith('matched:')) || byEnv.hits.length > 0;
         const hits = [
           ...byName.hits,
           ...byResolved.hits,
