@@ -389,6 +389,7 @@ describe('retrieval source: imports of a common word, handlers of an error, ever
         'app/views.py': `${'# filler\n'.repeat(20)}from app.json import dumps\n\n\ndef render(v):\n    return dumps(v)\n`,
         'app/api.py': `${'# filler\n'.repeat(20)}from .json import dumps\n`,
         'app/errors.py': 'class QuotaError(Exception):\n    pass\n',
+        'app/sets.py': `${'# filler\n'.repeat(5)}def from_set_and(items):\n    return all(items)\n`,
         ...Object.fromEntries([1, 2, 3, 4].map((n) => [`app/quota${n}.py`, '# may raise QuotaError\n\n\n'.repeat(8)])),
         'app/worker.py': `${'# filler\n'.repeat(30)}def run(job):\n    try:\n        job()\n    except QuotaError:\n        job.retry_later()\n`,
         ...Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`conf/c${n}.py`, readsEnv(n)])),
@@ -408,6 +409,12 @@ describe('retrieval source: imports of a common word, handlers of an error, ever
     const worker = items.find((item) => item.path === 'app/worker.py');
     assert.match(worker?.text ?? '', /except QuotaError:/, items.map((item) => item.path).join(','));
     assert.match(worker?.why ?? '', /^handles QuotaError/);
+  });
+
+  test('a name of function words said in prose ("the from set and part") finds its definition', async () => {
+    const items = await ask("Where is the code that does the from set and part? I can't find it.");
+    const all = items.map((item) => item.text).join('\n');
+    assert.match(all, /def from_set_and\(items\):/, items.map((item) => item.path).join(','));
   });
 
   test('which environment variables: one line for each read, in more files than the depth sends', async () => {

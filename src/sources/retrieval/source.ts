@@ -229,6 +229,32 @@ function errorCore(line: string): string | undefined {
 
 const PLAIN_PATH = /^[\w./@+-]+$/;
 
+/**
+ * Function words that are also parts of names (`from_set_and`, `to_string`, `is_empty`, `get_or_insert`): a
+ * name said in prose keeps them when they stand in a run of such words ("the from set and part").
+ */
+const NAME_PART_WORDS = new Set(
+  'from to and or is has get set new read run build test value with by for all not no of in on as into'.split(' '),
+);
+
+/**
+ * The question's words in order, as a name said in prose would hold them: its plain words, and the function
+ * words that stand beside another word of the name (a lone "is" in "where is the" is grammar, not a part).
+ */
+function proseWordsOf(question: Question): string[] {
+  const plain = new Set(question.words);
+  const tokens = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
+  const part = (token: string | undefined) => token !== undefined && (plain.has(token) || NAME_PART_WORDS.has(token));
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length && out.length < 16; i++) {
+    const token = tokens[i] as string;
+    if (plain.has(token) || (NAME_PART_WORDS.has(token) && (part(tokens[i - 1]) || part(tokens[i + 1])))) {
+      if (!out.includes(token)) out.push(token);
+    }
+  }
+  return out;
+}
+
 export function searchPlan(question: Question): SearchPlan {
   const identifiers = subjectIdentifiers(question);
   const names = new Set<string>();
@@ -265,7 +291,7 @@ export function searchPlan(question: Question): SearchPlan {
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
-  const proseWords = proseOnly ? question.words.slice(0, 8) : [];
+  const proseWords = proseOnly ? proseWordsOf(question).slice(0, 8) : [];
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
     .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-'))
