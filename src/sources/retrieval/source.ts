@@ -22,6 +22,7 @@ import type { Workspaces } from '../workspace.ts';
 import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
 import type { RetrievalIndex } from './index/registry.ts';
 import {
+  NAME_PART_WORDS,
   nameParts,
   nearestNames,
   proseNames,
@@ -228,14 +229,6 @@ function errorCore(line: string): string | undefined {
 }
 
 const PLAIN_PATH = /^[\w./@+-]+$/;
-
-/**
- * Function words that are also parts of names (`from_set_and`, `to_string`, `is_empty`, `get_or_insert`): a
- * name said in prose keeps them when they stand in a run of such words ("the from set and part").
- */
-const NAME_PART_WORDS = new Set(
-  'from to and or is has get set new read run build test value with by for all not no of in on as into'.split(' '),
-);
 
 /**
  * The question's words in order, as a name said in prose would hold them: its plain words, and the function
