@@ -364,3 +364,61 @@ describe('retrieval source: what a task or a named test does', () => {
     );
   });
 });
+
+describe('retrieval source: imports of a common word, handlers of an error, every environment read', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = async (content: string) => {
+    const messages: ChatMessage[] = [{ role: 'user', content }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    return result.items;
+  };
+  // Files that say `json` often and import the standard library's json: more hits than an importer has.
+  const talksJson = (n: number) =>
+    `import json\n\n\n${Array.from({ length: 12 }, (_, i) => `value_${i} = json.dumps(${n})  # json`).join('\n\n\n')}\n`;
+  // A file that reads one variable in its middle, past a page of other code.
+  const readsEnv = (n: number) =>
+    `import os\n\n${'x = 1\n'.repeat(40)}\nLIMIT_${n} = os.environ.get("APP_LIMIT_${n}", "1")\n`;
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'app/json/__init__.py': 'def dumps(value):\n    return str(value)\n',
+        ...Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`app/talk${n}.py`, talksJson(n)])),
+        'app/views.py': `${'# filler\n'.repeat(20)}from app.json import dumps\n\n\ndef render(v):\n    return dumps(v)\n`,
+        'app/api.py': `${'# filler\n'.repeat(20)}from .json import dumps\n`,
+        'app/errors.py': 'class QuotaError(Exception):\n    pass\n',
+        'app/sets.py': `${'# filler\n'.repeat(5)}def from_set_and(items):\n    return all(items)\n`,
+        ...Object.fromEntries([1, 2, 3, 4].map((n) => [`app/quota${n}.py`, '# may raise QuotaError\n\n\n'.repeat(8)])),
+        'app/worker.py': `${'# filler\n'.repeat(30)}def run(job):\n    try:\n        job()\n    except QuotaError:\n        job.retry_later()\n`,
+        ...Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`conf/c${n}.py`, readsEnv(n)])),
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test("a module named by a common word: the project's own importers, over files that import a library's", async () => {
+    const paths = (await ask('Which files import the json module?')).map((item) => item.path);
+    assert.ok(paths.includes('app/views.py'), paths.join(','));
+    assert.ok(paths.includes('app/api.py'), paths.join(','));
+  });
+
+  test('where an error is handled: the except line, over files that name the error more', async () => {
+    const items = await ask('Where do we handle QuotaError? I want to see what happens when it is raised.');
+    const worker = items.find((item) => item.path === 'app/worker.py');
+    assert.match(worker?.text ?? '', /except QuotaError:/, items.map((item) => item.path).join(','));
+    assert.match(worker?.why ?? '', /^handles QuotaError/);
+  });
+
+  test('a name of function words said in prose ("the from set and part") finds its definition', async () => {
+    const items = await ask("Where is the code that does the from set and part? I can't find it.");
+    const all = items.map((item) => item.text).join('\n');
+    assert.match(all, /def from_set_and\(items\):/, items.map((item) => item.path).join(','));
+  });
+
+  test('which environment variables: one line for each read, in more files than the depth sends', async () => {
+    const all = (await ask('Which environment variables does this project read?')).map((item) => item.text).join('\n');
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) assert.match(all, new RegExp(`os\\.environ\\.get\\("APP_LIMIT_${n}"`));
+  });
+});

@@ -148,6 +148,15 @@ export function nearestNames(missing: readonly string[], hits: readonly GrepHit[
   return out;
 }
 
+/**
+ * Function words that are also parts of names (`from_set_and`, `to_string`, `is_empty`, `get_or_insert`): a
+ * name said in prose keeps them when they stand in a run of such words ("the from set and part"). They are weak
+ * evidence: a name matching them counts after one matching as many of the question's other words.
+ */
+export const NAME_PART_WORDS = new Set(
+  'from to and or is has get set new read run build test value with by for all not no of in on as into'.split(' '),
+);
+
 /** Identifiers whose parts are two or more of the question's words ("header links" → `parse_header_links`). */
 export function proseNames(
   words: readonly string[],
@@ -158,19 +167,22 @@ export function proseNames(
 ): ResolvedName[] {
   if (words.length < 2) return [];
   const candidates = identifiersOf(hits);
-  const scored: { id: string; matched: string[]; extra: number; parts: number; count: number }[] = [];
+  const scored: { id: string; matched: string[]; content: number; extra: number; parts: number; count: number }[] = [];
   for (const [id, count] of candidates) {
     const parts = nameParts(id);
     if (parts.length < 2) continue;
     const matched = words.filter((word) => parts.some((part) => sameWord(part, word)));
-    if (matched.length < 2) continue;
+    const content = matched.filter((word) => !NAME_PART_WORDS.has(word)).length;
+    // Two words, one of them a content word; or a name made of function words said whole ("from set and").
+    if (matched.length < 2 || (content === 0 && matched.length < 3)) continue;
     const extra = parts.filter((part) => !said.has(part) && !words.some((word) => sameWord(part, word))).length;
-    scored.push({ id, matched, extra, parts: parts.length, count });
+    scored.push({ id, matched, content, extra, parts: parts.length, count });
   }
-  // Most words matched, fewest parts the question did not say, then the most parts it did say
+  // Most content words matched, then most words, fewest parts the question did not say, then the most parts it did say
   // (`getRetryTimingHeader` over `RetryTimingHeader` for "get retry timing header").
   scored.sort(
     (a, b) =>
+      b.content - a.content ||
       b.matched.length - a.matched.length ||
       a.extra - b.extra ||
       b.parts - a.parts ||

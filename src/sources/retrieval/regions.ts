@@ -49,6 +49,8 @@ export interface Relations {
   subtypes: boolean;
   /** Where objects of it are made (`new X(`, `X{`, `X::new(`, `X.new`, `X(` assigned). */
   constructs?: boolean | undefined;
+  /** Where an error of it is handled (`except X`, `catch (X e)`, `rescue X`, `errors.Is(err, X)`). */
+  handles?: boolean | undefined;
 }
 
 const ASKS_IMPORTS = /\b(?:imports?|imported|importing|requires?|required|includes?|included)\b/i;
@@ -58,12 +60,19 @@ const ASKS_SUBTYPES =
 const ASKS_CONSTRUCTS =
   /\b(?:creates?|created|creating|construct\w*|instantiat\w*|instances? of|initiali[sz]ed|new (?:\w+ )?(?:objects?|instances?))\b/i;
 
+/** Catching words say it outright; "handle" only about an error ("where do we handle TimeoutError?"). */
+const ASKS_CATCHES = /\b(?:catch(?:es|ing)?|caught|rescu(?:e|es|ed|ing))\b/i;
+const ASKS_HANDLES = /\b(?:handl(?:e|es|ed|ing)|deal(?:s|t)? with|recover(?:s|ed|ing)? from)\b/i;
+const ABOUT_ERRORS =
+  /\b(?:errors?|exceptions?|raised?|rais(?:es|ing)|thrown?|throws?|panics?|failures?)\b|\b[A-Z]\w*(?:Error|Exception)\b|\bErr[A-Z]\w*/;
+
 /** Which relations of a name the question asks about, if any. */
 export function askedRelations(text: string): Relations | undefined {
   const imports = ASKS_IMPORTS.test(text);
   const subtypes = ASKS_SUBTYPES.test(text);
   const constructs = ASKS_CONSTRUCTS.test(text);
-  return imports || subtypes || constructs ? { imports, subtypes, constructs } : undefined;
+  const handles = ASKS_CATCHES.test(text) || (ASKS_HANDLES.test(text) && ABOUT_ERRORS.test(text));
+  return imports || subtypes || constructs || handles ? { imports, subtypes, constructs, handles } : undefined;
 }
 
 /**
@@ -79,6 +88,12 @@ export function relationPatterns(names: readonly string[], relations: Relations 
       out.push(`extends ${name}`, `implements ${name}`, `(${name})`, `(${name},`, `: ${name}`, `< ${name}`);
     if (relations.subtypes) out.push(`${name} for `, `${name}<'`);
     if (relations.imports) out.push(`import ${name}`, `/${name}'`, `/${name}"`, `.${name};`, `{ ${name} }`);
+    // A module of the project, by its path: `from pkg.json import`, `'./json.js'`, `use crate::json`, `\Json;`.
+    if (relations.imports) out.push(`.${name} import`, `/${name}.js'`, `/${name}.js"`, `/${name}.ts'`);
+    if (relations.imports) out.push(`/${name}.ts"`, `::${name}`, `\\${name};`);
+    if (relations.handles) out.push(`except ${name}`, `except (${name}`, `catch (${name}`, `catch(${name}`);
+    if (relations.handles) out.push(`: ${name})`, `rescue ${name}`, `::${name} =>`, `, ${name})`, `.${name})`);
+    if (relations.handles) out.push(`| ${name}`, `\\${name} $`, `${name} =>`);
     if (relations.constructs) out.push(`new ${name}(`, `new ${name}<`, `&${name}{`, `${name}{`, `${name}::new(`);
     if (relations.constructs) out.push(`${name}.new`, ` ${name}(`, `=${name}(`);
   }
@@ -96,6 +111,20 @@ function constructionTest(names: readonly string[]): (line: string) => boolean {
   return (line) => made.test(line);
 }
 
+/** A line that handles an error: `except X`, `catch (X e)`, `rescue X => e`, `errors.Is(err, X)`, `recover`. */
+const HANDLER_LINE = /\b(?:except|catch|rescue|errors\.(?:Is|As)|recover)\b/;
+
+/**
+ * An import line that names the module by its path in the project (`from pkg.json import`, `'./json'`,
+ * `crate::json`, `com.x.Json;`), not a top-level module of the same name (`import json`, the standard library's).
+ */
+function importsOwnModule(names: readonly string[]): (line: string) => boolean {
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  if (simple.length === 0) return () => false;
+  const own = new RegExp(`(?:\\.|/|::|\\\\)(?:${simple.map(escapeRegExp).join('|')})(?![\\w$-])`);
+  return (line) => IMPORT_LINE.test(line) && own.test(line);
+}
+
 /** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
 const IMPORT_LINE =
   /^\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s+[\w:{]|using\s+(?:static\s+)?[\w.]+\s*;|export\s+.*\bfrom\b|#include\b)|\brequire\(\s*['"]|\bimport\(\s*['"]/;
@@ -111,7 +140,7 @@ export const defaultRegionLimits: RegionLimits = { definitionLines: 60, mentionC
 
 const TEST_PATH =
   /(^|\/)(tests?|spec|specs|__tests__|testing|testdata)\/|[._-](test|spec)s?\.[\w]+$|_test\.go$|(^|\/)test_[^/]*$|(^|\/)conftest\.py$|\.Tests?\/|[a-z0-9]Tests?\.(java|cs|kt|scala)$/i;
-const DOC_PATH = /\.(md|mdx|rst|txt|adoc)$|(^|\/)(docs?|CHANGELOG|CHANGES|HISTORY)(\/|$|\.)/i;
+export const DOC_PATH = /\.(md|mdx|rst|txt|adoc)$|(^|\/)(docs?|CHANGELOG|CHANGES|HISTORY)(\/|$|\.)/i;
 const TASK_PATH =
   /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
 
@@ -230,6 +259,10 @@ export function fileRegions(
 ): FileRegions {
   const defines = definitionTest(context.names);
   const constructs = context.relations?.constructs ? constructionTest(context.names) : () => false;
+  const ownImport = context.relations?.imports ? importsOwnModule(context.names) : () => false;
+  const handles = context.relations?.handles
+    ? (line: string) => HANDLER_LINE.test(line) && context.names.some((name) => line.includes(name))
+    : () => false;
   const wantsUses = context.intents.includes('uses');
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
@@ -274,9 +307,15 @@ export function fileRegions(
           : 0;
       // Asked who imports, extends or implements it: a line doing so is an answer, above a plain mention.
       const relation = context.relations;
+      // An import of the project's own module by that name outranks one of a library's (`import json`).
+      const own = ownImport(line) ? 30 : 0;
+      const handler = handles(line);
       const relates =
-        (relation?.subtypes && declares > 0) || (relation?.imports && IMPORT_LINE.test(line)) || constructs(line)
-          ? 40
+        (relation?.subtypes && declares > 0) ||
+        (relation?.imports && IMPORT_LINE.test(line)) ||
+        constructs(line) ||
+        handler
+          ? 40 + own
           : // A relation not asked for is still closer than a mention.
             relation && (declares > 0 || IMPORT_LINE.test(line))
             ? 10
@@ -291,13 +330,15 @@ export function fileRegions(
               ? `declaration naming ${name}`
               : relates > 0 && IMPORT_LINE.test(line)
                 ? `imports ${name}`
-                : relates > 0
-                  ? `creates ${name}`
-                  : wantsUses && name
-                    ? `uses ${name}`
-                    : name
-                      ? `mentions ${name}`
-                      : 'matched the question';
+                : handler
+                  ? `handles ${name}`
+                  : relates > 0
+                    ? `creates ${name}`
+                    : wantsUses && name
+                      ? `uses ${name}`
+                      : name
+                        ? `mentions ${name}`
+                        : 'matched the question';
       raw.push({
         start,
         end,

@@ -22,6 +22,7 @@ import type { Workspaces } from '../workspace.ts';
 import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
 import type { RetrievalIndex } from './index/registry.ts';
 import {
+  NAME_PART_WORDS,
   nameParts,
   nearestNames,
   proseNames,
@@ -32,6 +33,7 @@ import {
 } from './names.ts';
 import {
   askedRelations,
+  DOC_PATH,
   definitionTest,
   type FileRegions,
   fileRegions,
@@ -228,6 +230,24 @@ function errorCore(line: string): string | undefined {
 
 const PLAIN_PATH = /^[\w./@+-]+$/;
 
+/**
+ * The question's words in order, as a name said in prose would hold them: its plain words, and the function
+ * words that stand beside another word of the name (a lone "is" in "where is the" is grammar, not a part).
+ */
+function proseWordsOf(question: Question): string[] {
+  const plain = new Set(question.words);
+  const tokens = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
+  const part = (token: string | undefined) => token !== undefined && (plain.has(token) || NAME_PART_WORDS.has(token));
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length && out.length < 16; i++) {
+    const token = tokens[i] as string;
+    if (plain.has(token) || (NAME_PART_WORDS.has(token) && (part(tokens[i - 1]) || part(tokens[i + 1])))) {
+      if (!out.includes(token)) out.push(token);
+    }
+  }
+  return out;
+}
+
 export function searchPlan(question: Question): SearchPlan {
   const identifiers = subjectIdentifiers(question);
   const names = new Set<string>();
@@ -264,7 +284,7 @@ export function searchPlan(question: Question): SearchPlan {
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
-  const proseWords = proseOnly ? question.words.slice(0, 8) : [];
+  const proseWords = proseOnly ? proseWordsOf(question).slice(0, 8) : [];
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
     .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-'))
@@ -492,15 +512,15 @@ export function createRetrievalSource(
           heads: byFileName,
           relations,
         };
-        // A name found from the prose is what the loose words were a guess at.
-        const proseFound = resolved.some((r) => r.from.startsWith('matched:'));
+        // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
+        // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
+        const proseFound = resolved.some((r) => r.from.startsWith('matched:')) || byEnv.hits.length > 0;
         const hits = [
           ...byName.hits,
           ...byResolved.hits,
           ...byString.hits,
           ...byTask.hits,
           ...byManifest.hits,
-          ...byEnv.hits,
           ...byRelation.hits,
           ...(proseFound ? [] : byWord.hits),
           ...bySimilarity,
@@ -508,6 +528,8 @@ export function createRetrievalSource(
         ];
         const from = new Map(resolved.map((r) => [r.name, r.from]));
         items.push(...codeItems(ws.root, hits, context, depth, deps, skipped, from));
+        const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
+        if (reads) items.push(reads);
       }
       return { items, skipped };
     });
@@ -573,6 +595,56 @@ async function filesNamed(
   }
   scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
   return new Map(scored.slice(0, 2).map(({ rel, matched }) => [rel, `file name matches: ${matched.join(', ')}`]));
+}
+
+/** Characters of the environment-read listing, at most (before the mode's total, whichever is smaller). */
+const ENV_LISTING_CHARS = 3_000;
+
+/**
+ * Every environment read found, one compact line each (`path:line: text`): a question about all of them is
+ * answered by a list, not by the regions of the few files the depth sends. One line per file first (code before
+ * tests and docs), then the files' further reads, until the room is used.
+ */
+function readListing(
+  hits: readonly GrepHit[],
+  deps: Pick<SourceDeps, 'isNeverRead'>,
+  maxChars: number,
+): ContextItem | undefined {
+  const byFile = new Map<string, GrepHit[]>();
+  for (const hit of hits) {
+    const rel = hit.rel.split(path.sep).join('/');
+    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
+    byFile.set(rel, [...(byFile.get(rel) ?? []), hit]);
+  }
+  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
+  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const lines: string[] = [];
+  let chars = 0;
+  let cut = false;
+  for (let round = 0; round < ENV_READS_PER_FILE; round++) {
+    for (const rel of files) {
+      const hit = byFile.get(rel)?.[round];
+      if (!hit) continue;
+      const line = `${rel}:${hit.line}: ${hit.text.trim().slice(0, 200)}`;
+      if (chars + line.length + 1 > maxChars) {
+        cut = true;
+        continue;
+      }
+      lines.push(line);
+      chars += line.length + 1;
+    }
+  }
+  if (lines.length === 0) return undefined;
+  return {
+    key: 'retrieval.code.(environment reads)',
+    source: 'retrieval',
+    title: `environment reads in ${files.length} files`,
+    text: lines.join('\n'),
+    priority: 80,
+    kind: 'text',
+    why: 'asked which environment variables are read: every read, one line each',
+    ...(cut ? { truncated: true } : {}),
+  };
 }
 
 /** The best files' regions, one item per file, best first. */

@@ -37,4 +37,15 @@ describe('retrieval ranking within the room', () => {
     const [best] = proseNames(['retry', 'timing', 'header', 'part'], hits, said);
     assert.equal(best?.name, 'getRetryTimingHeader');
   });
+
+  test("function words the prose kept are weak evidence: the name with the question's content word wins", () => {
+    const hits = [
+      { rel: 'a.py', line: 1, text: 'def get_value(): return 1' },
+      { rel: 'b.py', line: 1, text: 'def header_value(): return 2' },
+    ];
+    const said = new Set(['where', 'do', 'we', 'get', 'the', 'header', 'value']);
+    const found = proseNames(['get', 'header', 'value'], hits, said);
+    assert.equal(found[0]?.name, 'header_value');
+    assert.ok(!found.some((name) => name.name === 'get_value'), 'two function words alone name nothing');
+  });
 });
