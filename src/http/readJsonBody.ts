@@ -58,9 +58,13 @@ export async function readJsonBody(
     );
   }
   const bytes = await readLimited(request, limitBytes, nodeBody);
+  // A pool that fails (its worker did not start, crashed or hung) does not fail the request: the body
+  // is parsed here instead, holding the loop once rather than refusing a client that did nothing wrong.
   const parsed =
     pool && bytes.total > POOL_ABOVE_BYTES
-      ? await pool.run<ParsedBody>({ module: bodyTask, name: 'parseJsonBytes', args: [joined(bytes)] }, POOL_LIMIT_MS)
+      ? await pool
+          .run<ParsedBody>({ module: bodyTask, name: 'parseJsonBytes', args: [joined(bytes)] }, POOL_LIMIT_MS)
+          .catch(() => parseJsonText(decoded(bytes.chunks)))
       : parseJsonText(decoded(bytes.chunks));
   if (!parsed.ok) throw new BadRequestError(parsed.message, parsed.code, parsed.param);
   return parsed.value;

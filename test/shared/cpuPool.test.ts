@@ -156,6 +156,18 @@ describe('the CPU pool', () => {
     assert.equal(cpu.started, 1);
   });
 
+  test('a large body whose worker dies is parsed inline: the client gets its answer, not a 500', async () => {
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(POOL_ABOVE_BYTES) }] });
+    const dying = pool({ workerUrl: crashing });
+    const request = new Request('http://127.0.0.1/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    assert.deepEqual(await readJsonBody(request, 64 * 1024 * 1024, undefined, dying), JSON.parse(body));
+    assert.equal(dying.started, 1, 'the pool was tried first');
+  });
+
   test('a long question analysed in the pool is the inline analysis', async () => {
     const cpu = pool();
     const long = `${'function _a(b,c){return b.x[c]};'.repeat(10_000)}\nwhy does src/app.ts throw in parseInvoice?`;
