@@ -8,7 +8,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startCtxproxy, startScript } from '../support/processes.ts';
+import { cpuMs, startCtxproxy, startScript } from '../support/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,12 +24,6 @@ const MODEL = 'qwen2.5-coder:7b';
 const LONG = 300;
 const SHORT = 30;
 const agent = new http.Agent({ keepAlive: true });
-
-/** User plus system CPU time of a process, in ms (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 function rssMb(pid: number): number {
   const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

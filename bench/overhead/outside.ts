@@ -8,15 +8,15 @@
 // BENCH_BEFORE=DIR adds "ctxproxy before": DIR's bin/ctxproxy.js (another checkout, built), in the same rounds.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { type Child, startCtxproxy, startFakeUpstream, startScript } from '../support/processes.ts';
+import { type Child, cpuMs, startCtxproxy, startFakeUpstream, startScript } from '../support/processes.ts';
 import { ms, summarize } from '../support/stats.ts';
+import { type Timing, timedPost } from '../support/timedPost.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 400);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
@@ -27,46 +27,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-interface Timing {
-  totalMs: number;
-  firstChunkMs: number;
-}
-
-function call(url: string, body: string, headers: Record<string, string> = {}): Promise<Timing> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let firstChunkMs = Number.NaN;
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (part: string) => {
-          if (Number.isNaN(firstChunkMs)) firstChunkMs = performance.now() - started;
-          text += part;
-        });
-        response.on('end', () => {
-          if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${text}`));
-          else resolve({ totalMs: performance.now() - started, firstChunkMs });
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-/** CPU time a process has used so far (user + system, all its threads), in ms, from /proc. */
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+const call = (url: string, body: string, headers: Record<string, string> = {}): Promise<Timing> =>
+  timedPost(agent, url, body, headers);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

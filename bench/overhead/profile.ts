@@ -8,13 +8,14 @@
 //   own, called in the same rounds (each round calls both, in a random order); the CPU of each, and the ratio.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { startCtxproxy, startFakeUpstream, startScript } from '../support/processes.ts';
+import { cpuMs, startCtxproxy, startFakeUpstream, startScript } from '../support/processes.ts';
+import { timedPost } from '../support/timedPost.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
 const openai = process.env.BENCH_KIND === 'openai';
@@ -37,31 +38,9 @@ const folders: string[] = [];
 const servers: { name: string; proxy: Awaited<ReturnType<typeof startCtxproxy>> }[] = [];
 const agent = new http.Agent({ keepAlive: true });
 
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-function chat(url: string, i: number): Promise<void> {
+async function chat(url: string, i: number): Promise<void> {
   const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: `question number ${i}` }] });
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      `${url}/v1/chat/completions`,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          response.statusCode === 200 ? resolve() : reject(new Error(`answered ${response.statusCode}`)),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+  await timedPost(agent, `${url}/v1/chat/completions`, body);
 }
 
 /** One request to every server, in a random order. */

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { startProxy } from '../../test/support/proxy.ts';
 import { startCtxproxy, startFakeUpstream, startScript } from '../support/processes.ts';
 import { ms, summarize } from '../support/stats.ts';
+import { type Timing, timedPost } from '../support/timedPost.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1500);
 const CONCURRENCY = 50;
@@ -24,35 +25,7 @@ function shuffled<T>(items: T[]): T[] {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 10 });
 
-interface Timing {
-  totalMs: number;
-  firstChunkMs: number;
-}
-
-function call(url: string, body: string): Promise<Timing> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let firstChunkMs = Number.NaN;
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}`));
-        response.on('data', () => {
-          if (Number.isNaN(firstChunkMs)) firstChunkMs = performance.now() - started;
-        });
-        response.on('end', () => resolve({ totalMs: performance.now() - started, firstChunkMs }));
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
+const call = (url: string, body: string): Promise<Timing> => timedPost(agent, url, body);
 
 const fake = await startFakeUpstream();
 const proxy = await startCtxproxy(fake.url);
