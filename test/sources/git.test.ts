@@ -157,6 +157,30 @@ describe('git source', () => {
     assert.equal(lines[0], '?? file-000.txt');
   });
 
+  test('status and untracked files never list ctxproxy’s own folder, even before its .gitignore is written', async () => {
+    // As the index leaves it for a moment (folder made, .gitignore not yet renamed into place),
+    // at the top and in a nested workspace, beside a file the user did add.
+    const r = repo({
+      files: { 'keep.txt': 'k\n' },
+      unstaged: {
+        'notes.txt': 'new\n',
+        '.ctxproxy/index.db': 'x',
+        '.ctxproxy/.gitignore.4242.abc': '*\n',
+        'pkg/.ctxproxy/index.db': 'x',
+        'pkg/lib.ts': 'export {};\n',
+      },
+    });
+    const { git } = setup();
+    const items = byKey((await git.collect(input(r.dir, { wanted: ['git.status', 'git.untracked'] }), signal)).items);
+    assert.equal(items['git.status']?.text, '?? notes.txt\n?? pkg/');
+    assert.deepEqual(
+      Object.keys(items)
+        .filter((key) => key.startsWith('git.untracked.'))
+        .sort(),
+      ['git.untracked.notes.txt', 'git.untracked.pkg/lib.ts'],
+    );
+  });
+
   describe('memoization', () => {
     test('a warm request with nothing changed spawns no git process', async () => {
       const r = repo({ files: { 'a.txt': 'a\n' }, unstaged: { 'a.txt': 'b\n' } });

@@ -49,6 +49,16 @@ export function parseBranchHeader(line: string): BranchHeader {
   return header;
 }
 
+/**
+ * ctxproxy's own folder (`.ctxproxy/`: the audit log, the retrieval index) at any depth. It ignores
+ * itself through its own `.gitignore`, but that file is written just after the folder is made, so a
+ * status taken in between would list the folder, and the next turn would carry a change the user
+ * never made. The walk skips the same name (workspace/walk.ts).
+ */
+function isProxyOwn(repoPath: string): boolean {
+  return repoPath.split('/').includes('.ctxproxy');
+}
+
 export function parseStatus(raw: string, topLevel: string, workspace: string): StatusSnapshot {
   const fields = raw.split('\0');
   let header: BranchHeader = { branch: undefined, upstream: undefined, ahead: 0, behind: 0, unborn: false };
@@ -66,7 +76,7 @@ export function parseStatus(raw: string, topLevel: string, workspace: string): S
       entry.from = fields[i + 1];
       i++;
     }
-    entries.push(entry);
+    if (!isProxyOwn(entry.path)) entries.push(entry);
   }
   const toWorkspace = (repoPath: string) => {
     const rel = path.relative(workspace, path.join(topLevel, repoPath)).split(path.sep).join('/');
