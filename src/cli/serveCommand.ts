@@ -30,6 +30,8 @@ export interface ServerInput {
   overrides?: Partial<PipelineDeps> | undefined;
   /** More audit store options (a driver wrapper, a queue limit). */
   auditOptions?: Omit<AuditStoreOptions, 'path' | 'logger'> | undefined;
+  /** The clock of the wrong-token lockouts (tests step it instead of waiting them out). */
+  now?: (() => number) | undefined;
 }
 
 export interface RunningServer {
@@ -70,6 +72,7 @@ export async function createServer(input: ServerInput): Promise<RunningServer> {
       host: settings.host,
       allowedHosts: settings.allowedHosts,
       allowedOrigins: settings.allowedOrigins,
+      now: input.now,
       audit: auditRoutes({ store, conversation: (id) => store.conversation(id), authToken: settings.authToken }),
     });
     if (settings.retentionDays || settings.maxDbMb) {

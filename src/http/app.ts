@@ -47,6 +47,8 @@ export interface AppDeps {
   allowedHosts?: readonly string[] | undefined;
   /** --allowed-origins: browser origins that may call ctxproxy cross-site (CORS). */
   allowedOrigins?: readonly string[] | undefined;
+  /** The clock the wrong-token lockouts are timed by (milliseconds); absent: `Date.now`. */
+  now?: (() => number) | undefined;
 }
 
 /** Requests to these are audited even when turned away before the pipeline ran. */
@@ -69,7 +71,7 @@ export function createApp(deps: AppDeps): Hono<RouteEnv> {
     allowedOrigins: deps.allowedOrigins,
     remoteClientsAllowed: deps.authToken !== undefined,
     remoteAddress,
-    authThrottle: deps.authToken === undefined ? undefined : createAuthThrottle(),
+    authThrottle: deps.authToken === undefined ? undefined : createAuthThrottle({ now: deps.now }),
     formPaths: AUDIT_FORM_PATHS,
     logger: deps.logger,
   });

@@ -35,6 +35,8 @@ export interface ProxyOptions {
   warm?: boolean;
   /** More audit store options (a driver wrapper, a queue limit). */
   auditOptions?: Omit<AuditStoreOptions, 'path'>;
+  /** The clock of the wrong-token lockouts; the real one when absent. */
+  now?: () => number;
 }
 
 export interface RunningProxy {
@@ -79,6 +81,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       ...(options.sources ? { sources: options.sources } : {}),
     },
     auditOptions: options.auditOptions,
+    now: options.now,
   });
   const { url, store } = running;
   return {
