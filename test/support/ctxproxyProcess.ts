@@ -15,10 +15,11 @@ const onDeno = 'Deno' in globalThis;
 
 /**
  * How a test starts the command: `dist`, the compiled package that `npm start` and `ctxproxy`
- * run (the default on Node); `sources`, the TypeScript through tsx (`npm run dev`); `deno`, the
- * sources under Deno with `deno task start`'s permissions (the default under Deno).
+ * run (the default on Node); `deno`, the sources under Deno with `deno task start`'s permissions
+ * (the default under Deno). Never the sources through tsx on Node: each child would compile the
+ * TypeScript again, the largest cost of the spawning suites (issue 28).
  */
-export type Entry = 'dist' | 'sources' | 'deno';
+export type Entry = 'dist' | 'deno';
 export const DEFAULT_ENTRY: Entry = onDeno ? 'deno' : 'dist';
 
 /** The compiled command, `bin/ctxproxy.js`, for the suites that spawn it with `process.execPath` themselves. */
@@ -27,7 +28,6 @@ export const BIN = path.join(ROOT, 'bin', 'ctxproxy.js');
 /** The executable and leading arguments that start the command through `entry`. */
 export function commandLine(entry: Entry = DEFAULT_ENTRY): { file: string; args: string[] } {
   if (entry === 'dist') return { file: process.execPath, args: [BIN] };
-  if (entry === 'sources') return { file: process.execPath, args: [path.join(ROOT, 'bin', 'ctxproxy.sources.js')] };
   const task = (JSON.parse(readFileSync(path.join(ROOT, 'deno.json'), 'utf8')) as { tasks: { start: string } }).tasks
     .start;
   const permissions = task.split(/\s+/).filter((word) => word.startsWith('--allow-'));
