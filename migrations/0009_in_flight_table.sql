@@ -11,8 +11,8 @@
 --
 -- The columns are the snapshot row's, so a row moves with INSERT … SELECT:
 -- the messages stay on the row (forwarded_json, as written for the model), and
--- the context block is kept here too (context_block), since `blobs` is not
--- written before the prompt leaves.
+-- so does the context block (context_block) unless `blobs` holds it already
+-- (NULL then): `blobs` is not written before the prompt leaves.
 
 CREATE TABLE in_flight (
   id TEXT NOT NULL,

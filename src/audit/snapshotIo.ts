@@ -56,6 +56,7 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
   const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
   const selectSnapshot = db.prepare('SELECT * FROM snapshots WHERE id = ?');
   const selectBlob = db.prepare('SELECT text FROM blobs WHERE sha256 = ?');
+  const blobStored = db.prepare('SELECT 1 AS found FROM blobs WHERE sha256 = ?');
   // `in_flight` has no index: these scan it, and it holds only the requests now in flight (a page or a few).
   const insertInFlight = db.prepare(INSERT_IN_FLIGHT);
   const deleteInFlight = db.prepare('DELETE FROM in_flight WHERE id = ?');
@@ -68,7 +69,10 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
       deleteInFlight.run(snapshot.id);
       if (snapshot.outcome === 'in_flight') {
         const stored = { contextKey: context?.key, chain: undefined, forwardedJson };
-        insertInFlight.run(...snapshotValues(snapshot, stored), context?.block ?? null);
+        // The block rides on the row unless `blobs` has it already (a conversation's earlier turn): a
+        // look-up in its index costs less than writing the block's pages again before the prompt leaves.
+        const block = context === undefined || blobStored.get(context.key) ? null : context.block;
+        insertInFlight.run(...snapshotValues(snapshot, stored), block);
         return;
       }
       if (context !== undefined) {
@@ -86,9 +90,9 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
       const row = selectSnapshot.get(id) ?? selectInFlight.get(id);
       if (!row) return undefined;
       const contextKey = typeof row.context_sha256 === 'string' ? row.context_sha256 : undefined;
-      // An in-flight row carries its block; a finished one refers to `blobs`.
+      // An in-flight row may carry its block; otherwise (and for a finished row) it is in `blobs`.
       const text =
-        row.context_block !== undefined
+        typeof row.context_block === 'string'
           ? row.context_block
           : contextKey === undefined
             ? undefined

@@ -168,6 +168,32 @@ describe('in-flight records and a database that cannot take writes', () => {
     await next.close();
   });
 
+  it('a block the log holds already is not written again in flight; prune keeps it, and a crash still reads back as sent', async () => {
+    const writer = openAuditStore({ path: temp.path() });
+    const earlier = makeSnapshot({ id: 'earlier', createdAt: 1 });
+    writer.save(earlier);
+    await writer.flush();
+    const again = makeSnapshot({ id: 'again', outcome: 'in_flight', contextBlock: earlier.contextBlock });
+    const fresh = makeSnapshot({ id: 'fresh', outcome: 'in_flight', contextBlock: `${earlier.contextBlock} and more` });
+    await writer.saveInFlight(again);
+    await writer.saveInFlight(fresh);
+    const carried = (id: string) => queryRaw(temp.path(), 'SELECT context_block FROM in_flight WHERE id = ?', id)[0];
+    assert.equal(carried('again')?.context_block, null, 'in `blobs` already');
+    assert.equal(carried('fresh')?.context_block, fresh.contextBlock);
+    assert.deepStrictEqual(writer.get('again'), again);
+    writer.prune({ olderThanMs: 0 });
+    assert.equal(writer.get('earlier'), undefined, 'pruned');
+    assert.deepStrictEqual(writer.get('again'), again, 'its block kept for the request in flight');
+    await writer.close();
+    const raw = openRaw(temp.path());
+    raw.prepare('UPDATE in_flight SET writer_pid = ?').run(DEAD_PID);
+    raw.close();
+    const next = openAuditStore({ path: temp.path() });
+    assert.deepStrictEqual(next.get('again'), { ...again, outcome: 'interrupted' });
+    assert.deepStrictEqual(next.get('fresh'), { ...fresh, outcome: 'interrupted' });
+    await next.close();
+  });
+
   it('holds writes while the database is full, says why, and writes them when it can grow', async () => {
     // SQLite's max_page_count makes the file unable to grow: the SQLITE_FULL a full disk gives.
     const base = chooseSqlDriver();
