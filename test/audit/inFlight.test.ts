@@ -26,6 +26,13 @@ function recordingLogger(): Logger & { events: string[] } {
 /** Above Linux's largest pid_max (2^22): no process has it. */
 const DEAD_PID = 4_194_304 + 17;
 
+/** As if the process that wrote these rows had been killed: their writer's pid is one no process has. */
+function writtenByDeadProcess(path: string, sql: string): void {
+  const raw = openRaw(path);
+  raw.prepare(sql).run(DEAD_PID);
+  raw.close();
+}
+
 const countRows = (path: string, table: string) => Number(queryRaw(path, `SELECT count(*) AS n FROM ${table}`)[0]?.n);
 
 /** The record's outcome on disk, from `snapshots` or, while in flight, `in_flight`. */
@@ -80,9 +87,7 @@ describe('in-flight records and a database that cannot take writes', () => {
     await writer.saveInFlight(makeSnapshot({ id: 'mine', outcome: 'in_flight' }));
     await writer.saveInFlight(dead);
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare("UPDATE in_flight SET writer_pid = ? WHERE id = 'dead'").run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), "UPDATE in_flight SET writer_pid = ? WHERE id = 'dead'");
 
     const logger = recordingLogger();
     const next = openAuditStore({ path: temp.path(), logger });
@@ -110,9 +115,7 @@ describe('in-flight records and a database that cannot take writes', () => {
     const old = makeSnapshot({ id: 'old' });
     writer.save(old);
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare("UPDATE snapshots SET outcome = 'in_flight', writer_pid = ? WHERE id = 'old'").run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), "UPDATE snapshots SET outcome = 'in_flight', writer_pid = ? WHERE id = 'old'");
     const next = openAuditStore({ path: temp.path() });
     assert.deepStrictEqual(next.get('old'), { ...old, outcome: 'interrupted' });
     await next.close();
@@ -158,9 +161,7 @@ describe('in-flight records and a database that cannot take writes', () => {
     const cut = makeSnapshot({ id: 'cut', outcome: 'in_flight', forwarded: [{ role: 'user', content: 'cut off' }] });
     await writer.saveInFlight(cut);
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare('UPDATE in_flight SET writer_pid = ?').run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), 'UPDATE in_flight SET writer_pid = ?');
     const next = openAuditStore({ path: temp.path() });
     assert.deepStrictEqual(next.get('cut'), { ...cut, outcome: 'interrupted' });
     assert.deepStrictEqual(next.get('long'), { ...long, outcome: 'interrupted' });
@@ -185,9 +186,7 @@ describe('in-flight records and a database that cannot take writes', () => {
     assert.equal(writer.get('earlier'), undefined, 'pruned');
     assert.deepStrictEqual(writer.get('again'), again, 'its block kept for the request in flight');
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare('UPDATE in_flight SET writer_pid = ?').run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), 'UPDATE in_flight SET writer_pid = ?');
     const next = openAuditStore({ path: temp.path() });
     assert.deepStrictEqual(next.get('again'), { ...again, outcome: 'interrupted' });
     assert.deepStrictEqual(next.get('fresh'), { ...fresh, outcome: 'interrupted' });
@@ -275,9 +274,7 @@ describe('in-flight records and a database that cannot take writes', () => {
       ['ended'],
     );
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare("UPDATE in_flight SET writer_pid = ? WHERE id = 'cut'").run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), "UPDATE in_flight SET writer_pid = ? WHERE id = 'cut'");
 
     const next = openAuditStore({ path: temp.path() });
     assert.deepEqual(
