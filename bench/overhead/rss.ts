@@ -12,7 +12,7 @@ import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
+import { cpuMs, startCtxproxy, startFakeUpstream } from '../support/processes.ts';
 
 const REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? 1000);
 const MODE = process.env.BENCH_RSS_MODE ?? 'auto';
@@ -91,12 +91,14 @@ try {
   const loadBefore = loadavg();
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const started = memoryOf(pid);
+  const cpuBefore = cpuMs(pid);
   const failed: number[] = [];
   for (let i = 0; i < REQUESTS; i++) {
     const status = await (kinds[i % kinds.length] as (i: number) => Promise<number>)(i);
     if (status !== 200) failed.push(status);
   }
   const after = memoryOf(pid);
+  const cpuPerRequest = (cpuMs(pid) - cpuBefore) / REQUESTS;
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const settled = memoryOf(pid);
   const lines = [
@@ -107,6 +109,7 @@ try {
     `  3 s after start         RSS ${started.rss.toFixed(0)} MB`,
     `  after ${REQUESTS} requests     RSS ${after.rss.toFixed(0)} MB   peak ${after.peak.toFixed(0)} MB`,
     `  5 s later               RSS ${settled.rss.toFixed(0)} MB   peak ${settled.peak.toFixed(0)} MB`,
+    `  server CPU             ${cpuPerRequest.toFixed(2)} ms per request (user + system, from /proc, ticks of 10 ms)`,
     `  answers other than 200: ${failed.length}${failed.length > 0 ? ` (${[...new Set(failed)].join(', ')})` : ''}`,
     'target (issue 28): <= 150 MB after 1,000 mixed requests on a git workspace',
   ];

@@ -35,10 +35,11 @@ export function liveBytes(db: SqlDriver): number {
   return (pages - free) * size;
 }
 
-/** Context blocks and message nodes that no snapshot left refers to. */
+/** Context blocks and message nodes that no snapshot left refers to (a request in flight may refer to a block). */
 function deleteUnreferenced(db: SqlDriver): void {
   db.prepare(
-    'DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.context_sha256 = blobs.sha256)',
+    `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.context_sha256 = blobs.sha256)
+     AND NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.context_sha256 = blobs.sha256)`,
   ).run();
   deleteUnreachableNodes(db);
 }

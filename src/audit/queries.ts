@@ -41,17 +41,31 @@ export function ftsQuery(text: string): string | undefined {
   return words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
 }
 
-/** Newest first; `before` pages to older snapshots; `text` filters by full-text match. */
+/** Where a row stands in the list's order: newest first by time, then requests still in flight, then insertion. */
+interface Position {
+  createdAt: number;
+  /** 1 for a row of `in_flight` (no search entry yet, seq is its rowid there), 0 for a snapshot. */
+  live: 0 | 1;
+  seq: number;
+}
+
+function positionOf(db: SqlDriver, id: string): Position | undefined {
+  const row = db.prepare('SELECT created_at, seq FROM snapshots WHERE id = ?').get(id);
+  if (row) return { createdAt: Number(row.created_at), live: 0, seq: Number(row.seq) };
+  const flying = db.prepare('SELECT created_at, rowid AS seq FROM in_flight WHERE id = ?').get(id);
+  if (flying) return { createdAt: Number(flying.created_at), live: 1, seq: Number(flying.seq) };
+  return undefined;
+}
+
+const byPosition = (a: Position, b: Position) => a.createdAt - b.createdAt || a.live - b.live || a.seq - b.seq;
+
+/**
+ * Newest first; `before` pages to older snapshots; `text` filters by full-text match. Requests in
+ * flight (their own table, migration 0009) are listed with the rest; they are not searchable yet.
+ */
 export function listSnapshots(db: SqlDriver, query: SnapshotQuery): SnapshotSummary[] {
   const where: string[] = [];
   const params: SqlValue[] = [];
-  if (query.before !== undefined) {
-    const cursor = db.prepare('SELECT created_at, seq FROM snapshots WHERE id = ?').get(query.before);
-    // An unknown cursor (pruned, or never existed) has no older page.
-    if (!cursor) return [];
-    where.push('(s.created_at < ? OR (s.created_at = ? AND s.seq < ?))');
-    params.push(cursor.created_at ?? 0, cursor.created_at ?? 0, cursor.seq ?? 0);
-  }
   if (query.model !== undefined) {
     where.push('s.model = ?');
     params.push(query.model);
@@ -73,19 +87,46 @@ export function listSnapshots(db: SqlDriver, query: SnapshotQuery): SnapshotSumm
     where.push('s.created_at < ?');
     params.push(query.until);
   }
+  let cursor: Position | undefined;
+  if (query.before !== undefined) {
+    cursor = positionOf(db, query.before);
+    // An unknown cursor (pruned, or never existed) has no older page.
+    if (!cursor) return [];
+  }
+  const limit = clampLimit(query.limit);
+  const rows = (table: 'snapshots' | 'in_flight', live: 0 | 1, extra: string[], extraParams: SqlValue[]) => {
+    const seq = live === 1 ? 's.rowid' : 's.seq';
+    const clauses = [...where, ...extra];
+    const values = [...params, ...extraParams];
+    if (cursor !== undefined) {
+      // Older than the cursor: an earlier time, or the same time and earlier in (live, seq).
+      const sameTime = cursor.live === live ? `${seq} < ?` : cursor.live > live ? '1' : '0';
+      clauses.push(`(s.created_at < ? OR (s.created_at = ? AND ${sameTime}))`);
+      values.push(cursor.createdAt, cursor.createdAt, ...(cursor.live === live ? [cursor.seq] : []));
+    }
+    const sql = `SELECT ${LIST_COLUMNS}, ${seq} AS seq FROM ${table} s
+      ${clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : ''}
+      ORDER BY s.created_at DESC, ${seq} DESC LIMIT ?`;
+    return db
+      .prepare(sql)
+      .all(...values, limit)
+      .map((row) => ({ row, at: { createdAt: Number(row.created_at), live, seq: Number(row.seq) } }));
+  };
+  const listed: ReturnType<typeof rows> = [];
   if (query.text !== undefined) {
     const match = ftsQuery(query.text);
     if (match === undefined) return [];
-    where.push('s.seq IN (SELECT rowid FROM snapshots_fts WHERE snapshots_fts MATCH ?)');
-    params.push(match);
+    listed.push(
+      ...rows('snapshots', 0, ['s.seq IN (SELECT rowid FROM snapshots_fts WHERE snapshots_fts MATCH ?)'], [match]),
+    );
+  } else {
+    listed.push(...rows('snapshots', 0, [], []));
+    if (query.outcome === undefined || query.outcome === 'in_flight') listed.push(...rows('in_flight', 1, [], []));
   }
-  const sql = `SELECT ${LIST_COLUMNS} FROM snapshots s
-    ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY s.created_at DESC, s.seq DESC LIMIT ?`;
-  return db
-    .prepare(sql)
-    .all(...params, clampLimit(query.limit))
-    .map(rowToListed);
+  return listed
+    .sort((a, b) => byPosition(b.at, a.at))
+    .slice(0, limit)
+    .map(({ row }) => rowToListed(row));
 }
 
 /** Best match first (bm25), newest first among equals. */
@@ -97,7 +138,16 @@ export function searchSnapshots(db: SqlDriver, text: string, limit?: number): Sn
   return db.prepare(sql).all(match, clampLimit(limit)).map(rowToListed);
 }
 
+/** Oldest first, the turns still in flight among them. */
 export function conversationSnapshots(db: SqlDriver, id: string): SnapshotSummary[] {
-  const sql = `SELECT ${LIST_COLUMNS} FROM snapshots s WHERE s.conversation_id = ? ORDER BY s.created_at, s.seq`;
-  return db.prepare(sql).all(id).map(rowToListed);
+  const turns = (table: 'snapshots' | 'in_flight', live: 0 | 1) => {
+    const seq = live === 1 ? 's.rowid' : 's.seq';
+    return db
+      .prepare(`SELECT ${LIST_COLUMNS}, ${seq} AS seq FROM ${table} s WHERE s.conversation_id = ?`)
+      .all(id)
+      .map((row) => ({ row, at: { createdAt: Number(row.created_at), live, seq: Number(row.seq) } }));
+  };
+  return [...turns('snapshots', 0), ...turns('in_flight', 1)]
+    .sort((a, b) => byPosition(a.at, b.at))
+    .map(({ row }) => rowToListed(row));
 }

@@ -1,35 +1,20 @@
-// One snapshot in and out of the database: the context block to `blobs`, the
-// messages to a chain (or a JSON array under the baselines), the rest to its row.
+// One snapshot in and out of the database. A finished one: the context block to
+// `blobs`, the messages to a chain (or a JSON array under the baselines), the rest
+// to its `snapshots` row, and its in-flight row deleted. One in flight: everything
+// on one row of `in_flight` (migration 0009), the table without indexes, since
+// that write is committed on the request's way to the model.
 
 import { contentHash } from '../shared/contentHash.ts';
 import type { ChatMessage, Snapshot } from '../shared/types.ts';
 import { type ContextRef, type DedupePolicy, decodeMessages, encodeMessages } from './blobRefs.ts';
 import type { SqlDriver } from './driver.ts';
 import { readChain, writeChain } from './messageChain.ts';
-import { INSERT_SNAPSHOT, rowToSnapshot, snapshotValues } from './snapshotRow.ts';
+import { INSERT_IN_FLIGHT, INSERT_SNAPSHOT, rowToSnapshot, snapshotValues } from './snapshotRow.ts';
 
 export interface SnapshotIo {
-  /** Call inside a transaction. Saving an id again replaces it. */
+  /** Call inside a transaction. Saving an id again replaces it; a finished record replaces its in-flight row. */
   write(snapshot: Snapshot): void;
   read(id: string): Snapshot | undefined;
-}
-
-/**
- * An in-flight record whose messages are this short keeps them on its own row (as rows did before
- * message chains): it is written on the request's way to the model, and a chain costs a hash per
- * message, a lookup and a node in another table (two more B-trees in the commit). The final version
- * replaces the row and chains the messages as usual; a row left in flight by a crash reads back the same.
- */
-const IN_FLIGHT_INLINE_CHARS = 2048;
-
-function keptOnRow(snapshot: Snapshot, messages: string[]): boolean {
-  if (snapshot.outcome !== 'in_flight') return false;
-  let chars = 0;
-  for (const message of messages) {
-    chars += message.length;
-    if (chars > IN_FLIGHT_INLINE_CHARS) return false;
-  }
-  return true;
 }
 
 /** A record's messages as its in-flight row encoded them, with the context block's blobs key. */
@@ -71,25 +56,47 @@ export function snapshotIo(db: SqlDriver, dedupe: DedupePolicy): SnapshotIo {
   const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
   const selectSnapshot = db.prepare('SELECT * FROM snapshots WHERE id = ?');
   const selectBlob = db.prepare('SELECT text FROM blobs WHERE sha256 = ?');
+  const blobStored = db.prepare('SELECT 1 AS found FROM blobs WHERE sha256 = ?');
+  // `in_flight` has no index: these scan it, and it holds only the requests now in flight (a page or a few).
+  const insertInFlight = db.prepare(INSERT_IN_FLIGHT);
+  const deleteInFlight = db.prepare('DELETE FROM in_flight WHERE id = ?');
+  const selectInFlight = db.prepare('SELECT * FROM in_flight WHERE id = ?');
 
   return {
     write(snapshot) {
       const { context, messages } = encode(snapshot);
+      const forwardedJson = `[${messages.join(',')}]`;
+      deleteInFlight.run(snapshot.id);
+      if (snapshot.outcome === 'in_flight') {
+        const stored = { contextKey: context?.key, chain: undefined, forwardedJson };
+        // The block rides on the row unless `blobs` has it already (a conversation's earlier turn): a
+        // look-up in its index costs less than writing the block's pages again before the prompt leaves.
+        const block = context === undefined || blobStored.get(context.key) ? null : context.block;
+        insertInFlight.run(...snapshotValues(snapshot, stored), block);
+        return;
+      }
       if (context !== undefined) {
         insertBlob.run(context.key, context.block, Buffer.byteLength(context.block, 'utf8'), snapshot.createdAt);
       }
-      const chain = dedupe === 'all' && !keptOnRow(snapshot, messages) ? writeChain(db, messages) : undefined;
-      const forwardedJson = chain ? '' : `[${messages.join(',')}]`;
+      const chain = dedupe === 'all' ? writeChain(db, messages) : undefined;
       // Triggers keep the search index and the conversations right when a row is replaced.
       deleteSnapshot.run(snapshot.id);
-      insertSnapshot.run(...snapshotValues(snapshot, { contextKey: context?.key, chain, forwardedJson }));
+      insertSnapshot.run(
+        ...snapshotValues(snapshot, { contextKey: context?.key, chain, forwardedJson: chain ? '' : forwardedJson }),
+      );
     },
 
     read(id) {
-      const row = selectSnapshot.get(id);
+      const row = selectSnapshot.get(id) ?? selectInFlight.get(id);
       if (!row) return undefined;
       const contextKey = typeof row.context_sha256 === 'string' ? row.context_sha256 : undefined;
-      const text = contextKey === undefined ? undefined : selectBlob.get(contextKey)?.text;
+      // An in-flight row may carry its block; otherwise (and for a finished row) it is in `blobs`.
+      const text =
+        typeof row.context_block === 'string'
+          ? row.context_block
+          : contextKey === undefined
+            ? undefined
+            : selectBlob.get(contextKey)?.text;
       const contextBlock = typeof text === 'string' ? text : undefined;
       const blob = (key: string) => (key === contextKey ? contextBlock : undefined);
       const json =

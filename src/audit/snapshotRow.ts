@@ -57,6 +57,10 @@ export const SNAPSHOT_COLUMNS = [
 export const INSERT_SNAPSHOT = `INSERT INTO snapshots (${SNAPSHOT_COLUMNS.join(', ')})
   VALUES (${SNAPSHOT_COLUMNS.map(() => '?').join(', ')})`;
 
+/** A record in flight: the same columns in `in_flight` (migration 0009), and its context block, last. */
+export const INSERT_IN_FLIGHT = `INSERT INTO in_flight (${SNAPSHOT_COLUMNS.join(', ')}, context_block)
+  VALUES (${SNAPSHOT_COLUMNS.map(() => '?').join(', ')}, ?)`;
+
 const orNull = <T extends SqlValue>(value: T | undefined): T | null => value ?? null;
 
 /** Where the messages went: a chain head, or a JSON array kept on the row. */

@@ -1,6 +1,6 @@
 // The audit store. `save` only queues: the batch is written in one transaction
 // a moment later (WRITE_DELAY_MS), off the response path; `saveInFlight` writes
-// a request's record before it goes upstream. No database fault reaches a
+// a request's record before it goes upstream (to `in_flight`, snapshotIo.ts). No database fault reaches a
 // request: the queue (writeQueue.ts) holds what cannot be written and retries,
 // and `health()` says so. Reads first write whatever is queued, so a snapshot
 // id handed to a client is readable at once.
@@ -196,17 +196,28 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
         if (snapshot) yield snapshot;
         after = Number(row.seq);
       }
-      if (rows.length < EXPORT_PAGE) return;
+      if (rows.length < EXPORT_PAGE) break;
+    }
+    // Then the requests still in flight (a handful: their table holds only those).
+    const flying = db.prepare('SELECT id FROM in_flight WHERE created_at >= ? ORDER BY rowid').all(since);
+    for (const row of flying) {
+      const snapshot = io.read(String(row.id));
+      if (snapshot) yield snapshot;
     }
   }
 
   function stats(): AuditStats {
     const count = (sql: string) => Number(db.prepare(sql).get()?.n ?? 0);
-    const range = db.prepare('SELECT min(created_at) AS oldest, max(created_at) AS newest FROM snapshots').get();
+    // Each side on its own: min() and max() of one table are read from its index.
+    const range = (table: string) =>
+      db.prepare(`SELECT min(created_at) AS oldest, max(created_at) AS newest FROM ${table}`).get();
+    const ends = [range('snapshots'), range('in_flight')];
+    const times = (key: 'oldest' | 'newest') =>
+      ends.map((row) => row?.[key]).filter((value): value is number => typeof value === 'number');
     const result: AuditStats = {
       path,
       schemaVersion: version,
-      snapshots: count('SELECT count(*) AS n FROM snapshots'),
+      snapshots: count('SELECT (SELECT count(*) FROM snapshots) + (SELECT count(*) FROM in_flight) AS n'),
       conversations: count('SELECT count(*) AS n FROM conversations'),
       blobs: count('SELECT count(*) AS n FROM blobs'),
       blobBytes: count('SELECT coalesce(sum(bytes), 0) AS n FROM blobs'),
@@ -214,8 +225,10 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       liveBytes: liveBytes(db),
       queued: queue.health().queued,
     };
-    if (typeof range?.oldest === 'number') result.oldest = range.oldest;
-    if (typeof range?.newest === 'number') result.newest = range.newest;
+    const oldest = times('oldest');
+    const newest = times('newest');
+    if (oldest.length > 0) result.oldest = Math.min(...oldest);
+    if (newest.length > 0) result.newest = Math.max(...newest);
     return result;
   }
 

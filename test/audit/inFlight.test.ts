@@ -26,10 +26,23 @@ function recordingLogger(): Logger & { events: string[] } {
 /** Above Linux's largest pid_max (2^22): no process has it. */
 const DEAD_PID = 4_194_304 + 17;
 
+/** As if the process that wrote these rows had been killed: their writer's pid is one no process has. */
+function writtenByDeadProcess(path: string, sql: string): void {
+  const raw = openRaw(path);
+  raw.prepare(sql).run(DEAD_PID);
+  raw.close();
+}
+
 const countRows = (path: string, table: string) => Number(queryRaw(path, `SELECT count(*) AS n FROM ${table}`)[0]?.n);
 
+/** The record's outcome on disk, from `snapshots` or, while in flight, `in_flight`. */
 const outcomeOf = (path: string, id: string) =>
-  queryRaw(path, 'SELECT outcome FROM snapshots WHERE id = ?', id)[0]?.outcome;
+  queryRaw(
+    path,
+    'SELECT outcome FROM snapshots WHERE id = ? UNION ALL SELECT outcome FROM in_flight WHERE id = ?',
+    id,
+    id,
+  )[0]?.outcome;
 
 describe('in-flight records and a database that cannot take writes', () => {
   let temp: TempDir;
@@ -46,7 +59,8 @@ describe('in-flight records and a database that cannot take writes', () => {
     store.save({ ...snapshot, outcome: 'ok' });
     await store.flush();
     assert.equal(outcomeOf(temp.path(), 'req-1'), 'ok');
-    assert.equal(Number(queryRaw(temp.path(), 'SELECT count(*) AS n FROM snapshots')[0]?.n), 1);
+    assert.equal(countRows(temp.path(), 'snapshots'), 1);
+    assert.equal(countRows(temp.path(), 'in_flight'), 0, 'the final version took its in-flight row away');
     await store.close();
   });
 
@@ -67,30 +81,47 @@ describe('in-flight records and a database that cannot take writes', () => {
     await reopened.close();
   });
 
-  it('marks the in-flight rows of a process that is gone interrupted at open, and leaves a live one alone', async () => {
+  it('moves the in-flight records of a process that is gone to the log as interrupted at open, byte for byte, and leaves a live one alone', async () => {
     const writer = openAuditStore({ path: temp.path() });
+    const dead = makeSnapshot({ id: 'dead', outcome: 'in_flight' });
     await writer.saveInFlight(makeSnapshot({ id: 'mine', outcome: 'in_flight' }));
-    await writer.saveInFlight(makeSnapshot({ id: 'dead', outcome: 'in_flight' }));
+    await writer.saveInFlight(dead);
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare("UPDATE snapshots SET writer_pid = ? WHERE id = 'dead'").run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), "UPDATE in_flight SET writer_pid = ? WHERE id = 'dead'");
 
     const logger = recordingLogger();
     const next = openAuditStore({ path: temp.path(), logger });
-    assert.equal(next.get('dead')?.outcome, 'interrupted');
+    assert.deepStrictEqual(next.get('dead'), { ...dead, outcome: 'interrupted' }, 'its messages and block as sent');
     assert.equal(next.get('mine')?.outcome, 'in_flight', 'this process is alive');
     assert.deepEqual(
       next.list({ outcome: 'interrupted' }).map((summary) => summary.id),
       ['dead'],
     );
+    assert.deepEqual(
+      next.list({}).map((summary) => summary.id),
+      ['mine', 'dead'],
+      'a request in flight is listed with the rest, newest first',
+    );
+    assert.equal(countRows(temp.path(), 'in_flight'), 1, 'only the live one is left in flight');
     assert.ok(logger.events.includes('audit.interrupted'));
     next.settleInFlight('aborted');
     assert.equal(outcomeOf(temp.path(), 'mine'), 'aborted', 'a shutdown settles its own rows');
+    assert.equal(countRows(temp.path(), 'in_flight'), 0);
     await next.close();
   });
 
-  it('a short in-flight record keeps its messages on its row, a long one chains them; both read back as sent', async () => {
+  it('marks a row left in flight in `snapshots` by a version before the in-flight table', async () => {
+    const writer = openAuditStore({ path: temp.path() });
+    const old = makeSnapshot({ id: 'old' });
+    writer.save(old);
+    await writer.close();
+    writtenByDeadProcess(temp.path(), "UPDATE snapshots SET outcome = 'in_flight', writer_pid = ? WHERE id = 'old'");
+    const next = openAuditStore({ path: temp.path() });
+    assert.deepStrictEqual(next.get('old'), { ...old, outcome: 'interrupted' });
+    await next.close();
+  });
+
+  it('an in-flight record is one row with its messages and block, nothing else written; the final version chains them', async () => {
     const store = openAuditStore({ path: temp.path() });
     const short = makeSnapshot({
       id: 'short',
@@ -101,7 +132,6 @@ describe('in-flight records and a database that cannot take writes', () => {
     const long = makeSnapshot({
       id: 'long',
       outcome: 'in_flight',
-      contextBlock: undefined,
       forwarded: [
         { role: 'user', content: `first ${'x'.repeat(3000)}` },
         { role: 'assistant', content: 'answer' },
@@ -109,31 +139,57 @@ describe('in-flight records and a database that cannot take writes', () => {
       ],
     });
     await Promise.all([store.saveInFlight(short), store.saveInFlight(long)]);
-    const head = (id: string) => queryRaw(temp.path(), 'SELECT messages_head FROM snapshots WHERE id = ?', id)[0];
-    assert.equal(head('short')?.messages_head, null, 'on its row: no chain written before the prompt leaves');
-    assert.equal(typeof head('long')?.messages_head, 'string', 'a long history is chained at once');
-    assert.equal(countRows(temp.path(), 'message_nodes'), 3);
+    assert.equal(countRows(temp.path(), 'in_flight'), 2);
+    for (const table of ['snapshots', 'message_nodes', 'blobs']) {
+      assert.equal(countRows(temp.path(), table), 0, `nothing in ${table} before the prompts leave`);
+    }
     assert.deepStrictEqual(store.get('short'), short);
     assert.deepStrictEqual(store.get('long'), long);
 
     const final = { ...short, outcome: 'ok' as const, reply: { content: 'hi', finishReason: 'stop' as const } };
     store.save(final);
     await store.flush();
-    assert.equal(typeof head('short')?.messages_head, 'string', 'the final version chains its messages');
-    assert.equal(countRows(temp.path(), 'message_nodes'), 4);
+    const head = queryRaw(temp.path(), 'SELECT messages_head FROM snapshots WHERE id = ?', 'short')[0];
+    assert.equal(typeof head?.messages_head, 'string', 'the final version chains its messages');
+    assert.equal(countRows(temp.path(), 'message_nodes'), 1);
+    assert.equal(countRows(temp.path(), 'in_flight'), 1, 'the long one is still in flight');
     assert.deepStrictEqual(store.get('short'), final);
     await store.close();
 
-    // Cut off in flight: the row of a writer that is gone reads back with its messages.
+    // Cut off in flight: the row of a writer that is gone reads back with its messages and its block.
     const writer = openAuditStore({ path: temp.path() });
     const cut = makeSnapshot({ id: 'cut', outcome: 'in_flight', forwarded: [{ role: 'user', content: 'cut off' }] });
     await writer.saveInFlight(cut);
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare("UPDATE snapshots SET writer_pid = ? WHERE id = 'cut'").run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), 'UPDATE in_flight SET writer_pid = ?');
     const next = openAuditStore({ path: temp.path() });
     assert.deepStrictEqual(next.get('cut'), { ...cut, outcome: 'interrupted' });
+    assert.deepStrictEqual(next.get('long'), { ...long, outcome: 'interrupted' });
+    assert.equal(countRows(temp.path(), 'in_flight'), 0);
+    await next.close();
+  });
+
+  it('a block the log holds already is not written again in flight; prune keeps it, and a crash still reads back as sent', async () => {
+    const writer = openAuditStore({ path: temp.path() });
+    const earlier = makeSnapshot({ id: 'earlier', createdAt: 1 });
+    writer.save(earlier);
+    await writer.flush();
+    const again = makeSnapshot({ id: 'again', outcome: 'in_flight', contextBlock: earlier.contextBlock });
+    const fresh = makeSnapshot({ id: 'fresh', outcome: 'in_flight', contextBlock: `${earlier.contextBlock} and more` });
+    await writer.saveInFlight(again);
+    await writer.saveInFlight(fresh);
+    const carried = (id: string) => queryRaw(temp.path(), 'SELECT context_block FROM in_flight WHERE id = ?', id)[0];
+    assert.equal(carried('again')?.context_block, null, 'in `blobs` already');
+    assert.equal(carried('fresh')?.context_block, fresh.contextBlock);
+    assert.deepStrictEqual(writer.get('again'), again);
+    writer.prune({ olderThanMs: 0 });
+    assert.equal(writer.get('earlier'), undefined, 'pruned');
+    assert.deepStrictEqual(writer.get('again'), again, 'its block kept for the request in flight');
+    await writer.close();
+    writtenByDeadProcess(temp.path(), 'UPDATE in_flight SET writer_pid = ?');
+    const next = openAuditStore({ path: temp.path() });
+    assert.deepStrictEqual(next.get('again'), { ...again, outcome: 'interrupted' });
+    assert.deepStrictEqual(next.get('fresh'), { ...fresh, outcome: 'interrupted' });
     await next.close();
   });
 
@@ -218,9 +274,7 @@ describe('in-flight records and a database that cannot take writes', () => {
       ['ended'],
     );
     await writer.close();
-    const raw = openRaw(temp.path());
-    raw.prepare("UPDATE snapshots SET writer_pid = ? WHERE id = 'cut'").run(DEAD_PID);
-    raw.close();
+    writtenByDeadProcess(temp.path(), "UPDATE in_flight SET writer_pid = ? WHERE id = 'cut'");
 
     const next = openAuditStore({ path: temp.path() });
     assert.deepEqual(

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { chooseSqlDriver } from '../../src/audit/defaultDriver.ts';
 import { DEFAULT_MIGRATIONS_DIR, readMigrations, runMigrations } from '../../src/audit/migrate.ts';
+import { INSERT_SNAPSHOT, snapshotValues } from '../../src/audit/snapshotRow.ts';
 import { openAuditStore } from '../../src/audit/store.ts';
 import { AuditStoreOpenError } from '../../src/audit/types.ts';
+import type { Snapshot } from '../../src/shared/types.ts';
 import { makeSnapshot, type TempDir, tempDir } from './fixtures.ts';
 import { openRaw, queryRaw } from './rawDatabase.ts';
 
@@ -36,13 +38,14 @@ describe('migrations', () => {
         '6_in_flight_unindexed',
         '7_application_id',
         '8_search_context',
+        '9_in_flight_table',
       ],
     );
   });
 
   it('applies every migration to a fresh database and records each', async () => {
     const store = openAuditStore({ path: temp.path(), now: () => 42 });
-    assert.equal(store.stats().schemaVersion, 8);
+    assert.equal(store.stats().schemaVersion, 9);
     await store.close();
     assert.deepEqual(recorded(temp.path()), [
       { version: 1, name: 'init' },
@@ -53,10 +56,11 @@ describe('migrations', () => {
       { version: 6, name: 'in_flight_unindexed' },
       { version: 7, name: 'application_id' },
       { version: 8, name: 'search_context' },
+      { version: 9, name: 'in_flight_table' },
     ]);
     const again = openAuditStore({ path: temp.path() });
     await again.close();
-    assert.equal(recorded(temp.path()).length, 8, 'reopening applies nothing twice');
+    assert.equal(recorded(temp.path()).length, 9, 'reopening applies nothing twice');
   });
 
   it('brings an old database up to date and keeps (and indexes) its rows', async () => {
@@ -79,7 +83,7 @@ describe('migrations', () => {
 
     const store = openAuditStore({ path: temp.path(), now: () => 1000 });
     try {
-      assert.equal(store.stats().schemaVersion, 8);
+      assert.equal(store.stats().schemaVersion, 9);
       assert.equal(store.get('old-1')?.reply.content, 'legacy answer');
       assert.equal(store.get('old-1')?.contextBlock, 'OLD BLOCK');
       assert.equal(store.get('old-1')?.forwarded[0]?.content, 'OLD BLOCK');
@@ -105,7 +109,17 @@ describe('migrations', () => {
       const file = `${String(migration.version).padStart(4, '0')}_${migration.name}.sql`;
       copyFileSync(join(DEFAULT_MIGRATIONS_DIR, file), join(before8, file));
     }
-    const old = openAuditStore({ path: temp.path(), migrationsDir: before8 });
+    // Rows as a version before 0008 wrote them (the store itself needs the tables of every migration).
+    const old = chooseSqlDriver().open(temp.path(), { busyTimeoutMs: 100 });
+    runMigrations(old, { dir: before8 });
+    const save = (snapshot: Snapshot) =>
+      old.prepare(INSERT_SNAPSHOT).run(
+        ...snapshotValues(snapshot, {
+          contextKey: undefined,
+          chain: undefined,
+          forwardedJson: JSON.stringify(snapshot.forwarded),
+        }),
+      );
     const sent = makeSnapshot({ id: 'sent-config' });
     sent.budget = {
       window: 8192,
@@ -126,14 +140,14 @@ describe('migrations', () => {
         },
       ],
     };
-    old.save(sent);
-    old.save(makeSnapshot({ id: 'sent-nothing' }));
-    await old.close();
+    save(sent);
+    save(makeSnapshot({ id: 'sent-nothing' }));
+    old.close();
     assert.equal(recorded(temp.path()).at(-1)?.version, 7);
 
     const store = openAuditStore({ path: temp.path() });
     try {
-      assert.equal(store.stats().schemaVersion, 8);
+      assert.equal(store.stats().schemaVersion, 9);
       assert.deepEqual(
         store.search('config.ts').map((s) => s.id),
         ['sent-config'],
@@ -188,7 +202,7 @@ describe('migrations', () => {
         assert.match(
           error.message,
           new RegExp(
-            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 99, this version knows 8\\)`,
+            `^audit database ${temp.path().replaceAll('.', '\\.')} was written by a newer ctxproxy \\(schema 99, this version knows 9\\)`,
           ),
         );
         return true;
