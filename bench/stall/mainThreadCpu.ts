@@ -10,6 +10,11 @@ import { readFileSync } from 'node:fs';
 
 const SCHEDSTAT = '/proc/thread-self/schedstat';
 
+/** Milliseconds the calling thread has run on a CPU (NaN where the kernel does not say). */
+export function threadCpuMs(): number {
+  return (threadCpuNs() ?? Number.NaN) / 1e6;
+}
+
 /** Nanoseconds the calling thread has run on a CPU; undefined where the kernel does not say. */
 function threadCpuNs(): number | undefined {
   try {

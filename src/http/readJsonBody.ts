@@ -63,7 +63,7 @@ export async function readJsonBody(
   const parsed =
     pool && bytes.total > POOL_ABOVE_BYTES
       ? await pool
-          .run<ParsedBody>({ module: bodyTask, name: 'parseJsonBytes', args: [joined(bytes)] }, POOL_LIMIT_MS)
+          .run<ParsedBody>(parseTask(joined(bytes)), POOL_LIMIT_MS)
           .catch(() => parseJsonText(decoded(bytes.chunks)))
       : parseJsonText(decoded(bytes.chunks));
   if (!parsed.ok) throw new BadRequestError(parsed.message, parsed.code, parsed.param);
@@ -72,12 +72,17 @@ export async function readJsonBody(
 
 const bodyTask = taskModule('bodyTask', import.meta.url);
 
+/** The joined bytes move to the worker (a copy of 10 MB is 2-9 ms of this thread); the chunks stay for the fallback. */
+function parseTask(all: Uint8Array) {
+  return { module: bodyTask, name: 'parseJsonBytes', args: [all], transfer: [all.buffer as ArrayBuffer] };
+}
+
 function decoded(chunks: readonly Uint8Array[]): string {
   const decoder = new TextDecoder();
   return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join('') + decoder.decode();
 }
 
-/** One array of the body's bytes, to copy to the worker (the chunks may be views of Node's shared pool). */
+/** One array of the body's bytes, ours to transfer (the chunks may be views of Node's shared pool). */
 function joined(bytes: { chunks: readonly Uint8Array[]; total: number }): Uint8Array {
   const all = new Uint8Array(bytes.total);
   let at = 0;

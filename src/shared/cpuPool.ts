@@ -23,6 +23,11 @@ export interface CpuTask {
   /** The export to call; it returns the answer (or a promise of it), plain data for structured clone. */
   name: string;
   args: unknown[];
+  /**
+   * Buffers among `args` that move to the worker instead of being copied (they are detached here): a
+   * large text sent as its bytes costs nothing on the event loop, where a string would be copied.
+   */
+  transfer?: ArrayBuffer[];
 }
 
 export interface CpuRequest {
@@ -95,6 +100,9 @@ function describe(error: unknown): string {
 
 interface Pending {
   request: CpuRequest;
+  /** Buffers that moved with the request: once sent, the task cannot go to another worker (see #end). */
+  transfer: ArrayBuffer[] | undefined;
+  sent: boolean;
   timeoutMs: number;
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -134,7 +142,14 @@ export class CpuPool {
     if (this.#closed) return Promise.reject(new CpuTaskFailed('cpu pool closed'));
     const request: CpuRequest = { id: ++this.#nextId, module: task.module.href, name: task.name, args: task.args };
     return new Promise<T>((resolve, reject) => {
-      this.#dispatch({ request, timeoutMs, resolve: resolve as (value: unknown) => void, reject });
+      this.#dispatch({
+        request,
+        transfer: task.transfer,
+        sent: false,
+        timeoutMs,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
     });
   }
 
@@ -158,7 +173,8 @@ export class CpuPool {
     slot.pending.set(entry.request.id, entry);
     // Referenced while a task waits: a one-shot command stays up for its answer.
     slot.worker.ref();
-    slot.worker.postMessage(entry.request);
+    slot.worker.postMessage(entry.request, entry.transfer ?? []);
+    entry.sent = true;
     if (slot.pending.size === 1) this.#armDeadline(slot);
   }
 
@@ -206,7 +222,8 @@ export class CpuPool {
 
   /**
    * Ends a worker. `working`: it went while on its first pending task, which fails (timed out when
-   * `timedOut`); the tasks behind it did nothing wrong and go to another worker (unless the pool closed).
+   * `timedOut`); the tasks behind it did nothing wrong and go to another worker (unless the pool closed),
+   * except those whose buffers moved to the ended worker: they are gone with it, so those fail too.
    */
   #end(slot: Slot, reason: string, working: boolean, timedOut = false): void {
     if (!this.#slots.delete(slot)) return;
@@ -216,7 +233,8 @@ export class CpuPool {
     const entries = [...slot.pending.values()];
     slot.pending.clear();
     entries.forEach((entry, i) => {
-      if (this.#closed || (working && i === 0)) entry.reject(new CpuTaskFailed(reason, timedOut && i === 0));
+      const lost = this.#closed || (working && i === 0) || (entry.sent && (entry.transfer?.length ?? 0) > 0);
+      if (lost) entry.reject(new CpuTaskFailed(reason, timedOut && i === 0));
       else this.#dispatch(entry);
     });
   }

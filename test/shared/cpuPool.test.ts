@@ -112,6 +112,20 @@ describe('the CPU pool', () => {
     assert.equal(cpu.started, 2);
   });
 
+  test('a buffer sent by transfer moves (not copied); one whose worker ended under it fails, never runs emptied', async () => {
+    const cpu = pool({ startMarginMs: 60_000 });
+    const bytes = new Uint8Array([1, 2, 3, 4]);
+    assert.equal(await cpu.run({ module: tasks, name: 'sum', args: [bytes], transfer: [bytes.buffer] }, 5_000), 10);
+    assert.equal(bytes.byteLength, 0, "the sender's view is detached: nothing was copied");
+    const stuck = cpu.run({ module: tasks, name: 'spin', args: [] }, 200);
+    const moved = new Uint8Array([5, 6]);
+    const behind = cpu.run({ module: tasks, name: 'sum', args: [moved], transfer: [moved.buffer] }, 5_000);
+    const copied = cpu.run({ module: tasks, name: 'sum', args: [new Uint8Array([7, 8])] }, 5_000);
+    await assert.rejects(stuck, (error: unknown) => error instanceof CpuTaskFailed && error.timedOut);
+    await assert.rejects(behind, CpuTaskFailed);
+    assert.equal(await copied, 15, 'a task that still has its arguments goes to a fresh worker');
+  });
+
   test('redaction fails closed when the worker dies or hangs: the text is never returned unscanned', async () => {
     const text = `password = "hunter2-${'q'.repeat(20)}"\n${'lorem ipsum '.repeat(POOL_ABOVE_CHARS / 6)}`;
     const dying = await createRedactor({ pool: pool({ workerUrl: crashing }), timeoutMs });

@@ -21,11 +21,12 @@ export interface ParseRequest {
 }
 
 /**
- * One job's result: the file's definitions and references, why its language goes off (its grammar did not
+ * One job's result: the file's definitions and the hashes the repository map ranks by (those of its
+ * definitions' and referenced names: a few bytes a name rather than a string each), why its language goes off (its grammar did not
  * load, a parse timed out), or why this file alone was not indexed (extraction threw on it).
  */
 export type ParseOutcome =
-  | { rel: string; defs: Definition[]; refs: string[] }
+  | { rel: string; defs: Definition[]; names: Int32Array }
   | { rel: string; off: string }
   | { rel: string; skip: string };
 

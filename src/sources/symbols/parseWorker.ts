@@ -8,6 +8,7 @@ import { extractDefinitions, extractReferences } from './extract.ts';
 import { loadGrammar, parseWithin } from './grammars.ts';
 import { SPECS } from './languages.ts';
 import type { ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
+import { rankNames } from './repoMap.ts';
 
 /** An error's kind, without its message (which could quote what was being parsed). */
 function describe(error: unknown): string {
@@ -29,7 +30,8 @@ async function handle(request: ParseRequest): Promise<ParseReply> {
     }
     try {
       const spec = SPECS[job.grammar];
-      outcomes.push({ rel: job.rel, defs: extractDefinitions(tree, spec), refs: extractReferences(tree, spec) });
+      const defs = extractDefinitions(tree, spec);
+      outcomes.push({ rel: job.rel, defs, names: rankNames(defs, extractReferences(tree, spec)) });
     } catch (error) {
       // One file the extraction cannot take (a stack overflow on deep nesting): that file is skipped, its
       // language and the rest of the batch are not. The reason names the error, never the file's text.

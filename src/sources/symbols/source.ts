@@ -6,6 +6,7 @@
 // only in a small repository or for the first lookup of an identifier, and
 // never longer than `waitMs`.
 
+import { type CpuPool, sharedCpuPool } from '../../shared/cpuPool.ts';
 import { subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
@@ -25,7 +26,7 @@ import {
   resolvePaths,
   type Terms,
 } from './lookup.ts';
-import { defaultRepoMapOptions, rankFiles, renderRepoMap } from './repoMap.ts';
+import { defaultRepoMapOptions, repoMap } from './repoMap.ts';
 import { defaultIndexOptions, type IndexOptions, SymbolIndex } from './symbolIndex.ts';
 import { wordSearch } from './wordSearch.ts';
 
@@ -34,8 +35,8 @@ export interface SymbolsOptions extends IndexOptions {
   waitMs: number;
   /**
    * Repositories with at most this many parseable files are small: a request waits for a running build
-   * and the map is ranked on the spot. In larger ones only the first lookup waits, and the map is ranked
-   * after the request (the last one is served meanwhile).
+   * and for the map's ranking. In larger ones only the first lookup waits, and a map older than the index
+   * is served while the new one is ranked.
    */
   waitFiles: number;
   /**
@@ -44,6 +45,8 @@ export interface SymbolsOptions extends IndexOptions {
    */
   buildDelayMs: number;
   mapChars: number;
+  /** Where a large index's map is ranked (the process's CPU pool by default). */
+  pool?: CpuPool;
 }
 
 export const defaultSymbolsOptions: SymbolsOptions = {
@@ -86,8 +89,11 @@ export function createSymbolsSource(
   /** Per workspace, the build waiting for a quiet moment. */
   const timers = new Map<string, NodeJS.Timeout>();
   const lookups = new Memo<{ items: ContextItem[]; skipped: SkippedPath[] }>(deps, 16);
+  const pool = opts.pool ?? sharedCpuPool();
+  const mapOptions = { ...defaultRepoMapOptions, maxChars: opts.mapChars };
+  /** Per workspace, the map ranked last and the index version it was ranked from; the ranking under way. */
   const maps = new Map<string, { version: number; item: ContextItem | undefined }>();
-  const pendingMaps = new Set<string>();
+  const ranking = new Map<string, Promise<void>>();
   let closed = false;
 
   const indexFor = (root: string) => {
@@ -106,7 +112,11 @@ export function createSymbolsSource(
     // other memos then starts a rebuild (a stat per file) now and then.
     const epoch = ws.watcher.armed ? 0 : Math.floor(deps.clock() / Math.max(1, deps.memoTtlMs));
     // Every build gives way to collecting requests until one waits on it (`hurry`, at the wait below).
-    return indexFor(ws.root).ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first, () => ws.whenIdle());
+    const index = indexFor(ws.root);
+    const built = index.ensure(`${ws.gitFingerprint()}|${epoch}`, listing, first, () => ws.whenIdle());
+    // Once deep mode asked for this workspace's map, each build ends with a new one, off the request path.
+    void built.then(() => (maps.has(index.root) ? rankMap(index) : undefined));
+    return built;
   };
 
   /** Builds once `buildDelayMs` passed without a request for this workspace (each request restarts the wait). */
@@ -130,46 +140,51 @@ export function createSymbolsSource(
       });
     });
 
-  const computeMap = (index: SymbolIndex) => {
-    const mapOptions = { ...defaultRepoMapOptions, maxChars: opts.mapChars };
-    const { text, files } = renderRepoMap(rankFiles(index.files, mapOptions), mapOptions);
-    const item: ContextItem | undefined =
-      files === 0
-        ? undefined
-        : {
-            key: 'symbols.map',
-            source: 'symbols',
-            title: 'repository map: most referenced files and their definitions',
-            text,
-            priority: 40,
-            kind: 'text',
-            why: 'the most referenced files of the repository and what they define',
-          };
-    maps.set(index.root, { version: index.version, item });
-    return item;
+  /**
+   * Ranks the map of the index as it is, unless the map is current or a ranking is under way (which this
+   * waits for). Ranking an index of thousands of files runs in the CPU pool: this thread packs the index
+   * and renders the top of the answer. A ranking that fails keeps the last map.
+   */
+  const rankMap = (index: SymbolIndex): Promise<void> => {
+    const running = ranking.get(index.root);
+    if (running) return running;
+    if (closed || maps.get(index.root)?.version === index.version) return Promise.resolve();
+    const version = index.version;
+    const done = repoMap(index.files, mapOptions, pool)
+      .then(({ text, files }) => {
+        const item: ContextItem | undefined =
+          files === 0
+            ? undefined
+            : {
+                key: 'symbols.map',
+                source: 'symbols',
+                title: 'repository map: most referenced files and their definitions',
+                text,
+                priority: 40,
+                kind: 'text',
+                why: 'the most referenced files of the repository and what they define',
+              };
+        maps.set(index.root, { version, item });
+      })
+      .catch(() => undefined)
+      .finally(() => ranking.delete(index.root));
+    ranking.set(index.root, done);
+    return done;
   };
 
   /**
-   * The map of the index as it is. Ranking a large repository takes a while, so
-   * there a stale map is served and the new one computed after the request.
+   * The map for this request. A small repository's request waits (at most `waitMs` each time) for a map of
+   * the index as it is now; a large one's gets the last map while the next is ranked (after every build
+   * too, once a request asked for a map: `build`).
    */
-  const mapItem = (index: SymbolIndex, now: boolean): ContextItem | undefined => {
-    const known = maps.get(index.root);
-    if (known?.version === index.version) return known.item;
-    if (now) return computeMap(index);
-    if (!pendingMaps.has(index.root)) {
-      pendingMaps.add(index.root);
-      // A turn boundary: the map is ranked after this request has its (stale) answer, not inside it.
-      // The ranking itself (rankFiles over the whole index) is still one synchronous task that grows with the
-      // repository: on a loaded 2-core machine, synthetic indexes of 10 defs and 40 refs a file took 0.1-0.2 s
-      // at 2,000 files, 0.3-0.4 s at 10,000, 1.2-1.6 s at 50,000. Not moved to the CPU pool as it is: a
-      // structured clone of the index to the worker costs 3-5x the ranking, on this thread.
-      setImmediate(() => {
-        pendingMaps.delete(index.root);
-        if (!closed) computeMap(index);
-      });
+  const mapItem = async (index: SymbolIndex, wait: boolean): Promise<ContextItem | undefined> => {
+    const ranked = rankMap(index);
+    if (wait) {
+      await waitFor(ranked);
+      // The ranking waited for may have started before the index's last change.
+      await waitFor(rankMap(index));
     }
-    return known?.item;
+    return maps.get(index.root)?.item;
   };
 
   const frame = { name: 'symbols', timeoutMs: opts.waitMs + 2_000, answers: [...LOOKUP_KEYS, 'symbols.map'] };
@@ -245,7 +260,7 @@ export function createSymbolsSource(
     }
     const items: ContextItem[] = [];
     if (wantMap && state.ready) {
-      const item = mapItem(index, state.listed <= opts.waitFiles);
+      const item = await mapItem(index, state.listed <= opts.waitFiles);
       if (item) items.push(item);
     }
     if (!wantLookup || (terms.identifiers.length === 0 && named.length === 0)) {

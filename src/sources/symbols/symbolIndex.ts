@@ -22,7 +22,8 @@ export interface IndexedFile {
   stamp: string;
   grammar: Grammar;
   defs: Definition[];
-  refs: string[];
+  /** What the repository map's ranking reads: its definitions' and referenced names' hashes (repoMap.ts `rankNames`). */
+  names: Int32Array;
 }
 
 export interface DefinitionHit {
@@ -342,7 +343,7 @@ export class SymbolIndex {
         this.#skip(job.rel, outcome.skip, stamp);
         return;
       }
-      this.files.set(job.rel, { stamp, grammar: job.grammar, defs: outcome.defs, refs: outcome.refs });
+      this.files.set(job.rel, { stamp, grammar: job.grammar, defs: outcome.defs, names: outcome.names });
       this.skipped.delete(job.rel);
       this.#changed();
     });

@@ -5,7 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadPlans } from '../../../src/config/plans.ts';
+import { CpuPool, defaultCpuWorkerUrl } from '../../../src/shared/cpuPool.ts';
+import type { Definition } from '../../../src/sources/symbols/extract.ts';
+import { defaultRepoMapOptions, rankNames, repoMap } from '../../../src/sources/symbols/repoMap.ts';
 import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
+import type { IndexedFile } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal, testDeps } from '../input.ts';
@@ -93,5 +97,44 @@ describe('repository map', () => {
   test('only deep mode asks for it', async () => {
     assert.equal(await map('git-aware'), undefined);
     assert.equal(await map('quick'), undefined);
+  });
+});
+
+/** An index of `count` files of ten functions, each calling names of files picked with a skew (low ids often). */
+function syntheticIndex(count: number): Map<string, IndexedFile> {
+  const files = new Map<string, IndexedFile>();
+  for (let i = 0; i < count; i++) {
+    const defs: Definition[] = Array.from({ length: 10 }, (_, d) => ({
+      name: `fn${i}_${d}`,
+      qualified: `fn${i}_${d}`,
+      kind: 'function',
+      line: d * 3 + 1,
+      endLine: d * 3 + 3,
+      signature: `export function fn${i}_${d}(x: number): number`,
+      depth: 0,
+    }));
+    const refs = Array.from({ length: 20 }, (_, c) => {
+      const j = Math.floor(((i * 7919 + c * 977) % count) ** 2 / count);
+      return `fn${j}_${c % 10}`;
+    });
+    files.set(`pkg${i % 7}/mod${i}.ts`, { stamp: '', grammar: 'typescript', defs, names: rankNames(defs, refs) });
+  }
+  return files;
+}
+
+describe('repository map of a large index', () => {
+  test('ranked in the CPU pool, it is the map ranked inline, and the most called files lead it', async () => {
+    const files = syntheticIndex(2_500);
+    const cpu = new CpuPool({ workerUrl: defaultCpuWorkerUrl, idleMs: 60_000, size: 1, startMarginMs: 60_000 });
+    try {
+      const pooled = await repoMap(files, defaultRepoMapOptions, cpu);
+      assert.equal(cpu.started, 1, 'an index this size is ranked in the pool');
+      const inline = await repoMap(files, defaultRepoMapOptions, undefined);
+      assert.deepEqual(pooled, inline);
+      assert.match(pooled.text, /^pkg0\/mod0\.ts:\n/, 'the file every skewed pick lands on most comes first');
+      assert.match(pooled.text, /… \d+ more files with definitions$/);
+    } finally {
+      cpu.close();
+    }
   });
 });
