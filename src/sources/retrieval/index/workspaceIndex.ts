@@ -433,9 +433,16 @@ export class WorkspaceIndex {
   #ensurePass(): Promise<void> {
     if (this.#pass) return this.#pass;
     this.#pacer.giveWay(() => this.ws.whenIdle());
+    // A pass still running after a moment writes many batches: their WAL is checkpointed apart (store.ts).
+    const long = setTimeout(() => {
+      if (!this.#closed) this.store.db.checkpointsAside?.(true);
+    }, LONG_PASS_MS);
+    long.unref?.();
     this.#pass = this.#runPass()
       .catch(() => undefined)
       .finally(() => {
+        clearTimeout(long);
+        this.store.db.checkpointsAside?.(false);
         this.#pass = undefined;
         this.#pacer.giveWay(undefined);
       });
@@ -787,6 +794,9 @@ export class WorkspaceIndex {
 /** A catch-up asks git about at most this many paths by name (its command line); more, and it lists all. */
 const MAX_PATHSPECS = 2_000;
 const MAX_PATHSPEC_CHARS = 200_000;
+
+/** A pass that runs longer than this has its WAL checkpointed by another thread (a worker costs ~17 MB). */
+const LONG_PASS_MS = 500;
 
 /** Stored rows read in one synchronous step (a page): a few ms of the event loop. */
 const PAGE_ROWS = 500;
