@@ -515,6 +515,45 @@ test('while a long pass writes, its WAL is checkpointed by another thread: the c
   }
 });
 
+test('a build that writes many batches checkpoints aside while it runs; a restart that rewrites one file does not', async () => {
+  const files: Record<string, string> = {};
+  for (let k = 0; k < 40; k++) files[`m${k}.py`] = `def helper_${k}():\n    return ${k}\n`;
+  const other = makeRepo({ files });
+  const calls: boolean[] = [];
+  const open = async () => {
+    const deps = indexDeps({
+      openIndex: (root) => {
+        const db = openIndexDatabase(root, silentLogger);
+        const aside = db.checkpointsAside?.bind(db);
+        db.checkpointsAside = (on) => {
+          calls.push(on);
+          aside?.(on);
+        };
+        return db;
+      },
+    });
+    const workspaces = new Workspaces(deps);
+    // A slice of no time: every file is its own batch, so 40 files are 40 writes.
+    const indexes = createRetrievalIndexes(deps, workspaces, { sliceMs: 0 });
+    const index = indexes.open(other.dir);
+    assert.ok(index);
+    await index.warm();
+    return () => {
+      indexes.close();
+      workspaces.closeAll();
+    };
+  };
+  try {
+    (await open())();
+    assert.deepEqual(calls, [true, false], 'on during the first build, off at its end');
+    other.write('m3.py', 'def helper_3():\n    return -3\n');
+    (await open())();
+    assert.deepEqual(calls, [true, false], 'the catch-up wrote one file: no worker');
+  } finally {
+    other.cleanup();
+  }
+});
+
 test('chunks follow the structure: top-level definitions, Markdown sections, TOML tables; bounded', () => {
   const code = chunkLines('a.py', RATES.split('\n'), { minLines: 2, maxLines: 80, maxChars: 8_000 });
   const starts = code.map((chunk) => chunk.start);

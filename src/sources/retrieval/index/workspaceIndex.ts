@@ -156,6 +156,8 @@ export class WorkspaceIndex {
   /** Resolves once the running pass has its listing (how large the tree is decides whether a request waits). */
   #listing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Batches the running pass has written. */
+  #passWrites = 0;
   readonly #unlisten: () => void;
   /** Semantic retrieval: the chunks' vectors, when an embedding model is named. */
   readonly #vectors: ChunkVectors | undefined;
@@ -433,16 +435,11 @@ export class WorkspaceIndex {
   #ensurePass(): Promise<void> {
     if (this.#pass) return this.#pass;
     this.#pacer.giveWay(() => this.ws.whenIdle());
-    // A pass still running after a moment writes many batches: their WAL is checkpointed apart (store.ts).
-    const long = setTimeout(() => {
-      if (!this.#closed) this.store.db.checkpointsAside?.(true);
-    }, LONG_PASS_MS);
-    long.unref?.();
+    this.#passWrites = 0;
     this.#pass = this.#runPass()
       .catch(() => undefined)
       .finally(() => {
-        clearTimeout(long);
-        this.store.db.checkpointsAside?.(false);
+        if (this.#passWrites >= MANY_WRITES) this.store.db.checkpointsAside?.(false);
         this.#pass = undefined;
         this.#pacer.giveWay(undefined);
       });
@@ -772,6 +769,9 @@ export class WorkspaceIndex {
    */
   #write(batch: readonly (Prepared | { gone: string })[], unsure = false): void {
     if (batch.length === 0 || this.#closed) return;
+    // A pass that writes many batches (a first build, a full comparison) has its WAL checkpointed apart
+    // (store.ts); a catch-up that rewrites a few files does not start a thread for them.
+    if (this.#pass && ++this.#passWrites === MANY_WRITES) this.store.db.checkpointsAside?.(true);
     try {
       this.store.db.transaction(() => {
         for (const entry of batch) {
@@ -795,8 +795,8 @@ export class WorkspaceIndex {
 const MAX_PATHSPECS = 2_000;
 const MAX_PATHSPEC_CHARS = 200_000;
 
-/** A pass that runs longer than this has its WAL checkpointed by another thread (a worker costs ~17 MB). */
-const LONG_PASS_MS = 500;
+/** A pass that writes this many batches has its WAL checkpointed by another thread (a worker costs ~17 MB). */
+const MANY_WRITES = 20;
 
 /** Stored rows read in one synchronous step (a page): a few ms of the event loop. */
 const PAGE_ROWS = 500;
