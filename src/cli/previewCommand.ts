@@ -10,6 +10,11 @@ import type { ChatMessage } from '../shared/types.ts';
 import { safeJson, safeText } from './terminalText.ts';
 
 const NO_MODEL = '(no --model)';
+/**
+ * The longest a preview waits for the workspace's indexes. A server builds them once and keeps them; a
+ * preview that did not wait would answer as a server that just started, not as the one the user runs.
+ */
+const PREVIEW_SETTLE_MS = 60_000;
 /** The window assumed without --model: the pipeline's own default for a model it cannot ask about. */
 const PREVIEW_DEFAULT_WINDOW = 8192;
 
@@ -41,6 +46,11 @@ export async function runPreviewCommand(
           },
         }
       : io.pipeline;
+  if (!(await settled(pipeline, PREVIEW_SETTLE_MS))) {
+    io.err(
+      `ctxproxy preview: the workspace's indexes were still building after ${PREVIEW_SETTLE_MS / 1000} s; this preview shows what a server that just started would forward\n`,
+    );
+  }
   const request = { model, messages: [{ role: 'user', content: question }] } as ChatRequest;
   const prepared = await prepare(
     {
@@ -106,6 +116,24 @@ export async function runPreviewCommand(
   // Names and text from the workspace (a file named with an escape sequence) are shown, never obeyed.
   io.out(`${safeText(lines.join('\n'))}\n`);
   return 0;
+}
+
+/** Whether the indexes of the configured workspace were ready within `ms` (true when there are none). */
+async function settled(pipeline: PipelineDeps, ms: number): Promise<boolean> {
+  if (!pipeline.settle) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = pipeline.settle(pipeline.settings.workspace).then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function parse(args: string[]) {

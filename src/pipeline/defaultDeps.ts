@@ -100,6 +100,7 @@ export async function createPipelineDeps(input: PipelineDepsInput): Promise<Pipe
     logger,
     now: Date.now,
     newId: newSnapshotId,
+    settle: sourceSet ? (workspace) => sourceSet.settle(workspace) : undefined,
     close: () => sourceSet?.close(),
     ...overrides,
   };

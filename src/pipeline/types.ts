@@ -69,6 +69,11 @@ export interface PipelineDeps {
   logger: Logger;
   now: () => number;
   newId: () => string;
+  /**
+   * Resolves once the workspace's indexes (symbols, retrieval) are built and current: a one-shot `preview`
+   * waits for them (bounded), so it forwards what a warm server forwards.
+   */
+  settle?: ((workspace: string) => Promise<void>) | undefined;
   /** Lets go of what the sources hold open (file watchers, background index builds); the server calls it on stop. */
   close?: (() => void) | undefined;
 }

@@ -42,6 +42,8 @@ export interface SourceSet {
   ready(workspace: string): Promise<void>;
   /** Starts building the symbol index of a workspace in the background (server start); resolves when built. */
   warm(workspace: string): Promise<void>;
+  /** Resolves once both indexes of a workspace (symbols, retrieval) are built and current. */
+  settle(workspace: string): Promise<void>;
   /** Closes the watchers (they never keep the process alive, but tests should tidy up). */
   close(): void;
 }
@@ -73,6 +75,9 @@ export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): 
     index: (workspace) => indexes.open(workspace),
     ready: (workspace) => workspaces.get(workspace).armWatcherSoon(),
     warm: (workspace) => symbols.warm(workspace),
+    settle: async (workspace) => {
+      await Promise.all([symbols.warm(workspace), indexes.warm(workspace).catch(() => undefined)]);
+    },
     close: () => {
       symbols.close();
       indexes.close();

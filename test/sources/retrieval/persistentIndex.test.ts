@@ -15,6 +15,7 @@ import type { SourceDeps } from '../../../src/sources/deps.ts';
 import { createSourceSet } from '../../../src/sources/index.ts';
 import { chunkLines } from '../../../src/sources/retrieval/index/chunks.ts';
 import { createRetrievalIndexes } from '../../../src/sources/retrieval/index/registry.ts';
+import { IndexStore } from '../../../src/sources/retrieval/index/store.ts';
 import { type GrepRequest, grep } from '../../../src/sources/retrieval/search.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
@@ -462,6 +463,95 @@ describe('persistent retrieval index', () => {
       other.cleanup();
     }
   });
+});
+
+test('while a long pass writes, its WAL is checkpointed by another thread: the commits do not, and the WAL stays bounded', async () => {
+  const other = makeRepo({ files: { 'a.py': 'x = 1\n' } });
+  const db = openIndexDatabase(other.dir, silentLogger);
+  const wal = path.join(other.dir, '.ctxproxy', 'index.db-wal');
+  try {
+    new IndexStore(db);
+    if (!db.checkpointsAside) {
+      // node:sqlite (Deno) is not loaded in a worker: there the commits keep checkpointing themselves.
+      assert.ok('Deno' in globalThis, 'better-sqlite3 checkpoints in a worker');
+      return;
+    }
+    db.exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, blob TEXT)');
+    db.checkpointsAside?.(true);
+    assert.equal(Number(db.pragma('wal_autocheckpoint')), 0, 'the committing connection no longer checkpoints');
+    const page = 'x'.repeat(3_000);
+    const insert = db.prepare('INSERT INTO filler (blob) VALUES (?)');
+    // The WAL header's checkpoint sequence (bytes 12–15) grows each time a writer starts the WAL over,
+    // which it does only after a checkpoint copied every frame: here, only the worker checkpoints.
+    const restarts = () => {
+      const fd = fs.openSync(wal, 'r');
+      try {
+        const header = Buffer.alloc(16);
+        fs.readSync(fd, header, 0, 16, 0);
+        return header.readUInt32BE(12);
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    let written = 0;
+    for (let round = 0; round < 6; round++) {
+      db.transaction(() => {
+        for (let k = 0; k < 400; k++) insert.run(page);
+      });
+      written += 400 * page.length;
+      const seen = restarts();
+      await until(() => {
+        insert.run('');
+        return restarts() !== seen;
+      }, `round ${round}: the WAL checkpointed by the worker and started over`);
+    }
+    const size = fs.statSync(wal).size;
+    assert.ok(size < written / 2, `the WAL holds ${size} bytes of ${written} written`);
+    db.checkpointsAside?.(false);
+    assert.equal(Number(db.pragma('wal_autocheckpoint')), 1000, "off again: SQLite's own checkpoints");
+  } finally {
+    db.close();
+    other.cleanup();
+  }
+});
+
+test('a build that writes many batches checkpoints aside while it runs; a restart that rewrites one file does not', async () => {
+  const files: Record<string, string> = {};
+  for (let k = 0; k < 40; k++) files[`m${k}.py`] = `def helper_${k}():\n    return ${k}\n`;
+  const other = makeRepo({ files });
+  const calls: boolean[] = [];
+  const open = async () => {
+    const deps = indexDeps({
+      openIndex: (root) => {
+        const db = openIndexDatabase(root, silentLogger);
+        const aside = db.checkpointsAside?.bind(db);
+        db.checkpointsAside = (on) => {
+          calls.push(on);
+          aside?.(on);
+        };
+        return db;
+      },
+    });
+    const workspaces = new Workspaces(deps);
+    // A slice of no time: every file is its own batch, so 40 files are 40 writes.
+    const indexes = createRetrievalIndexes(deps, workspaces, { sliceMs: 0 });
+    const index = indexes.open(other.dir);
+    assert.ok(index);
+    await index.warm();
+    return () => {
+      indexes.close();
+      workspaces.closeAll();
+    };
+  };
+  try {
+    (await open())();
+    assert.deepEqual(calls, [true, false], 'on during the first build, off at its end');
+    other.write('m3.py', 'def helper_3():\n    return -3\n');
+    (await open())();
+    assert.deepEqual(calls, [true, false], 'the catch-up wrote one file: no worker');
+  } finally {
+    other.cleanup();
+  }
 });
 
 test('chunks follow the structure: top-level definitions, Markdown sections, TOML tables; bounded', () => {

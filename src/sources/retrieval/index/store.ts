@@ -19,6 +19,11 @@ export interface IndexSql {
   transaction<T>(fn: () => T): T;
   pragma(name: string, value?: string | number): unknown;
   close(): void;
+  /**
+   * On: while a long pass writes, the WAL is checkpointed apart from its commits (another thread), so a
+   * commit never waits for a checkpoint's copy and fsync; off: the commits checkpoint again. Optional.
+   */
+  checkpointsAside?(on: boolean): void;
 }
 
 /** 'CTXI': the header says the file is ctxproxy's index (the audit log is 'CTXP'). */

@@ -156,6 +156,8 @@ export class WorkspaceIndex {
   /** Resolves once the running pass has its listing (how large the tree is decides whether a request waits). */
   #listing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Batches the running pass has written. */
+  #passWrites = 0;
   readonly #unlisten: () => void;
   /** Semantic retrieval: the chunks' vectors, when an embedding model is named. */
   readonly #vectors: ChunkVectors | undefined;
@@ -433,9 +435,11 @@ export class WorkspaceIndex {
   #ensurePass(): Promise<void> {
     if (this.#pass) return this.#pass;
     this.#pacer.giveWay(() => this.ws.whenIdle());
+    this.#passWrites = 0;
     this.#pass = this.#runPass()
       .catch(() => undefined)
       .finally(() => {
+        if (this.#passWrites >= MANY_WRITES) this.store.db.checkpointsAside?.(false);
         this.#pass = undefined;
         this.#pacer.giveWay(undefined);
       });
@@ -765,6 +769,9 @@ export class WorkspaceIndex {
    */
   #write(batch: readonly (Prepared | { gone: string })[], unsure = false): void {
     if (batch.length === 0 || this.#closed) return;
+    // A pass that writes many batches (a first build, a full comparison) has its WAL checkpointed apart
+    // (store.ts); a catch-up that rewrites a few files does not start a thread for them.
+    if (this.#pass && ++this.#passWrites === MANY_WRITES) this.store.db.checkpointsAside?.(true);
     try {
       this.store.db.transaction(() => {
         for (const entry of batch) {
@@ -787,6 +794,9 @@ export class WorkspaceIndex {
 /** A catch-up asks git about at most this many paths by name (its command line); more, and it lists all. */
 const MAX_PATHSPECS = 2_000;
 const MAX_PATHSPEC_CHARS = 200_000;
+
+/** A pass that writes this many batches has its WAL checkpointed by another thread (a worker costs ~17 MB). */
+const MANY_WRITES = 20;
 
 /** Stored rows read in one synchronous step (a page): a few ms of the event loop. */
 const PAGE_ROWS = 500;
