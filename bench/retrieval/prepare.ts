@@ -39,6 +39,9 @@ export const EXTENSIONS: Record<Language, string[]> = {
   rb: ['.rb'],
   php: ['.php'],
   kt: ['.kt'],
+  ex: ['.ex'],
+  swift: ['.swift'],
+  lua: ['.lua'],
 };
 
 /** A constant declaration with a comment, as the language writes it. */
@@ -61,6 +64,13 @@ function declaration(language: Language, name: string, value: string, comment: s
       return `const ${name} = ${value}; // ${comment}`;
     case 'kt':
       return `const val ${name} = ${value} // ${comment}`;
+    case 'ex':
+      // Appended after a module's `end`: a module of its own, so the file still compiles.
+      return `defmodule ${camel[0]?.toUpperCase()}${camel.slice(1)} do @moduledoc false; def value, do: ${value} end # ${comment}`;
+    case 'swift':
+      return `let ${camel} = ${value} // ${comment}`;
+    case 'lua':
+      return `local ${name} = ${value} -- ${comment}`;
     default:
       return `export const ${camel} = ${value}; // ${comment}`;
   }
