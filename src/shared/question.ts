@@ -266,17 +266,10 @@ export function analyseText(message: string): Question {
       if (raw.length < 2 || raw.length > MAX_TOKEN) continue;
       const scoped = raw.replace(/[.:]+$/, '');
       if (/^@[\w.-]+\/[\w.-]+$/.test(scoped) && packages.size < MAX_LIST) packages.add(scoped);
-      const asPath = pathToken(raw);
-      if (asPath !== undefined) {
-        const known = paths.get(asPath);
-        if (known) known.explicit ||= explicit;
-        else if (paths.size < MAX_PATHS) paths.set(asPath, { token: asPath, explicit });
-        if (surelyPath(asPath)) continue;
-      }
-      if (raw.includes('://')) continue;
       const previous = (tokens[i - 1] ?? '').toLowerCase();
       const twoBack = (tokens[i - 2] ?? '').toLowerCase();
       const clean = raw.replace(/[.:]+$/, '');
+      // A package after "package" or "version of", also when it has a slash (`league/uri`, `github.com/x/y`).
       if (
         /^(?:package|crate|module|library|lib|gem|dependency|dep)$/.test(previous) ||
         (previous === 'of' && /^versions?$/.test(twoBack))
@@ -285,6 +278,14 @@ export function analyseText(message: string): Question {
           packages.add(clean);
         }
       }
+      const asPath = pathToken(raw);
+      if (asPath !== undefined) {
+        const known = paths.get(asPath);
+        if (known) known.explicit ||= explicit;
+        else if (paths.size < MAX_PATHS) paths.set(asPath, { token: asPath, explicit });
+        if (surelyPath(asPath)) continue;
+      }
+      if (raw.includes('://')) continue;
       const next = (tokens[i + 1] ?? '').replace(/[.:,]+$/, '');
       const properName = explicit && proper.has(clean);
       const besideKind =

@@ -99,7 +99,9 @@ export function relationPatterns(names: readonly string[], relations: Relations 
     // A dotted module path (`from ..json.tag import`, `require("luarocks.fs")`), a header (`#include "json.h"`),
     // Rust's `mod json;`, and a capitalised module at a line's end (`alias Plug.Conn`, Kotlin's `import okio.Buffer`).
     if (relations.imports) out.push(`.${name}.`, `.${name}"`, `.${name}'`, `${name}.h"`, `<${name}.h>`, `mod ${name};`);
-    if (relations.imports && /^[A-Z]/.test(name)) out.push(`.${name}`);
+    // Module names are capitalised in some languages (`alias App.Json`, `import okio.Buffer`, `use App\Json;`).
+    const module = `${name[0]?.toUpperCase()}${name.slice(1)}`;
+    if (relations.imports) out.push(`.${module}`, `\\${module};`);
     if (relations.handles) out.push(`except ${name}`, `except (${name}`, `catch (${name}`, `catch(${name}`);
     if (relations.handles) out.push(`: ${name})`, `rescue ${name}`, `::${name} =>`, `, ${name})`, `.${name})`);
     if (relations.handles) out.push(`| ${name}`, `\\${name} $`, `${name} =>`);
@@ -131,9 +133,9 @@ function importsOwnModule(names: readonly string[]): (line: string) => boolean {
   const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
   if (simple.length === 0) return () => false;
   const alt = simple.map(escapeRegExp).join('|');
-  const own = new RegExp(`(?:\\.|/|::|\\\\)(?:${alt})(?![\\w$-])|["'<](?:${alt})\\.\\w+["'>]`);
+  const own = new RegExp(`(?:\\.|/|::|\\\\)(?:${alt})(?![\\w$-])|["'<](?:${alt})\\.\\w+["'>]`, 'i');
   // A relative import (`from . import json`, `from ..util import json`) is of the project's own module too.
-  const relative = new RegExp(`^\\s*from\\s+\\.[\\w.]*\\s+import\\b.*(?<![\\w$])(?:${alt})(?![\\w$])`);
+  const relative = new RegExp(`^\\s*from\\s+\\.[\\w.]*\\s+import\\b.*(?<![\\w$])(?:${alt})(?![\\w$])`, 'i');
   return (line) => IMPORT_LINE.test(line) && (own.test(line) || relative.test(line));
 }
 
@@ -150,12 +152,14 @@ export function relationRank(names: readonly string[], relations: Relations): (l
   const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
   if (simple.length === 0) return () => 0;
   const token = new RegExp(`(?<![\\w$])(?:${simple.map(escapeRegExp).join('|')})(?![\\w$])`);
+  // An import names a module in its language's case (`json`, `Json`): the name matches either.
+  const moduleToken = new RegExp(token.source, 'i');
   const defines = definitionTest(simple);
   const ownImport = importsOwnModule(simple);
   const constructs = relations.constructs ? constructionTest(simple) : () => false;
   return (line) => {
+    if (relations.imports && IMPORT_LINE.test(line) && moduleToken.test(line)) return ownImport(line) ? 2 : 1;
     if (!token.test(line)) return 0;
-    if (relations.imports && IMPORT_LINE.test(line)) return ownImport(line) ? 2 : 1;
     if (defines(line) !== undefined) return 0;
     if (relations.subtypes && (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line))) return 1;
     if (relations.handles && HANDLER_LINE.test(line)) return 1;

@@ -571,13 +571,15 @@ export function createRetrievalSource(
         });
       }
       if (wantCode) {
+        // A word the code defines is asked about as that name: files merely named like it are not the answer.
+        const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
         const context: RankContext = {
           names: [...ownNames, ...resolved.map((r) => r.name)],
           qualified: plan.qualified,
           strings: plan.strings,
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
-          heads: byFileName,
+          heads,
           relations,
           packages: plan.manifestWords,
         };
@@ -600,7 +602,7 @@ export function createRetrievalSource(
           ...byRelation.hits,
           ...(proseFound ? [] : byWord.hits),
           ...bySimilarity,
-          ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
+          ...[...heads.keys()].map((rel) => ({ rel, line: 1, text: '' })),
         ];
         const from = new Map(resolved.map((r) => [r.name, r.from]));
         // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
