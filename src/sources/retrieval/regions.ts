@@ -187,7 +187,7 @@ export function declaresPackage(packages: readonly string[]): (line: string, nex
 /** Manifest and lock files of the common ecosystems: where a dependency's version is written. */
 const MANIFEST_PATH =
   /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|setup\.py|Pipfile|requirements[\w.-]*\.txt|Cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|libs\.versions\.toml|gradle\.properties|build\.sbt|[\w.-]+\.(csproj|fsproj|vbproj|props|nuspec|gemspec|rockspec|podspec|cabal|opam)|packages\.config|Gemfile|composer\.json|mix\.exs|Package(@[\w.-]+)?\.swift|pubspec\.yaml|package\.yaml|stack\.yaml|deno\.jsonc?|vcpkg\.json|conanfile\.(txt|py)|CMakeLists\.txt|build\.zig\.zon|rebar\.config|deps\.edn|project\.clj|(Cargo|Gemfile|mix|composer|poetry|uv|Pipfile|pubspec|Package)\.(lock|resolved)|go\.sum|package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/;
-export const isManifestPath = (rel: string) => MANIFEST_PATH.test(rel);
+const isManifestPath = (rel: string) => MANIFEST_PATH.test(rel);
 
 /** A line that calls `name` (`name(`, `.name(`, `name!(`), which says more than one that only names it. */
 function callTest(names: readonly string[]): (line: string) => boolean {

@@ -127,6 +127,12 @@ const TASK_KINDS: [RegExp, string[]][] = [
   [/\b(?:build\w*|compil\w*|bundl\w*)\b/i, ['build', 'compile', 'bundle', 'dist', 'make', 'cargo', 'gradle', 'mvn']],
 ];
 
+/** Asking who uses a thing in so many words ("can I use it" is not one). */
+const ASKS_USES = /\b(?:call(?:s|ed|ers?|ing)?|usages?|used|invok\w*|referenc\w*)\b/i;
+
+/** Words that make a tests question one about running them ("the test suite", "the tests run"). */
+const TASK_NOUNS = /\b(?:suites?|run(?:s|ning)?|runner|command|coverage|ci)\b/i;
+
 /** The task and manifest files searched for task words and package names. */
 const TASK_PATHSPECS = [
   ':(glob)**/Makefile',
@@ -264,6 +270,12 @@ interface SearchPlan {
   historyPaths: string[];
   /** Ways of reading the environment, when the question asks about the environment and names no variable. */
   envReads: string[];
+  /**
+   * Asked which tests exercise or which code uses something, not how a task runs: a plain word the code defines
+   * is then the thing asked about ("which tests exercise logout"). In other questions a defined word is more
+   * likely English ("before", "open", "license").
+   */
+  asksAboutCode: boolean;
   /** Asked what changed across releases (tags): the log between them, not the last commit's. */
   releases: boolean;
   /** Asked about the branch against the default one: its diff, not the last commit's. */
@@ -344,6 +356,10 @@ export function searchPlan(question: Question): SearchPlan {
   return {
     names: [...names],
     guessed: identifiers.filter((identifier) => identifier.guessed).flatMap((identifier) => identifier.tries),
+    asksAboutCode:
+      (hasIntent(question, 'tests') || ASKS_USES.test(question.text)) &&
+      !hasIntent(question, 'build') &&
+      !TASK_NOUNS.test(question.text),
     qualified: [...qualified],
     strings: [...strings],
     taskWords: [...taskWords],
@@ -487,9 +503,10 @@ export function createRetrievalSource(
         resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
       }
       // A plain word the code defines ("which tests exercise logout") is that name, when the prose names nothing.
-      const defined = resolved.some((r) => r.from.startsWith('matched:'))
-        ? []
-        : definedWords(plan.looseWords, byWord.hits);
+      const defined =
+        resolved.some((r) => r.from.startsWith('matched:')) || !plan.asksAboutCode
+          ? []
+          : definedWords(plan.looseWords, byWord.hits);
       resolved = [...defined, ...resolved];
       // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
       // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
@@ -691,7 +708,7 @@ async function filesNamed(
 function definedWords(words: readonly string[], hits: readonly GrepHit[]): ResolvedName[] {
   const out: ResolvedName[] = [];
   for (const word of words) {
-    if (word.length < 4 || out.length >= 2) continue;
+    if (word.length < 4) continue;
     const spelled = new RegExp(`(?<![\\w$])${word.replace(/[^\w]/g, '')}(?![\\w$])`, 'i');
     for (const hit of hits) {
       if (isTestPath(hit.rel) || DOC_PATH.test(hit.rel)) continue;
@@ -702,7 +719,8 @@ function definedWords(words: readonly string[], hits: readonly GrepHit[]): Resol
       }
     }
   }
-  return out;
+  // One word the code defines is the subject; several are more likely prose that code also spells.
+  return out.length === 1 ? out : [];
 }
 
 /** Characters of a relation's listing, at most (and half the mode's total, whichever is smaller). */
