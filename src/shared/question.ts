@@ -97,6 +97,9 @@ export function codeShaped(word: string): boolean {
 const KIND_NOUNS =
   /^(?:function|func|method|class|module|package|crate|struct|trait|interface|type|enum|variable|constant|const|field|property|attribute|macro|decorator|hook|component|command|subcommand|flag|option|helper|handler|middleware|fixture)s?$/i;
 
+/** "module", "functions", "class": a word that says what kind of thing a name beside it is. */
+export const isKindNoun = (word: string) => KIND_NOUNS.test(word);
+
 /** Words that describe a kind noun rather than name one ("the environment variable", "a private method"). */
 const DESCRIPTORS = new Set(
   'environment env global local private public static abstract base parent child config configuration default different async internal exported given whole entire following above below first second next right wrong main root top helper utility custom generic'.split(

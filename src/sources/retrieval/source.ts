@@ -9,7 +9,7 @@
 // sends is the mode's depth.
 
 import path from 'node:path';
-import { hasIntent, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
+import { hasIntent, isKindNoun, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
@@ -510,7 +510,15 @@ export function createRetrievalSource(
       resolved = [...defined, ...resolved];
       // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
       // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
-      const proseMatched = resolved.filter((r) => r.from.startsWith('matched:'));
+      // Two words of the name besides kind nouns: "the json module" resolving to `json_module` keeps `json`.
+      const proseMatched = resolved.filter(
+        (r) =>
+          r.from.startsWith('matched:') &&
+          r.from
+            .slice('matched:'.length)
+            .split(',')
+            .filter((word) => !isKindNoun(word.trim())).length >= 2,
+      );
       const subsumed = new Set(
         plan.guessed.filter((name) => proseMatched.some((r) => nameParts(r.name).some((part) => sameWord(part, name)))),
       );
