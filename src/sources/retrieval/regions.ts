@@ -160,10 +160,12 @@ export function relationRank(names: readonly string[], relations: Relations): (l
   return (line) => {
     if (relations.imports && IMPORT_LINE.test(line) && moduleToken.test(line)) return ownImport(line) ? 2 : 1;
     if (!token.test(line)) return 0;
+    // A field of the type made on its line (`private static Strategy _s = new Strategy();`) is a construction,
+    // though its `static Strategy` reads like a definition.
+    if (constructs(line)) return 1;
     if (defines(line) !== undefined) return 0;
     if (relations.subtypes && (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line))) return 1;
-    if (relations.handles && HANDLER_LINE.test(line)) return 1;
-    return constructs(line) ? 1 : 0;
+    return relations.handles && HANDLER_LINE.test(line) ? 1 : 0;
   };
 }
 

@@ -67,6 +67,9 @@ describe('retrieval: relations, versions, tests of a plain word, prose names', (
             `{\n  "name": "logout",\n  "title": "logout",\n  "label": "logout",\n  "id": "logout-${n}"\n}\n`,
           ]),
         ),
+        'app/Policy.cs': 'public class NamingPolicy\n{\n}\n',
+        'app/Enums.cs': 'static class Enums\n{\n    private static NamingPolicy _policy = new NamingPolicy();\n}\n',
+        'app/Converter.cs': 'class Converter\n{\n    Policy = new NamingPolicy();\n}\n',
         // A name with a short function word in it, and guessed names that are only its parts.
         'app/assets.rs': 'pub fn save_to_folder(&self, path: &Path) -> Result<()> {\n    Ok(())\n}\n',
         'app/folders.rs': 'pub fn folder() -> PathBuf {\n    PathBuf::new()\n}\n',
@@ -116,6 +119,16 @@ describe('retrieval: relations, versions, tests of a plain word, prose names', (
     const naming = paths.findIndex((rel) => rel?.endsWith('logout.json'));
     assert.ok(naming === -1 || naming > calling, paths.join(','));
     assert.ok(!items.some((item) => item.path === '.github/workflows/ci.yml'), paths.join(','));
+  });
+
+  test('where objects of a class are made: a static field made on its line is listed too', async () => {
+    const items = await ask('Where do we create new NamingPolicy objects?');
+    const listing = items.find((item) => item.key === 'retrieval.code.(related lines)');
+    assert.match(
+      listing?.text ?? '',
+      /^app\/Enums\.cs:\d+: private static NamingPolicy _policy = new NamingPolicy\(\);$/m,
+    );
+    assert.match(listing?.text ?? '', /^app\/Converter\.cs:\d+: /m);
   });
 
   test('a name said in prose with a short function word in it ("save to folder")', async () => {
