@@ -21,7 +21,7 @@ export interface BenchQuestion {
   facts: string[];
 }
 
-export type Language = 'py' | 'go' | 'rs' | 'ts' | 'java' | 'cs' | 'rb' | 'php' | 'kt';
+export type Language = 'py' | 'go' | 'rs' | 'ts' | 'java' | 'cs' | 'rb' | 'php' | 'kt' | 'ex' | 'swift' | 'lua';
 
 export const git = (dir: string, ...args: string[]): string => {
   try {
@@ -39,7 +39,20 @@ const shuffled = <T>(items: T[], key: (item: T) => string) =>
   [...items].sort((a, b) => hash(key(a)).localeCompare(hash(key(b))));
 
 export function mainLanguage(dir: string): Language {
-  const counts: Record<Language, number> = { py: 0, go: 0, rs: 0, ts: 0, java: 0, cs: 0, rb: 0, php: 0, kt: 0 };
+  const counts: Record<Language, number> = {
+    py: 0,
+    go: 0,
+    rs: 0,
+    ts: 0,
+    java: 0,
+    cs: 0,
+    rb: 0,
+    php: 0,
+    kt: 0,
+    ex: 0,
+    swift: 0,
+    lua: 0,
+  };
   for (const rel of git(dir, 'ls-files').split('\n')) {
     const ext = path.extname(rel);
     if (ext === '.py') counts.py++;
@@ -50,6 +63,9 @@ export function mainLanguage(dir: string): Language {
     else if (ext === '.rb') counts.rb++;
     else if (ext === '.php') counts.php++;
     else if (ext === '.kt' || ext === '.kts') counts.kt++;
+    else if (ext === '.ex' || ext === '.exs') counts.ex++;
+    else if (ext === '.swift') counts.swift++;
+    else if (ext === '.lua') counts.lua++;
     else if (['.ts', '.tsx', '.js', '.mjs'].includes(ext)) counts.ts++;
   }
   return (Object.entries(counts).sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'ts') as Language;
@@ -89,10 +105,25 @@ const DEFINITION: Record<Language, { grep: string; name: RegExp; files: string[]
     name: /fun (?:<[^>]+>\s*)?(?:[A-Za-z][A-Za-z0-9]*\.)?([a-z]\w+)\(/,
     files: ['*.kt', '*.kts'],
   },
+  ex: {
+    grep: '^\\s*defp? [a-z][a-z0-9_]{5,}[?!]?(\\(|\\s|,|$)',
+    name: /defp? ([a-z]\w+[?!]?)/,
+    files: ['*.ex', '*.exs'],
+  },
+  swift: {
+    grep: '^\\s*((public|private|internal|fileprivate|open|static|class|final|override|mutating|nonisolated|@\\w+)\\s+)*func [a-z][A-Za-z0-9]{5,}(<[^>]*>)?\\(',
+    name: /func ([a-z]\w+)/,
+    files: ['*.swift'],
+  },
+  lua: {
+    grep: '^\\s*(local\\s+)?function\\s+([A-Za-z_]\\w*[.:])*[a-z][a-z0-9_]{5,}\\s*\\(',
+    name: /function\s+(?:[A-Za-z_]\w*[.:])*([a-z]\w+)\s*\(/,
+    files: ['*.lua'],
+  },
 };
 
 const TEST_PATH =
-  /(^|\/)(tests?|__tests__|testdata|spec)\/|(^|\/)[a-z]+Test\/|_spec\.rb$|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs)$/;
+  /(^|\/)(tests?|__tests__|testdata|spec|Tests)\/|(^|\/)[a-z]+Test\/|_spec\.(rb|lua)$|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs|swift|kt)$/;
 const DOC = /\.(md|rst|txt)$/;
 
 interface GrepLine {
@@ -179,8 +210,11 @@ function dependencyQuestion(dir: string): BenchQuestion | undefined {
   for (const m of read('pyproject.toml').matchAll(/^\s*"([A-Za-z][\w.-]+)\s*([<>=!~][^";]+)"/gm)) {
     candidates.push({ name: m[1] as string, version: (m[2] as string).trim() });
   }
+  // The other ecosystems' manifests, asked about only where the four above name nothing (so the questions of
+  // repositories measured before stay the same).
+  if (candidates.length === 0) candidates.push(...otherManifests(dir, read));
   const pick = shuffled(
-    candidates.filter((c) => c.version.length >= 2 && !/workspace|path/.test(c.version)),
+    candidates.filter((c) => c.version.length >= 2 && !/workspace|path|\$/.test(c.version)),
     (c) => c.name,
   )[0];
   if (!pick) return undefined;
@@ -191,6 +225,51 @@ function dependencyQuestion(dir: string): BenchQuestion | undefined {
     turns: [`Which version of ${short} does this project depend on?`],
     facts: [pick.version],
   };
+}
+
+/** Dependencies with a version in Maven, Gradle, NuGet, Bundler, Composer, Mix, SwiftPM, LuaRocks and pip manifests. */
+function otherManifests(dir: string, read: (rel: string) => string): { name: string; version: string }[] {
+  const out: { name: string; version: string }[] = [];
+  const files = git(dir, 'ls-files')
+    .split('\n')
+    .filter((rel) => rel && !TEST_PATH.test(rel) && !/example|sample/i.test(rel));
+  const add = (name: string | undefined, version: string | undefined) => {
+    if (name && version) out.push({ name, version: version.trim() });
+  };
+  for (const rel of files) {
+    const base = path.posix.basename(rel);
+    const at = (pattern: RegExp) => [...read(rel).matchAll(pattern)];
+    if (base === 'pom.xml')
+      for (const m of at(/<artifactId>([\w.-]+)<\/artifactId>\s*<version>([^<$]+)<\/version>/g)) add(m[1], m[2]);
+    else if (/^build\.gradle(\.kts)?$/.test(base))
+      for (const m of at(/["'][\w.-]+:([\w.-]+):(\d[\w.-]*)["']/g)) add(m[1], m[2]);
+    else if (base === 'libs.versions.toml') {
+      const versions = /\[versions\]([^[]*)/.exec(read(rel))?.[1] ?? '';
+      for (const m of versions.matchAll(/^([\w.-]+)\s*=\s*"([^"]+)"/gm)) add(m[1], m[2]);
+    } else if (/\.(csproj|props)$/.test(base))
+      for (const m of at(/<Package(?:Reference|Version)\s+Include="([\w.-]+)"\s+Version="([^"$]+)"/g)) add(m[1], m[2]);
+    else if (base === 'Gemfile' || base.endsWith('.gemspec'))
+      for (const m of at(
+        /(?:\bgem|add_(?:development_|runtime_)?dependency)[ (]+["']([\w-]+)["'],\s*["']([^"']+)["']/g,
+      ))
+        add(m[1], m[2]);
+    else if (base === 'composer.json') {
+      const json = JSON.parse(read(rel) || '{}') as Record<string, Record<string, string>>;
+      for (const [name, version] of Object.entries({ ...json.require, ...json['require-dev'] }))
+        if (name.includes('/')) add(name, version);
+    } else if (base === 'mix.exs') for (const m of at(/\{:(\w+),\s*"([^"]+)"/g)) add(m[1], m[2]);
+    else if (/^Package(@[\w.-]+)?\.swift$/.test(base))
+      for (const m of at(
+        /\.package\(\s*url:\s*"[^"]*\/([\w.-]+?)(?:\.git)?",\s*(?:from:\s*|\.upToNextM\w+\(from:\s*|exact:\s*)"([^"]+)"/g,
+      ))
+        add(m[1], m[2]);
+    else if (base.endsWith('.rockspec'))
+      for (const m of at(/["']([a-z][\w-]*)\s*([<>=~][^"']+)["']/g))
+        if (m[1] !== 'lua') add(m[1], m[2]);
+        else if (/^requirements[\w.-]*\.txt$/.test(base))
+          for (const m of at(/^([A-Za-z][\w.-]+)\s*((?:==|>=|~=)[^\s;#]+)/gm)) add(m[1], m[2]);
+  }
+  return out;
 }
 
 function lastCommitQuestion(dir: string): BenchQuestion {
@@ -237,6 +316,9 @@ const ENV_READ: Record<Language, string> = {
   rb: 'ENV(\\.fetch)?[\\[(]\\s*["\'][A-Z][A-Z0-9_]{3,}',
   php: 'getenv\\(\\s*["\'][A-Z][A-Z0-9_]{3,}|\\$_ENV\\[\\s*["\'][A-Z][A-Z0-9_]{3,}',
   kt: 'System\\.getenv\\("[A-Z][A-Z0-9_]{3,}',
+  ex: 'System\\.(get_env|fetch_env!?)\\(\\s*"[A-Z][A-Z0-9_]{3,}',
+  swift: 'environment\\["[A-Z][A-Z0-9_]{3,}',
+  lua: 'os\\.getenv\\(\\s*["\'][A-Z][A-Z0-9_]{3,}',
 };
 
 function envQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -268,6 +350,9 @@ const ERROR_LITERAL: Record<Language, string> = {
   rb: 'raise\\s+([A-Z][\\w:]*,\\s*|[A-Z][\\w:]*\\.new\\(\\s*)?["\'][A-Za-z][^"\'#{}]{18,70}["\']',
   php: 'throw new [A-Za-z\\\\]*(Exception|Error)\\(\\s*["\'][A-Za-z][^"\'$%{}]{18,70}["\']',
   kt: '(throw [A-Za-z]*(Exception|Error)|error|requireNotNull|checkNotNull)\\(\\s*"[A-Za-z][^"$]{18,70}"',
+  ex: 'raise\\s+([A-Z][\\w.]*,\\s*(message:\\s*)?)?"[A-Za-z][^"#{}]{18,70}"',
+  swift: '(fatalError|preconditionFailure|precondition|assertionFailure)\\(([^"]*,\\s*)?"[A-Za-z][^"\\\\]{18,70}"',
+  lua: '\\berror\\(\\s*["\'][A-Za-z][^"\'%]{18,70}["\']',
 };
 
 function errorQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -404,6 +489,10 @@ const CONSTANT: Record<Language, string> = {
   rb: '^\\s*[A-Z][A-Z0-9_]{4,}\\s*=\\s*[0-9"\'\\[{:A-Za-z-]',
   php: '\\bconst\\s+[A-Z][A-Z0-9_]{4,}\\s*=',
   kt: '\\bconst\\s+val\\s+[A-Z][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=',
+  ex: '^\\s*@[a-z][a-z0-9_]{4,}\\s+[0-9"%~:[]',
+  swift:
+    '^\\s*((public|private|internal|fileprivate|static|nonisolated)\\s+)*let\\s+[a-zA-Z][A-Za-z0-9]{4,}\\s*(:[^=]+)?=\\s*[0-9"]',
+  lua: '^\\s*(local\\s+)?([A-Za-z_]\\w*\\.)?[A-Z][A-Z0-9_]{4,}\\s*=\\s*[0-9"\'{]',
 };
 
 /** The default value of a constant: its declaration line. */
@@ -415,7 +504,12 @@ function constantQuestion(dir: string, lang: Language): BenchQuestion | undefine
   const named = lines
     .map((l) => ({
       l,
-      name: /([A-Za-z][A-Za-z0-9_]{4,})\s*(?::[^=]+)?=/.exec(l.text.replace(/^.*?\b(const|static|final)\b/, ''))?.[1],
+      name:
+        lang === 'ex'
+          ? /@([a-z][a-z0-9_]{4,})/.exec(l.text)?.[1]
+          : /([A-Za-z][A-Za-z0-9_]{4,})\s*(?::[^=]+)?=/.exec(
+              l.text.replace(lang === 'swift' ? /^.*?\blet\b/ : /^.*?\b(const|static|final)\b/, ''),
+            )?.[1],
     }))
     .filter((x): x is { l: GrepLine; name: string } => x.name !== undefined);
   for (const { l, name } of shuffled(named, (x) => x.name)) {
@@ -515,6 +609,12 @@ function runtimeQuestion(dir: string, lang: Language): BenchQuestion | undefined
     const v = /<(?:maven\.compiler\.(?:release|source)|java\.version|javaVersion)>([^<]+)</.exec(pom)?.[1];
     return found('Java', v);
   }
+  if (lang === 'ex') return found('Elixir', /\belixir:\s*"([^"]+)"/.exec(read(dir, 'mix.exs'))?.[1]);
+  if (lang === 'swift') return found('Swift', /swift-tools-version:\s*([\d.]+)/.exec(read(dir, 'Package.swift'))?.[1]);
+  if (lang === 'lua') {
+    const spec = git(dir, 'ls-files', '*.rockspec').split('\n').find(Boolean);
+    return found('Lua', spec ? /["']lua\s*([<>=~][^"']+)["']/.exec(read(dir, spec))?.[1]?.trim() : undefined);
+  }
   const project = git(dir, 'ls-files', '*.csproj')
     .split('\n')
     .filter(Boolean)
@@ -541,6 +641,14 @@ const IMPORT: Partial<Record<Language, { grep: string; module: RegExp }>> = {
   rb: { grep: '^\\s*require(_relative)?\\s+[\'"]([\\w./-]*/)?[a-z_]{4,}[\'"]', module: /\/?([a-z_]{4,})['"]\s*$/ },
   php: { grep: '^use\\s+[\\w\\\\]+\\\\[A-Z]\\w{4,};', module: /\\([A-Z]\w{4,});/ },
   kt: { grep: '^import\\s+[\\w.]+\\.[A-Z]\\w{4,}$', module: /\.([A-Z]\w{4,})$/ },
+  ex: {
+    grep: '^\\s*(alias|import|require|use)\\s+[A-Z]\\w*(\\.[A-Z]\\w*)*\\.[A-Z]\\w{3,}\\b',
+    module: /^\s*(?:alias|import|require|use)\s+[\w.]*\.([A-Z]\w{3,})\b/,
+  },
+  lua: {
+    grep: 'require\\s*\\(?\\s*["\'][\\w.]*\\.[a-z_]{4,}["\']',
+    module: /require\s*\(?\s*["'][\w.]*\.([a-z_]{4,})["']/,
+  },
 };
 
 /** Which files import a module of the project: their paths. */
@@ -694,6 +802,9 @@ const LOG_CALL: Record<Language, string> = {
   rb: '\\b(puts|warn|print|logger\\.(info|warn|debug|error))\\(?\\s*["\'][A-Z][^"\'#{}%]{15,60}["\']',
   php: '\\b(echo|print|printf|trigger_error|error_log)\\(?\\s*["\'][A-Z][^"\'$%{}]{15,60}["\']',
   kt: '\\b(println|print|logger\\.\\w+|log\\.\\w+)\\(\\s*"[A-Z][^"$]{15,60}"',
+  ex: '\\b(Logger\\.\\w+|IO\\.puts|IO\\.warn|Mix\\.shell\\(\\)\\.\\w+)\\(?\\s*"[A-Z][^"#{}]{15,60}"',
+  swift: '\\b(print|debugPrint|NSLog|logger\\.\\w+|os_log)\\(\\s*"[A-Z][^"\\\\]{15,60}"',
+  lua: '\\b(print|printout|printerr|warning|warn|io\\.write|:write)\\(\\s*["\'][A-Z][^"\'%]{15,60}["\']',
 };
 
 /** Where a printed or logged message comes from. */
@@ -754,6 +865,17 @@ const TEST_START: Record<Language, { grep: string; name: RegExp; assert: RegExp 
     name: /fun\s+`?([^`(]+)`?\(/,
     assert: /\b(assert\w*|check|expect)\(|\bshouldBe\b/,
   },
+  ex: {
+    grep: '^\\s*test\\s+"[^"]{10,60}"',
+    name: /"([^"]+)"/,
+    assert: /\b(assert|refute|assert_raise|assert_received)\b/,
+  },
+  swift: {
+    grep: '^\\s*(@Test\\s+)?func\\s+test[A-Z]\\w{5,}\\(\\)',
+    name: /func\s+(test\w+)\(/,
+    assert: /\bXCT\w+\(|#expect\(|#require\(/,
+  },
+  lua: { grep: '^\\s*it\\s*\\(\\s*["\'][^"\']{10,60}["\']', name: /["']([^"']+)["']/, assert: /\bassert[.\w]*\s*\(/ },
 };
 
 /** What a test checks: its first assertion. */
@@ -882,6 +1004,9 @@ const CONSTRUCTION: Record<Language, string> = {
   rb: '\\b[A-Z][a-z][A-Za-z0-9]{3,}\\.new\\b',
   php: '\\bnew [A-Z][A-Za-z0-9]{3,}\\(',
   kt: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
+  ex: '%[A-Z][A-Za-z0-9]*(\\.[A-Z][A-Za-z0-9]*)*\\{',
+  swift: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
+  lua: '\\b[A-Z][a-z][A-Za-z0-9]{3,}[.:]new\\(',
 };
 
 /** Where objects of one of the project's classes are made: up to two construction lines. */
@@ -891,7 +1016,7 @@ function instantiationsQuestion(dir: string, lang: Language): BenchQuestion | un
   );
   const byClass = new Map<string, GrepLine[]>();
   for (const l of lines) {
-    const name = /(?:new |&|=\s*)?([A-Z][A-Za-z0-9]{3,})(?:<[^>]*>)?(?:\(|\{|::new\(|\.new\b)/.exec(
+    const name = /(?:new |&|=\s*)?([A-Z][A-Za-z0-9]{3,})(?:<[^>]*>)?(?:\(|\{|::new\(|[.:]new\b)/.exec(
       l.text.slice(l.text.search(new RegExp(CONSTRUCTION[lang]))),
     )?.[1];
     if (name) byClass.set(name, [...(byClass.get(name) ?? []), l]);
@@ -902,7 +1027,7 @@ function instantiationsQuestion(dir: string, lang: Language): BenchQuestion | un
     // One of the project's own classes: declared in it.
     const declared = grepLines(dir, [
       '-E',
-      `\\b(class|struct|record|type)\\s+${name}\\b`,
+      `\\b(class|struct|record|type|enum|protocol|actor|defmodule)\\s+([\\w.]*\\.)?${name}\\b|^local\\s+${name}\\s*=`,
       '--',
       ...DEFINITION[lang].files,
     ]);
@@ -928,6 +1053,9 @@ const CATCH: Record<Language, RegExp | undefined> = {
   rb: /\brescue\s+(?:\w+::)*([A-Z]\w+(?:Error|Exception))\b/,
   php: /\bcatch\s*\(\s*\\?(?:\w+\\)*([A-Z]\w+(?:Exception|Error))\b/,
   kt: /\bcatch\s*\(\s*\w+\s*:\s*([A-Z]\w+(?:Exception|Error))\b/,
+  ex: /\b(?:rescue\s+)?\w+\s+in\s+\[?(?:[A-Z]\w*\.)*([A-Z]\w+(?:Error|Exception))\b/,
+  swift: /\bcatch\s+(?:let\s+\w+\s+as\s+)?(?:\w+\.)*([A-Z]\w*Error)\b/,
+  lua: undefined,
 };
 
 /** Where an error type is caught or checked: up to two such lines outside tests. */
@@ -936,7 +1064,7 @@ function catchSiteQuestion(dir: string, lang: Language): BenchQuestion | undefin
   if (!spec) return undefined;
   const lines = grepLines(dir, [
     '-E',
-    '\\b(except|catch|rescue|errors\\.Is)\\b',
+    '\\b(except|catch|rescue|errors\\.Is)\\b|\\w in \\[?[A-Z][\\w.]*(Error|Exception)\\b',
     '--',
     ...DEFINITION[lang].files,
   ]).filter((l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 200);

@@ -6,7 +6,7 @@
 // forbidden strings (a fake credential in the work-tree edit, an ignored
 // `.env`'s password), and the tokens the context added (auto minus off).
 //
-//   node --import tsx bench/retrieval/run.ts --dev REPO... [--held-out REPO...] [--model M] [--misses] [--dump DIR] [--only KIND,...]
+//   node --import tsx bench/retrieval/run.ts --dev REPO... [--held-out REPO...] [--unseen REPO...] [--model M] [--misses] [--dump DIR] [--only KIND,...]
 //
 // The repositories are cloned to a scratch folder and prepared there
 // (prepare.ts); the paths given are not changed.
@@ -35,8 +35,9 @@ const flag = (name: string) => {
   const at = args.indexOf(name);
   return at === -1 ? undefined : args[at + 1];
 };
-const sets = { dev: listAfter('--dev'), 'held-out': listAfter('--held-out') };
-if (sets.dev.length + sets['held-out'].length === 0) {
+/** `--unseen`: repositories scored for figures only; their misses are never printed, so nobody tunes on them. */
+const sets = { dev: listAfter('--dev'), 'held-out': listAfter('--held-out'), unseen: listAfter('--unseen') };
+if (Object.values(sets).every((repos) => repos.length === 0)) {
   // `npm run bench` runs every benchmark without arguments: this one needs repositories nobody here wrote.
   console.log(
     'bench/retrieval skipped: no repositories given (run.ts --dev REPO... [--held-out REPO...]; see README.md)',
@@ -241,6 +242,7 @@ for (const set of Object.keys(sets)) {
 if (showMisses) {
   console.log('\nmissed facts:');
   for (const o of outcomes) {
+    if (o.set === 'unseen') continue;
     for (const m of o.missed)
       console.log(`  ${o.set} ${o.repo} ${o.id} (${o.mode}): ${JSON.stringify(m).slice(0, 140)}`);
     if (o.leaked) console.log(`  ${o.set} ${o.repo} ${o.id}: ${o.leaked} forbidden string(s)`);

@@ -97,6 +97,9 @@ export function codeShaped(word: string): boolean {
 const KIND_NOUNS =
   /^(?:function|func|method|class|module|package|crate|struct|trait|interface|type|enum|variable|constant|const|field|property|attribute|macro|decorator|hook|component|command|subcommand|flag|option|helper|handler|middleware|fixture)s?$/i;
 
+/** "module", "functions", "class": a word that says what kind of thing a name beside it is. */
+export const isKindNoun = (word: string) => KIND_NOUNS.test(word);
+
 /** Words that describe a kind noun rather than name one ("the environment variable", "a private method"). */
 const DESCRIPTORS = new Set(
   'environment env global local private public static abstract base parent child config configuration default different async internal exported given whole entire following above below first second next right wrong main root top helper utility custom generic'.split(
@@ -266,17 +269,10 @@ export function analyseText(message: string): Question {
       if (raw.length < 2 || raw.length > MAX_TOKEN) continue;
       const scoped = raw.replace(/[.:]+$/, '');
       if (/^@[\w.-]+\/[\w.-]+$/.test(scoped) && packages.size < MAX_LIST) packages.add(scoped);
-      const asPath = pathToken(raw);
-      if (asPath !== undefined) {
-        const known = paths.get(asPath);
-        if (known) known.explicit ||= explicit;
-        else if (paths.size < MAX_PATHS) paths.set(asPath, { token: asPath, explicit });
-        if (surelyPath(asPath)) continue;
-      }
-      if (raw.includes('://')) continue;
       const previous = (tokens[i - 1] ?? '').toLowerCase();
       const twoBack = (tokens[i - 2] ?? '').toLowerCase();
       const clean = raw.replace(/[.:]+$/, '');
+      // A package after "package" or "version of", also when it has a slash (`league/uri`, `github.com/x/y`).
       if (
         /^(?:package|crate|module|library|lib|gem|dependency|dep)$/.test(previous) ||
         (previous === 'of' && /^versions?$/.test(twoBack))
@@ -285,6 +281,14 @@ export function analyseText(message: string): Question {
           packages.add(clean);
         }
       }
+      const asPath = pathToken(raw);
+      if (asPath !== undefined) {
+        const known = paths.get(asPath);
+        if (known) known.explicit ||= explicit;
+        else if (paths.size < MAX_PATHS) paths.set(asPath, { token: asPath, explicit });
+        if (surelyPath(asPath)) continue;
+      }
+      if (raw.includes('://')) continue;
       const next = (tokens[i + 1] ?? '').replace(/[.:,]+$/, '');
       const properName = explicit && proper.has(clean);
       const besideKind =

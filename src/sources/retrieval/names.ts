@@ -95,6 +95,13 @@ function baseForms(word: string): string[] {
  */
 export function prosePatterns(words: readonly string[]): string[] {
   const patterns = new Set<string>();
+  // A short function word between two words is part of the name (`save_to_folder`, `isOfType`): joined whole.
+  for (let i = 0; i + 2 < words.length; i++) {
+    const [a, mid, b] = [words[i] as string, words[i + 1] as string, words[i + 2] as string];
+    if (mid.length >= 3 || a.length < 3 || b.length < 3) continue;
+    patterns.add(`${a}_${mid}_${stem(b)}`);
+    patterns.add(`${a}${mid}${stem(b)}`);
+  }
   for (let i = 0; i + 1 < words.length; i++) {
     const b = stem(words[i + 1] as string);
     if ((words[i] as string).length < 3 || b.length < 3) continue;

@@ -42,6 +42,11 @@ export interface RankContext {
    * signature.
    */
   relations?: Relations | undefined;
+  /**
+   * Packages and keys asked about in a version question (`expect-test`, `requires-python`): a manifest or lock
+   * line naming one with a version beside it is the answer.
+   */
+  packages?: readonly string[] | undefined;
 }
 
 export interface Relations {
@@ -91,6 +96,12 @@ export function relationPatterns(names: readonly string[], relations: Relations 
     // A module of the project, by its path: `from pkg.json import`, `'./json.js'`, `use crate::json`, `\Json;`.
     if (relations.imports) out.push(`.${name} import`, `/${name}.js'`, `/${name}.js"`, `/${name}.ts'`);
     if (relations.imports) out.push(`/${name}.ts"`, `::${name}`, `\\${name};`);
+    // A dotted module path (`from ..json.tag import`, `require("luarocks.fs")`), a header (`#include "json.h"`),
+    // Rust's `mod json;`, and a capitalised module at a line's end (`alias Plug.Conn`, Kotlin's `import okio.Buffer`).
+    if (relations.imports) out.push(`.${name}.`, `.${name}"`, `.${name}'`, `${name}.h"`, `<${name}.h>`, `mod ${name};`);
+    // Module names are capitalised in some languages (`alias App.Json`, `import okio.Buffer`, `use App\Json;`).
+    const module = `${name[0]?.toUpperCase()}${name.slice(1)}`;
+    if (relations.imports) out.push(`.${module}`, `\\${module};`);
     if (relations.handles) out.push(`except ${name}`, `except (${name}`, `catch (${name}`, `catch(${name}`);
     if (relations.handles) out.push(`: ${name})`, `rescue ${name}`, `::${name} =>`, `, ${name})`, `.${name})`);
     if (relations.handles) out.push(`| ${name}`, `\\${name} $`, `${name} =>`);
@@ -121,13 +132,72 @@ const HANDLER_LINE = /\b(?:except|catch|rescue|errors\.(?:Is|As)|recover)\b/;
 function importsOwnModule(names: readonly string[]): (line: string) => boolean {
   const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
   if (simple.length === 0) return () => false;
-  const own = new RegExp(`(?:\\.|/|::|\\\\)(?:${simple.map(escapeRegExp).join('|')})(?![\\w$-])`);
-  return (line) => IMPORT_LINE.test(line) && own.test(line);
+  const alt = simple.map(escapeRegExp).join('|');
+  const own = new RegExp(`(?:\\.|/|::|\\\\)(?:${alt})(?![\\w$-])|["'<](?:${alt})\\.\\w+["'>]`, 'i');
+  // A relative import (`from . import json`, `from ..util import json`) is of the project's own module too.
+  const relative = new RegExp(`^\\s*from\\s+\\.[\\w.]*\\s+import\\b.*(?<![\\w$])(?:${alt})(?![\\w$])`, 'i');
+  return (line) => IMPORT_LINE.test(line) && (own.test(line) || relative.test(line));
 }
 
 /** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
 const IMPORT_LINE =
-  /^\s*(?:import\b|from\s+\S+\s+import\b|(?:pub\s+)?use\s+[\w:{]|using\s+(?:static\s+)?[\w.]+\s*;|export\s+.*\bfrom\b|#include\b)|\brequire\(\s*['"]|\bimport\(\s*['"]/;
+  /^\s*(?:(?:@\w+\s+)*import\b|from\s+\S+\s+import\b|(?:pub(?:\([\w:]+\))?\s+)?(?:use|mod)\s+[\w:{]|(?:global\s+)?using\s+(?:static\s+)?[\w.=\s]+;|export\s+.*\bfrom\b|#\s*(?:include|import)\b|(?:alias|require|import|use)\s+[A-Z][\w.]*|extern\s+crate\b|(?:require_once|include_once|require|include)\b\s*\(?\s*['"]|load\s+['"])|\b(?:require(?:_relative)?|dofile|loadfile)\s*\(?\s*['"]|\bimport\(\s*['"]|^\s*(?:[\w.]+\s+)?"[\w.-]+(?:\/[\w.-]+)+"\s*$/;
+
+/**
+ * How a line relates to the names a relation question asks about: 2 for an import of the project's own module
+ * by that name, 1 for another import of it, a subtype's declaration, a construction or a handler, 0 for none.
+ * What a listing of the relation's lines holds: "which files import json" is answered by one line per file.
+ */
+export function relationRank(names: readonly string[], relations: Relations): (line: string) => number {
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  if (simple.length === 0) return () => 0;
+  const token = new RegExp(`(?<![\\w$])(?:${simple.map(escapeRegExp).join('|')})(?![\\w$])`);
+  // An import names a module in its language's case (`json`, `Json`): the name matches either.
+  const moduleToken = new RegExp(token.source, 'i');
+  const defines = definitionTest(simple);
+  const ownImport = importsOwnModule(simple);
+  const constructs = relations.constructs ? constructionTest(simple) : () => false;
+  return (line) => {
+    if (relations.imports && IMPORT_LINE.test(line) && moduleToken.test(line)) return ownImport(line) ? 2 : 1;
+    if (!token.test(line)) return 0;
+    // A field of the type made on its line (`private static Strategy _s = new Strategy();`) is a construction,
+    // though its `static Strategy` reads like a definition.
+    if (constructs(line)) return 1;
+    if (defines(line) !== undefined) return 0;
+    if (relations.subtypes && (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line))) return 1;
+    return relations.handles && HANDLER_LINE.test(line) ? 1 : 0;
+  };
+}
+
+/** A version-shaped value: `1.5.0`, `v2`, `^3.1`, `~> 1.0`, `>=3.10`, `[1.2,2)`. */
+const VERSION_VALUE = /\d+\.\d+|\bv\d|[~^]>?\s*\d|[<>=]=?\s*\d|\[\d/;
+
+/**
+ * A manifest or lock line that names a package asked about with its version (`expect-test = "1.5.0"`,
+ * `"left-pad": "^1.3.0"`, `gem 'rack', '~> 3.0'`, `<PackageReference Include="Serilog" Version="4.0.0" />`), or
+ * whose version is on the next line (Maven's `<artifactId>` then `<version>`, a lock file's `name` then
+ * `version`).
+ */
+export function declaresPackage(packages: readonly string[]): (line: string, next: string | undefined) => boolean {
+  const usable = packages.filter((name) => name.length >= 2);
+  if (usable.length === 0) return () => false;
+  const named = new RegExp(`(?<![\\w.-])(?:${usable.map(escapeRegExp).join('|')})(?![\\w-])`, 'i');
+  return (line, next) =>
+    named.test(line) && (VERSION_VALUE.test(line.replace(named, '')) || /^\s*(?:<version>|version\b)/.test(next ?? ''));
+}
+
+/** Manifest and lock files of the common ecosystems: where a dependency's version is written. */
+const MANIFEST_PATH =
+  /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|setup\.py|Pipfile|requirements[\w.-]*\.txt|Cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|libs\.versions\.toml|gradle\.properties|build\.sbt|[\w.-]+\.(csproj|fsproj|vbproj|props|nuspec|gemspec|rockspec|podspec|cabal|opam)|packages\.config|Gemfile|composer\.json|mix\.exs|Package(@[\w.-]+)?\.swift|pubspec\.yaml|package\.yaml|stack\.yaml|deno\.jsonc?|vcpkg\.json|conanfile\.(txt|py)|CMakeLists\.txt|build\.zig\.zon|rebar\.config|deps\.edn|project\.clj|(Cargo|Gemfile|mix|composer|poetry|uv|Pipfile|pubspec|Package)\.(lock|resolved)|go\.sum|package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/;
+const isManifestPath = (rel: string) => MANIFEST_PATH.test(rel);
+
+/** A line that calls `name` (`name(`, `.name(`, `name!(`), which says more than one that only names it. */
+function callTest(names: readonly string[]): (line: string) => boolean {
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+  if (simple.length === 0) return () => false;
+  const call = new RegExp(`(?<![\\w$])(?:${simple.map(escapeRegExp).join('|')})!?\\s*\\(`);
+  return (line) => call.test(line);
+}
 
 export interface RegionLimits {
   /** Lines of a definition kept; a longer block keeps its head. */
@@ -245,6 +315,7 @@ function fileWeight(rel: string, context: RankContext): number {
   if (context.changed.has(rel)) weight += 30;
   if (isTestPath(rel)) weight += wants('tests') ? 40 : -5;
   if (isTaskPath(rel)) weight += wants('version') || wants('build') || wants('tests') ? 45 : 0;
+  else if (isManifestPath(rel) && wants('version')) weight += 30;
   if (DOC_PATH.test(rel) && !isTaskPath(rel)) weight -= 15;
   return weight;
 }
@@ -264,6 +335,13 @@ export function fileRegions(
     ? (line: string) => HANDLER_LINE.test(line) && context.names.some((name) => line.includes(name))
     : () => false;
   const wantsUses = context.intents.includes('uses');
+  // Asked which tests exercise it, or who uses it: a line calling it answers, one only naming it less.
+  const calls =
+    wantsUses || (context.intents.includes('tests') && isTestPath(rel)) ? callTest(context.names) : () => false;
+  const declaresDependency =
+    context.packages && context.packages.length > 0 && isManifestPath(rel)
+      ? declaresPackage(context.packages)
+      : undefined;
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
   const raw: Region[] = [];
@@ -298,6 +376,9 @@ export function fileRegions(
       const end = Math.min(lines.length - 1, at + limits.mentionContext);
       // In a task file, a line that runs something (a recipe, a script, a CI step) is how it is done.
       const command = task && COMMAND_LINE.test(line) ? 40 : 0;
+      // Asked for a package's version: its manifest (or lock) line, with the version, is the answer itself.
+      const dependency = declaresDependency?.(line, lines[at + 1]) ? 110 : 0;
+      const call = calls(line) ? 30 : 0;
       // Asked where a setting is read: the line that reads configuration is the answer.
       const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
       // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
@@ -322,27 +403,32 @@ export function fileRegions(
             : 0;
       const name = named(line);
       const why =
-        command > 0
-          ? 'task line'
-          : reads > 0
-            ? `reads configuration${name ? ` (${name})` : ''}`
-            : declares > 0
-              ? `declaration naming ${name}`
-              : relates > 0 && IMPORT_LINE.test(line)
-                ? `imports ${name}`
-                : handler
-                  ? `handles ${name}`
-                  : relates > 0
-                    ? `creates ${name}`
-                    : wantsUses && name
-                      ? `uses ${name}`
-                      : name
-                        ? `mentions ${name}`
-                        : 'matched the question';
+        dependency > 0
+          ? `declares ${context.packages?.find((p) => line.toLowerCase().includes(p.toLowerCase())) ?? 'the dependency'}`
+          : command > 0
+            ? 'task line'
+            : reads > 0
+              ? `reads configuration${name ? ` (${name})` : ''}`
+              : declares > 0
+                ? `declaration naming ${name}`
+                : relates > 0 && IMPORT_LINE.test(line)
+                  ? `imports ${name}`
+                  : handler
+                    ? `handles ${name}`
+                    : relates > 0
+                      ? `creates ${name}`
+                      : call > 0 && name
+                        ? `calls ${name}`
+                        : wantsUses && name
+                          ? `uses ${name}`
+                          : name
+                            ? `mentions ${name}`
+                            : 'matched the question';
       raw.push({
         start,
         end,
-        score: 20 + command + reads + declares + relates + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
+        score:
+          20 + dependency + command + reads + declares + relates + call + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
         definition: false,
         why,
       });

@@ -9,7 +9,7 @@
 // sends is the mode's depth.
 
 import path from 'node:path';
-import { hasIntent, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
+import { hasIntent, isKindNoun, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
@@ -34,6 +34,7 @@ import {
 import {
   askedRelations,
   DOC_PATH,
+  declaresPackage,
   definitionTest,
   type FileRegions,
   fileRegions,
@@ -41,6 +42,7 @@ import {
   isTestPath,
   type RankContext,
   relationPatterns,
+  relationRank,
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep } from './search.ts';
@@ -125,6 +127,12 @@ const TASK_KINDS: [RegExp, string[]][] = [
   [/\b(?:build\w*|compil\w*|bundl\w*)\b/i, ['build', 'compile', 'bundle', 'dist', 'make', 'cargo', 'gradle', 'mvn']],
 ];
 
+/** Asking who uses a thing in so many words ("can I use it" is not one). */
+const ASKS_USES = /\b(?:call(?:s|ed|ers?|ing)?|usages?|used|invok\w*|referenc\w*)\b/i;
+
+/** Words that make a tests question one about running them ("the test suite", "the tests run"). */
+const TASK_NOUNS = /\b(?:suites?|run(?:s|ning)?|runner|command|coverage|ci)\b/i;
+
 /** The task and manifest files searched for task words and package names. */
 const TASK_PATHSPECS = [
   ':(glob)**/Makefile',
@@ -155,6 +163,52 @@ const TASK_PATHSPECS = [
   ':(glob)**/.python-version',
   ':(glob)**/rust-toolchain*',
   ':(glob)**/.tool-versions',
+];
+
+/**
+ * Where dependencies and their versions are written, beyond the task files: the manifests and lock files of
+ * the other ecosystems (Bundler, Composer, Mix, SwiftPM, NuGet, Gradle's catalogue, LuaRocks, pub, Cabal,
+ * vcpkg, Conan, sbt). Searched for the package names of a version question only.
+ */
+const MANIFEST_PATHSPECS = [
+  ...TASK_PATHSPECS,
+  ':(glob)**/*.gemspec',
+  ':(glob)**/composer.json',
+  ':(glob)**/mix.exs',
+  ':(glob)**/Package.swift',
+  ':(glob)**/Package@*.swift',
+  ':(glob)**/*.rockspec',
+  ':(glob)**/*.podspec',
+  ':(glob)**/Podfile',
+  ':(glob)**/Directory.Packages.props',
+  ':(glob)**/packages.config',
+  ':(glob)**/*.fsproj',
+  ':(glob)**/*.nuspec',
+  ':(glob)**/libs.versions.toml',
+  ':(glob)**/gradle.properties',
+  ':(glob)**/build.sbt',
+  ':(glob)**/pubspec.yaml',
+  ':(glob)**/*.cabal',
+  ':(glob)**/package.yaml',
+  ':(glob)**/stack.yaml',
+  ':(glob)**/vcpkg.json',
+  ':(glob)**/conanfile.*',
+  ':(glob)**/CMakeLists.txt',
+  ':(glob)**/build.zig.zon',
+  ':(glob)**/rebar.config',
+  ':(glob)**/deps.edn',
+  ':(glob)**/project.clj',
+  ':(glob)**/Pipfile',
+  ':(glob)**/*.opam',
+  // Lock files: the version resolved, when the manifest gives a range or none.
+  ':(glob)**/Cargo.lock',
+  ':(glob)**/Gemfile.lock',
+  ':(glob)**/mix.lock',
+  ':(glob)**/composer.lock',
+  ':(glob)**/poetry.lock',
+  ':(glob)**/uv.lock',
+  ':(glob)**/Package.resolved',
+  ':(glob)**/pubspec.lock',
 ];
 
 /**
@@ -202,6 +256,8 @@ const ENV_READS_PER_FILE = 4;
 
 interface SearchPlan {
   names: string[];
+  /** Names guessed from prose (a word beside a kind noun): a name the prose resolves to takes their place. */
+  guessed: string[];
   qualified: string[];
   strings: string[];
   taskWords: string[];
@@ -214,6 +270,12 @@ interface SearchPlan {
   historyPaths: string[];
   /** Ways of reading the environment, when the question asks about the environment and names no variable. */
   envReads: string[];
+  /**
+   * Asked which tests exercise or which code uses something, not how a task runs: a plain word the code defines
+   * is then the thing asked about ("which tests exercise logout"). In other questions a defined word is more
+   * likely English ("before", "open", "license").
+   */
+  asksAboutCode: boolean;
   /** Asked what changed across releases (tags): the log between them, not the last commit's. */
   releases: boolean;
   /** Asked about the branch against the default one: its diff, not the last commit's. */
@@ -267,7 +329,8 @@ export function searchPlan(question: Question): SearchPlan {
   }
   // "How are the tests run": the task files. "Which tests exercise parseInvoice": the name's hits, not the tasks.
   const taskWords = new Set<string>();
-  if (firm === 0) {
+  // "Which version of expect-test …": a package's version, not how the tests run (the `test` in its name).
+  if (firm === 0 && !hasIntent(question, 'version')) {
     for (const intent of ['tests', 'build'] as const) {
       if (!hasIntent(question, intent)) continue;
       const specific = intent === 'build' ? TASK_KINDS.filter(([said]) => said.test(question.text)) : [];
@@ -292,6 +355,11 @@ export function searchPlan(question: Question): SearchPlan {
     .slice(0, 8);
   return {
     names: [...names],
+    guessed: identifiers.filter((identifier) => identifier.guessed).flatMap((identifier) => identifier.tries),
+    asksAboutCode:
+      (hasIntent(question, 'tests') || ASKS_USES.test(question.text)) &&
+      !hasIntent(question, 'build') &&
+      !TASK_NOUNS.test(question.text),
     qualified: [...qualified],
     strings: [...strings],
     taskWords: [...taskWords],
@@ -381,7 +449,7 @@ export function createRetrievalSource(
               }).catch(failed('tasks'))
             : none,
           wantCode && plan.manifestWords.length > 0
-            ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: TASK_PATHSPECS }).catch(
+            ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: MANIFEST_PATHSPECS }).catch(
                 failed('manifests'),
               )
             : none,
@@ -433,16 +501,41 @@ export function createRetrievalSource(
         const said = new Set(input.question.text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
         resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
         resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
-        if (resolved.length > 0) {
-          byResolved = await search(
-            resolved.map((r) => r.name),
-            { words: true },
-          ).catch(failed('resolved names'));
-        }
+      }
+      // A plain word the code defines ("which tests exercise logout") is that name, when the prose names nothing.
+      const defined =
+        resolved.some((r) => r.from.startsWith('matched:')) || !plan.asksAboutCode
+          ? []
+          : definedWords(plan.looseWords, byWord.hits);
+      resolved = [...defined, ...resolved];
+      // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
+      // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
+      // Two words of the name besides kind nouns: "the json module" resolving to `json_module` keeps `json`.
+      const proseMatched = resolved.filter(
+        (r) =>
+          r.from.startsWith('matched:') &&
+          r.from
+            .slice('matched:'.length)
+            .split(',')
+            .filter((word) => !isKindNoun(word.trim())).length >= 2,
+      );
+      const subsumed = new Set(
+        plan.guessed.filter((name) => proseMatched.some((r) => nameParts(r.name).some((part) => sameWord(part, name)))),
+      );
+      const ownNames = plan.names.filter((name) => !subsumed.has(name));
+      const nameHits =
+        subsumed.size === 0
+          ? byName.hits
+          : byName.hits.filter((hit) => ownNames.some((name) => hit.text.includes(name)));
+      if (wantCode && resolved.length > 0) {
+        byResolved = await search(
+          resolved.map((r) => r.name),
+          { words: true },
+        ).catch(failed('resolved names'));
       }
       const items: ContextItem[] = [];
       const definitions = namedHistory
-        ? definitionsOf([...plan.names, ...resolved.map((r) => r.name)], [...byName.hits, ...byResolved.hits])
+        ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
         : [];
       const ofDefinitions =
         definitions.length > 0
@@ -503,31 +596,53 @@ export function createRetrievalSource(
         });
       }
       if (wantCode) {
+        // A word the code defines is asked about as that name: files merely named like it are not the answer.
+        const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
         const context: RankContext = {
-          names: [...plan.names, ...resolved.map((r) => r.name)],
+          names: [...ownNames, ...resolved.map((r) => r.name)],
           qualified: plan.qualified,
           strings: plan.strings,
           intents: input.question.intents,
           changed: new Set(status?.changedFiles ?? []),
-          heads: byFileName,
+          heads,
           relations,
+          packages: plan.manifestWords,
         };
         // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
         // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
-        const proseFound = resolved.some((r) => r.from.startsWith('matched:')) || byEnv.hits.length > 0;
+        // A version question whose package's manifest line was found is answered: the word's other hits are noise.
+        const declared = byManifest.hits.some((hit) => declaresPackage(plan.manifestWords)(hit.text, undefined));
+        const proseFound =
+          resolved.some((r) => r.from.startsWith('matched:')) ||
+          defined.length > 0 ||
+          declared ||
+          byEnv.hits.length > 0;
         const hits = [
-          ...byName.hits,
+          ...nameHits,
           ...byResolved.hits,
           ...byString.hits,
-          ...byTask.hits,
+          // A word that names code makes the question about that code, not about how tasks run.
+          ...(defined.length > 0 ? [] : byTask.hits),
           ...byManifest.hits,
           ...byRelation.hits,
           ...(proseFound ? [] : byWord.hits),
           ...bySimilarity,
-          ...[...byFileName.keys()].map((rel) => ({ rel, line: 1, text: '' })),
+          ...[...heads.keys()].map((rel) => ({ rel, line: 1, text: '' })),
         ];
         const from = new Map(resolved.map((r) => [r.name, r.from]));
-        items.push(...codeItems(ws.root, hits, context, depth, deps, skipped, from));
+        // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
+        // fewer tokens than the regions of the few files the depth sends; the regions get the room left.
+        const related = relations
+          ? relationListing(
+              [...byRelation.hits, ...nameHits, ...byResolved.hits],
+              relationRank(context.names, relations),
+              deps,
+              Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS),
+            )
+          : undefined;
+        if (related) items.push(related);
+        const room = related ? { ...depth, totalChars: depth.totalChars - related.text.length } : depth;
+        items.push(...codeItems(ws.root, hits, context, room, deps, skipped, from));
         const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
         if (reads) items.push(reads);
       }
@@ -595,6 +710,85 @@ async function filesNamed(
   }
   scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
   return new Map(scored.slice(0, 2).map(({ rel, matched }) => [rel, `file name matches: ${matched.join(', ')}`]));
+}
+
+/** A plain word of the question that a code line defines (`def logout():` for "logout"), as the code spells it. */
+function definedWords(words: readonly string[], hits: readonly GrepHit[]): ResolvedName[] {
+  const out: ResolvedName[] = [];
+  for (const word of words) {
+    if (word.length < 4) continue;
+    const spelled = new RegExp(`(?<![\\w$])${word.replace(/[^\w]/g, '')}(?![\\w$])`, 'i');
+    for (const hit of hits) {
+      if (isTestPath(hit.rel) || DOC_PATH.test(hit.rel)) continue;
+      const name = spelled.exec(hit.text)?.[0];
+      if (name && definitionTest([name])(hit.text) === name) {
+        out.push({ name, from: `defined in the code: ${word}` });
+        break;
+      }
+    }
+  }
+  // One word the code defines is the subject; several are more likely prose that code also spells.
+  return out.length === 1 ? out : [];
+}
+
+/** Characters of a relation's listing, at most (and half the mode's total, whichever is smaller). */
+const RELATION_LISTING_CHARS = 2_400;
+
+/** Lines of a relation listed per file, at most. */
+const RELATION_LINES_PER_FILE = 3;
+
+/**
+ * The lines that relate to the name as asked (imports, subtypes, constructions, handlers), `path:line: text`:
+ * one per file first (the project's own module's importers, then code before tests and docs), then the files'
+ * further lines. Two files at least, or the regions say it as well.
+ */
+function relationListing(
+  hits: readonly GrepHit[],
+  rank: (line: string) => number,
+  deps: Pick<SourceDeps, 'isNeverRead'>,
+  maxChars: number,
+): ContextItem | undefined {
+  const byFile = new Map<string, { hit: GrepHit; rank: number }[]>();
+  for (const hit of hits) {
+    const rel = hit.rel.split(path.sep).join('/');
+    const score = rank(hit.text);
+    // Prose in the docs says "use" and "import" too; the files that import are code.
+    if (score === 0 || DOC_PATH.test(rel) || deps.isNeverRead(rel) || refusedByName(rel)) continue;
+    const list = byFile.get(rel) ?? [];
+    if (!list.some((known) => known.hit.line === hit.line)) list.push({ hit, rank: score });
+    byFile.set(rel, list);
+  }
+  if (byFile.size < 2) return undefined;
+  const best = (rel: string) => Math.max(...(byFile.get(rel) ?? []).map((x) => x.rank));
+  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
+  const files = [...byFile.keys()].sort((a, b) => best(b) - best(a) || aside(a) - aside(b) || a.localeCompare(b));
+  for (const list of byFile.values()) list.sort((a, b) => b.rank - a.rank || a.hit.line - b.hit.line);
+  const lines: string[] = [];
+  let chars = 0;
+  let cut = false;
+  for (let round = 0; round < RELATION_LINES_PER_FILE; round++) {
+    for (const rel of files) {
+      const found = byFile.get(rel)?.[round];
+      if (!found) continue;
+      const line = `${rel}:${found.hit.line}: ${found.hit.text.trim().slice(0, 200)}`;
+      if (chars + line.length + 1 > maxChars) {
+        cut = true;
+        continue;
+      }
+      lines.push(line);
+      chars += line.length + 1;
+    }
+  }
+  return {
+    key: 'retrieval.code.(related lines)',
+    source: 'retrieval',
+    title: `lines relating to the name in ${files.length} files`,
+    text: lines.join('\n'),
+    priority: 80,
+    kind: 'text',
+    why: 'asked how other code relates to the name: every such line, one per file first',
+    ...(cut ? { truncated: true } : {}),
+  };
 }
 
 /** Characters of the environment-read listing, at most (before the mode's total, whichever is smaller). */
