@@ -445,9 +445,9 @@ function isHexWords(v: string): boolean {
   return ends[s.length] === 1;
 }
 
-/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`): words joined by `-`, one of them a function word (rules/words.json `functionWords`). */
+/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`, `keep_it_private`): words joined by `-` or `_`, one of them a function word (rules/words.json `functionWords`). */
 function isPhraseSlug(v: string): boolean {
-  const parts = v.split('-');
+  const parts = v.split(v.includes('-') ? '-' : '_');
   return (
     parts.length >= 3 &&
     parts.every((part) => /^[a-z]+\d{0,2}[a-z]*$/.test(part) && part.length <= 10) &&
@@ -470,7 +470,10 @@ function isWordTwiceAroundMark(v: string): boolean {
 /** Basic credentials that decode to `user:password`, judged by the password: the user's own name, or a placeholder (`test:test`, `user:pass`, `имя:пароль`). */
 function decodesToPlaceholderPair(v: string): boolean {
   if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
-  const decoded = Buffer.from(v, 'base64').toString('utf8');
+  // `echo user:pass | base64` encodes the line's end too.
+  const decoded = Buffer.from(v, 'base64')
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (/[\uFFFD\u0000-\u001F]/.test(decoded)) return false;
   const colon = decoded.indexOf(':');
   if (colon === -1) return false;
@@ -511,6 +514,77 @@ function spelledFromItsPlace(v: string, key: string, path: string | undefined): 
   return fromPlace >= 1;
 }
 
+/** An ABNF rule's repetition (`token = 1*tchar`, `*DIGIT`, `1*quoted-string`): a grammar in an RFC or a spec, not a value. */
+const GRAMMAR_REPETITION = /^\d*\*\d*(?:[a-z]+(?:-[a-z]+)*|[A-Z]+)$/;
+
+/** No letter or digit at all, %-escaped or not (`#@?:`, `%23%40%3F%3A`): marks typed to test escaping, not a credential. */
+function isMarksOnly(v: string): boolean {
+  let text = v;
+  if (v.includes('%')) {
+    try {
+      text = decodeURIComponent(v);
+    } catch {
+      // not %-encoded
+    }
+  }
+  return !/[\p{L}\p{N}]/u.test(text);
+}
+
+/** A word spelled out with one mark between its letters (`p:a:s:s`, `s-e-c-r-e-t`): a test of the mark; judged by the word. */
+const SPELLED_OUT = /^[A-Za-z]([:._ -])[A-Za-z](?:\1[A-Za-z]){2,}$/;
+
+/** Letters of one keyboard row typed to fill a field (`asdhjajsd`, `zxcvbnmz`): the home or bottom row. */
+const ONE_KEYBOARD_ROW = /^(?:[asdfghjkl]{8,}|[zxcvbnm]{8,})$/i;
+
+/** A kebab-case name that ends in what it holds (`container-registry-credentials`, `pg-credentials`): a secret's or a type's name. */
+const NAMES_WHAT_IT_HOLDS = /-(?:credentials|creds|secrets?|tokens?|passwords?|keys?|auth|certs?|tls)$/;
+
+/** A sample's first line, numbered, with the next number on the next line (`line1` then `line2`): a multi-line value shown by its lines. */
+const NUMBERED = /^([A-Za-z]{2,12})(\d{1,3})$/;
+const NEXT_NUMBERED_LINE = /^(?:\r?\n|\\n)[ \t]*([A-Za-z]{2,12})(\d{1,3})(?!\w)/;
+function isNumberedLine(v: string, after: string): boolean {
+  const numbered = NUMBERED.exec(v);
+  if (numbered === null) return false;
+  const next = NEXT_NUMBERED_LINE.exec(after);
+  return next !== null && next[1] === numbered[1] && Number(next[2]) === Number(numbered[2]) + 1;
+}
+
+/** An API description (OpenAPI, Swagger) says so in its first lines. */
+const API_DESCRIPTION = /^[ \t]*["']?(?:openapi|swagger)["']?[ \t]*:/m;
+/** A key that makes what it holds an example of the API's data. */
+const EXAMPLE_KEY = /^[ \t]*-?[ \t]*["']?(?:x-)?examples?["']?[ \t]*:/;
+/** How far back the enclosing keys are looked for (a bounded walk, whatever the document's size). */
+const EXAMPLE_LOOKBACK_CHARS = 16_384;
+
+/**
+ * The value sits under an `example:` or `examples:` key of an API description (an OpenAPI response's
+ * sample data: `"apiKey": "oa_citations"`): found by indentation, walking back to the enclosing keys,
+ * as far as EXAMPLE_LOOKBACK_CHARS.
+ */
+function underApiExample(text: string, start: number): boolean {
+  if (!API_DESCRIPTION.test(text.slice(0, 2048))) return false;
+  const floor = Math.max(0, start - EXAMPLE_LOOKBACK_CHARS);
+  let lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  let indent = indentOf(text, lineStart);
+  while (lineStart > floor && indent > 0) {
+    const end = lineStart - 1;
+    lineStart = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(lineStart, end);
+    if (line.trim() === '') continue;
+    const lineIndent = indentOf(text, lineStart);
+    if (lineIndent >= indent) continue;
+    if (EXAMPLE_KEY.test(line)) return true;
+    indent = lineIndent;
+  }
+  return false;
+}
+
+function indentOf(text: string, at: number): number {
+  let i = at;
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  return i - at;
+}
+
 /** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
 const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
 
@@ -526,6 +600,8 @@ export function classifyValue(
   ruledOut: { placeholder?: boolean; reference?: boolean } = {},
   /** The text right after the value in the item, up to a line or so: a call's `(`, a template's closing `}}`. */
   after = '',
+  /** The whole item and where the value starts in it: read only for the enclosing keys of an API description. */
+  item?: { text: string; start: number },
 ): ValueVerdict {
   // A value inside escaped quotes (`"\"delete me\""` in a HAR), or closing a Markdown code span and its sentence (`…DDDD`.`), is judged without them.
   const value = raw
@@ -557,6 +633,8 @@ export function classifyValue(
     return verdict('documentation', 'a key=value field naming a setting or an identity');
   if (PIPELINE.test(value) || REGEX_ESCAPES.test(value))
     return verdict('documentation', 'shell code: a pipeline or a regular expression');
+  if (GRAMMAR_REPETITION.test(value)) return verdict('documentation', "a grammar rule's repetition (ABNF 1*tchar)");
+  if (isMarksOnly(value)) return verdict('placeholder', 'no letter or digit: marks typed to test escaping');
   if (HMAC_DIGEST.test(value)) return verdict('public', 'a published HMAC digest (an audit log hashes secrets so)');
   if (UNIX_SOCKET.test(value)) return verdict('documentation', "a Unix socket's address");
   if (CONSTANT_NAMES.test(value)) return verdict('placeholder', "constants' names standing for values");
@@ -590,6 +668,8 @@ export function classifyValue(
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
     }
+    if (NAMES_WHAT_IT_HOLDS.test(value))
+      return verdict('secret-name', 'a name that ends in what it holds (…-credentials, …-token)');
     // Only the value's own line is prose about it: `secret:` a line above is another key.
     const line = keyText.slice(keyText.lastIndexOf('\n') + 1).trim();
     if (/[ \t]/.test(line) && /\bsecrets?\b/i.test(line) && !CREDENTIAL_SECRET_KEY.test(line)) {
@@ -631,6 +711,14 @@ export function classifyValue(
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
   if (decodesToPlaceholderPair(value))
     return verdict('placeholder', 'base64 of user:password whose password is a placeholder or the user name');
+  const spelled = SPELLED_OUT.exec(value);
+  if (spelled && isPlaceholder(value.split(spelled[1]!).join('')))
+    return verdict('placeholder', 'a placeholder word spelled out with a mark between its letters');
+  if (ONE_KEYBOARD_ROW.test(value)) return verdict('placeholder', "letters of one keyboard row (a typist's filler)");
+  if (isNumberedLine(value, after)) return verdict('placeholder', "a sample's numbered line (line1, then line2)");
+  // An example in an API description is sample data; a value shaped like a generated credential is still masked.
+  if (item && !(value.length >= 16 && charClassCount(value) >= 3) && underApiExample(item.text, item.start))
+    return verdict('documentation', "an example in an API description (under OpenAPI's example:)");
   // Most values a rule accepts are literals, and only kept values' evidence is stored: built when read.
   return {
     kind: 'literal',

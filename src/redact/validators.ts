@@ -211,6 +211,7 @@ export function isPlaceholder(value: string): boolean {
       return true;
   }
   if (
+    SPELLED_TOKEN.test(v) ||
     (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v)) ||
     hasPlaceholderWord(v) ||
     PLACEHOLDER_COMPOUND.test(v) ||
@@ -222,6 +223,9 @@ export function isPlaceholder(value: string): boolean {
   }
   return isObviouslyFake(v);
 }
+
+/** A token whose body after its prefix is spelled in words (`ghp_PersonalAccessToken0124…000`): a README's sample; a generated body never reads so. */
+const SPELLED_TOKEN = /^[a-z]{2,6}_(?:[A-Z][a-z]+){3,}\d*$/;
 
 /**
  * Values that say what they are: `wrong-password`, `correct horse battery staple`, `S0meP@ss`,
