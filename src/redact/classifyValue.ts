@@ -265,9 +265,9 @@ const KEY_AND_CONSTANTS = /^[a-z][a-z0-9_.-]*=[A-Z][A-Z0-9_]*(?:,[A-Z][A-Z0-9_]*
 /** A list of expansions (`--set a.password=$A_PASSWORD,b.password=$B_PASSWORD`): each value comes from a variable. */
 const EXPANSION_LIST = /^\$[A-Za-z_]\w*(?:,[\w.-]+=\$[A-Za-z_]\w*)+$/;
 
-/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`): words of capitals joined by `_`, each with a vowel. */
+/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`, a JWT's `HEADER.PAYLOAD.SIGNATURE`): words of capitals joined by `_` or `.`, each with a vowel. */
 const CONSTANT_NAMES =
-  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
+  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.])+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.])+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
 
 /** An Azure Resource Manager template expression (`[parameters('token')]`, `[steps('details').token]`): the value is a parameter's. */
 const ARM_EXPRESSION = /^\[[a-z][A-Za-z]*\([^\n]*\)[\w.'()[\]-]*\]$/;
@@ -287,15 +287,20 @@ const CODE_AFTER = /^(?:\[["'\w]|[,;)}])/;
 const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,3}){1,3}$/;
 
 /** Placeholder words and counting digits run together (`test123TEST`): a demo's value. */
-function isWordsAndCounts(v: string): boolean {
+function isWordsAndCounts(value: string): boolean {
+  // Marks typed after the count (`testTEST1234+-*/`) are part of the same filler.
+  const v = value.replace(TRAILING_MARKS, '');
   if (v.length > 40 || !COUNTING_DIGITS.test(v)) return false;
-  const parts = v.match(/[A-Za-z]+|\d+/g);
+  const parts = v.match(WORD_OR_COUNT);
   if (parts === null || parts.length < 3 || parts.join('') !== v) return false;
   return parts.every((part) =>
     /^\d/.test(part) ? /^(?:1|12|123|1234|12345)$/.test(part) : isPlaceholderWord(part.toLowerCase()),
   );
 }
-const COUNTING_DIGITS = /[A-Za-z]1(?:2(?:3(?:45?)?)?)?[A-Za-z]/;
+const COUNTING_DIGITS = /[A-Za-z]1(?:2(?:3(?:45?)?)?)?(?:[A-Za-z]|$)/;
+const TRAILING_MARKS = /[^A-Za-z0-9]+$/;
+/** Words split where their case changes (`testTEST` is `test` and `TEST`), and runs of digits. */
+const WORD_OR_COUNT = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g;
 const isPlaceholderWord = (word: string) =>
   WORDS.placeholder.has(word) || WORDS.compoundParts.has(word) || WORDS.madeUpParts.has(word);
 
@@ -425,7 +430,7 @@ function namesItsKey(v: string, key: string): boolean {
 /** The value is the user name written beside it (`MYSQL_USER=petclinic` above `MYSQL_PASSWORD=petclinic`): a demo's pair, not a secret. */
 function equalsTheUserName(v: string, before: string): boolean {
   if (v.length < 3 || v.length > 40 || !/^[\w.@-]+$/.test(v)) return false;
-  const user = /(?:user(?:name)?|login)["']?[ \t]*[:=][ \t]*["']?([\w.@-]+)/gi;
+  const user = /(?:user(?:name)?|login)["'*_`]*[ \t]*[:=][ \t]*["'*_`]*([\w.@-]+)/gi;
   for (const match of before.matchAll(user)) if (match[1] === v) return true;
   return false;
 }
@@ -585,6 +590,31 @@ function indentOf(text: string, at: number): number {
   return i - at;
 }
 
+/** An AWS ARN before the value (`arn:aws:secretsmanager:us-east-1:123:secret:`): the value names the secret where it is kept. */
+const ARN_BEFORE = /arn:aws[\w-]*:[\w-]+:[\w-]*:[\w-]*:[\w-]+[:/]$/;
+
+/** An AWS SigV4 credential scope (`AKID/20181210/eu-central-1/s3/aws4_request`, %-escaped or not): who signed, not the signature. */
+const SIGV4_SCOPE = /(?:\/|%2F)aws4_request$/i;
+
+/** A scope operator in code cut at its first `:` (`Aws::Credentials.new(`): the value is a constant's path. */
+const SCOPE_IN_CODE = /^:[A-Z]\w*(?:::[A-Z]\w*)*(?:\.[a-z_]\w*)?\(?$/;
+
+/** An authorization scheme before the value (`bearer hello`): the value is judged without it. */
+const AUTH_SCHEME = /^(?:bearer|basic|token|digest)[ \t]+(\S+)$/i;
+
+/**
+ * A setting's name on a command line, followed by its value (`pulumi config set --secret mentionbot:slackToken
+ * xoxb-…`, `--secret jwksUri <jwksUri>`): a `namespace:key` or camelCase name after a flag, with another
+ * argument after it. The value is that argument, not the name.
+ */
+// Letters only, and not two runs of hex (`deadbeef:cafebabe` is a Sidekiq credential).
+const SETTING_NAME = /^(?![a-f]+:[a-f]+$)(?:[a-z][a-z-]*:[a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+)$/;
+const FLAG_BEFORE = /(?:^|[ \t])--?[a-z][\w-]*[ \t]+$/;
+const ARGUMENT_AFTER = /^[ \t]+[^\s#|&;>]/;
+
+/** Markdown emphasis around a value (`* Password: *alice*`): the value is the word inside. */
+const MARKDOWN_EMPHASIS = /^(?:\*{1,2}|_{1,2})([^*_\s]+)(?:\*{1,2}|_{1,2})$/;
+
 /** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
 const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
 
@@ -607,7 +637,8 @@ export function classifyValue(
   const value = raw
     .trim()
     .replace(/`\)?[.,;:]?$/, '')
-    .replace(/^\\?["'`]|\\?["'`]$/g, '');
+    .replace(/^\\?["'`]|\\?["'`]$/g, '')
+    .replace(MARKDOWN_EMPHASIS, '$1');
   if (value.length === 0) return verdict('placeholder', 'empty value');
   if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
@@ -619,6 +650,14 @@ export function classifyValue(
     return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
   if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
   if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
+  // A template span the value opens, whose own quotes cut the match (`"[[ var "db_password" . ]]"`).
+  if (TEMPLATE_AFTER.test(raw.trimStart() + after))
+    return verdict('reference', 'a template expression, cut by the quotes inside it');
+  if (ARN_BEFORE.test(keyText)) return verdict('reference', 'an ARN names where the secret is kept');
+  if (SIGV4_SCOPE.test(value))
+    return verdict('public', 'an AWS SigV4 credential scope (key id, date, region, service)');
+  if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
+    return verdict('reference', "code: a constant's path (A::B)");
   if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
   if (SECRET_AND_FIELD.test(value)) return verdict('reference', "a secret's name and the field in it (name:field)");
   if (FILE_PATH.test(value) || AT_FILE.test(value))
@@ -715,6 +754,13 @@ export function classifyValue(
   if (spelled && isPlaceholder(value.split(spelled[1]!).join('')))
     return verdict('placeholder', 'a placeholder word spelled out with a mark between its letters');
   if (ONE_KEYBOARD_ROW.test(value)) return verdict('placeholder', "letters of one keyboard row (a typist's filler)");
+  if (FLAG_BEFORE.test(keyText) && SETTING_NAME.test(value) && ARGUMENT_AFTER.test(after))
+    return verdict('secret-name', "a setting's name after a flag, its value the next argument (--secret name value)");
+  const scheme = AUTH_SCHEME.exec(value);
+  if (scheme) {
+    const rest = classifyValue(scheme[1]!, keyText, path, {}, after);
+    if (rest.kind !== 'literal') return rest;
+  }
   if (isNumberedLine(value, after)) return verdict('placeholder', "a sample's numbered line (line1, then line2)");
   // An example in an API description is sample data; a value shaped like a generated credential is still masked.
   if (item && !(value.length >= 16 && charClassCount(value) >= 3) && underApiExample(item.text, item.start))

@@ -259,6 +259,9 @@ function isObviouslyFake(v: string): boolean {
   // A placeholder word with a counting tail (`Testing!123`, `Secret#1`): the way a person fills a password field in a demo.
   const word = PLACEHOLDER_TAIL.exec(v);
   if (word && word[1]!.length >= 4 && PLACEHOLDER_WORDS.has(word[1]!.toLowerCase())) return true;
+  // The same word with digits and marks on both sides (`2Password2`, `Pass123$`).
+  const wrapped = WRAPPED_WORD.exec(v);
+  if (wrapped && PLACEHOLDER_WORDS.has(wrapped[1]!.toLowerCase())) return true;
   if (
     isDefaultCredential(v) ||
     PORT_MAPPING.test(v) ||
@@ -513,6 +516,7 @@ function oneEditFrom(a: string, b: string): boolean {
 }
 
 /** A word, then marks and up to four digits (`Testing!123`). */
+const WRAPPED_WORD = /^[\d!?.#%@$*+/-]{0,4}([A-Za-z]{4,})[\d!?.#%@$*+/-]{1,6}$/;
 const PLACEHOLDER_TAIL = /^([A-Za-z]+)[!?.#%@]*(?:1|12|123|1234|\d)?[!?.#%]*$/;
 
 /** `scheme://user:password@host`: judged by its password. */

@@ -393,3 +393,54 @@ test('a value under example: in an API description is sample data; elsewhere, or
     assert.notEqual(out.text, doc, why);
   }
 });
+
+test('issue 26 sixth round (heldOut4 classes): ARNs, scopes, setting names after a flag, template spans, wrapped placeholders', () => {
+  // [value, text before it, path, text after it]
+  const kept: [string, string, string | undefined, string][] = [
+    ['HEADER.PAYLOAD.SIGNATURE', 'curl -H "Authorization: ', 'README.md', '" "$URL"'],
+    [
+      'secretcontainer-562188f-67Rt8n',
+      'secretContainer: "arn:aws:secretsmanager:us-east-1:xxxxxxxx:secret:',
+      'README.md',
+      '"',
+    ],
+    ['mentionbot:slackToken', '$ pulumi config set --secret ', 'README.md', ' xoxb-...\n'],
+    ['jwksUri', 'pulumi config set --secret ', 'README.md', ' <jwksUri>\n'],
+    ['2Password2', '"voting-app:sql-admin-password": "', 'misc/test/aws_test.go', '",'],
+    ['testTEST1234+-*/', '"password": "', 'definitions/azure_native.go', '",'],
+    ['Pass123$', '      PASSWORD: ', '.github/workflows/playwright.yml', '\n'],
+    ['[[ var ', '  MYSQL_PASSWORD = "', 'templates/ctfd.nomad.tpl', '"mariadb_ctfd_password" . ]]"\n'],
+    ['bearer hello', 'AuthorizationToken: "', 'functions/auth/main_test.go', '",'],
+    ['something10%2Feu-central-1%2Fs3%2Faws4_request', '&X-Amz-Credential=', 'README.md', '&X-Amz-Algorithm=x'],
+    [':Credentials.new(', 'credentials: Aws:', 'README.md', "'key', 'secret')"],
+    ['*alice*', '* Username: *alice*\n* Password: ', 'README.md', '\n'],
+  ];
+  for (const [value, keyText, path, after] of kept) {
+    const v = classifyValue(value, keyText, path, {}, after);
+    assert.notEqual(v.kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
+  }
+  const literals: [string, string, string | undefined, string][] = [
+    ['Tq8vN3kX.Zq8vLm2T.Wp9Zk3Rb', 'curl -H "Authorization: ', 'README.md', '"'],
+    ['Zq8vN3kX7pL2mW9rT4yB', 'secretContainer: "', 'README.md', '"'],
+    ['mentionbot:slackToken', '$ pulumi config set --secret ', 'README.md', '\n'],
+    ['orbitTundra', '--password ', 'README.md', '\n'],
+    ['2Zq8vNk2', '"password": "', 'aws_test.go', '",'],
+    ['bearer Tq8vN3kX7pL2mW9r', 'AuthorizationToken: "', 'main_test.go', '",'],
+    ['*Tq8vN3kX*', '* Username: *alice*\n* Password: ', 'README.md', '\n'],
+  ];
+  for (const [value, keyText, path, after] of literals) {
+    assert.equal(
+      classifyValue(value, keyText, path, {}, after).kind,
+      'literal',
+      `${value} after ${JSON.stringify(keyText)}`,
+    );
+  }
+});
+
+test('a Sidekiq credential (two runs of hex) after a flag is not a setting name, even with an argument after it', () => {
+  for (const value of ['deadbeef:cafebabe', 'a1b2c3d4:e5f6a7b8'])
+    assert.equal(
+      classifyValue(value, 'bundle config --local ', 'README.md', {}, ' gems.contribsys.com\n').kind,
+      'literal',
+    );
+});
