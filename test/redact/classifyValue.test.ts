@@ -444,3 +444,11 @@ test('a Sidekiq credential (two runs of hex) after a flag is not a setting name,
       'literal',
     );
 });
+
+test('a SigV4 credential scope is kept, while the access key id in it and the signature beside it are masked', async () => {
+  const header =
+    'Authorization: AWS4-HMAC-SHA256 Credential=AKIAQX7VLM2TN4WP9ZK3/20121226/us-east-1/sqs/aws4_request, SignedHeaders=host;x-amz-date, Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7\n';
+  const { text } = await redactor.redact(header, { path: 'notes.txt' });
+  assert.ok(!text.includes('AKIAQX7VLM2TN4WP9ZK3') && !text.includes('5d672d79c15b'), text);
+  assert.ok(text.includes('/20121226/us-east-1/sqs/aws4_request'), text);
+});
