@@ -2,13 +2,13 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut` and `heldOut2` (measured unseen first, then reviewed and tuned on)
-// and `heldBack` and `heldOut3` (only their totals are ever read). Files are read with git from
+// `heldOut`, `heldOut2`, `heldOut3` and `heldOut4` (measured unseen first, then reviewed and
+// tuned on) and `heldBack` and `heldOut5` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,10 +27,10 @@ interface PinnedRepo {
   under?: string;
 }
 
-type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2' | 'heldOut3';
-const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2', 'heldOut3'];
+type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2' | 'heldOut3' | 'heldOut4' | 'heldOut5';
+const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2', 'heldOut3', 'heldOut4', 'heldOut5'];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut3']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut5']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -45,11 +45,19 @@ const pinned = JSON.parse(readFileSync(join(import.meta.dirname, 'repos.json'), 
   PinnedRepo[]
 >;
 
-/** Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform and CI files are configuration. */
+/**
+ * Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform, Nomad, CI files,
+ * Jenkinsfiles and Vagrantfiles are configuration.
+ */
 function repoKindOf(path: string): string | undefined {
   if (/\.ipynb$/.test(path)) return 'notebooks';
-  if (/\.(?:har|http|rest)$/.test(path) || /(?:^|\/)(?:cassettes|recordings)\//.test(path)) return 'http fixtures';
-  if (/\.(?:tpl|tf|tfvars|gotmpl|hcl)$/.test(path) || /(?:^|\/)\.github\/workflows\//.test(path)) {
+  if (/\.(?:har|http|rest|hurl|bru)$/.test(path) || /(?:^|\/)(?:cassettes|recordings)\//.test(path)) {
+    return 'http fixtures';
+  }
+  if (
+    /\.(?:tpl|tf|tfvars|gotmpl|hcl|nomad)$/.test(path) ||
+    /(?:^|\/)(?:\.github\/workflows\/|Jenkinsfile$|Vagrantfile$)/i.test(path)
+  ) {
     return /(?:^|\/)(?:tests?|fixtures?|testdata|examples?)\//.test(path) ? 'tests/fixtures' : 'config';
   }
   return kindOf(path);

@@ -265,9 +265,9 @@ const KEY_AND_CONSTANTS = /^[a-z][a-z0-9_.-]*=[A-Z][A-Z0-9_]*(?:,[A-Z][A-Z0-9_]*
 /** A list of expansions (`--set a.password=$A_PASSWORD,b.password=$B_PASSWORD`): each value comes from a variable. */
 const EXPANSION_LIST = /^\$[A-Za-z_]\w*(?:,[\w.-]+=\$[A-Za-z_]\w*)+$/;
 
-/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`): words of capitals joined by `_`, each with a vowel. */
+/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`, a JWT's `HEADER.PAYLOAD.SIGNATURE`): words of capitals joined by `_` or `.`, each with a vowel. */
 const CONSTANT_NAMES =
-  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}_)+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
+  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.])+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.])+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
 
 /** An Azure Resource Manager template expression (`[parameters('token')]`, `[steps('details').token]`): the value is a parameter's. */
 const ARM_EXPRESSION = /^\[[a-z][A-Za-z]*\([^\n]*\)[\w.'()[\]-]*\]$/;
@@ -287,15 +287,20 @@ const CODE_AFTER = /^(?:\[["'\w]|[,;)}])/;
 const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,3}){1,3}$/;
 
 /** Placeholder words and counting digits run together (`test123TEST`): a demo's value. */
-function isWordsAndCounts(v: string): boolean {
+function isWordsAndCounts(value: string): boolean {
+  // Marks typed after the count (`testTEST1234+-*/`) are part of the same filler.
+  const v = value.replace(TRAILING_MARKS, '');
   if (v.length > 40 || !COUNTING_DIGITS.test(v)) return false;
-  const parts = v.match(/[A-Za-z]+|\d+/g);
+  const parts = v.match(WORD_OR_COUNT);
   if (parts === null || parts.length < 3 || parts.join('') !== v) return false;
   return parts.every((part) =>
     /^\d/.test(part) ? /^(?:1|12|123|1234|12345)$/.test(part) : isPlaceholderWord(part.toLowerCase()),
   );
 }
-const COUNTING_DIGITS = /[A-Za-z]1(?:2(?:3(?:45?)?)?)?[A-Za-z]/;
+const COUNTING_DIGITS = /[A-Za-z]1(?:2(?:3(?:45?)?)?)?(?:[A-Za-z]|$)/;
+const TRAILING_MARKS = /[^A-Za-z0-9]+$/;
+/** Words split where their case changes (`testTEST` is `test` and `TEST`), and runs of digits. */
+const WORD_OR_COUNT = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g;
 const isPlaceholderWord = (word: string) =>
   WORDS.placeholder.has(word) || WORDS.compoundParts.has(word) || WORDS.madeUpParts.has(word);
 
@@ -425,7 +430,7 @@ function namesItsKey(v: string, key: string): boolean {
 /** The value is the user name written beside it (`MYSQL_USER=petclinic` above `MYSQL_PASSWORD=petclinic`): a demo's pair, not a secret. */
 function equalsTheUserName(v: string, before: string): boolean {
   if (v.length < 3 || v.length > 40 || !/^[\w.@-]+$/.test(v)) return false;
-  const user = /(?:user(?:name)?|login)["']?[ \t]*[:=][ \t]*["']?([\w.@-]+)/gi;
+  const user = /(?:user(?:name)?|login)["'*_`]*[ \t]*[:=][ \t]*["'*_`]*([\w.@-]+)/gi;
   for (const match of before.matchAll(user)) if (match[1] === v) return true;
   return false;
 }
@@ -445,9 +450,9 @@ function isHexWords(v: string): boolean {
   return ends[s.length] === 1;
 }
 
-/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`): words joined by `-`, one of them a function word (rules/words.json `functionWords`). */
+/** A phrase written as a slug (`i-am-the-worst`, `vault-agent-test-with-k8s`, `keep_it_private`): words joined by `-` or `_`, one of them a function word (rules/words.json `functionWords`). */
 function isPhraseSlug(v: string): boolean {
-  const parts = v.split('-');
+  const parts = v.split(v.includes('-') ? '-' : '_');
   return (
     parts.length >= 3 &&
     parts.every((part) => /^[a-z]+\d{0,2}[a-z]*$/.test(part) && part.length <= 10) &&
@@ -470,7 +475,10 @@ function isWordTwiceAroundMark(v: string): boolean {
 /** Basic credentials that decode to `user:password`, judged by the password: the user's own name, or a placeholder (`test:test`, `user:pass`, `имя:пароль`). */
 function decodesToPlaceholderPair(v: string): boolean {
   if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
-  const decoded = Buffer.from(v, 'base64').toString('utf8');
+  // `echo user:pass | base64` encodes the line's end too.
+  const decoded = Buffer.from(v, 'base64')
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (/[\uFFFD\u0000-\u001F]/.test(decoded)) return false;
   const colon = decoded.indexOf(':');
   if (colon === -1) return false;
@@ -511,6 +519,102 @@ function spelledFromItsPlace(v: string, key: string, path: string | undefined): 
   return fromPlace >= 1;
 }
 
+/** An ABNF rule's repetition (`token = 1*tchar`, `*DIGIT`, `1*quoted-string`): a grammar in an RFC or a spec, not a value. */
+const GRAMMAR_REPETITION = /^\d*\*\d*(?:[a-z]+(?:-[a-z]+)*|[A-Z]+)$/;
+
+/** No letter or digit at all, %-escaped or not (`#@?:`, `%23%40%3F%3A`): marks typed to test escaping, not a credential. */
+function isMarksOnly(v: string): boolean {
+  let text = v;
+  if (v.includes('%')) {
+    try {
+      text = decodeURIComponent(v);
+    } catch {
+      // not %-encoded
+    }
+  }
+  return !/[\p{L}\p{N}]/u.test(text);
+}
+
+/** A word spelled out with one mark between its letters (`p:a:s:s`, `s-e-c-r-e-t`): a test of the mark; judged by the word. */
+const SPELLED_OUT = /^[A-Za-z]([:._ -])[A-Za-z](?:\1[A-Za-z]){2,}$/;
+
+/** Letters of one keyboard row typed to fill a field (`asdhjajsd`, `zxcvbnmz`): the home or bottom row. */
+const ONE_KEYBOARD_ROW = /^(?:[asdfghjkl]{8,}|[zxcvbnm]{8,})$/i;
+
+/** A kebab-case name that ends in what it holds (`container-registry-credentials`, `pg-credentials`): a secret's or a type's name. */
+const NAMES_WHAT_IT_HOLDS = /-(?:credentials|creds|secrets?|tokens?|passwords?|keys?|auth|certs?|tls)$/;
+
+/** A sample's first line, numbered, with the next number on the next line (`line1` then `line2`): a multi-line value shown by its lines. */
+const NUMBERED = /^([A-Za-z]{2,12})(\d{1,3})$/;
+const NEXT_NUMBERED_LINE = /^(?:\r?\n|\\n)[ \t]*([A-Za-z]{2,12})(\d{1,3})(?!\w)/;
+function isNumberedLine(v: string, after: string): boolean {
+  const numbered = NUMBERED.exec(v);
+  if (numbered === null) return false;
+  const next = NEXT_NUMBERED_LINE.exec(after);
+  return next !== null && next[1] === numbered[1] && Number(next[2]) === Number(numbered[2]) + 1;
+}
+
+/** An API description (OpenAPI, Swagger) says so in its first lines. */
+const API_DESCRIPTION = /^[ \t]*["']?(?:openapi|swagger)["']?[ \t]*:/m;
+/** A key that makes what it holds an example of the API's data. */
+const EXAMPLE_KEY = /^[ \t]*-?[ \t]*["']?(?:x-)?examples?["']?[ \t]*:/;
+/** How far back the enclosing keys are looked for (a bounded walk, whatever the document's size). */
+const EXAMPLE_LOOKBACK_CHARS = 16_384;
+
+/**
+ * The value sits under an `example:` or `examples:` key of an API description (an OpenAPI response's
+ * sample data: `"apiKey": "oa_citations"`): found by indentation, walking back to the enclosing keys,
+ * as far as EXAMPLE_LOOKBACK_CHARS.
+ */
+function underApiExample(text: string, start: number): boolean {
+  if (!API_DESCRIPTION.test(text.slice(0, 2048))) return false;
+  const floor = Math.max(0, start - EXAMPLE_LOOKBACK_CHARS);
+  let lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  let indent = indentOf(text, lineStart);
+  while (lineStart > floor && indent > 0) {
+    const end = lineStart - 1;
+    lineStart = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(lineStart, end);
+    if (line.trim() === '') continue;
+    const lineIndent = indentOf(text, lineStart);
+    if (lineIndent >= indent) continue;
+    if (EXAMPLE_KEY.test(line)) return true;
+    indent = lineIndent;
+  }
+  return false;
+}
+
+function indentOf(text: string, at: number): number {
+  let i = at;
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  return i - at;
+}
+
+/** An AWS ARN before the value (`arn:aws:secretsmanager:us-east-1:123:secret:`): the value names the secret where it is kept. */
+const ARN_BEFORE = /arn:aws[\w-]*:[\w-]+:[\w-]*:[\w-]*:[\w-]+[:/]$/;
+
+/** An AWS SigV4 credential scope (`AKID/20181210/eu-central-1/s3/aws4_request`, %-escaped or not): who signed, not the signature. */
+const SIGV4_SCOPE = /(?:\/|%2F)aws4_request$/i;
+
+/** A scope operator in code cut at its first `:` (`Aws::Credentials.new(`): the value is a constant's path. */
+const SCOPE_IN_CODE = /^:[A-Z]\w*(?:::[A-Z]\w*)*(?:\.[a-z_]\w*)?\(?$/;
+
+/** An authorization scheme before the value (`bearer hello`): the value is judged without it. */
+const AUTH_SCHEME = /^(?:bearer|basic|token|digest)[ \t]+(\S+)$/i;
+
+/**
+ * A setting's name on a command line, followed by its value (`pulumi config set --secret mentionbot:slackToken
+ * xoxb-…`, `--secret jwksUri <jwksUri>`): a `namespace:key` or camelCase name after a flag, with another
+ * argument after it. The value is that argument, not the name.
+ */
+// Letters only, and not two runs of hex (`deadbeef:cafebabe` is a Sidekiq credential).
+const SETTING_NAME = /^(?![a-f]+:[a-f]+$)(?:[a-z][a-z-]*:[a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+)$/;
+const FLAG_BEFORE = /(?:^|[ \t])--?[a-z][\w-]*[ \t]+$/;
+const ARGUMENT_AFTER = /^[ \t]+[^\s#|&;>]/;
+
+/** Markdown emphasis around a value (`* Password: *alice*`): the value is the word inside. */
+const MARKDOWN_EMPHASIS = /^(?:\*{1,2}|_{1,2})([^*_\s]+)(?:\*{1,2}|_{1,2})$/;
+
 /** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
 const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
 
@@ -526,12 +630,15 @@ export function classifyValue(
   ruledOut: { placeholder?: boolean; reference?: boolean } = {},
   /** The text right after the value in the item, up to a line or so: a call's `(`, a template's closing `}}`. */
   after = '',
+  /** The whole item and where the value starts in it: read only for the enclosing keys of an API description. */
+  item?: { text: string; start: number },
 ): ValueVerdict {
   // A value inside escaped quotes (`"\"delete me\""` in a HAR), or closing a Markdown code span and its sentence (`…DDDD`.`), is judged without them.
   const value = raw
     .trim()
     .replace(/`\)?[.,;:]?$/, '')
-    .replace(/^\\?["'`]|\\?["'`]$/g, '');
+    .replace(/^\\?["'`]|\\?["'`]$/g, '')
+    .replace(MARKDOWN_EMPHASIS, '$1');
   if (value.length === 0) return verdict('placeholder', 'empty value');
   if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
@@ -543,6 +650,14 @@ export function classifyValue(
     return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
   if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
   if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
+  // A template span the value opens, whose own quotes cut the match (`"[[ var "db_password" . ]]"`).
+  if (TEMPLATE_AFTER.test(raw.trimStart() + after))
+    return verdict('reference', 'a template expression, cut by the quotes inside it');
+  if (ARN_BEFORE.test(keyText)) return verdict('reference', 'an ARN names where the secret is kept');
+  if (SIGV4_SCOPE.test(value))
+    return verdict('public', 'an AWS SigV4 credential scope (key id, date, region, service)');
+  if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
+    return verdict('reference', "code: a constant's path (A::B)");
   if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
   if (SECRET_AND_FIELD.test(value)) return verdict('reference', "a secret's name and the field in it (name:field)");
   if (FILE_PATH.test(value) || AT_FILE.test(value))
@@ -557,6 +672,8 @@ export function classifyValue(
     return verdict('documentation', 'a key=value field naming a setting or an identity');
   if (PIPELINE.test(value) || REGEX_ESCAPES.test(value))
     return verdict('documentation', 'shell code: a pipeline or a regular expression');
+  if (GRAMMAR_REPETITION.test(value)) return verdict('documentation', "a grammar rule's repetition (ABNF 1*tchar)");
+  if (isMarksOnly(value)) return verdict('placeholder', 'no letter or digit: marks typed to test escaping');
   if (HMAC_DIGEST.test(value)) return verdict('public', 'a published HMAC digest (an audit log hashes secrets so)');
   if (UNIX_SOCKET.test(value)) return verdict('documentation', "a Unix socket's address");
   if (CONSTANT_NAMES.test(value)) return verdict('placeholder', "constants' names standing for values");
@@ -590,6 +707,8 @@ export function classifyValue(
     if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
       return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
     }
+    if (NAMES_WHAT_IT_HOLDS.test(value))
+      return verdict('secret-name', 'a name that ends in what it holds (…-credentials, …-token)');
     // Only the value's own line is prose about it: `secret:` a line above is another key.
     const line = keyText.slice(keyText.lastIndexOf('\n') + 1).trim();
     if (/[ \t]/.test(line) && /\bsecrets?\b/i.test(line) && !CREDENTIAL_SECRET_KEY.test(line)) {
@@ -631,6 +750,21 @@ export function classifyValue(
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
   if (decodesToPlaceholderPair(value))
     return verdict('placeholder', 'base64 of user:password whose password is a placeholder or the user name');
+  const spelled = SPELLED_OUT.exec(value);
+  if (spelled && isPlaceholder(value.split(spelled[1]!).join('')))
+    return verdict('placeholder', 'a placeholder word spelled out with a mark between its letters');
+  if (ONE_KEYBOARD_ROW.test(value)) return verdict('placeholder', "letters of one keyboard row (a typist's filler)");
+  if (FLAG_BEFORE.test(keyText) && SETTING_NAME.test(value) && ARGUMENT_AFTER.test(after))
+    return verdict('secret-name', "a setting's name after a flag, its value the next argument (--secret name value)");
+  const scheme = AUTH_SCHEME.exec(value);
+  if (scheme) {
+    const rest = classifyValue(scheme[1]!, keyText, path, {}, after);
+    if (rest.kind !== 'literal') return rest;
+  }
+  if (isNumberedLine(value, after)) return verdict('placeholder', "a sample's numbered line (line1, then line2)");
+  // An example in an API description is sample data; a value shaped like a generated credential is still masked.
+  if (item && !(value.length >= 16 && charClassCount(value) >= 3) && underApiExample(item.text, item.start))
+    return verdict('documentation', "an example in an API description (under OpenAPI's example:)");
   // Most values a rule accepts are literals, and only kept values' evidence is stored: built when read.
   return {
     kind: 'literal',

@@ -215,6 +215,7 @@ export function scanRules(
           reference: rule.validators.includes('not-reference'),
         },
         text.slice(valueEnd, valueEnd + AFTER_CONTEXT_CHARS),
+        { text, start: valueEnd - raw.length },
       );
       if (verdict.kind !== 'literal') {
         kept?.push({ ruleId: rule.id, start: match.index, end: match.index + match[0].length, ...verdict });

@@ -211,6 +211,7 @@ export function isPlaceholder(value: string): boolean {
       return true;
   }
   if (
+    SPELLED_TOKEN.test(v) ||
     (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v)) ||
     hasPlaceholderWord(v) ||
     PLACEHOLDER_COMPOUND.test(v) ||
@@ -222,6 +223,9 @@ export function isPlaceholder(value: string): boolean {
   }
   return isObviouslyFake(v);
 }
+
+/** A token whose body after its prefix is spelled in words (`ghp_PersonalAccessToken0124…000`): a README's sample; a generated body never reads so. */
+const SPELLED_TOKEN = /^[a-z]{2,6}_(?:[A-Z][a-z]+){3,}\d*$/;
 
 /**
  * Values that say what they are: `wrong-password`, `correct horse battery staple`, `S0meP@ss`,
@@ -255,6 +259,9 @@ function isObviouslyFake(v: string): boolean {
   // A placeholder word with a counting tail (`Testing!123`, `Secret#1`): the way a person fills a password field in a demo.
   const word = PLACEHOLDER_TAIL.exec(v);
   if (word && word[1]!.length >= 4 && PLACEHOLDER_WORDS.has(word[1]!.toLowerCase())) return true;
+  // The same word with digits and marks on both sides (`2Password2`, `Pass123$`).
+  const wrapped = WRAPPED_WORD.exec(v);
+  if (wrapped && PLACEHOLDER_WORDS.has(wrapped[1]!.toLowerCase())) return true;
   if (
     isDefaultCredential(v) ||
     PORT_MAPPING.test(v) ||
@@ -509,6 +516,7 @@ function oneEditFrom(a: string, b: string): boolean {
 }
 
 /** A word, then marks and up to four digits (`Testing!123`). */
+const WRAPPED_WORD = /^[\d!?.#%@$*+/-]{0,4}([A-Za-z]{4,})[\d!?.#%@$*+/-]{1,6}$/;
 const PLACEHOLDER_TAIL = /^([A-Za-z]+)[!?.#%@]*(?:1|12|123|1234|\d)?[!?.#%]*$/;
 
 /** `scheme://user:password@host`: judged by its password. */

@@ -339,3 +339,116 @@ test('issue 26 fifth round (heldOut2 classes): template expressions, regex liter
     );
   }
 });
+
+test('issue 26 sixth round (heldOut3 classes): grammar, marks, spelled-out words, names, numbered lines, API examples', () => {
+  // [value, text before it, path, text after it]
+  const kept: [string, string, string | undefined, string][] = [
+    ['1*tchar', '     token = ', 'versions/3.1.0.md', '\n'],
+    ['1*DIGIT', '  token = ', 'rfc.txt', '\n'],
+    ['#@?:', "  password: '", 'test/unit/proxy-config.test.js', "'"],
+    ['%23%40%3F%3A', "'http://%23%40%3F%3A:", 'test/unit/proxy-config.test.js', "@proxy.com:9090'"],
+    ['p:a:s:s', "  password: '", 'test/unit/url.test.js', "'"],
+    ['s-e-c-r-e-t', 'TOKEN=', 'README.md', ''],
+    ['asdhjajsd', '"password": "', 'examples/collection-v2.json', '"'],
+    ['container-registry-credentials', '          "credentials": "', 'pkg/schema/workflow_schema.json', '"'],
+    ['keep_it_private', 'map[string]string{"secret": "', 'pkg/runner/runner_test.go', '"}},'],
+    ['dXNlcm5hbWU6cGFzc3dvcmQK', '"auth": "', 'testdata/config.json', '"'],
+    ['line1', 'mysecret: |\n  ', 'cmd/testdata/secrets.yml', '\n  line2\n  line3\n'],
+  ];
+  for (const [value, keyText, path, after] of kept) {
+    const v = classifyValue(value, keyText, path, {}, after);
+    assert.notEqual(v.kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
+  }
+  // The same places with values a generator made or a person chose stay literals.
+  const literals: [string, string, string | undefined, string][] = [
+    ['1*Tq8vNz2pLm', '     token = ', 'versions/3.1.0.md', '\n'],
+    ['#@?:Zq8v', "  password: '", 'test/unit/proxy-config.test.js', "'"],
+    ['q:z:v:k', "  password: '", 'test/unit/url.test.js', "'"],
+    ['asjehcgfdjyrggucgn', '"authKey": "', 'examples/collection-v2.json', '"'],
+    ['orbit-tundra-marble', '"credentials": "', 'config.json', '"'],
+    ['qzvk_mrtb_wxpl', '{"secret": "', 'runner_test.go', '"'],
+    ['dXNlcm5hbWU6WnE4dk4za1g3cEwK', '"auth": "', 'testdata/config.json', '"'],
+    ['line1', 'mysecret: |\n  ', 'cmd/testdata/secrets.yml', '\n  qzvkmrtb\n'],
+  ];
+  for (const [value, keyText, path, after] of literals) {
+    assert.equal(
+      classifyValue(value, keyText, path, {}, after).kind,
+      'literal',
+      `${value} after ${JSON.stringify(keyText)}`,
+    );
+  }
+});
+
+test('a value under example: in an API description is sample data; elsewhere, or shaped like a generated key, it is a literal', async () => {
+  const spec = (value: string, head = 'openapi: 3.0.1\n') =>
+    `${head}paths:\n  /:\n    get:\n      responses:\n        '200':\n          content:\n            application/json:\n              example:\n                {\n                  "apis": [\n                    {\n                      "apiKey": "${value}",\n                      "apiVersionNumber": "v1"\n                    }\n                  ]\n                }\n`;
+  const { text } = await redactor.redact(spec('oa_citations'), { path: 'schemas/uspto.yaml' });
+  assert.equal(text, spec('oa_citations'));
+  for (const [doc, why] of [
+    [spec('oa_citations', 'kind: Config\n'), 'not an API description'],
+    [spec('Zq8vN3kX7pL2mW9rT4yB'), 'a generated-looking key'],
+    [spec('oa_citations').replace('example:', 'schema:'), 'not under example:'],
+  ] as const) {
+    const out = await redactor.redact(doc, { path: 'schemas/uspto.yaml' });
+    assert.notEqual(out.text, doc, why);
+  }
+});
+
+test('issue 26 sixth round (heldOut4 classes): ARNs, scopes, setting names after a flag, template spans, wrapped placeholders', () => {
+  // [value, text before it, path, text after it]
+  const kept: [string, string, string | undefined, string][] = [
+    ['HEADER.PAYLOAD.SIGNATURE', 'curl -H "Authorization: ', 'README.md', '" "$URL"'],
+    [
+      'secretcontainer-562188f-67Rt8n',
+      'secretContainer: "arn:aws:secretsmanager:us-east-1:xxxxxxxx:secret:',
+      'README.md',
+      '"',
+    ],
+    ['mentionbot:slackToken', '$ pulumi config set --secret ', 'README.md', ' xoxb-...\n'],
+    ['jwksUri', 'pulumi config set --secret ', 'README.md', ' <jwksUri>\n'],
+    ['2Password2', '"voting-app:sql-admin-password": "', 'misc/test/aws_test.go', '",'],
+    ['testTEST1234+-*/', '"password": "', 'definitions/azure_native.go', '",'],
+    ['Pass123$', '      PASSWORD: ', '.github/workflows/playwright.yml', '\n'],
+    ['[[ var ', '  MYSQL_PASSWORD = "', 'templates/ctfd.nomad.tpl', '"mariadb_ctfd_password" . ]]"\n'],
+    ['bearer hello', 'AuthorizationToken: "', 'functions/auth/main_test.go', '",'],
+    ['something10%2Feu-central-1%2Fs3%2Faws4_request', '&X-Amz-Credential=', 'README.md', '&X-Amz-Algorithm=x'],
+    [':Credentials.new(', 'credentials: Aws:', 'README.md', "'key', 'secret')"],
+    ['*alice*', '* Username: *alice*\n* Password: ', 'README.md', '\n'],
+  ];
+  for (const [value, keyText, path, after] of kept) {
+    const v = classifyValue(value, keyText, path, {}, after);
+    assert.notEqual(v.kind, 'literal', `${value} after ${JSON.stringify(keyText)}`);
+  }
+  const literals: [string, string, string | undefined, string][] = [
+    ['Tq8vN3kX.Zq8vLm2T.Wp9Zk3Rb', 'curl -H "Authorization: ', 'README.md', '"'],
+    ['Zq8vN3kX7pL2mW9rT4yB', 'secretContainer: "', 'README.md', '"'],
+    ['mentionbot:slackToken', '$ pulumi config set --secret ', 'README.md', '\n'],
+    ['orbitTundra', '--password ', 'README.md', '\n'],
+    ['2Zq8vNk2', '"password": "', 'aws_test.go', '",'],
+    ['bearer Tq8vN3kX7pL2mW9r', 'AuthorizationToken: "', 'main_test.go', '",'],
+    ['*Tq8vN3kX*', '* Username: *alice*\n* Password: ', 'README.md', '\n'],
+  ];
+  for (const [value, keyText, path, after] of literals) {
+    assert.equal(
+      classifyValue(value, keyText, path, {}, after).kind,
+      'literal',
+      `${value} after ${JSON.stringify(keyText)}`,
+    );
+  }
+});
+
+test('a Sidekiq credential (two runs of hex) after a flag is not a setting name, even with an argument after it', () => {
+  for (const value of ['deadbeef:cafebabe', 'a1b2c3d4:e5f6a7b8'])
+    assert.equal(
+      classifyValue(value, 'bundle config --local ', 'README.md', {}, ' gems.contribsys.com\n').kind,
+      'literal',
+    );
+});
+
+test('a SigV4 credential scope is kept, while the access key id in it and the signature beside it are masked', async () => {
+  const header =
+    'Authorization: AWS4-HMAC-SHA256 Credential=AKIAQX7VLM2TN4WP9ZK3/20121226/us-east-1/sqs/aws4_request, SignedHeaders=host;x-amz-date, Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7\n';
+  const { text } = await redactor.redact(header, { path: 'notes.txt' });
+  assert.ok(!text.includes('AKIAQX7VLM2TN4WP9ZK3') && !text.includes('5d672d79c15b'), text);
+  assert.ok(text.includes('/20121226/us-east-1/sqs/aws4_request'), text);
+});
