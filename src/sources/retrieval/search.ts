@@ -30,8 +30,15 @@ export interface GrepRequest {
 /** A hit line longer than this is minified or data; only its head is kept. */
 const MAX_LINE_CHARS = 400;
 
+/**
+ * ctxproxy's own folder (audit log, index) at any depth. Its .gitignore is written just after the
+ * folder is made, so a listing or search in between must not read it (the status and the walk skip it too).
+ */
+export const NOT_PROXY_OWN = ':(exclude,glob)**/.ctxproxy/**';
+
 /** Pathspecs never searched: bundles, maps and vendored trees say nothing a question asks about. */
 const EXCLUDED = [
+  NOT_PROXY_OWN,
   ':(exclude,glob)**/*.min.js',
   ':(exclude,glob)**/*.map',
   ':(exclude,glob)**/node_modules/**',

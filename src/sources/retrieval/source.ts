@@ -45,7 +45,7 @@ import {
   relationRank,
   renderRegions,
 } from './regions.ts';
-import { type GrepHit, grep } from './search.ts';
+import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
 
 export interface RetrievalDepth {
   /** Files sent at most. */
@@ -697,6 +697,7 @@ async function filesNamed(
   if (safe.length === 0) return new Map();
   const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--'];
   for (const word of safe) args.push(`:(icase,glob)**/*${word}*`);
+  args.push(NOT_PROXY_OWN);
   const { text } = await readPrefix(git, withPrefix(args), NAME_LIST_BYTES, '\0');
   const scored: { rel: string; score: number; matched: string[] }[] = [];
   for (const rel of new Set(text.split('\0'))) {

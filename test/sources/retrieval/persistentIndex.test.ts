@@ -161,6 +161,32 @@ describe('persistent retrieval index', () => {
     }
   });
 
+  test("the grep fallback never reads ctxproxy's own folder, even before its .gitignore is written", async () => {
+    // The folder (audit log, index) is made a moment before the .gitignore that hides it from git; a
+    // search in between must not read the proxy's own files back into a prompt.
+    const small = makeRepo({
+      files: { 'src/app.py': 'RATE_LIMIT = 5\n' },
+      unstaged: {
+        '.ctxproxy/notes.txt': 'RATE_LIMIT seen in an earlier prompt\n',
+        'sub/.ctxproxy/x.txt': 'RATE_LIMIT\n',
+      },
+    });
+    const deps = indexDeps();
+    const workspaces = new Workspaces(deps);
+    try {
+      const ws = workspaces.get(small.dir);
+      const request: GrepRequest = { patterns: ['RATE_LIMIT'], words: true, perFile: 20, maxBytes: 1 << 20 };
+      const fromGrep = await grep(deps.git(ws.root), (args) => ws.gitArgs(args), request);
+      assert.deepEqual(
+        fromGrep.hits.map((hit) => hit.rel),
+        ['src/app.py'],
+      );
+    } finally {
+      workspaces.closeAll();
+      small.cleanup();
+    }
+  });
+
   test('never holds never-read or ignored files; skips binary, huge, minified and looping files with a reason', async () => {
     const deps = indexDeps();
     const workspaces = new Workspaces(deps);
