@@ -127,11 +127,25 @@ const DEFAULT_WINDOW = 8192;
 export async function discoverWindow(deps: PipelineDeps, model: string): Promise<Collected['window']> {
   const configured = deps.settings.models[model]?.window;
   if (configured) return { tokens: configured, assumed: false };
-  const reported = await deps.upstream.contextWindow(model).catch(() => undefined);
+  const reported = await deps.upstream.contextWindow(model).catch((error: unknown) => {
+    // The request goes on under an assumed window (the snapshot's warning says so); the log says why.
+    deps.logger.warn('window.lookup_failed', { error: (error as Error)?.name ?? 'Error', code: failureCode(error) });
+    return undefined;
+  });
   const ceiling = deps.settings.workspaceModels?.[model]?.window;
   if (reported && ceiling) return { tokens: Math.min(reported, ceiling), assumed: false };
   if (reported || ceiling) return { tokens: (reported || ceiling) as number, assumed: false };
   return { tokens: DEFAULT_WINDOW, assumed: true };
+}
+
+/** The innermost `code` along an error's cause chain (the socket's ECONNRESET, not our 502's): never a message. */
+function failureCode(error: unknown): string | undefined {
+  let found: string | undefined;
+  for (let at = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string') found = code;
+  }
+  return found;
 }
 
 export interface CollectResult {

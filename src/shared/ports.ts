@@ -28,7 +28,7 @@ export interface Upstream {
    */
   chat(request: UpstreamRequest, signal: AbortSignal): Promise<AsyncIterable<UpstreamEvent>>;
   listModels(signal?: AbortSignal): Promise<UpstreamModel[]>;
-  /** The model's context window in tokens, when the upstream can tell. */
+  /** The model's context window in tokens; undefined when the upstream does not say; rejects when the lookup failed. */
   contextWindow(model: string): Promise<number | undefined>;
   /** Embeddings (`/v1/embeddings`); absent when the upstream kind cannot do them. */
   embed?(request: EmbedRequest, signal: AbortSignal): Promise<EmbedResult>;

@@ -108,10 +108,11 @@ export function createOllamaUpstream(options: OllamaUpstreamOptions): Upstream {
       if (cached) return cached;
       const lookup = metadata((client) => client.show({ model }), model).then(
         (info) => contextLengthOf(info.model_info as unknown),
-        () => {
-          // Not cached: Ollama may be starting, or the model about to be pulled.
+        (error: unknown) => {
+          // Not cached: Ollama may be starting, or the model about to be pulled. Rejected, not undefined,
+          // so the caller can tell a failed lookup (and log why) from a model that reports no window.
           windows.delete(model);
-          return undefined;
+          throw error;
         },
       );
       windows.set(model, lookup);

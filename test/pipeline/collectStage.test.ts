@@ -88,4 +88,29 @@ describe('collect', () => {
     assert.equal(assumed.snapshot.budget?.window, 8192);
     assert.ok(assumed.result.warnings.includes('context window of mystery:1b unknown; assumed 8192 tokens'));
   });
+
+  test('a window lookup that fails is assumed with the warning, and logged with the socket’s code only', async () => {
+    const logged: { event: string; fields: unknown }[] = [];
+    const record = (event: string, fields?: unknown) => logged.push({ event, fields });
+    const harness = await pipelineHarness({
+      workspace: repo.dir,
+      overrides: { logger: { info: record, warn: record, error: record } },
+    });
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    harness.upstream.contextWindow = () =>
+      Promise.reject(
+        new Error('lookup of model sk-secret-in-message failed', {
+          cause: new TypeError('fetch failed', { cause: reset }),
+        }),
+      );
+    const failed = await harness.chat(ask('hi'));
+    assert.equal(failed.snapshot.budget?.window, 8192);
+    assert.ok(failed.result.warnings.some((warning) => /unknown; assumed 8192 tokens/.test(warning)));
+    const lookup = logged.filter((entry) => entry.event === 'window.lookup_failed');
+    assert.deepEqual(
+      lookup.map((entry) => entry.fields),
+      [{ error: 'Error', code: 'ECONNRESET' }],
+    );
+    assert.ok(!JSON.stringify(logged).includes('sk-secret'), 'no error message in the log');
+  });
 });

@@ -335,7 +335,7 @@ describe('Ollama upstream against the fake Ollama', { timeout: 30_000 }, () => {
     });
   });
 
-  test('contextWindow reads <arch>.context_length from show, once per model; undefined when unknown', async () => {
+  test('contextWindow reads <arch>.context_length from show, once per model; undefined when unknown, rejects when absent', async () => {
     let shows = 0;
     const countingFetch: typeof fetch = (input, init) => {
       if (String(input).endsWith('/api/show')) shows++;
@@ -347,7 +347,7 @@ describe('Ollama upstream against the fake Ollama', { timeout: 30_000 }, () => {
     assert.equal(await upstream.contextWindow('qwen3:8b'), 40960);
     assert.equal(shows, 2);
     assert.equal(await upstream.contextWindow('nowindow:1b'), undefined);
-    assert.equal(await upstream.contextWindow('absent:1b'), undefined);
+    await assert.rejects(upstream.contextWindow('absent:1b'), NotFoundError);
   });
 });
 
@@ -365,6 +365,7 @@ describe('Ollama upstream with nothing listening', { timeout: 30_000 }, () => {
     };
     await assert.rejects(upstream.chat(chatRequest('llama3.2:3b'), new AbortController().signal), unavailable);
     await assert.rejects(upstream.listModels(), unavailable);
-    assert.equal(await upstream.contextWindow('llama3.2:3b'), undefined);
+    // A failed lookup rejects (the pipeline logs it and assumes a window); it is not mistaken for "no window".
+    await assert.rejects(upstream.contextWindow('llama3.2:3b'), unavailable);
   });
 });
