@@ -1,4 +1,5 @@
-// The default way the sources run git: one `spawn` per command, stdout
+// The default way the sources run git: one process per command (spawned by a
+// worker thread, gitSpawner.ts, so the event loop never waits for it), stdout
 // collected as `simple-git`'s `raw` does but without its task queue and plugin
 // chain, which cost more CPU per process than the spawn itself on a cold request
 // (bench/context/README.md). A factory in `deps.git` may still hand the sources
@@ -11,9 +12,10 @@
 // up to a byte limit sized from what its caller keeps, and git is killed there,
 // so one request never holds, joins and decodes all of that.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { gitChildEnvironment } from './gitEnvironment.ts';
 import { gitFailureReason, subcommandOf } from './gitFailure.ts';
+import { spawnGitOffThread } from './gitSpawner.ts';
 
 /** What was kept of a command's stdout. */
 export interface GitOutput {
@@ -125,49 +127,43 @@ function runGit(baseDir: string, args: string[], keeper: OutputKeeper | undefine
       reject(new GitCommandError('git: aborted', null));
       return;
     }
-    const child = spawn('git', args, {
-      cwd: baseDir,
-      env: gitChildEnvironment(),
-      windowsHide: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let bytes = 0;
-    let errBytes = 0;
     let stopped = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (!keeper) out.push(chunk);
-      else if (!stopped && !keeper.push(chunk)) {
-        // Nothing more wanted: stop reading and stop git (it would go on writing).
-        stopped = true;
-        child.stdout.destroy();
-        child.kill();
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (errBytes >= STDERR_BYTES) return;
-      err.push(chunk.subarray(0, STDERR_BYTES - errBytes));
-      errBytes += Math.min(chunk.length, STDERR_BYTES - errBytes);
-    });
     const onAbort = () => child.kill();
+    const child = spawnGitOffThread(baseDir, args, gitChildEnvironment(), STDERR_BYTES, {
+      stdout(chunk) {
+        // Chunks the worker sent before it heard the stop are not read.
+        if (stopped) return;
+        bytes += chunk.length;
+        if (!keeper) out.push(chunk);
+        else if (!keeper.push(chunk)) {
+          // Nothing more wanted: stop reading and stop git (it would go on writing).
+          stopped = true;
+          child.stop();
+        }
+      },
+      stderr(chunk) {
+        err.push(chunk);
+      },
+      // Not started (no git, a missing folder): a promise settles once, whichever event comes first.
+      error(error) {
+        signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+      close(code) {
+        signal?.removeEventListener('abort', onAbort);
+        if (signal?.aborted) reject(new GitCommandError('git: aborted', code));
+        else if (code !== 0 && !stopped) {
+          const reason = gitFailureReason(Buffer.concat(err).toString('utf8'));
+          const what = `git ${subcommandOf(args)} failed (${code === null ? 'killed' : `exit ${code}`})`;
+          reject(new GitCommandError(reason ? `${what}: ${reason}` : what, code));
+        } else if (keeper) resolve({ ...keeper.result(stopped), bytes });
+        else resolve({ text: Buffer.concat(out).toString('utf8'), cut: false, bytes });
+      },
+    });
     signal?.addEventListener('abort', onAbort, { once: true });
-    // Not started (no git, a missing folder): a promise settles once, whichever event comes first.
-    child.on('error', (error) => {
-      signal?.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted) reject(new GitCommandError('git: aborted', code));
-      else if (code !== 0 && !stopped) {
-        const reason = gitFailureReason(Buffer.concat(err).toString('utf8'));
-        const what = `git ${subcommandOf(args)} failed (${code === null ? 'killed' : `exit ${code}`})`;
-        reject(new GitCommandError(reason ? `${what}: ${reason}` : what, code));
-      } else if (keeper) resolve({ ...keeper.result(stopped), bytes });
-      else resolve({ text: Buffer.concat(out).toString('utf8'), cut: false, bytes });
-    });
   });
 }
 

@@ -1,5 +1,5 @@
 // The default git client (spawnGit): the stdout of a command whole (larger than
-// a pipe's buffer too), a byte limit that stops reading and stops git, a failing
+// a pipe's buffer and the spawner's window too), a byte limit that stops reading and stops git, a failing
 // command rejected with a fixed sentence (never git's stderr, which quotes the
 // repository), an aborted one rejected and its process gone.
 
@@ -17,14 +17,14 @@ import {
 import { makeRepo } from '../../support/gitRepo.ts';
 import { countingGit } from '../input.ts';
 
-const big = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n');
+const big = Array.from({ length: 60_000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n');
 const repo = makeRepo({ files: { 'a.txt': 'one\n', 'big.txt': `${big}\n` } });
 after(() => repo.cleanup());
 
 test('stdout whole, as git prints it', async () => {
   const git = spawnGit(repo.dir);
   assert.equal(await git.raw(['rev-parse', '--abbrev-ref', 'HEAD']), 'main\n');
-  // About 1 MB: many chunks, no maxBuffer limit.
+  // About 3 MB: many chunks, no maxBuffer limit, more than the spawner's 1 MB window (its pipe paused and resumed).
   assert.equal(await git.raw(['show', 'HEAD:big.txt']), `${big}\n`);
 });
 
