@@ -200,8 +200,30 @@ function decodesToPlaceholder(v: string, path: string | undefined): boolean {
     isReference(decoded) ||
     MEANINGFUL_WORD.test(decoded) ||
     PLAIN_URL.test(decoded) ||
-    namesTheProduct(decoded, path)
+    namesTheProduct(decoded, path) ||
+    (isObjectName(decoded) && NAMES_WHAT_IT_HOLDS.test(decoded))
   );
+}
+
+/** Fields a JWT's header carries: which algorithm and key signed it, never a claim or a signature. */
+const JWT_HEADER_FIELDS = new Set(['alg', 'typ', 'kid', 'cty', 'x5t', 'x5u', 'jku', 'crit']);
+
+/**
+ * The header part of a JWT alone (`eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9`, a test's stand-in for a token):
+ * base64url of a JSON object with header fields only. It says how a token would be signed and is the same
+ * in every token of its kind; a whole JWT has two dots and is judged by its own rule.
+ */
+function isJwtHeaderAlone(v: string): boolean {
+  if (v.length > 300 || !/^eyJ[A-Za-z0-9_-]+={0,2}$/.test(v)) return false;
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(v, 'base64url').toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) return false;
+  const fields = Object.keys(header);
+  return fields.length > 0 && fields.every((field) => JWT_HEADER_FIELDS.has(field));
 }
 
 /**
@@ -695,6 +717,7 @@ export function classifyValue(
   if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
   if (MEMBER_EXPRESSION.test(value)) return verdict('reference', 'code: a member expression');
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
+  if (isJwtHeaderAlone(value)) return verdict('public', "a JWT's header alone (algorithm and key id, no claim)");
   // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
   const inUrl = IN_URL_AUTHORITY.test(keyText);
   const key = inUrl ? '' : keyName(keyText);
