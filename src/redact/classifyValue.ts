@@ -612,6 +612,19 @@ function indentOf(text: string, at: number): number {
   return i - at;
 }
 
+/**
+ * Go code where a value was expected: a package's exported name (`schema.DefaultPasswordConfig,`,
+ * `schema.AuthenticationBackendFilePassword{}`) or a pointer type (`*xoauth2.Token`). The name is words
+ * in camel humps, and code marks it: a pointer, a composite literal's brace, or an argument's comma.
+ */
+// Humps of three letters or more, or an acronym before the next hump (`OpenIDConnect`): words, not a random run.
+const GO_NAME = String.raw`[a-z][a-z0-9]*\.(?:[A-Z][a-z]{2,}|[A-Z]{2,}(?=[A-Z][a-z]|$|[{},]))+`;
+const QUALIFIED_GO_NAME = new RegExp(`^(?:[*&]${GO_NAME}|${GO_NAME}(?:\\{\\}?|,))$`);
+
+/** A CloudFormation intrinsic function's short form (`Value: !Join [ "-", … ]`): the value is computed from its arguments. */
+const CLOUDFORMATION_FUNCTION =
+  /^!(?:Ref|Sub|Join|GetAtt|Select|Split|ImportValue|FindInMap|If|Base64|Cidr|GetAZs|Equals|Not|And|Or|Transform)$/;
+
 /** An AWS ARN before the value (`arn:aws:secretsmanager:us-east-1:123:secret:`): the value names the secret where it is kept. */
 const ARN_BEFORE = /arn:aws[\w-]*:[\w-]+:[\w-]*:[\w-]*:[\w-]+[:/]$/;
 
@@ -681,6 +694,9 @@ export function classifyValue(
   if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
     return verdict('reference', "code: a constant's path (A::B)");
   if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
+  if (QUALIFIED_GO_NAME.test(value)) return verdict('reference', "code: a package's exported name or a pointer type");
+  if (CLOUDFORMATION_FUNCTION.test(value))
+    return verdict('reference', "a CloudFormation function's short form (!Join, !Sub): computed when deployed");
   if (SECRET_AND_FIELD.test(value)) return verdict('reference', "a secret's name and the field in it (name:field)");
   if (FILE_PATH.test(value) || AT_FILE.test(value))
     return verdict('reference', 'a file path: the value is kept in that file');

@@ -480,3 +480,20 @@ test('issue 26 seventh round (heldOut5 classes): words of any human language, a 
     assert.equal(classifyValue(value, keyText, path).kind, 'literal', value);
   }
 });
+
+test('issue 26 seventh round (heldOut5 classes): Go names and pointer types, CloudFormation functions; look-alikes stay literals', () => {
+  const references: [string, string][] = [
+    ['schema.DefaultPasswordConfig,', '\t\tPassword: '],
+    ['schema.AuthenticationBackendFilePassword{}', '\t\tPassword: &'],
+    ['schema.IdentityProvidersOpenIDConnectLifespanToken{', '\tToken: '],
+    ['*xoauth2.Token', 'config *xoauth2.Config, token '],
+    ['!Join', '  Value: '],
+    ['!Sub', '  Password: '],
+  ];
+  for (const [value, keyText] of references) {
+    assert.equal(classifyValue(value, keyText, 'config_test.go').kind, 'reference', value);
+  }
+  // No code mark around the name, random capitals, or a tag that is no CloudFormation function.
+  for (const value of ['qx.Zk9TnWp4,', '!Tq8vN3kX7pL2mW9r', '*Xq7.Lm2Tn4Wp9'])
+    assert.equal(classifyValue(value, 'password: ', 'config.yml').kind, 'literal', value);
+});
