@@ -2,13 +2,13 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut`, `heldOut2`, `heldOut3` and `heldOut4` (measured unseen first, then reviewed and
-// tuned on) and `heldBack` and `heldOut5` (only their totals are ever read). Files are read with git from
+// `heldOut` to `heldOut5` (measured unseen first, then reviewed and
+// tuned on) and `heldBack` and `heldOut6` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,10 +27,10 @@ interface PinnedRepo {
   under?: string;
 }
 
-type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2' | 'heldOut3' | 'heldOut4' | 'heldOut5';
-const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2', 'heldOut3', 'heldOut4', 'heldOut5'];
+type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2' | 'heldOut3' | 'heldOut4' | 'heldOut5' | 'heldOut6';
+const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2', 'heldOut3', 'heldOut4', 'heldOut5', 'heldOut6'];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut5']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut6']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -47,10 +47,18 @@ const pinned = JSON.parse(readFileSync(join(import.meta.dirname, 'repos.json'), 
 
 /**
  * Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform, Nomad, CI files,
- * Jenkinsfiles and Vagrantfiles are configuration.
+ * Jenkinsfiles and Vagrantfiles are configuration; gettext catalogues, Apple strings files, Android string
+ * resources and files under a locale folder are translations.
  */
 function repoKindOf(path: string): string | undefined {
   if (/\.ipynb$/.test(path)) return 'notebooks';
+  if (
+    /\.(?:po|pot|strings|xliff|xlf)$/.test(path) ||
+    /(?:^|\/)res\/values[^/]*\/strings\.xml$/.test(path) ||
+    /(?:^|\/)(?:locales?|lang|i18n|l10n|translations)\/.+\.(?:json|ya?ml|php|properties|toml)$/.test(path)
+  ) {
+    return 'translations';
+  }
   if (/\.(?:har|http|rest|hurl|bru)$/.test(path) || /(?:^|\/)(?:cassettes|recordings)\//.test(path)) {
     return 'http fixtures';
   }

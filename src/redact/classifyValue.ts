@@ -200,8 +200,30 @@ function decodesToPlaceholder(v: string, path: string | undefined): boolean {
     isReference(decoded) ||
     MEANINGFUL_WORD.test(decoded) ||
     PLAIN_URL.test(decoded) ||
-    namesTheProduct(decoded, path)
+    namesTheProduct(decoded, path) ||
+    (isObjectName(decoded) && NAMES_WHAT_IT_HOLDS.test(decoded))
   );
+}
+
+/** Fields a JWT's header carries: which algorithm and key signed it, never a claim or a signature. */
+const JWT_HEADER_FIELDS = new Set(['alg', 'typ', 'kid', 'cty', 'x5t', 'x5u', 'jku', 'crit']);
+
+/**
+ * The header part of a JWT alone (`eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9`, a test's stand-in for a token):
+ * base64url of a JSON object with header fields only. It says how a token would be signed and is the same
+ * in every token of its kind; a whole JWT has two dots and is judged by its own rule.
+ */
+function isJwtHeaderAlone(v: string): boolean {
+  if (v.length > 300 || !/^eyJ[A-Za-z0-9_-]+={0,2}$/.test(v)) return false;
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(v, 'base64url').toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) return false;
+  const fields = Object.keys(header);
+  return fields.length > 0 && fields.every((field) => JWT_HEADER_FIELDS.has(field));
 }
 
 /**
@@ -590,6 +612,19 @@ function indentOf(text: string, at: number): number {
   return i - at;
 }
 
+/**
+ * Go code where a value was expected: a package's exported name (`schema.DefaultPasswordConfig,`,
+ * `schema.AuthenticationBackendFilePassword{}`) or a pointer type (`*xoauth2.Token`). The name is words
+ * in camel humps, and code marks it: a pointer, a composite literal's brace, or an argument's comma.
+ */
+// Humps of three letters or more, or an acronym before the next hump (`OpenIDConnect`): words, not a random run.
+const GO_NAME = String.raw`[a-z][a-z0-9]*\.(?:[A-Z][a-z]{2,}|[A-Z]{2,}(?=[A-Z][a-z]|$|[{},]))+`;
+const QUALIFIED_GO_NAME = new RegExp(`^(?:[*&]${GO_NAME}|${GO_NAME}(?:\\{\\}?|,))$`);
+
+/** A CloudFormation intrinsic function's short form (`Value: !Join [ "-", … ]`): the value is computed from its arguments. */
+const CLOUDFORMATION_FUNCTION =
+  /^!(?:Ref|Sub|Join|GetAtt|Select|Split|ImportValue|FindInMap|If|Base64|Cidr|GetAZs|Equals|Not|And|Or|Transform)$/;
+
 /** An AWS ARN before the value (`arn:aws:secretsmanager:us-east-1:123:secret:`): the value names the secret where it is kept. */
 const ARN_BEFORE = /arn:aws[\w-]*:[\w-]+:[\w-]*:[\w-]*:[\w-]+[:/]$/;
 
@@ -659,6 +694,9 @@ export function classifyValue(
   if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
     return verdict('reference', "code: a constant's path (A::B)");
   if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
+  if (QUALIFIED_GO_NAME.test(value)) return verdict('reference', "code: a package's exported name or a pointer type");
+  if (CLOUDFORMATION_FUNCTION.test(value))
+    return verdict('reference', "a CloudFormation function's short form (!Join, !Sub): computed when deployed");
   if (SECRET_AND_FIELD.test(value)) return verdict('reference', "a secret's name and the field in it (name:field)");
   if (FILE_PATH.test(value) || AT_FILE.test(value))
     return verdict('reference', 'a file path: the value is kept in that file');
@@ -695,6 +733,7 @@ export function classifyValue(
   if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
   if (MEMBER_EXPRESSION.test(value)) return verdict('reference', 'code: a member expression');
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
+  if (isJwtHeaderAlone(value)) return verdict('public', "a JWT's header alone (algorithm and key id, no claim)");
   // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
   const inUrl = IN_URL_AUTHORITY.test(keyText);
   const key = inUrl ? '' : keyName(keyText);

@@ -157,9 +157,14 @@ const WHITESPACE = /\s+/g;
 const BASE64_TEXT = /^[A-Za-z0-9+/_-]+={0,2}$/;
 const NOT_PRINTABLE_UTF8 = /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 const PRINTABLE_ASCII = /^[\x20-\x7e\t\r\n]+$/;
-const PROSE_CHARS = /^[A-Za-z][A-Za-z ,.'!?:>-]*$/;
-const PROSE_WORD = / [A-Za-z]/;
-const PROSE_ENDS = /^[A-Z]|[.!?:]$/;
+// Letters of any script (with their combining marks), spaces and a sentence's punctuation: no digit, no
+// symbol, so nothing a generator draws from. `>` is a prompt's, « » „ “ ” ‘ ’ 「 」 are other languages'
+// quotes, ，、：；。？！（） the full-width marks of Chinese and Japanese.
+const PROSE_CHARS = /^[\p{L}\p{M}‘][\p{L}\p{M} ,.'‘’!?:;>()«»„“”"「」，、：；。？！（）-]*$/u;
+const PROSE_WORD = / [\p{L}]/u;
+// A sentence starts with a capital or a letter of a script without case (Arabic, Han), or ends as one does.
+const PROSE_ENDS = /^‘?[\p{Lu}\p{Lt}\p{Lo}]|[.!?:。？！：]$/u;
+const NON_ASCII_LETTER = /[^\x00-\x7f]/;
 
 /** `p@ssw0rd`, `s3cr3t`, `pa$$word`: leetspeak of a placeholder word is still a placeholder. */
 const LEET_CHAR = /[@4$5037!|1]/;
@@ -606,12 +611,13 @@ function decodeBase64(value: string, printable: boolean): string | undefined {
 }
 
 /**
- * A label or message with no digits ("API key", "Your session token has
- * expired", "At least 12 characters") is not a secret; a lower-case
- * passphrase ("correct horse battery staple") is.
+ * A label or message with no digits, in any human language ("API key", "Your session token has
+ * expired", a translation: "Nueva contraseña", "Jelszó", "كلمة المرور") is not a secret; a lower-case
+ * passphrase ("correct horse battery staple") is. One word passes only when a letter beyond ASCII shows
+ * it is a language's word (`Contraseña`), not a capitalised password (`Dragon`).
  */
 export function isProse(value: string): boolean {
-  return PROSE_CHARS.test(value) && PROSE_WORD.test(value) && PROSE_ENDS.test(value);
+  return PROSE_CHARS.test(value) && PROSE_ENDS.test(value) && (PROSE_WORD.test(value) || NON_ASCII_LETTER.test(value));
 }
 
 export interface ValueContext {

@@ -452,3 +452,48 @@ test('a SigV4 credential scope is kept, while the access key id in it and the si
   assert.ok(!text.includes('AKIAQX7VLM2TN4WP9ZK3') && !text.includes('5d672d79c15b'), text);
   assert.ok(text.includes('/20121226/us-east-1/sqs/aws4_request'), text);
 });
+
+test('issue 26 seventh round (heldOut5 classes): words of any human language, a JWT header alone, base64 of a secret name', () => {
+  const notLiterals: [string, string, string][] = [
+    ['Nueva contraseña', '  "New Password": "', 'locales/es-ES/portal.json'],
+    ['Nesprávné uživatelské jméno nebo heslo', '  "Incorrect username or password": "', 'cs/portal.json'],
+    ['Contraseña', '  "Password": "', 'locales/es/portal.json'],
+    ['كلمة المرور', '  "Password": "', 'locales/ar/portal.json'],
+    ['為此 WebAuthn 憑證輸入新的描述：', '  "Enter a new description": "', 'locales/zh-TW/settings.json'],
+    ['Пароль', 'password: "', 'ru.yml'],
+    ['eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9', '"access_token": "', 'github_test.go'],
+    ['b2F1dGgyLXByb3h5LWNsaWVudC1zZWNyZXQK', 'client_secret="', 'oauth2-proxy.cfg'],
+  ];
+  for (const [value, keyText, path] of notLiterals) {
+    assert.notEqual(classifyValue(value, keyText, path).kind, 'literal', value);
+  }
+  const literals: [string, string, string][] = [
+    // A diceware passphrase (lower-case words), a capitalised word, words with digits: chosen secrets.
+    ['orbit tundra wicker plume', 'passphrase: "', 'config.yml'],
+    ['Geheim', 'password: "', 'config.yml'],
+    ['Nueva contraseña 2024', 'password: "', 'config.yml'],
+    // A JWT header with a claim in it, and base64 of a random value, are not a header or a name.
+    [Buffer.from('{"alg":"HS256","sub":"42"}').toString('base64url'), 'token: "', 'a_test.go'],
+    [Buffer.from('Tq8vN3kX7pL2mW9r\n').toString('base64'), 'client_secret="', 'proxy.cfg'],
+  ];
+  for (const [value, keyText, path] of literals) {
+    assert.equal(classifyValue(value, keyText, path).kind, 'literal', value);
+  }
+});
+
+test('issue 26 seventh round (heldOut5 classes): Go names and pointer types, CloudFormation functions; look-alikes stay literals', () => {
+  const references: [string, string][] = [
+    ['schema.DefaultPasswordConfig,', '\t\tPassword: '],
+    ['schema.AuthenticationBackendFilePassword{}', '\t\tPassword: &'],
+    ['schema.IdentityProvidersOpenIDConnectLifespanToken{', '\tToken: '],
+    ['*xoauth2.Token', 'config *xoauth2.Config, token '],
+    ['!Join', '  Value: '],
+    ['!Sub', '  Password: '],
+  ];
+  for (const [value, keyText] of references) {
+    assert.equal(classifyValue(value, keyText, 'config_test.go').kind, 'reference', value);
+  }
+  // No code mark around the name, random capitals, or a tag that is no CloudFormation function.
+  for (const value of ['qx.Zk9TnWp4,', '!Tq8vN3kX7pL2mW9r', '*Xq7.Lm2Tn4Wp9'])
+    assert.equal(classifyValue(value, 'password: ', 'config.yml').kind, 'literal', value);
+});
