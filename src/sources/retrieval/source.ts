@@ -764,22 +764,12 @@ function relationListing(
   const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
   const files = [...byFile.keys()].sort((a, b) => best(b) - best(a) || aside(a) - aside(b) || a.localeCompare(b));
   for (const list of byFile.values()) list.sort((a, b) => b.rank - a.rank || a.hit.line - b.hit.line);
-  const lines: string[] = [];
-  let chars = 0;
-  let cut = false;
-  for (let round = 0; round < RELATION_LINES_PER_FILE; round++) {
-    for (const rel of files) {
-      const found = byFile.get(rel)?.[round];
-      if (!found) continue;
-      const line = `${rel}:${found.hit.line}: ${found.hit.text.trim().slice(0, 200)}`;
-      if (chars + line.length + 1 > maxChars) {
-        cut = true;
-        continue;
-      }
-      lines.push(line);
-      chars += line.length + 1;
-    }
-  }
+  const { lines, cut } = oneLinePerFileFirst(
+    files,
+    (rel, round) => byFile.get(rel)?.[round]?.hit,
+    RELATION_LINES_PER_FILE,
+    maxChars,
+  );
   return {
     key: 'retrieval.code.(related lines)',
     source: 'retrieval',
@@ -790,6 +780,35 @@ function relationListing(
     why: 'asked how other code relates to the name: every such line, one per file first',
     ...(cut ? { truncated: true } : {}),
   };
+}
+
+/**
+ * Compact `path:line: text` lines, the files' first hits in `files`' order, then their second, and so on for
+ * `rounds`, while they fit in `maxChars`; a line that does not fit is left out and `cut` says so.
+ */
+function oneLinePerFileFirst(
+  files: readonly string[],
+  hitOf: (rel: string, round: number) => GrepHit | undefined,
+  rounds: number,
+  maxChars: number,
+): { lines: string[]; cut: boolean } {
+  const lines: string[] = [];
+  let chars = 0;
+  let cut = false;
+  for (let round = 0; round < rounds; round++) {
+    for (const rel of files) {
+      const hit = hitOf(rel, round);
+      if (!hit) continue;
+      const line = `${rel}:${hit.line}: ${hit.text.trim().slice(0, 200)}`;
+      if (chars + line.length + 1 > maxChars) {
+        cut = true;
+        continue;
+      }
+      lines.push(line);
+      chars += line.length + 1;
+    }
+  }
+  return { lines, cut };
 }
 
 /** Characters of the environment-read listing, at most (before the mode's total, whichever is smaller). */
@@ -809,26 +828,18 @@ function readListing(
   for (const hit of hits) {
     const rel = hit.rel.split(path.sep).join('/');
     if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
-    byFile.set(rel, [...(byFile.get(rel) ?? []), hit]);
+    const list = byFile.get(rel);
+    if (list) list.push(hit);
+    else byFile.set(rel, [hit]);
   }
   const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
   const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
-  const lines: string[] = [];
-  let chars = 0;
-  let cut = false;
-  for (let round = 0; round < ENV_READS_PER_FILE; round++) {
-    for (const rel of files) {
-      const hit = byFile.get(rel)?.[round];
-      if (!hit) continue;
-      const line = `${rel}:${hit.line}: ${hit.text.trim().slice(0, 200)}`;
-      if (chars + line.length + 1 > maxChars) {
-        cut = true;
-        continue;
-      }
-      lines.push(line);
-      chars += line.length + 1;
-    }
-  }
+  const { lines, cut } = oneLinePerFileFirst(
+    files,
+    (rel, round) => byFile.get(rel)?.[round],
+    ENV_READS_PER_FILE,
+    maxChars,
+  );
   if (lines.length === 0) return undefined;
   return {
     key: 'retrieval.code.(environment reads)',
