@@ -714,7 +714,9 @@ export function classifyValue(
   if (isMarksOnly(value)) return verdict('placeholder', 'no letter or digit: marks typed to test escaping');
   if (HMAC_DIGEST.test(value)) return verdict('public', 'a published HMAC digest (an audit log hashes secrets so)');
   if (UNIX_SOCKET.test(value)) return verdict('documentation', "a Unix socket's address");
-  if (CONSTANT_NAMES.test(value)) return verdict('placeholder', "constants' names standing for values");
+  // Bounded first: the pattern's capitals-around-a-vowel backtracks on a long run of capitals.
+  if (value.length <= 200 && CONSTANT_NAMES.test(value))
+    return verdict('placeholder', "constants' names standing for values");
   if (isRunsOfCharacters(value)) return verdict('placeholder', 'runs of one character fill the value');
   if (KEY_OF_PAIR.test(value) || KEY_AND_CONSTANTS.test(value))
     return verdict('documentation', "a key of a key=value pair (its value a constant's name or still to come)");
