@@ -2,13 +2,13 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut` to `heldOut5` (measured unseen first, then reviewed and
-// tuned on) and `heldBack` and `heldOut6` (only their totals are ever read). Files are read with git from
+// `heldOut` to `heldOut6` (measured unseen first, then reviewed and
+// tuned on) and `heldBack` and `heldOut7` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,10 +27,29 @@ interface PinnedRepo {
   under?: string;
 }
 
-type SetName = 'dev' | 'heldOut' | 'heldBack' | 'heldOut2' | 'heldOut3' | 'heldOut4' | 'heldOut5' | 'heldOut6';
-const SETS: SetName[] = ['dev', 'heldOut', 'heldBack', 'heldOut2', 'heldOut3', 'heldOut4', 'heldOut5', 'heldOut6'];
+type SetName =
+  | 'dev'
+  | 'heldOut'
+  | 'heldBack'
+  | 'heldOut2'
+  | 'heldOut3'
+  | 'heldOut4'
+  | 'heldOut5'
+  | 'heldOut6'
+  | 'heldOut7';
+const SETS: SetName[] = [
+  'dev',
+  'heldOut',
+  'heldBack',
+  'heldOut2',
+  'heldOut3',
+  'heldOut4',
+  'heldOut5',
+  'heldOut6',
+  'heldOut7',
+];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut6']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut7']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -46,9 +65,10 @@ const pinned = JSON.parse(readFileSync(join(import.meta.dirname, 'repos.json'), 
 >;
 
 /**
- * Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform, Nomad, CI files,
- * Jenkinsfiles and Vagrantfiles are configuration; gettext catalogues, Apple strings files, Android string
- * resources and files under a locale folder are translations.
+ * Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform, Nomad, Nix, Salt,
+ * Puppet and ERB templates, Chef attributes, systemd units, CI files, Jenkinsfiles and Vagrantfiles are
+ * configuration; gettext catalogues, Apple strings files, Android string resources and files under a locale
+ * folder are translations.
  */
 function repoKindOf(path: string): string | undefined {
   if (/\.ipynb$/.test(path)) return 'notebooks';
@@ -63,7 +83,8 @@ function repoKindOf(path: string): string | undefined {
     return 'http fixtures';
   }
   if (
-    /\.(?:tpl|tf|tfvars|gotmpl|hcl|nomad)$/.test(path) ||
+    /\.(?:tpl|tf|tfvars|gotmpl|hcl|nomad|nix|sls|pp|epp|erb|jinja|service|timer)$/.test(path) ||
+    /(?:^|\/)(?:attributes|pillar)\/[^/]+\.(?:rb|sls)$/.test(path) ||
     /(?:^|\/)(?:\.github\/workflows\/|Jenkinsfile$|Vagrantfile$)/i.test(path)
   ) {
     return /(?:^|\/)(?:tests?|fixtures?|testdata|examples?)\//.test(path) ? 'tests/fixtures' : 'config';
