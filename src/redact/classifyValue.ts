@@ -10,6 +10,7 @@
 // says where a value is, the classifier says what it is. The judgements shared
 // with the validators (isPlaceholder, isReference) live in validators.ts.
 
+import { isTranslationCatalogue, isUiString } from './translationCatalogue.ts';
 import { isPlaceholder, isProse, isReference, shannonEntropy } from './validators.ts';
 import { WORDS } from './wordLists.ts';
 
@@ -34,9 +35,9 @@ const ESCAPED_EXPANSION = /^\$\$[({][^\n]*[)}]$/;
 const SCHEME_REFERENCE = /^[a-z][a-z0-9+-]{1,20}:(?!\/\/)[a-z0-9._#:@/-]*\/[a-z0-9._#:@/-]*$/;
 const SECRET_PATH = /^(?:[a-z0-9.][a-z0-9_.-]*\/)+[a-z0-9.][a-z0-9_.:-]*$/;
 
-/** Tokens made to be published: Mapbox `pk.` browser tokens, Stripe-style `pk_live_`, SSH and age public keys, certificates. */
+/** Tokens made to be published: Mapbox `pk.` browser tokens, Stripe-style `pk_live_`, PostHog's `phc_` project key (a web page's snippet carries it), SSH and age public keys, certificates. */
 const PUBLIC_VALUE =
-  /^(?:pk\.eyJ|pk_(?:live|test)_|npub1|age1[a-z0-9]{50,}$|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
+  /^(?:pk\.eyJ|pk_(?:live|test)_|phc_[A-Za-z0-9]{20,}$|npub1|age1[a-z0-9]{50,}$|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
 /** Keys that name public material or an identifier: `publishable_key`, `publicKey`, `key_id`, `kid`, `fingerprint`. */
 const PUBLIC_KEY_NAME =
   /(?:publishable|public)[_.-]?(?:api[_.-]?)?(?:key|token)|(?:key|token|secret)[_.-]?id$|^kid$|fingerprint$/i;
@@ -76,8 +77,10 @@ const SETTING_PAIR = /^([a-z][a-z0-9_]*)=\S+$/;
 const SETTING_KEY =
   /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role)$/i;
 
-/** A command-line option where a value was expected (`-e webapp_version=xxx`, `-dev-listen-address=0.0.0.0:8200`): the next flag, not a password. */
+/** A command-line option where a value was expected (`-e webapp_version=xxx`, `-dev-listen-address=0.0.0.0:8200`, openssl's empty `-passout pass: -out`): the next flag, not a password. */
 const OPTION = /^-{1,2}[a-z][a-z-]*(?:=\S*|[ \t]+\S.*)$/;
+/** The option alone (openssl's empty `-passout pass: -out file`), unless a call's `(` follows (`-log(freq)`). */
+const OPTION_ALONE = /^-{1,2}[a-z][a-z-]{1,30}$/;
 
 /** A duration (`24h`, `10s`, `500ms`): a setting's value. */
 const DURATION = /^\d{1,6}(?:ms|s|m|h|d|w)$/;
@@ -287,9 +290,9 @@ const KEY_AND_CONSTANTS = /^[a-z][a-z0-9_.-]*=[A-Z][A-Z0-9_]*(?:,[A-Z][A-Z0-9_]*
 /** A list of expansions (`--set a.password=$A_PASSWORD,b.password=$B_PASSWORD`): each value comes from a variable. */
 const EXPANSION_LIST = /^\$[A-Za-z_]\w*(?:,[\w.-]+=\$[A-Za-z_]\w*)+$/;
 
-/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`, a JWT's `HEADER.PAYLOAD.SIGNATURE`): words of capitals joined by `_` or `.`, each with a vowel. */
+/** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`, a JWT's `HEADER.PAYLOAD.SIGNATURE`, a connection line's `HOST:PORT:DATABASE:PASSWORD`): words of capitals joined by `_`, `.` or `:`, each with a vowel. */
 const CONSTANT_NAMES =
-  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.])+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.])+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
+  /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.:])+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.:])+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
 
 /** An Azure Resource Manager template expression (`[parameters('token')]`, `[steps('details').token]`): the value is a parameter's. */
 const ARM_EXPRESSION = /^\[[a-z][A-Za-z]*\([^\n]*\)[\w.'()[\]-]*\]$/;
@@ -541,6 +544,119 @@ function spelledFromItsPlace(v: string, key: string, path: string | undefined): 
   return fromPlace >= 1;
 }
 
+/**
+ * The value is labelled with its own key (`IDToken: "IDToken.1234…"`, `idToken = "eyJfoobar123.eyJbaz987.IDToken"`,
+ * `'softener_salt': 'water_softener_salt'`): the key's words are a whole segment of the value, or its first or
+ * last segments. A generated credential never spells the name of the field it fills.
+ */
+function labelledByItsKey(v: string, key: string, keyText: string): boolean {
+  if (v.length > 200) return false;
+  // A quoted key of several words (`'water softener salt': '…'`) is read whole.
+  const phrase = QUOTED_KEY_BEFORE.exec(keyText.slice(-80));
+  const keyWords = (phrase ? phrase[1]! : key)
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
+  // A short key (`salt`) is trusted only with a value made of lower-case words, as identifiers are written.
+  const minimum = IDENTIFIER_WORDS.test(v) ? 3 : 5;
+  if (keyWords.join('').replace(/\d/g, '').length < minimum) return false;
+  const segments = v.toLowerCase().split(/[._+-]/);
+  const keyLetters = keyWords.join('');
+  if (segments[0] === keyLetters || segments[segments.length - 1] === keyLetters) return true;
+  if (keyWords.length < 2 || segments.length < keyWords.length) return false;
+  const head = segments.slice(0, keyWords.length).join('_');
+  const tail = segments.slice(segments.length - keyWords.length).join('_');
+  return head === keyWords.join('_') || tail === keyWords.join('_');
+}
+
+const QUOTED_KEY_BEFORE = /["']([A-Za-z][A-Za-z0-9 _.-]{0,60})["'][ \t]*(?:=>|:|=)[ \t]*["']?$/;
+const IDENTIFIER_WORDS = /^[a-z]{3,}(?:[_-][a-z]{3,}){1,5}$/;
+
+/** Words that make up a value's description rather than a value (rules/words.json), beside the placeholder and made-up parts. */
+const FILLER_WORDS = new Set([
+  ...WORDS.placeholder,
+  ...WORDS.compoundParts,
+  ...WORDS.madeUpParts,
+  ...WORDS.functionWords,
+  ...WORDS.describing,
+]);
+const KEYBOARD_ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890'];
+
+/** How long the typed run at `i` is: letters or digits in alphabet or counting order, or neighbouring keys of one row, either way. */
+function typedRunAt(s: string, i: number): number {
+  let best = 1;
+  for (const step of [1, -1]) {
+    let n = 1;
+    while (i + n < s.length) {
+      const d = s.charCodeAt(i + n) - s.charCodeAt(i + n - 1);
+      const digits = isDigitCode(s.charCodeAt(i + n)) && isDigitCode(s.charCodeAt(i + n - 1));
+      if (d === step || (digits && d === -9 * step)) n++;
+      else break;
+    }
+    if (n > best) best = n;
+  }
+  for (const row of KEYBOARD_ROWS) {
+    const at = row.indexOf(s[i]!);
+    if (at === -1) continue;
+    for (const step of [1, -1]) {
+      let n = 1;
+      while (i + n < s.length && row[at + n * step] === s[i + n]) n++;
+      if (n > best) best = n;
+    }
+  }
+  return best;
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * Made of words that describe a value (`some`, `random`, `string`, `thirty`, `bytes`: rules/words.json
+ * `describing`, with the placeholder and made-up parts) and typed runs (`abc`, `xyz`, `1234567890`, `asdf`),
+ * with at most two characters left over: `somerandomstring12341234567890AB`, `this_is_a_secret_abc123abc123abc`,
+ * `secretthirtytwobytes+abcdefghijk`, `long-and-random-alphanumeric-string`. A generated value leaves most of
+ * its characters uncovered; a diceware passphrase's words are not in these lists.
+ */
+function isMadeOfFiller(value: string): boolean {
+  if (value.length < 8 || value.length > 80) return false;
+  const s = value.toLowerCase();
+  // Fewest characters left uncovered up to each position (a shortest path over at most 80 × 16 steps).
+  const cost = new Array<number>(s.length + 1).fill(Number.POSITIVE_INFINITY);
+  const longWord = new Array<boolean>(s.length + 1).fill(false);
+  cost[0] = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (cost[i] === Number.POSITIVE_INFINITY) continue;
+    const relax = (j: number, c: number, word: boolean) => {
+      if (c < cost[j]! || (c === cost[j] && word && !longWord[j])) {
+        cost[j] = c;
+        longWord[j] = longWord[i]! || word;
+      }
+    };
+    relax(i + 1, cost[i]! + (/[-_.+ /]/.test(s[i]!) ? 0 : 1), false);
+    for (let j = i + 2; j <= Math.min(s.length, i + 16); j++) {
+      if (FILLER_WORDS.has(s.slice(i, j))) relax(j, cost[i]!, j - i >= 4);
+    }
+    const run = typedRunAt(s, i);
+    for (let n = 3; n <= run; n++) relax(i + n, cost[i]!, false);
+  }
+  if (cost[s.length]! <= 2 && longWord[s.length] === true) return true;
+  // Keys typed along a row twice or more (`WYasdfJp4sdfasdf1234`): a typist's filler with a few keys between.
+  return cost[s.length]! <= Math.min(5, s.length / 4) && typedRuns(s) >= 2;
+}
+
+/** How many typed runs of four or more (`asdf`, `1234`, `sdfasdf` counts once per run) the value holds. */
+function typedRuns(s: string): number {
+  let runs = 0;
+  for (let i = 0; i < s.length; ) {
+    const n = typedRunAt(s, i);
+    if (n >= 4) runs++;
+    i += n >= 3 ? n : 1;
+  }
+  return runs;
+}
+
 /** An ABNF rule's repetition (`token = 1*tchar`, `*DIGIT`, `1*quoted-string`): a grammar in an RFC or a spec, not a value. */
 const GRAMMAR_REPETITION = /^\d*\*\d*(?:[a-z]+(?:-[a-z]+)*|[A-Z]+)$/;
 
@@ -653,6 +769,27 @@ const MARKDOWN_EMPHASIS = /^(?:\*{1,2}|_{1,2})([^*_\s]+)(?:\*{1,2}|_{1,2})$/;
 /** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
 const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
 
+/** A Home Assistant style `!secret name` tag: the value is an entry's name in a separate secrets file. */
+const SECRET_TAG_BEFORE = /!secret[ \t]+$/;
+
+/** A flag that turns a secret off or asks for it (`adduser --disabled-password mastodon`, `--no-password`): it takes no value; the next word is another argument. */
+const FLAG_WITHOUT_VALUE =
+  /--(?:no|disabled?|without|skip|ask|prompt|random|generate|empty)-(?:[a-z]+-)*(?:password|passwd|passphrase|token|secret|key)[ \t]+$/;
+
+/** Helm's `checksum/secret:` annotation (a pod restarts when the digest changes): a SHA-256 of the Secret's manifest, not its content. */
+const CHECKSUM_KEY_BEFORE = /(?:^|[\s"'])checksum\/[\w.-]+["']?[ \t]*:[ \t]*["']?$/;
+const HEX_DIGEST = /^[0-9a-f]{32,128}$/;
+
+/**
+ * An uncompressed elliptic-curve public point (65 bytes that start with 0x04, base64 or base64url): a Web
+ * Push subscription's `p256dh` or a server's VAPID public key, published so that browsers can encrypt to it.
+ */
+function isEcPublicPoint(v: string): boolean {
+  if (v.length < 86 || v.length > 88 || !/^B[A-Za-z0-9+/_-]+={0,2}$/.test(v)) return false;
+  const bytes = Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return bytes.length === 65 && bytes[0] === 4;
+}
+
 /**
  * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
  * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
@@ -673,7 +810,9 @@ export function classifyValue(
     .trim()
     .replace(/`\)?[.,;:]?$/, '')
     .replace(/^\\?["'`]|\\?["'`]$/g, '')
-    .replace(MARKDOWN_EMPHASIS, '$1');
+    .replace(MARKDOWN_EMPHASIS, '$1')
+    // A Markdown link's closing parenthesis after a query value (`(https://…?password=password)`).
+    .replace(/^([^(]*)\)$/, '$1');
   if (value.length === 0) return verdict('placeholder', 'empty value');
   if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
@@ -689,6 +828,12 @@ export function classifyValue(
   if (TEMPLATE_AFTER.test(raw.trimStart() + after))
     return verdict('reference', 'a template expression, cut by the quotes inside it');
   if (ARN_BEFORE.test(keyText)) return verdict('reference', 'an ARN names where the secret is kept');
+  if (SECRET_TAG_BEFORE.test(keyText))
+    return verdict('reference', 'a !secret tag: the value names an entry of a separate secrets file');
+  if (FLAG_WITHOUT_VALUE.test(keyText))
+    return verdict('documentation', 'a flag that turns a secret off or asks for it takes no value');
+  if (CHECKSUM_KEY_BEFORE.test(keyText) && HEX_DIGEST.test(value))
+    return verdict('public', "a checksum annotation: a digest of the Secret's manifest");
   if (SIGV4_SCOPE.test(value))
     return verdict('public', 'an AWS SigV4 credential scope (key id, date, region, service)');
   if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
@@ -703,7 +848,8 @@ export function classifyValue(
   if (READS_A_FILE.test(value)) return verdict('reference', 'a command that reads the value from a file');
   if (/\$\{\w+:$/.test(keyText) && /^-\d{1,6}\}?$/.test(value))
     return verdict('documentation', "a number as a shell expansion's default ($X with :-10)");
-  if (OPTION.test(value)) return verdict('documentation', 'a command-line option where a value was expected');
+  if (OPTION.test(value) || (OPTION_ALONE.test(value) && after.charCodeAt(0) !== 40))
+    return verdict('documentation', 'a command-line option where a value was expected');
   if (DURATION.test(value)) return verdict('documentation', 'a duration');
   const pair = SETTING_PAIR.exec(value);
   if (pair && (SETTING_KEY.test(pair[1]!) || IDENTITY_KEY.test(pair[1]!)))
@@ -736,6 +882,8 @@ export function classifyValue(
   if (MEMBER_EXPRESSION.test(value)) return verdict('reference', 'code: a member expression');
   if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
   if (isJwtHeaderAlone(value)) return verdict('public', "a JWT's header alone (algorithm and key id, no claim)");
+  if (isEcPublicPoint(value))
+    return verdict('public', 'an uncompressed elliptic-curve public point (a Web Push or VAPID public key)');
   // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
   const inUrl = IN_URL_AUTHORITY.test(keyText);
   const key = inUrl ? '' : keyName(keyText);
@@ -776,6 +924,10 @@ export function classifyValue(
   if (isHexWords(value)) return verdict('placeholder', 'hex spelled from words (deadbeef)');
   if (isPhraseSlug(value)) return verdict('documentation', 'a phrase written as a slug');
   if (!inUrl && namesItsKey(value, key)) return verdict('placeholder', 'the value names its own key');
+  if (!inUrl && labelledByItsKey(value, key, keyText))
+    return verdict('placeholder', 'the value is labelled with its own key (IDToken.1234…, water_softener_salt)');
+  if (isMadeOfFiller(value))
+    return verdict('placeholder', 'made of words that describe a value and typed runs (somerandomstring1234…)');
   if (equalsTheUserName(value, keyText) || equalsTheUserName(value, after))
     return verdict('placeholder', 'the user name written beside it');
   if (spelledFromItsPlace(value, key, path))
@@ -803,6 +955,9 @@ export function classifyValue(
     if (rest.kind !== 'literal') return rest;
   }
   if (isNumberedLine(value, after)) return verdict('placeholder', "a sample's numbered line (line1, then line2)");
+  // A label or message in a translation catalogue: the file maps keys to what a user interface shows.
+  if (item && isUiString(value) && isTranslationCatalogue(item.text))
+    return verdict('documentation', "a user interface's string in a translation catalogue (a locale file)");
   // An example in an API description is sample data; a value shaped like a generated credential is still masked.
   if (item && !(value.length >= 16 && charClassCount(value) >= 3) && underApiExample(item.text, item.start))
     return verdict('documentation', "an example in an API description (under OpenAPI's example:)");

@@ -160,7 +160,8 @@ const PRINTABLE_ASCII = /^[\x20-\x7e\t\r\n]+$/;
 // Letters of any script (with their combining marks), spaces and a sentence's punctuation: no digit, no
 // symbol, so nothing a generator draws from. `>` is a prompt's, « » „ “ ” ‘ ’ 「 」 are other languages'
 // quotes, ，、：；。？！（） the full-width marks of Chinese and Japanese.
-const PROSE_CHARS = /^[\p{L}\p{M}‘][\p{L}\p{M} ,.'‘’!?:;>()«»„“”"「」，、：；。？！（）-]*$/u;
+// French typography puts a no-break space before `?`, `!`, `:` and inside « » (U+00A0, U+202F).
+const PROSE_CHARS = /^[\p{L}\p{M}‘][\p{L}\p{M} \u00a0\u202f,.'‘’!?:;>()«»„“”"「」，、：；。？！（）-]*$/u;
 const PROSE_WORD = / [\p{L}]/u;
 // A sentence starts with a capital or a letter of a script without case (Arabic, Han), or ends as one does.
 const PROSE_ENDS = /^‘?[\p{Lu}\p{Lt}\p{Lo}]|[.!?:。？！：]$/u;

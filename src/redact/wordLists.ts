@@ -34,6 +34,7 @@ const wordsFileSchema = z
     hexWords: list,
     nameFillers: list,
     functionWords: list,
+    describing: list,
   })
   .strict();
 

@@ -497,3 +497,107 @@ test('issue 26 seventh round (heldOut5 classes): Go names and pointer types, Clo
   for (const value of ['qx.Zk9TnWp4,', '!Tq8vN3kX7pL2mW9r', '*Xq7.Lm2Tn4Wp9'])
     assert.equal(classifyValue(value, 'password: ', 'config.yml').kind, 'literal', value);
 });
+
+test('issue 26 eighth round (heldOut6 and heldOut5 classes): values labelled with their key, filler, tags and digests', () => {
+  const notLiterals: [string, string, string][] = [
+    // The key's words are a segment of the value: it labels itself.
+    ['IDToken.12349871293847fdsaihf9238h4f91h8fr.1349f831y98fd7', '\t\tIDToken: "', 'placeholder'],
+    ['eyJfoobar123.eyJbaz987.IDToken', 'idToken = "', 'placeholder'],
+    ['water_softener_salt', "  'softener_salt': '", 'placeholder'],
+    // Words describing a value, with typed runs (abc, 1234567890, xyz).
+    ['somerandomstring12341234567890AB', '  -cookie-secret=', 'placeholder'],
+    ['secretthirtytwobytes+abcdefghijk', 'rawCookieSecret = "', 'placeholder'],
+    ['this_is_a_secret_abc123abc123abc', "# hmac_secret: '", 'placeholder'],
+    ['long-and-random-alphanumeric-string', '  - GITLAB_SECRETS_SECRET_KEY_BASE=', 'placeholder'],
+    ['SomeRandomString', 'APP_KEY=', 'placeholder'],
+    ['upload-token-abc123xyz', 'token: ', 'placeholder'],
+    ['WYasdfJp4sdfasdf1234', 'export GITLAB_TOKEN=', 'placeholder'],
+    ['water_softener_salt', "  'water softener salt': '", 'placeholder'],
+    ['HOST:PORT:DATABASE:PASSWORD', '# or, if using a password: ', 'placeholder'],
+    // Where no value was given: the next option, a flag that takes none, a tag naming a secrets file's entry.
+    ['-out', 'openssl pkcs12 -export -passout pass: ', 'documentation'],
+    ['mastodon', 'adduser --disabled-password ', 'documentation'],
+    ['apt_webhook_docker_10', 'webhook_id: !secret ', 'reference'],
+    // Published: a checksum annotation's digest, a Web Push public point, PostHog's project key.
+    ['bed677784356b2af7fb0d87455db21f077853059b594101a4f6532bfbd962a7f', '        checksum/secret: ', 'public'],
+    [
+      'BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=',
+      '"server_key": "',
+      'public',
+    ],
+    ['phc_6AT2D3sP5u4fkUZtSqgtmoKmcx8rEX8f86lpISOpAhx', '{"api_key": "', 'public'],
+    // A Markdown link's closing parenthesis is not part of the query's value.
+    ['password)', '(https://demo.example.com/login?email=admin@example.com&password=', 'placeholder'],
+  ];
+  for (const [value, keyText, kind] of notLiterals) {
+    assert.equal(classifyValue(value, keyText, 'docs/x.md').kind, kind, value);
+  }
+  const random = pick(rng, ALNUM, 40);
+  const literals: [string, string][] = [
+    // A real JWT under the same key, and a random value that merely starts like a word.
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.Qx7vLm2Tn4Wp9Zk3Rb8Yc1Hd', '\t\tIDToken: "'],
+    [`IDTok${random}`, '\t\tIDToken: "'],
+    // Words with random characters left over, or words that are not about a value.
+    // One typed run among random keys; a short key's word in a random value.
+    ['kq_x9Zasdf1234Lm', 'export GITLAB_TOKEN='],
+    [`salt${random.slice(0, 16)}`, "  'salt': '"],
+    [`somerandom${random.slice(0, 12)}`, '  -cookie-secret='],
+    ['kabelwulwul', 'password: '],
+    ['Silverado', 'password: '],
+    // A digest not under a checksum key, a private key's length of bytes, PostHog's personal key.
+    ['bed677784356b2af7fb0d87455db21f077853059b594101a4f6532bfbd962a7f', '  secret: '],
+    [Buffer.from([4, ...Array.from({ length: 63 }, (_, i) => (i * 37) % 256)]).toString('base64'), 'server_key: '],
+    [`phx_${random}`, '{"api_key": "'],
+    // A flag that takes a value, and a value after a real option of openssl.
+    [random, 'adduser --password '],
+    ['Tq8vN3kX7pL2mW9r', 'openssl pkcs12 -export -passout pass:'],
+  ];
+  for (const [value, keyText] of literals) {
+    assert.equal(classifyValue(value, keyText, 'docs/x.md').kind, 'literal', value);
+  }
+});
+
+test('issue 26 eighth round: a generated passphrase or a name given after a secret noun in prose is masked; prose stays', async () => {
+  const secrets = [
+    ['Use the API token nzzh slzlmdk embkt eblpu frotf for the staging account.', 'nzzh slzlmdk embkt eblpu frotf'],
+    ['<config>\n  <apiToken>hnwqm ucufl pdrjzbxb eayl</apiToken>\n</config>', 'hnwqm ucufl pdrjzbxb eayl'],
+    ['| setting | value |\n| --- | --- |\n| API token | `lbtm egofcs uwirhr voawiy` |', 'lbtm egofcs uwirhr voawiy'],
+    ['Use the API token Kingfisher for the staging account.', 'Kingfisher'],
+  ];
+  for (const [text, secret] of secrets) {
+    const out = (await redactor.redact(text, { path: 'README.md' })).text;
+    assert.ok(!out.includes(secret!), out);
+    assert.ok(out.includes('for the staging account') || !text.includes('for the staging account'), out);
+  }
+  for (const text of [
+    'The API token lets the service read your repositories for the build.',
+    'Send the token http header with every request to the gateway.',
+    'Open the Password Manager for the vault.',
+    'Set the token Value to the one shown in the settings.',
+    '<password>correct horse battery staple</password> is the example of the comic.',
+  ]) {
+    assert.equal((await redactor.redact(text, { path: 'README.md' })).text, text);
+  }
+});
+
+test('issue 26 eighth round: Bearer with its token on the next line, a number under a Secret data key, a group key', async () => {
+  for (const [text, path] of [
+    [
+      '- authorization:\n    credentials_file: "/var/run/secrets/kubernetes.io/serviceaccount/token"\n    type: Bearer\n  follow_redirects: true\n',
+      'scrape.yaml',
+    ],
+    ['apiVersion: v1\nkind: Secret\n---\nprocessors:\n  batch:\n    send_batch_max_size: 1500\n', 'values.yaml'],
+    ['{"group_key": "favourite-113010503322889311-479000"}', 'notifications.md'],
+  ] as const) {
+    assert.equal((await redactor.redact(text, { path })).text, text);
+  }
+  // The same places with a credential still mask it.
+  const token = pick(rng, ALNUM, 32);
+  for (const [text, path] of [
+    [`    type: Bearer ${token}\n`, 'scrape.yaml'],
+    [`apiVersion: v1\nkind: Secret\ndata:\n  password: ${Buffer.from(token).toString('base64')}\n`, 'secret.yaml'],
+    [`{"signing_key": "${token}"}`, 'notifications.md'],
+  ] as const) {
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(token.slice(0, 20)), text);
+  }
+});
