@@ -53,7 +53,8 @@ const CREDENTIAL_SECRET_KEY =
   /(?:client|app|consumer|webhook|shared|jwt|session|signing|api|cookie|otp|totp|hmac|master|oauth|encryption|django|rails|aws|access|private|cluster|account|bot|hook|token|flask|app[_.-]?key)[_.-]?secrets?$/i;
 /** A Kubernetes object name (DNS-1123) made of words and numbers, as people name things: `pg-credentials`, `argocd-redis`. */
 const OBJECT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,251}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
-const NAME_PART = /^(?:[a-z]+|\d+|[a-z]+\d{1,3}|v\d+)$/;
+// Numeronyms are words too (`n8n`, `k8s`, `i18n`): a letter, a count, a letter or two.
+const NAME_PART = /^(?:[a-z]+|\d+|[a-z]+\d{1,3}|v\d+|[a-z]\d{1,2}[a-z]{1,2})$/;
 /** Docs write an object's name with an acronym in capitals (`custom-CA`, `more-custom-CAs`): the same name, lower-cased by the API. */
 const CAPITAL_NAME = /^[a-z0-9]+(?:-(?:[a-z0-9]+|[A-Z]{2,5}s?))+$/;
 
@@ -82,8 +83,8 @@ const OPTION = /^-{1,2}[a-z][a-z-]*(?:=\S*|[ \t]+\S.*)$/;
 /** The option alone (openssl's empty `-passout pass: -out file`), unless a call's `(` follows (`-log(freq)`). */
 const OPTION_ALONE = /^-{1,2}[a-z][a-z-]{1,30}$/;
 
-/** A duration (`24h`, `10s`, `500ms`): a setting's value. */
-const DURATION = /^\d{1,6}(?:ms|s|m|h|d|w)$/;
+/** A duration (`24h`, `10s`, `500ms`, `1 hour`): a setting's value. */
+const DURATION = /^\d{1,6}(?:ms|s|m|h|d|w|[ \t]?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?))$/;
 
 /** A type's name (`ConfigMap`, `ServiceAccount`) passed as an argument, where no key names a secret: two to four capitalised words. */
 const TYPE_NAME = /^[A-Z][a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}$/;
@@ -310,6 +311,20 @@ const NUMERIC_ID_PAIR_BEFORE = /(?:^|[\s=])\d{1,6}:$/;
 const CODE_AFTER = /^(?:\[["'\w]|[,;)}])/;
 /** An identifier in code: snake_case or camelCase words of two letters or more, with up to three digits each. */
 const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,3}){1,3}$/;
+
+/**
+ * A longer identifier in code (`Secret: testBASE32TOTPSecret,`, `IssuerPrivateKey: x509PrivateKeyRSA2048,`): parts
+ * where the case or a number changes, every part after the first a word of three letters or more, an
+ * acronym or a number. A random value splits into parts of one or two characters (`aB3xK9`).
+ */
+function isLongCodeIdentifier(v: string): boolean {
+  if (v.length < 8 || v.length > 60 || !/^[A-Za-z][A-Za-z0-9]+$/.test(v)) return false;
+  const parts = v.match(IDENTIFIER_PART);
+  if (parts === null || parts.length < 3 || parts.length > 7 || parts.join('') !== v) return false;
+  return parts.slice(1).every((part) => part.length >= 3 || /^\d+$/.test(part));
+}
+/** Capitals before a capitalised word or a number (`TOTP` in `TOTPSecret`), a capitalised or lower-case word, a number. */
+const IDENTIFIER_PART = /[A-Z]{2,}(?=[A-Z][a-z]|\d|$)|[A-Z]?[a-z]+|[A-Z]|\d+/g;
 
 /** Placeholder words and counting digits run together (`test123TEST`): a demo's value. */
 function isWordsAndCounts(value: string): boolean {
@@ -873,7 +888,11 @@ export function classifyValue(
     return verdict('documentation', "the key is a file path's last segment (/etc/passwd)");
   if (NUMERIC_ID_PAIR_BEFORE.test(keyText) && /^\d{1,6}$/.test(value))
     return verdict('documentation', 'a numeric user and group id (uid:gid)');
-  if (!QUOTED_BEFORE.test(keyText) && CODE_IDENTIFIER.test(value) && CODE_AFTER.test(after))
+  if (
+    !QUOTED_BEFORE.test(keyText) &&
+    (CODE_IDENTIFIER.test(value) || isLongCodeIdentifier(value)) &&
+    CODE_AFTER.test(after)
+  )
     return verdict('reference', 'code: an identifier the value is read from');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');

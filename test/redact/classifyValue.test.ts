@@ -514,6 +514,9 @@ test('issue 26 eighth round (heldOut6 and heldOut5 classes): values labelled wit
     ['WYasdfJp4sdfasdf1234', 'export GITLAB_TOKEN=', 'placeholder'],
     ['water_softener_salt', "  'water softener salt': '", 'placeholder'],
     ['HOST:PORT:DATABASE:PASSWORD', '# or, if using a password: ', 'placeholder'],
+    // A numeronym is a word of a secret's name (`n8n`, `k8s`); a duration written in words.
+    ['n8n-core-secrets', 'existingSecret: "', 'secret-name'],
+    ['1 hour', '  access_token_lifespan: ', 'documentation'],
     // Where no value was given: the next option, a flag that takes none, a tag naming a secrets file's entry.
     ['-out', 'openssl pkcs12 -export -passout pass: ', 'documentation'],
     ['mastodon', 'adduser --disabled-password ', 'documentation'],
@@ -532,6 +535,15 @@ test('issue 26 eighth round (heldOut6 and heldOut5 classes): values labelled wit
   for (const [value, keyText, kind] of notLiterals) {
     assert.equal(classifyValue(value, keyText, 'docs/x.md').kind, kind, value);
   }
+  // An identifier in code where a value was expected; random letters and digits, or quoted, are literals.
+  for (const value of ['testBASE32TOTPSecret', 'x509PrivateKeyRSA2048'])
+    assert.equal(classifyValue(value, '\t\tSecret: ', 'x_test.go', {}, ',\n').kind, 'reference', value);
+  for (const [value, keyText] of [
+    ['aB3xK9qLm2Tz', '\t\tSecret: '],
+    ['kq7XpLm4vBn8', '\t\tSecret: '],
+    ['testBASE32TOTPSecret', '\t\tSecret: "'],
+  ] as const)
+    assert.equal(classifyValue(value, keyText, 'x_test.go', {}, ',\n').kind, 'literal', value);
   const random = pick(rng, ALNUM, 40);
   const literals: [string, string][] = [
     // A real JWT under the same key, and a random value that merely starts like a word.
@@ -543,6 +555,8 @@ test('issue 26 eighth round (heldOut6 and heldOut5 classes): values labelled wit
     [`salt${random.slice(0, 16)}`, "  'salt': '"],
     [`somerandom${random.slice(0, 12)}`, '  -cookie-secret='],
     ['kabelwulwul', 'password: '],
+    ['n8x-k9q7-zz', 'password: '],
+    ['1 hour 3', 'password: '],
     ['Silverado', 'password: '],
     // A digest not under a checksum key, a private key's length of bytes, PostHog's personal key.
     ['bed677784356b2af7fb0d87455db21f077853059b594101a4f6532bfbd962a7f', '  secret: '],
