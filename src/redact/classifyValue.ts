@@ -567,8 +567,7 @@ function spelledFromItsPlace(v: string, key: string, path: string | undefined): 
 function labelledByItsKey(v: string, key: string, keyText: string): boolean {
   if (v.length > 200) return false;
   // A quoted key of several words (`'water softener salt': '…'`) is read whole.
-  const phrase = QUOTED_KEY_BEFORE.exec(keyText.slice(-80));
-  const keyWords = (phrase ? phrase[1]! : key)
+  const keyWords = (quotedKeyBefore(keyText) ?? key)
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
@@ -585,7 +584,21 @@ function labelledByItsKey(v: string, key: string, keyText: string): boolean {
   return head === keyWords.join('_') || tail === keyWords.join('_');
 }
 
-const QUOTED_KEY_BEFORE = /["']([A-Za-z][A-Za-z0-9 _.-]{0,60})["'][ \t]*(?:=>|:|=)[ \t]*["']?$/;
+const QUOTED_KEY = /^[A-Za-z][A-Za-z0-9 _.-]{0,60}$/;
+
+/** The quoted key right before the separator (`'water softener salt' => '`), read back from the end: no regex tries every start. */
+function quotedKeyBefore(keyText: string): string | undefined {
+  let end = keyText.length;
+  while (end > 0 && ' \t"\''.includes(keyText[end - 1]!)) end--;
+  while (end > 0 && ':=>'.includes(keyText[end - 1]!)) end--;
+  while (end > 0 && ' \t'.includes(keyText[end - 1]!)) end--;
+  const quote = keyText[end - 1];
+  if (quote !== '"' && quote !== "'") return undefined;
+  const start = keyText.lastIndexOf(quote, end - 2);
+  if (start === -1 || end - start > 64) return undefined;
+  const name = keyText.slice(start + 1, end - 1);
+  return QUOTED_KEY.test(name) ? name : undefined;
+}
 const IDENTIFIER_WORDS = /^[a-z]{3,}(?:[_-][a-z]{3,}){1,5}$/;
 
 /** Words that make up a value's description rather than a value (rules/words.json), beside the placeholder and made-up parts. */
@@ -596,25 +609,27 @@ const FILLER_WORDS = new Set([
   ...WORDS.functionWords,
   ...WORDS.describing,
 ]);
+/** Every beginning of a filler word: the search below stops as soon as the text read is no word's beginning. */
+const FILLER_PREFIXES = new Set([...FILLER_WORDS].flatMap((word) => [...word].map((_, i) => word.slice(0, i + 1))));
 const KEYBOARD_ROWS = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890'];
 
 /** How long the typed run at `i` is: letters or digits in alphabet or counting order, or neighbouring keys of one row, either way. */
 function typedRunAt(s: string, i: number): number {
   let best = 1;
-  for (const step of [1, -1]) {
+  for (let step = 1; step >= -1; step -= 2) {
     let n = 1;
     while (i + n < s.length) {
-      const d = s.charCodeAt(i + n) - s.charCodeAt(i + n - 1);
-      const digits = isDigitCode(s.charCodeAt(i + n)) && isDigitCode(s.charCodeAt(i + n - 1));
-      if (d === step || (digits && d === -9 * step)) n++;
+      const c = s.charCodeAt(i + n);
+      const p = s.charCodeAt(i + n - 1);
+      if (c - p === step || (isDigitCode(c) && isDigitCode(p) && c - p === -9 * step)) n++;
       else break;
     }
     if (n > best) best = n;
   }
-  for (const row of KEYBOARD_ROWS) {
+  const row = ROW_OF[s.charCodeAt(i)];
+  if (row !== undefined) {
     const at = row.indexOf(s[i]!);
-    if (at === -1) continue;
-    for (const step of [1, -1]) {
+    for (let step = 1; step >= -1; step -= 2) {
       let n = 1;
       while (i + n < s.length && row[at + n * step] === s[i + n]) n++;
       if (n > best) best = n;
@@ -622,6 +637,9 @@ function typedRunAt(s: string, i: number): number {
   }
   return best;
 }
+/** The keyboard row of each lower-case letter and digit, by character code. */
+const ROW_OF: (string | undefined)[] = [];
+for (const row of KEYBOARD_ROWS) for (const key of row) ROW_OF[key.charCodeAt(0)] = row;
 
 function isDigitCode(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -638,27 +656,35 @@ function isMadeOfFiller(value: string): boolean {
   if (value.length < 8 || value.length > 80) return false;
   const s = value.toLowerCase();
   // Fewest characters left uncovered up to each position (a shortest path over at most 80 × 16 steps).
-  const cost = new Array<number>(s.length + 1).fill(Number.POSITIVE_INFINITY);
-  const longWord = new Array<boolean>(s.length + 1).fill(false);
+  const cost = new Float64Array(s.length + 1).fill(Number.POSITIVE_INFINITY);
+  const longWord = new Uint8Array(s.length + 1);
   cost[0] = 0;
   for (let i = 0; i < s.length; i++) {
-    if (cost[i] === Number.POSITIVE_INFINITY) continue;
-    const relax = (j: number, c: number, word: boolean) => {
-      if (c < cost[j]! || (c === cost[j] && word && !longWord[j])) {
-        cost[j] = c;
-        longWord[j] = longWord[i]! || word;
-      }
-    };
-    relax(i + 1, cost[i]! + (/[-_.+ /]/.test(s[i]!) ? 0 : 1), false);
-    for (let j = i + 2; j <= Math.min(s.length, i + 16); j++) {
-      if (FILLER_WORDS.has(s.slice(i, j))) relax(j, cost[i]!, j - i >= 4);
+    const here = cost[i]!;
+    if (here === Number.POSITIVE_INFINITY) continue;
+    relax(cost, longWord, i, i + 1, here + (FREE_MARKS.includes(s[i]!) ? 0 : 1), false);
+    for (let j = i + 1; j <= Math.min(s.length, i + 16); j++) {
+      const piece = s.slice(i, j);
+      if (!FILLER_PREFIXES.has(piece)) break;
+      if (j - i >= 2 && FILLER_WORDS.has(piece)) relax(cost, longWord, i, j, here, j - i >= 4);
     }
     const run = typedRunAt(s, i);
-    for (let n = 3; n <= run; n++) relax(i + n, cost[i]!, false);
+    for (let n = 3; n <= run; n++) relax(cost, longWord, i, i + n, here, false);
   }
-  if (cost[s.length]! <= 2 && longWord[s.length] === true) return true;
+  if (cost[s.length]! <= 2 && longWord[s.length] === 1) return true;
   // Keys typed along a row twice or more (`WYasdfJp4sdfasdf1234`): a typist's filler with a few keys between.
   return cost[s.length]! <= Math.min(5, s.length / 4) && typedRuns(s) >= 2;
+}
+
+/** Marks that separate a filler's parts and cost nothing. */
+const FREE_MARKS = '-_.+ /';
+
+/** Reaching `j` from `i` for `c` uncovered characters: kept when fewer, or as few with a word of four letters on the way. */
+function relax(cost: Float64Array, longWord: Uint8Array, i: number, j: number, c: number, word: boolean): void {
+  if (c < cost[j]! || (c === cost[j] && word && longWord[j] === 0)) {
+    cost[j] = c;
+    longWord[j] = longWord[i]! === 1 || word ? 1 : 0;
+  }
 }
 
 /** How many typed runs of four or more (`asdf`, `1234`, `sdfasdf` counts once per run) the value holds. */
