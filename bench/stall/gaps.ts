@@ -20,6 +20,7 @@ import { startProxy } from '../../test/support/proxy.ts';
 import { startFakeUpstream } from '../support/processes.ts';
 import { threadCpuMs } from './mainThreadCpu.ts';
 import { contextShapes, fullSizes, messageShapes, workspaceFiles } from './shapes.ts';
+import { warmUp } from './warmUp.ts';
 
 const ONLY = process.env.BENCH_SHAPES;
 const GAPS = Number(process.env.BENCH_GAPS ?? 2);
@@ -87,7 +88,18 @@ function inside(profile: Profile, gap: Gap): string[] {
     }
     return '-';
   };
+  /** Our frames from the sample up, innermost first: who asked for the work. */
+  const callers = (id: number): string => {
+    const names: string[] = [];
+    for (let at: number | undefined = id; at !== undefined && names.length < 6; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (node && /\/(src)\//.test(node.callFrame.url) && !node.callFrame.url.includes('node_modules'))
+        names.push(node.callFrame.functionName || '(anonymous)');
+    }
+    return names.join(' < ');
+  };
   const counts = new Map<string, number>();
+  const stacks = new Map<string, number>();
   let t = profile.startTime;
   let total = 0;
   profile.samples.forEach((id, i) => {
@@ -97,13 +109,19 @@ function inside(profile: Profile, gap: Gap): string[] {
     if (!node) return;
     const key = `${describeNode(node)}   <- ${ours(id)}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
+    const stack = callers(id);
+    if (stack) stacks.set(stack, (stacks.get(stack) ?? 0) + 1);
     total++;
   });
+  const topStacks = [...stacks.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([stack, n]) => `    stack ${((100 * n) / Math.max(1, total)).toFixed(0).padStart(3)}%  ${stack}`);
   const top = [...counts.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, TOP)
     .map(([key, n]) => `      ${((100 * n) / Math.max(1, total)).toFixed(0).padStart(3)}%  ${key}`);
-  return [...top, ...timeline(profile, gap, byId, ours)];
+  return [...top, ...topStacks, ...(process.env.BENCH_TIMELINE === '1' ? timeline(profile, gap, byId, ours) : [])];
 }
 
 /** The gap's samples in order, as runs of the same nearest frame of ours (what ran after what), with their ms. */
@@ -167,6 +185,7 @@ const workspace = buildWorkspace();
 const fake = await startFakeUpstream();
 const app = await startProxy({ upstreamUrl: fake.url, workspace, settings: { mode: 'auto' }, warm: true });
 await (app.deps.redactor as { warmedUp?: Promise<void> }).warmedUp;
+await warmUp(app.url);
 const session = new Session();
 session.connect();
 await session.post('Profiler.enable');
