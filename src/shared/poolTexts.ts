@@ -14,7 +14,7 @@ export const LARGE_TEXT_CHARS = 256 * 1024;
 /** Deep enough for a message's text (args → messages → message → content → part → text), bounded. */
 const MAX_DEPTH = 6;
 /** Arrays and objects looked into per walk, at most: a walk stays a fraction of what the copy it saves costs. */
-const MAX_NODES = 200_000;
+const MAX_NODES = 20_000;
 
 export type TextPath = (string | number)[];
 
