@@ -14,6 +14,7 @@ import { startCtxproxy, startFakeUpstream } from '../support/processes.ts';
 import { quantile } from '../support/stats.ts';
 import { meterCpuGaps } from './mainThreadCpu.ts';
 import { contextShapes, fullSizes, MODEL, messageShapes, type Shape, workspaceFiles } from './shapes.ts';
+import { WARM_REQUESTS, warmUp } from './warmUp.ts';
 
 const BASELINE_MS = Number(process.env.BENCH_BASELINE_MS ?? 3000);
 /** A hostile request still running after this is reported as not ending (and abandoned). */
@@ -176,6 +177,8 @@ async function inProcessBlocks(): Promise<void> {
     warm: true,
   });
   await (inProcess.deps.redactor as { warmedUp?: Promise<void> }).warmedUp;
+  await warmUp(inProcess.url);
+  process.stdout.write(`(after ${WARM_REQUESTS} small warm-up requests, BENCH_WARM)\n`);
   let worst = 0;
   let worstCpu = 0;
   try {

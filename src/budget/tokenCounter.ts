@@ -299,9 +299,13 @@ async function prepareCounts(
   return view;
 }
 
-/** In the pool when there is much to count; inline otherwise, or when the pool failed (the same counts). */
+/**
+ * In the pool when there is much to count, or a text too long to count whole (its samples are no
+ * cheaper to tokenize than the text: base64 takes ~5 µs a character, 20 ms for the samples of one);
+ * inline otherwise, or when the pool failed (the same counts).
+ */
 async function countSomewhere(state: SharedState, texts: TextToCount[], chars: number): Promise<TextCount[]> {
-  if (state.pool && chars > POOL_ABOVE_CHARS) {
+  if (state.pool && (chars > POOL_ABOVE_CHARS || texts.some(({ text }) => text.length > PIECEWISE_MAX_CHARS))) {
     try {
       return await state.pool.run<TextCount[]>({ module: countTask, name: 'countTexts', args: [texts] }, POOL_LIMIT_MS);
     } catch {

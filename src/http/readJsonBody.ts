@@ -63,7 +63,7 @@ export async function readJsonBody(
   const parsed =
     pool && bytes.total > POOL_ABOVE_BYTES
       ? await pool
-          .run<ParsedBody>(parseTask(joined(bytes)), POOL_LIMIT_MS)
+          .run<ParsedBody>(parseTask(bytes.joined ?? joined(bytes)), POOL_LIMIT_MS)
           .catch(() => parseJsonText(decoded(bytes.chunks)))
       : parseJsonText(decoded(bytes.chunks));
   if (!parsed.ok) throw new BadRequestError(parsed.message, parsed.code, parsed.param);
@@ -83,7 +83,7 @@ function decoded(chunks: readonly Uint8Array[]): string {
 }
 
 /** One array of the body's bytes, ours to transfer (the chunks may be views of Node's shared pool). */
-function joined(bytes: { chunks: readonly Uint8Array[]; total: number }): Uint8Array {
+function joined(bytes: BodyBytes): Uint8Array {
   const all = new Uint8Array(bytes.total);
   let at = 0;
   for (const chunk of bytes.chunks) {
@@ -93,18 +93,30 @@ function joined(bytes: { chunks: readonly Uint8Array[]; total: number }): Uint8A
   return all;
 }
 
+interface BodyBytes {
+  chunks: Uint8Array[];
+  total: number;
+  /** The body in one array, filled as it arrived: a body declared large enough for the pool. */
+  joined?: Uint8Array | undefined;
+}
+
 async function readLimited(
   request: Request,
   limitBytes: number,
   nodeBody: AsyncIterable<Uint8Array> | undefined,
-): Promise<{ chunks: Uint8Array[]; total: number }> {
+): Promise<BodyBytes> {
   const body = nodeBody ?? request.body;
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (!body) return { chunks, total };
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   let tooLarge = declared > limitBytes;
+  // Copied chunk by chunk as it comes (64 KB at a time) rather than joined at the end: 10 MB copied at
+  // once, into fresh pages, held the event loop for 10 ms.
+  let joinedSoFar = declared > POOL_ABOVE_BYTES && !tooLarge ? new Uint8Array(declared) : undefined;
   for await (const value of body) {
+    if (joinedSoFar && total + value.byteLength <= joinedSoFar.byteLength) joinedSoFar.set(value, total);
+    else joinedSoFar = undefined;
     total += value.byteLength;
     if (total > limitBytes) tooLarge = true;
     // Drain a little past the limit so the client reads our 413; past that, stop reading.
@@ -112,5 +124,5 @@ async function readLimited(
     if (!tooLarge) chunks.push(value);
   }
   if (tooLarge) throw new PayloadTooLargeError(limitBytes);
-  return { chunks, total };
+  return { chunks, total, joined: joinedSoFar?.byteLength === total ? joinedSoFar : undefined };
 }

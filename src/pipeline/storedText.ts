@@ -7,24 +7,38 @@
 import type { Redactor, SnapshotReply } from '../shared/types.ts';
 import { STORED_ERROR_MESSAGE_MAX_BYTES, STORED_HEADERS } from './fieldPolicy.ts';
 
-const encoder = new TextEncoder();
 const ELLIPSIS = '…';
+const ELLIPSIS_BYTES = 3;
 
 /** At most `maxBytes` of UTF-8, cut between characters, with `…` when cut. */
 export function capUtf8(text: string, maxBytes: number): string {
-  // Every UTF-16 unit is at least one UTF-8 byte: a text longer than the cap is over it without encoding
-  // the whole of it (megabytes, for a hostile message).
-  if (text.length <= maxBytes && encoder.encode(text).length <= maxBytes) return text;
-  const room = maxBytes - encoder.encode(ELLIPSIS).length;
+  if (utf8PrefixEnd(text, maxBytes) === text.length) return text;
+  return `${text.slice(0, utf8PrefixEnd(text, maxBytes - ELLIPSIS_BYTES))}${ELLIPSIS}`;
+}
+
+/**
+ * The end of the longest prefix of whole characters that fits in `maxBytes` of UTF-8, sized from the
+ * code units (a lone surrogate is encoded as U+FFFD, 3 bytes): it walks at most `maxBytes` units, never
+ * the rest of a hostile message, and allocates nothing.
+ */
+function utf8PrefixEnd(text: string, maxBytes: number): number {
   let used = 0;
-  let end = 0;
-  for (const char of text) {
-    const size = encoder.encode(char).length;
-    if (used + size > room) break;
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    let size = 3;
+    let units = 1;
+    if (code < 0x80) size = 1;
+    else if (code < 0x800) size = 2;
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      size = 4;
+      units = 2;
+    }
+    if (used + size > maxBytes) break;
     used += size;
-    end += char.length;
+    i += units;
   }
-  return `${text.slice(0, end)}${ELLIPSIS}`;
+  return i;
 }
 
 /** Capped and redacted; undefined when absent or when the scan fails (fail closed). */

@@ -16,6 +16,7 @@
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { forEachLargeText, HeldTexts, type KeptText, type SentText, textAt, withoutTexts } from './poolTexts.ts';
 
 export interface CpuTask {
   /** The task module's URL (`new URL('./scanTask.ts', import.meta.url)`); `.ts` under tsx and Deno, `.js` compiled. */
@@ -35,9 +36,18 @@ export interface CpuRequest {
   module: string;
   name: string;
   args: unknown[];
+  /** The large texts of `args` (blank there), by id once the worker holds them (poolTexts.ts). */
+  texts?: SentText[];
+  /** Texts the worker may drop, after it has read this request's. */
+  forget?: number[];
 }
 
-export type CpuReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+/** What a worker is sent: a task, or only texts to drop. */
+export type CpuMessage = CpuRequest | { id: 0; forget: number[] };
+
+export type CpuReply =
+  | { id: number; ok: true; value: unknown; kept?: KeptText[] }
+  | { id: number; ok: false; error: string };
 
 /** A task the pool could not answer: its worker did not start, crashed, or did not answer in time. */
 export class CpuTaskFailed extends Error {
@@ -75,6 +85,13 @@ export function taskModule(name: string, base: string): URL {
 }
 
 const DEFAULT_START_MARGIN_MS = 10_000;
+/** Characters of large texts a worker holds, at most: a few hostile requests' messages and their redacted copies. */
+const HELD_TEXT_CHARS = 48 * 1024 * 1024;
+/**
+ * A worker with nothing to do drops its texts after this: one request's tasks come one after another
+ * with the event loop's own work in between, and once they are done the texts are garbage.
+ */
+const TEXTS_KEPT_IDLE_MS = 1000;
 
 /**
  * Starts a worker on a module. Node loads a TypeScript module in a worker only
@@ -110,6 +127,9 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** The large texts this worker holds, so a text goes to it once (poolTexts.ts). */
+  texts: HeldTexts;
+  forgetTexts?: ReturnType<typeof setTimeout>;
   /** In the order sent: the worker runs them in that order, so the first is the one it is on. */
   pending: Map<number, Pending>;
   answered: boolean;
@@ -121,6 +141,7 @@ export class CpuPool {
   readonly #slots = new Set<Slot>();
   readonly #size: number;
   #nextId = 0;
+  #nextTextId = 0;
   #closed = false;
   /** Workers started so far (tests check that they start lazily and exit when idle). */
   started = 0;
@@ -170,22 +191,47 @@ export class CpuPool {
       }
     }
     clearTimeout(slot.idle);
+    clearTimeout(slot.forgetTexts);
     slot.pending.set(entry.request.id, entry);
     // Referenced while a task waits: a one-shot command stays up for its answer.
     slot.worker.ref();
-    slot.worker.postMessage(entry.request, entry.transfer ?? []);
+    slot.worker.postMessage(this.#withHeldTexts(slot, entry.request), entry.transfer ?? []);
     entry.sent = true;
     if (slot.pending.size === 1) this.#armDeadline(slot);
   }
 
+  /** The request as this worker is sent it: each large text by its id when the worker holds it already. */
+  #withHeldTexts(slot: Slot, request: CpuRequest): CpuRequest {
+    const texts: SentText[] = [];
+    forEachLargeText(request.args, (text, path) => {
+      const held = slot.texts.idOf(text);
+      if (held !== undefined) {
+        texts.push({ path, id: held });
+        return;
+      }
+      const id = ++this.#nextTextId;
+      slot.texts.add(text, id);
+      texts.push({ path, id, text });
+    });
+    const forget = slot.texts.takeForgotten();
+    if (texts.length === 0 && forget.length === 0) return request;
+    const paths = texts.map((sent) => sent.path);
+    return { ...request, args: withoutTexts(request.args, paths) as unknown[], texts, forget };
+  }
+
   #start(): Slot {
     const worker = spawnWorker(this.options.workerUrl);
-    const slot: Slot = { worker, pending: new Map(), answered: false };
+    const slot: Slot = { worker, texts: new HeldTexts(HELD_TEXT_CHARS), pending: new Map(), answered: false };
     this.started++;
     worker.on('message', (reply: CpuReply) => {
       const entry = slot.pending.get(reply.id);
       slot.pending.delete(reply.id);
       slot.answered = true;
+      if (reply.ok)
+        for (const kept of reply.kept ?? []) {
+          const text = textAt(reply.value, kept.path);
+          if (text !== undefined) slot.texts.add(text, kept.id);
+        }
       if (entry) {
         if (reply.ok) entry.resolve(reply.value);
         else entry.reject(new CpuTaskFailed(`cpu task failed (${reply.error})`, false, reply.error));
@@ -216,6 +262,11 @@ export class CpuPool {
   #idleSoon(slot: Slot): void {
     clearTimeout(slot.deadline);
     slot.worker.unref();
+    slot.forgetTexts = setTimeout(() => {
+      const forget = slot.texts.clear();
+      if (forget.length > 0) slot.worker.postMessage({ id: 0, forget } satisfies CpuMessage);
+    }, TEXTS_KEPT_IDLE_MS);
+    slot.forgetTexts.unref?.();
     slot.idle = setTimeout(() => this.#end(slot, 'idle', false), this.options.idleMs);
     slot.idle.unref?.();
   }
@@ -229,6 +280,7 @@ export class CpuPool {
     if (!this.#slots.delete(slot)) return;
     clearTimeout(slot.deadline);
     clearTimeout(slot.idle);
+    clearTimeout(slot.forgetTexts);
     void slot.worker.terminate();
     const entries = [...slot.pending.values()];
     slot.pending.clear();

@@ -30,16 +30,31 @@ export function capHead(text: string, maxChars: number, command: string): Capped
 
 /** Keeps the first `maxLines` lines (code: the head matters). */
 export function headLines(text: string, maxLines: number, hint: string): Capped {
-  const lines = text.split('\n');
-  if (lines.length <= maxLines) return { text, truncated: false };
-  const rest = lines.length - maxLines;
-  return { text: `${lines.slice(0, maxLines).join('\n')}\n… ${rest} more lines (${hint})`, truncated: true };
+  // Walked with indexOf rather than split (here and in tailLines): a file of short lines would be
+  // hundreds of thousands of strings, on the event loop, to keep a few hundred.
+  let end = -1;
+  for (let kept = 0; kept < maxLines; kept++) {
+    end = text.indexOf('\n', end + 1);
+    if (end === -1) return { text, truncated: false };
+  }
+  const rest = 1 + breaksIn(text, end + 1, text.length);
+  return { text: `${text.slice(0, Math.max(end, 0))}\n… ${rest} more lines (${hint})`, truncated: true };
 }
 
 /** Keeps the last `maxLines` lines (logs and test output: the end holds the failure). */
 export function tailLines(text: string, maxLines: number, hint: string): Capped {
-  const lines = text.split('\n');
-  if (lines.length <= maxLines) return { text, truncated: false };
-  const cut = lines.length - maxLines;
-  return { text: `… ${cut} earlier lines (${hint})\n${lines.slice(cut).join('\n')}`, truncated: true };
+  let start = text.length;
+  for (let kept = 0; kept < maxLines; kept++) {
+    start = start > 0 ? text.lastIndexOf('\n', start - 1) : -1;
+    if (start === -1) return { text, truncated: false };
+  }
+  const cut = 1 + breaksIn(text, 0, start);
+  return { text: `… ${cut} earlier lines (${hint})\n${text.slice(start + 1)}`, truncated: true };
+}
+
+/** Line breaks in text[from, to). */
+function breaksIn(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }

@@ -160,3 +160,27 @@ test('capUtf8 cuts between characters and marks the cut', () => {
   assert.equal(long, `${'a'.repeat(300)}${'😀'.repeat(52)}…`);
   assert.ok(new TextEncoder().encode(long).length <= 512);
 });
+
+test('capUtf8 sizes every kind of character as UTF-8 does', () => {
+  const encoder = new TextEncoder();
+  // One, two, three and four bytes, and lone surrogates (encoded as U+FFFD, three bytes).
+  const kinds = ['a', 'é', '€', '😀', '\uD800', '\uDC00'];
+  for (const first of kinds)
+    for (const second of kinds) {
+      const text = `${first}${second}`.repeat(50);
+      const bytes = encoder.encode(text).length;
+      for (const cap of [bytes, bytes - 1, 17, 4, 3]) {
+        const cut = capUtf8(text, cap);
+        assert.ok(encoder.encode(cut).length <= cap, `${JSON.stringify(first + second)} at ${cap}`);
+        if (cap >= bytes) assert.equal(cut, text);
+        else {
+          assert.ok(cut.endsWith('…'));
+          const kept = cut.slice(0, -1);
+          assert.ok(text.startsWith(kept));
+          // The longest cut: one more character would not fit beside the mark.
+          const next = String.fromCodePoint(text.codePointAt(kept.length) as number);
+          assert.ok(encoder.encode(`${kept}${next}…`).length > cap);
+        }
+      }
+    }
+});

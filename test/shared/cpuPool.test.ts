@@ -136,15 +136,19 @@ describe('the CPU pool', () => {
 
   test('a large body parsed in the pool is the value and the 400s an inline parse gives', async () => {
     const cpu = pool();
-    const post = (body: string) =>
+    // With its length declared (the bytes are gathered as they come) and without (chunked: joined at the end).
+    const post = (body: string, declared: boolean) =>
       new Request('http://127.0.0.1/v1/chat/completions', {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          ...(declared ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+        },
         body,
       });
-    const outcome = async (body: string, where: CpuPool | undefined) => {
+    const outcome = async (body: string, where: CpuPool | undefined, declared = false) => {
       try {
-        return { value: await readJsonBody(post(body), 64 * 1024 * 1024, undefined, where) };
+        return { value: await readJsonBody(post(body, declared), 64 * 1024 * 1024, undefined, where) };
       } catch (error) {
         const { name, message, code, param, status } = error as Record<string, unknown>;
         return { error: { name, message, code, param, status } };
@@ -165,6 +169,7 @@ describe('the CPU pool', () => {
       assert.ok(Buffer.byteLength(body) > POOL_ABOVE_BYTES);
       const pooled = await outcome(body, cpu);
       assert.deepEqual(pooled, await outcome(body, undefined));
+      assert.deepEqual(await outcome(body, cpu, true), pooled);
       if ('value' in pooled) assert.equal(Object.getPrototypeOf(pooled.value), Object.prototype);
     }
     assert.equal(cpu.started, 1);
@@ -242,5 +247,12 @@ describe('the CPU pool', () => {
     await small.prepare(texts);
     assert.ok(small.stats().hits > hits, 'the second time, the long texts are looked up');
     assert.equal(again.countMessages(messages, tools), inline.total);
+    // One text too long to count whole (a pasted blob): however few its sampled characters, it is counted
+    // in the pool, to the figure counted inline.
+    const blob = `${'QmFzZTY0IGJsb2Igb2YgYSBwYXN0ZWQgZmlsZQ+/'.repeat(8_000)}`;
+    const blobPool = pool();
+    const inPool = await createTokenCounter({ pool: blobPool }).prepare([blob]);
+    assert.equal(blobPool.started, 1, 'counted in the pool');
+    assert.equal(inPool.count(blob), (await createTokenCounter({ pool: false }).prepare([blob])).count(blob));
   });
 });
