@@ -1,5 +1,5 @@
-// Runs several test files in one Node process, one after another (runNodeSuite.mjs
-// writes the entry that calls runFiles). Each file becomes a suite named by its
+// Runs test files in one Node process, one after another, taking each from the
+// run's queue (runNodeSuite.mjs writes the entry that calls runQueue). Each file becomes a suite named by its
 // path, holding exactly the tests, suites and hooks the file declares: a file's
 // top-level `after` runs when that file's tests are done, and its `beforeEach`
 // wraps only its own tests. The next file is imported only then.
@@ -12,15 +12,16 @@
 // swapped for those wrappers (syncBuiltinESMExports), before any test file loads.
 //
 // A file must leave the process as it found it: the environment, the working
-// directory, the umask, globals, signal and error listeners, and no listening
-// server, child process, timer or watcher of its own still running. (Not checked:
-// `exit` listeners, one per logger the sources make; `__`-named globals a library
-// makes when first loaded; the exit code, node:test's own.)
+// directory, the umask, the globals there were (none replaced or deleted), signal
+// and error listeners, and no listening server, child process, timer or watcher of
+// its own still running. (Not checked: new globals, which libraries make for their
+// registries when first used; `exit` listeners, one per logger the sources make;
+// the exit code, node:test's own.)
 // Otherwise the suite fails and names what leaked; a file that cannot help it
 // says `@own-process` (see runNodeSuite.mjs) and keeps a process to itself.
 
 import { AsyncResource } from 'node:async_hooks';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -74,12 +75,18 @@ function resources() {
   return counts;
 }
 
+/** A global's value, or its getter for an accessor (reading some, like `navigator`, makes a new object). */
+function globalValue(name) {
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+  return descriptor && ('value' in descriptor ? descriptor.value : descriptor.get);
+}
+
 function processState() {
   return {
     env: { ...process.env },
     cwd: process.cwd(),
     umask: process.umask(),
-    globals: new Set(Object.getOwnPropertyNames(globalThis)),
+    globals: new Map(Object.getOwnPropertyNames(globalThis).map((name) => [name, globalValue(name)])),
     listeners: Object.fromEntries(WATCHED_EVENTS.map((event) => [event, process.listenerCount(event)])),
     resources: resources(),
   };
@@ -101,8 +108,8 @@ async function leaks(before) {
   }
   if (process.cwd() !== before.cwd) found.push(`the working directory (${process.cwd()})`);
   if (process.umask() !== before.umask) found.push('the umask');
-  for (const name of Object.getOwnPropertyNames(globalThis)) {
-    if (!before.globals.has(name) && !name.startsWith('__')) found.push(`globalThis.${name}`);
+  for (const [name, value] of before.globals) {
+    if (!Object.hasOwn(globalThis, name) || !Object.is(globalValue(name), value)) found.push(`globalThis.${name}`);
   }
   for (const event of WATCHED_EVENTS) {
     if (process.listenerCount(event) !== before.listeners[event]) found.push(`process '${event}' listeners`);
@@ -137,47 +144,68 @@ function logTimes(file, cpu, wall) {
     appendFileSync(process.env.SUITE_CPU_LOG, `${cpu.toFixed(1)}\t${wall.toFixed(1)}\t${file}\n`);
 }
 
-/** Declares one suite per file (named by its path from `root`); each file is imported when the previous one ended. */
-export function runFiles(root, files) {
-  let previousEnded = Promise.resolve();
-  for (const file of files) {
-    const turn = previousEnded;
-    let ended;
-    previousEnded = new Promise((resolve) => {
-      ended = resolve;
-    });
-    describe(path.relative(root, file), async () => {
-      // Made before the first await, so node:test maps it to this suite.
-      const scope = new AsyncResource('ctxproxy:test-file');
-      await turn;
-      const before = processState();
-      const started = { cpu: cpuSeconds(), wall: performance.now() };
-      evaluating = scope;
-      try {
-        await import(pathToFileURL(file).href);
-      } catch (error) {
-        ended();
-        throw error;
-      } finally {
-        evaluating = undefined;
-      }
-      // Declared last, so it runs after the file's own `after` hooks.
-      scope.runInAsyncScope(() =>
-        after(async () => {
-          try {
-            logTimes(path.relative(root, file), cpuSeconds() - started.cpu, (performance.now() - started.wall) / 1000);
-            const left = await leaks(before);
-            if (left.length > 0) {
-              throw new Error(
-                `${path.relative(root, file)} changed the process it shares with other test files: ${left.join(', ')}. ` +
-                  'Restore it in an after hook, or mark the file @own-process.',
-              );
-            }
-          } finally {
-            ended();
-          }
-        }),
-      );
-    });
+/**
+ * The next file of the run's queue (a folder of files each naming one test file, taken in name order),
+ * or undefined when none is left. Taking is a rename, so two processes never run the same file.
+ */
+function take(queue) {
+  for (const name of readdirSync(queue).sort()) {
+    const taken = path.join(queue, '..', `taken-${name}`);
+    try {
+      renameSync(path.join(queue, name), taken);
+    } catch (error) {
+      if (error.code === 'ENOENT') continue; // another process took it first
+      throw error;
+    }
+    return readFileSync(taken, 'utf8');
   }
+  return undefined;
+}
+
+/**
+ * Runs the queue's files one after another, each as a suite named by its path from `root`, until the
+ * queue is empty: the run's processes share the files out as they go, so they end at about the same time.
+ */
+export async function runQueue(root, queue) {
+  for (let file = take(queue); file !== undefined; file = take(queue)) {
+    // Awaited here, at the top of the module, so the next suite is declared at the top too.
+    await new Promise((ended) => runFile(root, file, ended));
+  }
+}
+
+/** Declares the suite of one file; `ended` is called once its tests and hooks are done. */
+function runFile(root, file, ended) {
+  const name = path.relative(root, file);
+  describe(name, async () => {
+    // Made before the first await, so node:test maps it to this suite.
+    const scope = new AsyncResource('ctxproxy:test-file');
+    const before = processState();
+    const started = { cpu: cpuSeconds(), wall: performance.now() };
+    evaluating = scope;
+    try {
+      await import(pathToFileURL(file).href);
+    } catch (error) {
+      ended();
+      throw error;
+    } finally {
+      evaluating = undefined;
+    }
+    // Declared last, so it runs after the file's own `after` hooks.
+    scope.runInAsyncScope(() =>
+      after(async () => {
+        try {
+          logTimes(name, cpuSeconds() - started.cpu, (performance.now() - started.wall) / 1000);
+          const left = await leaks(before);
+          if (left.length > 0) {
+            throw new Error(
+              `${name} changed the process it shares with other test files: ${left.join(', ')}. ` +
+                'Restore it in an after hook, or mark the file @own-process.',
+            );
+          }
+        } finally {
+          ended();
+        }
+      }),
+    );
+  });
 }

@@ -1,10 +1,10 @@
-// The Node suite (`npm run test:unit`, `npm run test:agents`), in a few long-lived
+// The Node suite (`npm run test:unit`, `npm run test:agents`) in two long-lived
 // processes instead of one per file. Node 20's runner starts a process for every
-// file, and each pays tsx and the sources' module graph again (about a second of
-// CPU, issue 28). Here the files are dealt into GROUPS processes, each running its
+// file, and each pays tsx and the sources' module graph again (about half a second
+// of CPU, issue 28). Here two processes (the runner's concurrency) take the files
+// from one queue as they go, so both end at about the same time; each runs its
 // files one after another (fileGroup.mjs, which fails a file that leaves the
-// process changed); the runner still runs two processes at a time and prints every
-// file as a suite named by its path.
+// process changed) and prints every file as a suite named by its path.
 //
 //   node test/support/suite/runNodeSuite.mjs [node --test options] [files or folders]
 //
@@ -14,13 +14,13 @@
 // keeps a process to itself, as every file did before.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const GROUPS = 6;
+const CONCURRENCY = 2;
 
 function testFiles(folder, skip) {
   return readdirSync(folder, { recursive: true })
@@ -41,32 +41,38 @@ const files = (
     : testFiles(path.join(ROOT, 'test'), [path.join(ROOT, 'test', 'agents')])
 ).sort();
 
-const own = files.filter((file) => readFileSync(file, 'utf8').includes('@own-process'));
-const shared = files.filter((file) => !own.includes(file));
+const own = [];
+const shared = [];
+for (const file of files) {
+  const text = readFileSync(file, 'utf8');
+  if (text.includes('@own-process')) own.push(file);
+  // The queue's order: files that start processes (the slowest), then the longest first, so that
+  // no long file is left to the end while the other process has nothing to do.
+  else shared.push({ file, spawns: /ctxproxyProcess|node:child_process|playwright/.test(text), size: text.length });
+}
+shared.sort((a, b) => Number(b.spawns) - Number(a.spawns) || b.size - a.size);
 
-// Dealt in turn, so each group gets some of every folder (the spawning integration
-// files are the slow ones); groups of one file need no group.
-const groupCount = Math.min(GROUPS, Math.ceil(shared.length / 2));
-const groups = Array.from({ length: groupCount }, (_, i) => shared.filter((_, j) => j % groupCount === i));
-
-const entries = mkdtempSync(path.join(tmpdir(), 'ctxproxy-node-suite-'));
+const run = mkdtempSync(path.join(tmpdir(), 'ctxproxy-node-suite-'));
+const queue = path.join(run, 'queue');
+mkdirSync(queue);
+shared.forEach(({ file }, i) => writeFileSync(path.join(queue, String(i).padStart(5, '0')), file));
 const fileGroup = pathToFileURL(path.join(ROOT, 'test', 'support', 'suite', 'fileGroup.mjs')).href;
-const groupEntries = groups.map((group, i) => {
-  const entry = path.join(entries, `group-${i + 1}-of-${groupCount}.mjs`);
+const entries = Array.from({ length: Math.min(CONCURRENCY, shared.length) }, (_, i) => {
+  const entry = path.join(run, `process-${i + 1}.mjs`);
   writeFileSync(
     entry,
-    `import { runFiles } from ${JSON.stringify(fileGroup)};\nrunFiles(${JSON.stringify(ROOT)}, ${JSON.stringify(group, null, 1)});\n`,
+    `import { runQueue } from ${JSON.stringify(fileGroup)};\nawait runQueue(${JSON.stringify(ROOT)}, ${JSON.stringify(queue)});\n`,
   );
   return entry;
 });
 
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...options, ...own, ...groupEntries],
+  ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...options, ...own, ...entries],
   { cwd: ROOT, stdio: 'inherit' },
 );
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
-  rmSync(entries, { recursive: true, force: true });
+  rmSync(run, { recursive: true, force: true });
   process.exitCode = code ?? (signal ? 1 : 0);
 });
