@@ -55,7 +55,7 @@ shared.sort((a, b) => Number(b.spawns) - Number(a.spawns) || b.size - a.size);
 const run = mkdtempSync(path.join(tmpdir(), 'ctxproxy-node-suite-'));
 const queue = path.join(run, 'queue');
 mkdirSync(queue);
-shared.forEach(({ file }, i) => writeFileSync(path.join(queue, String(i).padStart(5, '0')), file));
+for (const [i, { file }] of shared.entries()) writeFileSync(path.join(queue, String(i).padStart(5, '0')), file);
 const fileGroup = pathToFileURL(path.join(ROOT, 'test', 'support', 'suite', 'fileGroup.mjs')).href;
 const entries = Array.from({ length: Math.min(CONCURRENCY, shared.length) }, (_, i) => {
   const entry = path.join(run, `process-${i + 1}.mjs`);
