@@ -75,10 +75,16 @@ function resources() {
   return counts;
 }
 
-/** A global's value, or its getter for an accessor (reading some, like `navigator`, makes a new object). */
+/**
+ * A global's value. Read, not taken from its descriptor: Node defines some globals (Request, Blob,
+ * DOMException…) as getters that replace themselves with the value on first use.
+ */
 function globalValue(name) {
-  const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
-  return descriptor && ('value' in descriptor ? descriptor.value : descriptor.get);
+  try {
+    return globalThis[name];
+  } catch (error) {
+    return error;
+  }
 }
 
 function processState() {
