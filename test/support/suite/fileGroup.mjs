@@ -12,11 +12,11 @@
 // swapped for those wrappers (syncBuiltinESMExports), before any test file loads.
 //
 // A file must leave the process as it found it: the environment, the working
-// directory, the umask, the globals there were (none replaced or deleted), signal
-// and error listeners, and no listening server, child process, timer or watcher of
-// its own still running. (Not checked: new globals, which libraries make for their
-// registries when first used; `exit` listeners, one per logger the sources make;
-// the exit code, node:test's own.)
+// directory, the umask, the globals there were (none deleted, none replaced but by
+// a subclass of itself), signal and error listeners, and no listening server,
+// child process, timer or watcher of its own still running. (Not checked: new
+// globals, which libraries make for their registries when first used; `exit`
+// listeners, one per logger the sources make; the exit code, node:test's own.)
 // Otherwise the suite fails and names what leaked; a file that cannot help it
 // says `@own-process` (see runNodeSuite.mjs) and keeps a process to itself.
 
@@ -87,6 +87,15 @@ function globalValue(name) {
   }
 }
 
+/**
+ * The global is what it was, or a drop-in subclass of it: @hono/node-server replaces Request and Response
+ * with its own subclasses when a server first starts, once per process, as it does in `ctxproxy serve`.
+ */
+function sameOrSubclass(now, before) {
+  if (Object.is(now, before)) return true;
+  return typeof now === 'function' && typeof before === 'function' && now.prototype instanceof before;
+}
+
 function processState() {
   return {
     env: { ...process.env },
@@ -115,7 +124,7 @@ async function leaks(before) {
   if (process.cwd() !== before.cwd) found.push(`the working directory (${process.cwd()})`);
   if (process.umask() !== before.umask) found.push('the umask');
   for (const [name, value] of before.globals) {
-    if (!Object.hasOwn(globalThis, name) || !Object.is(globalValue(name), value)) found.push(`globalThis.${name}`);
+    if (!Object.hasOwn(globalThis, name) || !sameOrSubclass(globalValue(name), value)) found.push(`globalThis.${name}`);
   }
   for (const event of WATCHED_EVENTS) {
     if (process.listenerCount(event) !== before.listeners[event]) found.push(`process '${event}' listeners`);
