@@ -22,11 +22,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONCURRENCY = 2;
 
+/** The `*.test.ts` files under `folder`, never looking into node_modules or a folder in `skip`. */
 function testFiles(folder, skip) {
-  return readdirSync(folder, { recursive: true })
-    .filter((name) => name.endsWith('.test.ts') && !name.split(path.sep).includes('node_modules'))
-    .map((name) => path.join(folder, name))
-    .filter((file) => !skip.some((skipped) => file.startsWith(skipped + path.sep)));
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || skip.includes(full) ? [] : testFiles(full, skip);
+    return entry.isFile() && entry.name.endsWith('.test.ts') ? [full] : [];
+  });
 }
 
 const options = [];
