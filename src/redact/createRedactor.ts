@@ -52,6 +52,11 @@ export interface RedactorOptions {
    * first use. Default false (tests and one-shot commands); the server sets it.
    */
   warm?: boolean | undefined;
+  /**
+   * Added to a pooled scan's limit for the worker building its redactor (POOL_BUILD_ALLOWANCE_MS, the
+   * default). For tests of a worker that never answers, which would otherwise wait it out.
+   */
+  poolBuildAllowanceMs?: number | undefined;
   /** Scanner optimisations to turn off: for bench/redact's ablation only (the masks stay the same). */
   without?: readonly Optimisation[] | undefined;
   /**
@@ -214,6 +219,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
     without: options.without,
   };
   const scanTask = taskModule('scanTask', import.meta.url);
+  const buildAllowanceMs = options.poolBuildAllowanceMs ?? POOL_BUILD_ALLOWANCE_MS;
 
   /** A task in the pool. A worker that fails or hangs fails it: the caller drops the text, never forwards it unscanned. */
   async function inPool<T>(name: 'scanText' | 'textHash', args: unknown[], limitMs: number): Promise<T> {
@@ -238,7 +244,7 @@ export async function createRedactor(options: RedactorOptions = {}): Promise<War
 
   function scanAnywhere(text: string, path: string | undefined): Promise<RedactResult> {
     if (!pool || text.length <= POOL_ABOVE_CHARS) return scan(text, path);
-    return inPool<RedactResult>('scanText', [pooled, text, path], timeoutMs + POOL_MARGIN_MS + POOL_BUILD_ALLOWANCE_MS);
+    return inPool<RedactResult>('scanText', [pooled, text, path], timeoutMs + POOL_MARGIN_MS + buildAllowanceMs);
   }
 
   return {

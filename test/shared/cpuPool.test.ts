@@ -130,7 +130,12 @@ describe('the CPU pool', () => {
     const text = `password = "hunter2-${'q'.repeat(20)}"\n${'lorem ipsum '.repeat(POOL_ABOVE_CHARS / 6)}`;
     const dying = await createRedactor({ pool: pool({ workerUrl: crashing }), timeoutMs });
     await assert.rejects(dying.redact(text), CpuTaskFailed);
-    const stuck = await createRedactor({ pool: pool({ workerUrl: hanging, startMarginMs: 0 }), timeoutMs: 100 });
+    // No allowance for a first build, which the hanging worker never starts: the test waits 2.1 s, not 22.
+    const stuck = await createRedactor({
+      pool: pool({ workerUrl: hanging, startMarginMs: 0 }),
+      timeoutMs: 100,
+      poolBuildAllowanceMs: 0,
+    });
     await assert.rejects(stuck.redact(text), RedactionTimeoutError);
   });
 
