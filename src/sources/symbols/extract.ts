@@ -289,7 +289,11 @@ export function extractUses(tree: Tree, spec: GrammarSpec): { names: string[]; u
       if (descend) {
         const type = cursor.nodeType;
         const field = cursor.currentFieldName;
-        if (spec.references.includes(type)) {
+        const parent = stack.at(-1);
+        const rule = parent ? spec.rules[parent.type] : undefined;
+        // A definition's own name is not a use of it.
+        const defining = rule !== undefined && field === (rule.nameField ?? 'name');
+        if (!defining && spec.references.includes(type)) {
           const text = cursor.nodeText;
           if (text.length >= 3 && text.length <= 80) {
             if (seen.size < MAX_REFS) seen.add(text);
