@@ -4,7 +4,8 @@
 //
 //   node --expose-gc --import tsx bench/index/run.ts
 //
-// Environment: BENCH_INDEX_FILES (default 50000), BENCH_INDEX_WARM (warm searches, default 200).
+// Environment: BENCH_INDEX_FILES (default 50000), BENCH_INDEX_WARM (warm searches, default 200),
+// BENCH_INDEX_SYMBOLS=1 (the symbol index is built too, as a server does at start, and warmed after the restart).
 
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +23,7 @@ import { quantile } from '../support/stats.ts';
 
 const FILES = Number(process.env.BENCH_INDEX_FILES ?? 50_000);
 const WARM = Number(process.env.BENCH_INDEX_WARM ?? 200);
+const SYMBOLS = process.env.BENCH_INDEX_SYMBOLS === '1';
 const isNeverRead = loadNeverRead(DEFAULT_NEVER_READ_FILE);
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
@@ -158,7 +160,7 @@ async function main(): Promise<void> {
   void set.ready(dir);
   let index = set.index(dir);
   if (!index) throw new Error('no index');
-  const building = index.warm();
+  const building = SYMBOLS ? Promise.all([index.warm(), set.warm(dir)]).then(() => undefined) : index.warm();
   let done = false;
   void building.then(() => {
     done = true;
@@ -243,6 +245,10 @@ async function main(): Promise<void> {
   const caughtUp = await caughtUpAt;
   const answered = await retrieval.collect(question(dir, `Who calls helper${8}?`), AbortSignal.timeout(10_000));
   const warmAnswer = performance.now() - restartStart;
+  if (SYMBOLS) {
+    await set.warm(dir);
+    console.log(`restart: the symbol index current after ${fmt(performance.now() - restartStart)} ms`);
+  }
   if (indexNote(answered)) throw new Error(`the index did not answer: ${indexNote(answered)}`);
   console.log(
     `restart: first answer after ${fmt(firstAnswer)} ms (${indexNote(first) ?? 'current'}); caught up after ${fmt(caughtUp)} ms, and a warm answer after ${fmt(warmAnswer)} ms; files compared ${index.compared}, read again ${index.reads}`,

@@ -50,8 +50,12 @@ export interface SourceSet {
 
 export function createSourceSet(deps: SourceDeps, options: SourceOptions = {}): SourceSet {
   const workspaces = new Workspaces(deps);
-  const symbols = createSymbolsSource(deps, workspaces, options.symbols);
   const indexes = createRetrievalIndexes(deps, workspaces, options.index);
+  // The symbol index keeps its tables in the workspace's persistent index when there is one.
+  const symbols = createSymbolsSource(deps, workspaces, {
+    tables: (root) => indexes.open(root)?.store.symbols,
+    ...options.symbols,
+  });
   if (options.warmWorkspace !== undefined) {
     void symbols.warm(options.warmWorkspace);
     void indexes.warm(options.warmWorkspace).catch(() => undefined);

@@ -17,10 +17,11 @@ import { branchBase, readHeadRef, refExists } from '../git/gitBranch.ts';
 import { type GitRunner, gitErrorReason, readPrefix } from '../git/gitRunner.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
+import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
 import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
-import type { RetrievalIndex } from './index/registry.ts';
+import type { IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import {
   NAME_PART_WORDS,
   nameParts,
@@ -41,6 +42,7 @@ import {
   isTaskPath,
   isTestPath,
   type RankContext,
+  type Relations,
   relationPatterns,
   relationRank,
   renderRegions,
@@ -632,10 +634,11 @@ export function createRetrievalSource(
         const from = new Map(resolved.map((r) => [r.name, r.from]));
         // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
         // fewer tokens than the regions of the few files the depth sends; the regions get the room left.
+        const stored = relations ? storedRelations(indexed, context.names, relations) : undefined;
         const related = relations
           ? relationListing(
-              [...byRelation.hits, ...nameHits, ...byResolved.hits],
-              relationRank(context.names, relations),
+              [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits],
+              stored?.rank(relationRank(context.names, relations)) ?? relationRank(context.names, relations),
               deps,
               Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS),
             )
@@ -730,6 +733,29 @@ function definedWords(words: readonly string[], hits: readonly GrepHit[]): Resol
   }
   // One word the code defines is the subject; several are more likely prose that code also spells.
   return out.length === 1 ? out : [];
+}
+
+/**
+ * The relation's lines the symbol index stored (storedUses.ts), to go before the fixed-string shapes' hits:
+ * imports as tree-sitter saw them (a name on its own line inside `from x import (…)` or a `use a::{…}` block,
+ * which no one-line shape spells), calls for constructions, type uses for subtypes. A stored import ranks
+ * as an import whatever its line looks like; the other kinds are candidates the shapes' ranking still judges.
+ */
+function storedRelations(
+  indexed: IndexAnswer | undefined,
+  names: readonly string[],
+  relations: Relations,
+): { hits: GrepHit[]; rank: (base: (line: string) => number) => (line: string) => number } | undefined {
+  if (!indexed?.uses) return undefined;
+  const kinds: ReferenceKind[] = [];
+  if (relations.imports) kinds.push('import');
+  if (relations.constructs) kinds.push('call');
+  if (relations.subtypes) kinds.push('type');
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]{2,}$/.test(name)).slice(0, 3);
+  if (kinds.length === 0 || simple.length === 0) return undefined;
+  const hits = indexed.uses(simple, kinds);
+  const imports = new Set(hits.filter((hit) => hit.kind === 'import').map((hit) => hit.text));
+  return { hits, rank: (base) => (line) => Math.max(base(line), imports.has(line) ? 1 : 0) };
 }
 
 /** Characters of a relation's listing, at most (and half the mode's total, whichever is smaller). */

@@ -1,8 +1,13 @@
 // Definitions and references of one parsed file. Walks the syntax tree with
 // the grammar's table (languages.ts): definition nodes give a name, a line
 // range and a signature (the text before the body, on one line); class-like
-// bodies give `Class.method`. References are the identifiers used, for the
-// repository map's ranking.
+// bodies give `Class.method`. References are the identifiers used, each with
+// its line and what the use is (a call, an import, a type), for the stored
+// index's "who uses X" and the repository map's ranking.
+//
+// Each definition also carries where its text is (`spans`, `sig`: offsets in
+// the file's text), so the stored index keeps numbers only and the names and
+// signatures are read again from the file when shown (`definitionAt`).
 
 import type { Node, Tree } from '@vscode/tree-sitter-wasm';
 import type { DefKind, GrammarSpec } from './languages.ts';
@@ -19,6 +24,20 @@ export interface Definition {
   signature: string;
   /** Nesting depth (0 at the top), for the outline's indentation. */
   depth: number;
+  /** Where the qualified name's pieces are in the text: `[from, to]` pairs, outermost first (the last is the name). */
+  spans: number[];
+  /** Where the signature's text is (`[from, to]`), and 1 when a body was cut off after it (its opener is dropped). */
+  sig: [number, number, number];
+}
+
+/** What a use of a name is, as the syntax says: a call (or construction), an import, a type, anything else. */
+export type ReferenceKind = 'call' | 'import' | 'type' | 'use';
+
+export interface Reference {
+  name: string;
+  /** 1-based. */
+  line: number;
+  kind: ReferenceKind;
 }
 
 const MAX_SIGNATURE = 200;
@@ -26,33 +45,45 @@ const MAX_SIGNATURE = 200;
 const MAX_DEFS = 400;
 /** Distinct referenced names kept per file. */
 const MAX_REFS = 600;
+/** Uses kept per file, and per name in a file (the stored index lists a few lines per file). */
+const MAX_USES = 2_000;
+const MAX_USES_PER_NAME = 3;
 /** How deep containers are looked into (`mod a { mod b { impl C { fn d } } }`). */
 const MAX_DEPTH = 4;
 
 /**
- * The header of a definition: its text before the body (`bodyField`; `-` for
- * none: the first line), whitespace collapsed, bounded.
+ * Where the header of a definition is: its text before the body (`bodyField`; `-` for none: the first line),
+ * bounded; `body` says a body was cut off after it.
  */
-function signatureOf(node: Node, bodyField: string | undefined): string {
+function signatureSpan(node: Node, bodyField: string | undefined): [number, number, number] {
   const body =
     bodyField === '-' ? null : (node.childForFieldName(bodyField ?? 'body') ?? node.childForFieldName('value'));
-  const text = node.text;
-  const end = body && body.startIndex > node.startIndex ? body.startIndex - node.startIndex : text.length;
+  const length = node.endIndex - node.startIndex;
+  const end = body && body.startIndex > node.startIndex ? body.startIndex - node.startIndex : length;
   // Only the first lines: a long object literal's value is not part of the signature.
-  let head = text.slice(0, Math.min(end, 600));
-  const newline = head.indexOf('\n');
-  if (!body && newline !== -1) head = head.slice(0, newline);
-  let flat = head.replace(/\s+/g, ' ').trim();
+  let to = Math.min(end, 600);
+  if (!body) {
+    const head = node.text.slice(0, to);
+    const newline = head.indexOf('\n');
+    if (newline !== -1) to = newline;
+  }
+  return [node.startIndex, node.startIndex + to, body ? 1 : 0];
+}
+
+/** The signature as shown: the span's text on one line, without the body's opener, bounded. */
+export function signatureText(text: string, [from, to, body]: readonly [number, number, number]): string {
+  let flat = text.slice(from, to).replace(/\s+/g, ' ').trim();
   // The opening of the body that was cut off (`{`, `:` of a Python def, `=` of an arrow function).
   if (body) flat = flat.replace(/\s*(\{|:|=>?)$/, '');
   return flat.length > MAX_SIGNATURE ? `${flat.slice(0, MAX_SIGNATURE - 1)}…` : flat;
 }
 
-/** A Go method's receiver type: `func (s *Store) Get()` → `Store`. */
-function goReceiver(node: Node): string | undefined {
+/** Where a Go method's receiver type is: `func (s *Store) Get()` → `Store`. */
+function goReceiver(node: Node): [number, number] | undefined {
   const receiver = node.childForFieldName('receiver');
-  const match = receiver ? /\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\)$/.exec(receiver.text) : null;
-  return match?.[1];
+  const match = receiver ? /\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\)$/d.exec(receiver.text) : null;
+  const at = match?.indices?.[1];
+  return receiver && at ? [receiver.startIndex + at[0], receiver.startIndex + at[1]] : undefined;
 }
 
 /** A Rust impl's type name without generics or paths: `impl<T> Trait for foo::Bar<T>` → `Bar`. */
@@ -61,13 +92,54 @@ function plainTypeName(text: string): string {
   return base.split('::').at(-1)?.trim() ?? base;
 }
 
+/** The span of a Rust impl's plain type name inside its type node's span. */
+function plainTypeSpan(node: Node): [number, number] {
+  const name = plainTypeName(node.text);
+  const at = node.text.replace(/<.*$/s, '').lastIndexOf(name);
+  return at < 0 ? [node.startIndex, node.endIndex] : [node.startIndex + at, node.startIndex + at + name.length];
+}
+
+/**
+ * A stored definition read again from its file's text (`spans`, `sig`); undefined when the text no longer
+ * holds it there (the file changed since it was indexed: the caller re-indexes it).
+ */
+export function definitionAt(
+  text: string,
+  stored: Pick<Definition, 'kind' | 'line' | 'endLine' | 'depth' | 'spans' | 'sig'>,
+): Definition | undefined {
+  const pieces: string[] = [];
+  for (let i = 0; i + 1 < stored.spans.length; i += 2) {
+    const from = stored.spans[i] ?? 0;
+    const to = stored.spans[i + 1] ?? 0;
+    if (to > text.length || from >= to) return undefined;
+    pieces.push(text.slice(from, to));
+  }
+  const name = pieces.at(-1);
+  if (!name || pieces.some((piece) => !/^[\p{L}\p{N}_$]+$/u.test(piece))) return undefined;
+  if (stored.sig[1] > text.length) return undefined;
+  return { ...stored, name, qualified: pieces.join('.'), signature: signatureText(text, stored.sig) };
+}
+
+/** The signature's span and its text (tests and the outline of a fresh parse read the text; the index keeps the span). */
+function signatureOf(node: Node, bodyField: string | undefined): { signature: string; sig: [number, number, number] } {
+  const sig = signatureSpan(node, bodyField);
+  return { sig, signature: signatureText(node.text, [0, sig[1] - sig[0], sig[2]]) };
+}
+
 export function extractDefinitions(tree: Tree, spec: GrammarSpec): Definition[] {
   const defs: Definition[] = [];
   const add = (def: Definition) => {
     if (defs.length < MAX_DEFS) defs.push(def);
   };
 
-  const visit = (node: Node, container: string | undefined, memberKind: DefKind | undefined, depth: number) => {
+  /** `container`: the enclosing names as they read (`OrderService`), `at`: where they are. */
+  const visit = (
+    node: Node,
+    container: string | undefined,
+    at: number[],
+    memberKind: DefKind | undefined,
+    depth: number,
+  ) => {
     if (defs.length >= MAX_DEFS || depth > MAX_DEPTH) return;
     for (const child of node.namedChildren) {
       if (!child) continue;
@@ -76,10 +148,21 @@ export function extractDefinitions(tree: Tree, spec: GrammarSpec): Definition[] 
       if (rule) {
         const nameNode = child.childForFieldName(rule.nameField ?? 'name');
         let name = nameNode?.text;
-        if (name && type === 'impl_item') name = plainTypeName(name);
-        if (!name) continue;
+        if (!nameNode || !name) continue;
+        let nameAt: [number, number] = [nameNode.startIndex, nameNode.endIndex];
+        if (type === 'impl_item') {
+          name = plainTypeName(name);
+          nameAt = plainTypeSpan(nameNode);
+        }
         let qualifier = container;
-        if (type === 'method_declaration' && child.childForFieldName('receiver')) qualifier = goReceiver(child);
+        let qualifierAt = at;
+        if (type === 'method_declaration' && child.childForFieldName('receiver')) {
+          const receiver = goReceiver(child);
+          qualifier = receiver
+            ? child.text.slice(receiver[0] - child.startIndex, receiver[1] - child.startIndex)
+            : undefined;
+          qualifierAt = receiver ?? [];
+        }
         const kind = memberKind && (rule.kind === 'function' || rule.kind === 'method') ? memberKind : rule.kind;
         // A Rust impl is not a definition of its own (the struct is); it only qualifies its methods.
         if (type !== 'impl_item') {
@@ -89,14 +172,16 @@ export function extractDefinitions(tree: Tree, spec: GrammarSpec): Definition[] 
             kind,
             line: child.startPosition.row + 1,
             endLine: child.endPosition.row + 1,
-            signature: signatureOf(child, rule.wholeLine ? '-' : rule.members),
             depth,
+            spans: [...qualifierAt, ...nameAt],
+            ...signatureOf(child, rule.wholeLine ? '-' : rule.members),
           });
         }
         if (rule.members) {
           const body = child.childForFieldName(rule.members);
           const inner = qualifier && type !== 'impl_item' ? `${qualifier}.${name}` : name;
-          if (body) visit(body, inner, rule.memberKind, type === 'impl_item' ? depth : depth + 1);
+          const innerAt = qualifier && type !== 'impl_item' ? [...qualifierAt, ...nameAt] : nameAt;
+          if (body) visit(body, inner, innerAt, rule.memberKind, type === 'impl_item' ? depth : depth + 1);
         }
         continue;
       }
@@ -114,38 +199,120 @@ export function extractDefinitions(tree: Tree, spec: GrammarSpec): Definition[] 
             kind: isFunction ? 'function' : declarator.kind,
             line: child.startPosition.row + 1,
             endLine: child.endPosition.row + 1,
-            signature: signatureOf(child, isFunction ? undefined : '-'),
             depth,
+            spans: [nameNode.startIndex, nameNode.endIndex],
+            ...signatureOf(child, isFunction ? undefined : '-'),
           });
         }
         continue;
       }
       if (spec.through.includes(type)) {
         // `export_statement`, decorators, Go's `type ( … )`: look through, same container.
-        visit(child, container, memberKind, depth);
+        visit(child, container, at, memberKind, depth);
       } else if (container !== undefined && (type === 'class_body' || type === 'declaration_list')) {
-        visit(child, container, memberKind, depth);
+        visit(child, container, at, memberKind, depth);
       }
     }
   };
-  visit(tree.rootNode, undefined, undefined, 0);
+  visit(tree.rootNode, undefined, [], undefined, 0);
   return defs;
 }
 
 /** Distinct identifiers the file uses (at least three characters), bounded. */
 export function extractReferences(tree: Tree, spec: GrammarSpec): string[] {
+  return extractUses(tree, spec).names;
+}
+
+/** Node types that bring names into a file: every name under them is imported. */
+const IMPORTS = new Set([
+  'import_statement',
+  'import_from_statement',
+  'future_import_statement',
+  'import_declaration',
+  'import_spec',
+  'use_declaration',
+  'extern_crate_declaration',
+]);
+/** Calls and constructions, with the fields that hold what is called. */
+const CALLS: Record<string, readonly string[]> = {
+  call_expression: ['function'],
+  call: ['function'],
+  new_expression: ['constructor'],
+  method_invocation: ['name'],
+  object_creation_expression: ['type'],
+  macro_invocation: ['macro'],
+  struct_expression: ['name'],
+  composite_literal: ['type'],
+};
+/** Member accesses and paths (`a.b`, `a::b`), with the field of the member's name and of the path before it. */
+const MEMBERS: Record<string, readonly string[]> = {
+  member_expression: ['property'],
+  attribute: ['attribute'],
+  field_expression: ['field'],
+  selector_expression: ['field'],
+  scoped_identifier: ['name', 'path'],
+  scoped_type_identifier: ['name', 'path'],
+  generic_type: ['type'],
+};
+
+interface Frame {
+  type: string;
+  field: string | null;
+}
+
+/** What a name at this place is used as, from its own field and its nearest ancestors. */
+function useKind(type: string, field: string | null, stack: readonly Frame[], importing: boolean): ReferenceKind {
+  if (importing) return 'import';
+  const parent = stack.at(-1);
+  const grand = stack.at(-2);
+  if (parent && CALLS[parent.type]?.includes(field ?? '')) return 'call';
+  if (parent && grand && MEMBERS[parent.type]?.includes(field ?? '') && CALLS[grand.type]?.includes(parent.field ?? ''))
+    return 'call';
+  if (type.endsWith('type_identifier') || field === 'type' || parent?.type === 'type') return 'type';
+  return 'use';
+}
+
+/**
+ * The names the file uses: each distinct one (for the map's ranking), and each use with its line and kind (a
+ * few per name), bounded. The walk is a cursor's, iterative: a deeply nested file costs no stack.
+ */
+export function extractUses(tree: Tree, spec: GrammarSpec): { names: string[]; uses: Reference[] } {
   const seen = new Set<string>();
+  const perName = new Map<string, number>();
+  const uses: Reference[] = [];
+  const stack: Frame[] = [];
+  let importing = 0;
   const cursor = tree.walk();
   try {
     let descend = true;
     for (;;) {
-      if (descend && cursor.gotoFirstChild()) continue;
-      const type = cursor.nodeType;
-      if (spec.references.includes(type)) {
-        const text = cursor.nodeText;
-        if (text.length >= 3 && text.length <= 80) {
-          seen.add(text);
-          if (seen.size >= MAX_REFS) break;
+      if (descend) {
+        const type = cursor.nodeType;
+        const field = cursor.currentFieldName;
+        const parent = stack.at(-1);
+        const rule = parent ? spec.rules[parent.type] : undefined;
+        // A definition's own name is not a use of it.
+        const defining = rule !== undefined && field === (rule.nameField ?? 'name');
+        if (!defining && spec.references.includes(type)) {
+          const text = cursor.nodeText;
+          if (text.length >= 3 && text.length <= 80) {
+            if (seen.size < MAX_REFS) seen.add(text);
+            const count = perName.get(text) ?? 0;
+            if (count < MAX_USES_PER_NAME && uses.length < MAX_USES) {
+              perName.set(text, count + 1);
+              uses.push({
+                name: text,
+                line: cursor.startPosition.row + 1,
+                kind: useKind(type, field, stack, importing > 0),
+              });
+            }
+            if (seen.size >= MAX_REFS && uses.length >= MAX_USES) break;
+          }
+        }
+        if (cursor.gotoFirstChild()) {
+          stack.push({ type, field });
+          if (IMPORTS.has(type)) importing++;
+          continue;
         }
       }
       if (cursor.gotoNextSibling()) {
@@ -155,6 +322,8 @@ export function extractReferences(tree: Tree, spec: GrammarSpec): string[] {
       // Up until a parent has a next sibling.
       let moved = false;
       while (cursor.gotoParent()) {
+        const left = stack.pop();
+        if (left && IMPORTS.has(left.type)) importing--;
         if (cursor.gotoNextSibling()) {
           moved = true;
           break;
@@ -166,5 +335,5 @@ export function extractReferences(tree: Tree, spec: GrammarSpec): string[] {
   } finally {
     cursor.delete();
   }
-  return [...seen];
+  return { names: [...seen], uses };
 }

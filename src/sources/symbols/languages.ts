@@ -7,18 +7,22 @@ import { byExtension } from '../byExtension.ts';
 /** A grammar shipped in @vscode/tree-sitter-wasm. */
 export type Grammar = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 
-export type DefKind =
-  | 'function'
-  | 'class'
-  | 'method'
-  | 'interface'
-  | 'type'
-  | 'enum'
-  | 'const'
-  | 'variable'
-  | 'struct'
-  | 'trait'
-  | 'module';
+/** The kinds of definition, in a fixed order (the stored index keeps a kind as its place here). */
+export const DEF_KINDS = [
+  'function',
+  'class',
+  'method',
+  'interface',
+  'type',
+  'enum',
+  'const',
+  'variable',
+  'struct',
+  'trait',
+  'module',
+] as const;
+
+export type DefKind = (typeof DEF_KINDS)[number];
 
 /** How one node type is read. */
 export interface NodeRule {

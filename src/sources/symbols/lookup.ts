@@ -1,15 +1,23 @@
 // From the terms of a question to context items: each identifier's
 // definitions (the code from its signature down, bounded) and the outline of
 // each file in play (named, or holding a definition found). The file text is
-// read again through the guard when rendering: the index keeps line ranges,
-// not code.
+// read again through the guard when rendering: the index keeps line ranges and
+// offsets, not code, and a definition whose text moved since (the file changed)
+// is left out until the file is parsed again.
 
 import type { QuestionIdentifier } from '../../shared/question.ts';
 import type { ContextItem } from '../../shared/types.ts';
 import type { FileGuard, Zone } from '../workspace/guard.ts';
 import { admit } from './admit.ts';
-import type { Definition } from './extract.ts';
-import type { DefinitionHit, SymbolIndex } from './symbolIndex.ts';
+import { type Definition, definitionAt } from './extract.ts';
+import type { SymbolIndex } from './symbolIndex.ts';
+import type { StoredDefinition } from './symbolTables.ts';
+
+/** A definition found, read back from its file. */
+export interface DefinitionHit {
+  rel: string;
+  def: Definition;
+}
 
 /** What a lookup searches for: the question's identifiers and path tokens. */
 export interface Terms {
@@ -65,27 +73,37 @@ export function findDefinitions(
   index: SymbolIndex,
   terms: Terms,
   inPlay: ReadonlySet<string>,
+  reader: LineReader,
   limits: LookupLimits = defaultLookupLimits,
 ): { hits: DefinitionHit[]; missed: string[] } {
   const hits: DefinitionHit[] = [];
   const missed: string[] = [];
   const seen = new Set<string>();
-  const rank = (hit: DefinitionHit) => (inPlay.has(hit.rel) ? 0 : 4) + (TEST_PATH.test(hit.rel) ? 2 : 0);
+  type Stored = { rel: string; def: StoredDefinition };
+  const rank = (hit: Stored) => (inPlay.has(hit.rel) ? 0 : 4) + (TEST_PATH.test(hit.rel) ? 2 : 0);
   for (const { term, tries } of terms.identifiers) {
     let found: DefinitionHit[] = [];
     for (const name of tries) {
-      found = index.lookup(name);
+      const sorted = index
+        .lookup(name)
+        .sort(
+          (a, b) =>
+            rank(a) - rank(b) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel) || a.def.line - b.def.line,
+        );
+      // Read back from the files, best first, until the term has its share: the key matched, the text says.
+      found = [];
+      for (const stored of sorted) {
+        const def = reader.definition(stored.rel, stored.def);
+        if (def && (def.name === name || def.qualified === name)) found.push({ rel: stored.rel, def });
+        if (found.length >= limits.perTerm) break;
+      }
       if (found.length > 0) break;
     }
     if (found.length === 0) {
       missed.push(term);
       continue;
     }
-    const sorted = [...found].sort(
-      (a, b) =>
-        rank(a) - rank(b) || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel) || a.def.line - b.def.line,
-    );
-    for (const hit of sorted.slice(0, limits.perTerm)) {
+    for (const hit of found) {
       const id = `${hit.rel}#${hit.def.qualified}#${hit.def.line}`;
       if (seen.has(id) || hits.length >= limits.definitions) continue;
       seen.add(id);
@@ -98,6 +116,7 @@ export function findDefinitions(
 /** Reads files for rendering, once per file per collection. */
 export class LineReader {
   readonly #cache = new Map<string, string[] | undefined>();
+  readonly #texts = new Map<string, string | undefined>();
 
   constructor(
     private readonly guard: FileGuard,
@@ -107,10 +126,33 @@ export class LineReader {
 
   lines(rel: string): string[] | undefined {
     if (this.#cache.has(rel)) return this.#cache.get(rel);
-    const read = admit(this.guard, this.zone, this.root, rel);
-    const lines = 'text' in read ? read.text.split('\n') : undefined;
+    const lines = this.text(rel)?.split('\n');
     this.#cache.set(rel, lines);
     return lines;
+  }
+
+  text(rel: string): string | undefined {
+    if (this.#texts.has(rel)) return this.#texts.get(rel);
+    const read = admit(this.guard, this.zone, this.root, rel);
+    const text = 'text' in read ? read.text : undefined;
+    this.#texts.set(rel, text);
+    return text;
+  }
+
+  /** A stored definition read back from its file; undefined when the file no longer holds it there. */
+  definition(rel: string, stored: StoredDefinition): Definition | undefined {
+    const text = this.text(rel);
+    return text === undefined ? undefined : definitionAt(text, stored);
+  }
+
+  /** A file's stored definitions read back (those its text still holds). */
+  definitions(rel: string, stored: readonly StoredDefinition[]): Definition[] {
+    const out: Definition[] = [];
+    for (const def of stored) {
+      const read = this.definition(rel, def);
+      if (read) out.push(read);
+    }
+    return out;
   }
 }
 

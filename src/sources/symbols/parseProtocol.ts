@@ -2,7 +2,7 @@
 // other: plain data, copied by structured clone. The main thread reads every
 // file through the guard and sends its text; the worker reads nothing.
 
-import type { Definition } from './extract.ts';
+import type { Definition, Reference } from './extract.ts';
 import type { Grammar } from './languages.ts';
 
 export interface ParseJob {
@@ -21,12 +21,12 @@ export interface ParseRequest {
 }
 
 /**
- * One job's result: the file's definitions and the hashes the repository map ranks by (those of its
- * definitions' and referenced names: a few bytes a name rather than a string each), why its language goes off (its grammar did not
- * load, a parse timed out), or why this file alone was not indexed (extraction threw on it).
+ * One job's result: the file's definitions, its uses of names, and the hashes the repository map ranks by
+ * (those of its definitions' and referenced names), why its language goes off (its grammar did not load, a
+ * parse timed out), or why this file alone was not indexed (extraction threw on it).
  */
 export type ParseOutcome =
-  | { rel: string; defs: Definition[]; names: Int32Array }
+  | { rel: string; defs: Definition[]; uses: Reference[]; names: Int32Array }
   | { rel: string; off: string }
   | { rel: string; skip: string };
 

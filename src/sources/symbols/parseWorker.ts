@@ -4,7 +4,7 @@
 // once idle). It parses the texts it is sent and answers with plain data.
 
 import { parentPort } from 'node:worker_threads';
-import { extractDefinitions, extractReferences } from './extract.ts';
+import { extractDefinitions, extractUses } from './extract.ts';
 import { loadGrammar, parseWithin } from './grammars.ts';
 import { SPECS } from './languages.ts';
 import type { ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
@@ -31,7 +31,8 @@ async function handle(request: ParseRequest): Promise<ParseReply> {
     try {
       const spec = SPECS[job.grammar];
       const defs = extractDefinitions(tree, spec);
-      outcomes.push({ rel: job.rel, defs, names: rankNames(defs, extractReferences(tree, spec)) });
+      const { names, uses } = extractUses(tree, spec);
+      outcomes.push({ rel: job.rel, defs, uses, names: rankNames(defs, names) });
     } catch (error) {
       // One file the extraction cannot take (a stack overflow on deep nesting): that file is skipped, its
       // language and the rest of the batch are not. The reason names the error, never the file's text.

@@ -16,7 +16,17 @@
 import type { CpuPool } from '../../shared/cpuPool.ts';
 import { taskModule } from '../../shared/cpuPool.ts';
 import type { Definition } from './extract.ts';
-import type { IndexedFile } from './symbolIndex.ts';
+import type { SymbolTables } from './symbolTables.ts';
+
+/**
+ * What the map reads of an index: the ranking's numbers of its files, a page at a time (from the tables, not
+ * held in the heap), and the definitions of the few files shown, read back from their text (one per stored
+ * definition, in order; undefined for one the file no longer holds).
+ */
+export interface MapSource {
+  tables: Pick<SymbolTables, 'rankPage'>;
+  definitions(rel: string): (Definition | undefined)[];
+}
 
 export interface RepoMapOptions {
   maxChars: number;
@@ -244,38 +254,47 @@ class NameTable {
   }
 }
 
-/** Files packed per turn of the event loop: about 5 ms on a loaded core (50,000 files take 20-50 ms). */
-const PACK_FILES_PER_TURN = 10_000;
+/** Files read from the tables per turn of the event loop (a page of rows). */
+const PACK_FILES_PER_TURN = 2_000;
 
 /**
- * The index as the ranking reads it: one array of numbers, the paths joined, and the files in that order.
- * The files are taken at once (two native copies), their numbers copied a bounded number per turn.
+ * The index as the ranking reads it: one array of numbers, the paths joined. The tables are read a page per
+ * turn; the pages are joined into one array at the end.
  */
-async function packIndex(files: ReadonlyMap<string, IndexedFile>) {
-  const rels = [...files.keys()];
-  const entries = [...files.values()];
+async function packIndex(tables: MapSource['tables']) {
+  const rels: string[] = [];
+  const parts: Int32Array[] = [];
   let words = 0;
-  for (const file of entries) words += file.names.length;
+  for (let after = ''; ; ) {
+    const page = tables.rankPage(after, PACK_FILES_PER_TURN);
+    if (page.length === 0) break;
+    for (const [rel, names] of page) {
+      rels.push(rel);
+      parts.push(names);
+      words += names.length;
+    }
+    after = page.at(-1)?.[0] ?? after;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   const data = new Int32Array(words);
   let at = 0;
-  for (const [i, file] of entries.entries()) {
-    data.set(file.names, at);
-    at += file.names.length;
-    if ((i + 1) % PACK_FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+  for (const part of parts) {
+    data.set(part, at);
+    at += part.length;
   }
-  return { data, rels: rels.join('\0'), entries, paths: rels };
+  return { data, rels: rels.join('\0'), paths: rels };
 }
 
 /**
- * The map of `files` as it is now: ranked inline when the index is small, else in `pool` (the event
+ * The map of the index as it is now: ranked inline when the index is small, else in `pool` (the event
  * loop only packs the index and renders the top of the order). Rejects when the pool fails.
  */
 export async function repoMap(
-  files: ReadonlyMap<string, IndexedFile>,
+  index: MapSource,
   options: RepoMapOptions,
   pool: CpuPool | undefined,
 ): Promise<{ text: string; files: number }> {
-  const packed = await packIndex(files);
+  const packed = await packIndex(index.tables);
   const ranked =
     pool && packed.data.length > INLINE_MAX_WORDS
       ? await pool.run<RankOrder>(
@@ -288,13 +307,13 @@ export async function repoMap(
           POOL_LIMIT_MS,
         )
       : rankPacked(packed.data, packed.rels, options);
-  return renderRepoMap(packed.paths, packed.entries, ranked, options);
+  return renderRepoMap(packed.paths, index, ranked, options);
 }
 
 /** `path:` then its top definitions, best files first, while they fit in `maxChars`. */
 function renderRepoMap(
   paths: readonly string[],
-  entries: readonly IndexedFile[],
+  index: MapSource,
   ranked: RankOrder,
   options: RepoMapOptions,
 ): { text: string; files: number } {
@@ -303,12 +322,12 @@ function renderRepoMap(
   let counted = 0;
   for (let i = 0; i < ranked.top; i++) {
     const id = ranked.order[i] ?? 0;
-    const defs = entries[id]?.defs ?? [];
+    const defs = index.definitions(paths[id] ?? '');
     const first = counted;
     counted += defs.length;
     const byUse = defs
       .map((def, k) => ({ def, users: ranked.users[first + k] ?? 0 }))
-      .filter(({ def }) => def.depth <= 1)
+      .filter((entry): entry is { def: Definition; users: number } => entry.def !== undefined && entry.def.depth <= 1)
       .sort((a, b) => b.users - a.users || a.def.depth - b.def.depth || a.def.line - b.def.line);
     const shown = byUse.slice(0, options.perFile).sort((a, b) => a.def.line - b.def.line);
     const lines = [`${paths[id]}:`, ...shown.map(({ def }) => `${'  '.repeat(def.depth + 1)}${def.signature}`)];

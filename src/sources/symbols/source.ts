@@ -26,8 +26,10 @@ import {
   resolvePaths,
   type Terms,
 } from './lookup.ts';
-import { defaultRepoMapOptions, repoMap } from './repoMap.ts';
+import { sharedParseHost } from './parseHost.ts';
+import { defaultRepoMapOptions, type MapSource, repoMap } from './repoMap.ts';
 import { defaultIndexOptions, type IndexOptions, SymbolIndex } from './symbolIndex.ts';
+import type { SymbolTables } from './symbolTables.ts';
 import { wordSearch } from './wordSearch.ts';
 
 export interface SymbolsOptions extends IndexOptions {
@@ -47,6 +49,11 @@ export interface SymbolsOptions extends IndexOptions {
   mapChars: number;
   /** Where a large index's map is ranked (the process's CPU pool by default). */
   pool?: CpuPool;
+  /**
+   * The tables of a workspace's persistent index (by its root), where its symbols are kept across restarts;
+   * undefined (or none given): they are kept in memory.
+   */
+  tables?: (root: string) => SymbolTables | undefined;
 }
 
 export const defaultSymbolsOptions: SymbolsOptions = {
@@ -75,8 +82,7 @@ const LOOKUP_KEYS = ['symbols.def.', 'symbols.outline.', 'symbols.search.'];
  * map of what the head leaves out.
  */
 function sentWhole(index: SymbolIndex, rel: string): boolean {
-  const defs = index.files.get(rel)?.defs;
-  return defs?.every((def) => def.endLine <= defaultFilesOptions.namedLines) === true;
+  return index.has(rel) && index.definitionsOf(rel).every((def) => def.endLine <= defaultFilesOptions.namedLines);
 }
 
 export function createSymbolsSource(
@@ -99,7 +105,8 @@ export function createSymbolsSource(
   const indexFor = (root: string) => {
     let index = indexes.get(root);
     if (!index) {
-      index = new SymbolIndex(root, deps.isNeverRead, deps.allowedRoots, opts);
+      const host = sharedParseHost({ workerUrl: opts.workerUrl, idleMs: opts.workerIdleMs });
+      index = new SymbolIndex(root, deps.isNeverRead, deps.allowedRoots, opts, host, opts.tables?.(root));
       indexes.set(root, index);
     }
     return index;
@@ -150,7 +157,7 @@ export function createSymbolsSource(
     if (running) return running;
     if (closed || maps.get(index.root)?.version === index.version) return Promise.resolve();
     const version = index.version;
-    const done = repoMap(index.files, mapOptions, pool)
+    const done = repoMap(mapSource(index, deps), mapOptions, pool)
       .then(({ text, files }) => {
         const item: ContextItem | undefined =
           files === 0
@@ -206,7 +213,7 @@ export function createSymbolsSource(
           .named(deps.homeDir, input.question.paths)
           .inside.map((m) => m.rel)
           // A file in the index came from the listing, which leaves ignored files out: no .gitignore read for it.
-          .filter((rel) => grammarOf(rel) !== undefined && (index.files.has(rel) || !isGitIgnored(root, rel)))
+          .filter((rel) => grammarOf(rel) !== undefined && (index.has(rel) || !isGitIgnored(root, rel)))
       : [];
     const bare = terms.paths.filter((token) => !token.includes('/') && grammarOf(token) !== undefined);
     const byName =
@@ -274,7 +281,7 @@ export function createSymbolsSource(
       const zone = workspaceZone(root, deps.allowedRoots);
       const reader = new LineReader(guard, zone, root);
       const inPlay = named;
-      const { hits, missed } = findDefinitions(index, terms, new Set(inPlay));
+      const { hits, missed } = findDefinitions(index, terms, new Set(inPlay), reader);
       const out: ContextItem[] = [];
       const notes: SkippedPath[] = [];
       for (const hit of hits) {
@@ -291,14 +298,14 @@ export function createSymbolsSource(
         const why = inPlay.includes(rel)
           ? 'the definitions of a file named in the conversation'
           : 'the definitions of a file that defines a name in the question';
-        const item = outlineItem(rel, index.files.get(rel)?.defs ?? [], defaultLookupLimits, why);
+        const item = outlineItem(rel, reader.definitions(rel, index.definitionsOf(rel)), defaultLookupLimits, why);
         if (item) out.push(item);
-        const refusal = index.skipped.get(rel);
-        if (refusal) notes.push({ path: rel, reason: refusal.reason });
+        const refusal = index.skipOf(rel);
+        if (refusal) notes.push({ path: rel, reason: refusal });
       }
       for (const rel of named) {
-        const refusal = index.skipped.get(rel);
-        if (refusal && !outlined.includes(rel)) notes.push({ path: rel, reason: refusal.reason });
+        const refusal = index.skipOf(rel);
+        if (refusal && !outlined.includes(rel)) notes.push({ path: rel, reason: refusal });
       }
       if (missed.length > 0 && wanted('symbols.search.')) {
         const listing = (await ws.walk()).files;
@@ -324,6 +331,19 @@ export function createSymbolsSource(
       timers.clear();
       for (const index of indexes.values()) index.close();
     },
+  };
+}
+
+/** The map's view of an index: its tables, and the shown files' definitions read back through the guard. */
+function mapSource(index: SymbolIndex, deps: SourceDeps): MapSource {
+  const reader = new LineReader(
+    new FileGuard(deps.isNeverRead),
+    workspaceZone(index.root, deps.allowedRoots),
+    index.root,
+  );
+  return {
+    tables: index.tables,
+    definitions: (rel) => index.definitionsOf(rel).map((def) => reader.definition(rel, def)),
   };
 }
 

@@ -1,5 +1,7 @@
 // The symbol index of one workspace: per file, its definitions and the names
-// it uses. Built in the background: this thread lists, stats and reads the
+// it uses, kept in its tables (symbolTables.ts: the workspace's persistent
+// index when one is open, so a restart reparses only the files whose stamp
+// changed; else in memory). Built in the background: this thread lists, stats and reads the
 // files (through the guard) in small slices, so other sources and requests
 // keep their turns, and the parse worker (parseHost.ts) parses them, so the
 // parser's memory is not the server's. Incremental: a rebuild, started when the
@@ -12,23 +14,16 @@ import { statStamp } from '../workspace/fingerprint.ts';
 import { FileGuard, workspaceZone, type Zone } from '../workspace/guard.ts';
 import { admit } from './admit.ts';
 import { BuildPacer } from './buildPacer.ts';
-import type { Definition } from './extract.ts';
 import { defaultLocator, type GrammarLocator } from './grammars.ts';
 import { type Grammar, grammarOf } from './languages.ts';
 import { defaultParseHostOptions, type ParseHost, ParseLost, sharedParseHost } from './parseHost.ts';
 import type { ParseJob } from './parseProtocol.ts';
+import { MemorySymbolTables, type StoredDefinition, type SymbolTables } from './symbolTables.ts';
 
-export interface IndexedFile {
-  stamp: string;
-  grammar: Grammar;
-  defs: Definition[];
-  /** What the repository map's ranking reads: its definitions' and referenced names' hashes (repoMap.ts `rankNames`). */
-  names: Int32Array;
-}
-
+/** A definition found by name, as stored (extract.ts `definitionAt` reads its name and signature again). */
 export interface DefinitionHit {
   rel: string;
-  def: Definition;
+  def: StoredDefinition;
 }
 
 export interface IndexOptions {
@@ -83,9 +78,6 @@ export interface IndexState {
 }
 
 export class SymbolIndex {
-  readonly files = new Map<string, IndexedFile>();
-  /** Files not parsed, why, and the stamp they had then (bounded), for the report. */
-  readonly skipped = new Map<string, { reason: string; stamp: string }>();
   readonly #off = new Map<Grammar, string>();
   /** Per language, how often the worker crashed on a batch holding it. */
   readonly #crashes = new Map<Grammar, number>();
@@ -93,10 +85,14 @@ export class SymbolIndex {
   #reads = 0;
   /**
    * Per file, the number of the read the index holds the result of. A background batch read before a
-   * request's refresh can come back after it: its older result must not replace the fresher one.
+   * request's refresh can come back after it: its older result must not replace the fresher one. Cleared
+   * whenever no batch is in the worker (no older result can come back then).
    */
   readonly #held = new Map<string, number>();
-  #byName: Map<string, DefinitionHit[]> | undefined;
+  #inWorker = 0;
+  /** The tables held parsed files when this index was made (a stored index: lookups answer while it catches up). */
+  readonly #stored: boolean;
+  #counts: { indexed: number; skipped: number } | undefined;
   #builtFor: string | undefined;
   #wantedFor: string | undefined;
   #building: Promise<void> | undefined;
@@ -107,6 +103,8 @@ export class SymbolIndex {
   readonly #host: ParseHost;
   /** Bumps whenever the index changes (memos of rendered results key on it). */
   version = 0;
+  /** Files sent to the parser since this index was made (a restart should parse only what changed). */
+  parsed = 0;
 
   constructor(
     readonly root: string,
@@ -114,19 +112,36 @@ export class SymbolIndex {
     private readonly allowedRoots: readonly string[],
     private readonly options: IndexOptions = defaultIndexOptions,
     host: ParseHost = sharedParseHost({ workerUrl: options.workerUrl, idleMs: options.workerIdleMs }),
+    readonly tables: SymbolTables = new MemorySymbolTables(),
   ) {
     this.#host = host;
     this.#pacer = new BuildPacer(options.maxPauseMs);
+    this.#stored = this.#count().indexed > 0;
   }
 
   state(): IndexState {
     return {
-      ready: this.#builtFor !== undefined,
+      ready: this.#builtFor !== undefined || this.#stored,
       current: this.#builtFor !== undefined && this.#building === undefined,
-      indexed: this.files.size,
+      indexed: this.#count().indexed,
       listed: this.#listed,
       off: this.#off,
     };
+  }
+
+  /** Whether `rel` is parsed and held. */
+  has(rel: string): boolean {
+    const state = this.tables.state(rel);
+    return state !== undefined && state.skip === undefined;
+  }
+
+  /** Why `rel` was not parsed, if it was not. */
+  skipOf(rel: string): string | undefined {
+    return this.tables.state(rel)?.skip;
+  }
+
+  definitionsOf(rel: string): StoredDefinition[] {
+    return this.tables.definitionsOf(rel);
   }
 
   /**
@@ -188,24 +203,9 @@ export class SymbolIndex {
     this.#pacer.hurry();
   }
 
-  /** Definitions by bare or qualified name (`create`, `OrderService.create`). */
+  /** Definitions by bare or qualified name (`create`, `OrderService.create`), as stored (by the name's key). */
   lookup(name: string): DefinitionHit[] {
-    if (!this.#byName) {
-      const byName = new Map<string, DefinitionHit[]>();
-      const add = (key: string, hit: DefinitionHit) => {
-        const list = byName.get(key);
-        if (list) list.push(hit);
-        else byName.set(key, [hit]);
-      };
-      for (const [rel, file] of this.files) {
-        for (const def of file.defs) {
-          add(def.name, { rel, def });
-          if (def.qualified !== def.name) add(def.qualified, { rel, def });
-        }
-      }
-      this.#byName = byName;
-    }
-    return this.#byName.get(name) ?? [];
+    return this.tables.definitions(name);
   }
 
   async #build(listing: readonly string[], first: (rel: string) => number): Promise<void> {
@@ -214,11 +214,22 @@ export class SymbolIndex {
       if (grammarOf(rel) !== undefined && wanted.size < this.options.maxFiles) wanted.add(rel);
     }
     this.#listed = wanted.size;
-    for (const rel of this.files.keys()) {
-      if (!wanted.has(rel)) {
-        this.#newer(rel, ++this.#reads);
-        this.#drop(rel);
+    // Held files that left the listing, read a page of paths at a time.
+    for (let after = ''; ; ) {
+      const page = this.tables.relsAfter(after, 500);
+      if (page.length === 0) break;
+      after = page.at(-1) as string;
+      const gone = page.filter((rel) => !wanted.has(rel));
+      if (gone.length > 0) {
+        this.tables.write(() => {
+          for (const rel of gone) {
+            this.#newer(rel, ++this.#reads);
+            this.#drop(rel);
+          }
+        });
       }
+      await this.#pacer.pause();
+      if (this.#closed) return;
     }
     // Files the question hints at go first (the best hints first), so a lookup during the first build finds
     // them sooner.
@@ -277,8 +288,7 @@ export class SymbolIndex {
     if (!grammar || this.#off.has(grammar)) return undefined;
     const seq = ++this.#reads;
     const stamp = statStamp(path.join(this.root, rel));
-    const known = this.files.get(rel);
-    if (known?.stamp === stamp || this.skipped.get(rel)?.stamp === stamp) return undefined;
+    if (this.tables.state(rel)?.stamp === stamp) return undefined;
     let wasm: string;
     try {
       wasm = this.options.locate(grammar);
@@ -310,6 +320,8 @@ export class SymbolIndex {
    */
   async #parse(batch: Prepared[], waited: boolean): Promise<void> {
     let outcomes: Awaited<ReturnType<ParseHost['parse']>>;
+    this.parsed += batch.length;
+    this.#inWorker++;
     try {
       outcomes = await this.#host.parse(
         batch.map((prepared) => prepared.job),
@@ -319,7 +331,10 @@ export class SymbolIndex {
     } catch (error) {
       if (this.#closed) return;
       const reason = error instanceof Error ? error.message : String(error);
-      for (const { job, seq } of batch) if (this.#newer(job.rel, seq)) this.#skip(job.rel, reason, '');
+      this.#write(() => {
+        for (const { job, seq } of batch) if (this.#newer(job.rel, seq)) this.#skip(job.rel, reason, '');
+      });
+      if (--this.#inWorker === 0) this.#held.clear();
       if (!(error instanceof ParseLost) || !error.culprit) return;
       for (const grammar of new Set(batch.map((prepared) => prepared.job.grammar))) {
         const crashes = (this.#crashes.get(grammar) ?? 0) + 1;
@@ -328,25 +343,39 @@ export class SymbolIndex {
       }
       return;
     }
-    outcomes.forEach((outcome, i) => {
-      const prepared = batch[i];
-      if (!prepared) return;
-      const { job, stamp, seq } = prepared;
-      if ('off' in outcome) {
-        if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, outcome.off);
-        return;
-      }
-      if (!this.#newer(job.rel, seq)) return;
-      if ('skip' in outcome) {
-        // Its old definitions no longer match its text; it is read again once it changes.
-        this.#drop(job.rel);
-        this.#skip(job.rel, outcome.skip, stamp);
-        return;
-      }
-      this.files.set(job.rel, { stamp, grammar: job.grammar, defs: outcome.defs, names: outcome.names });
-      this.skipped.delete(job.rel);
+    if (this.#closed) return;
+    this.#write(() =>
+      outcomes.forEach((outcome, i) => {
+        const prepared = batch[i];
+        if (!prepared) return;
+        const { job, stamp, seq } = prepared;
+        if ('off' in outcome) {
+          if (!this.#off.has(job.grammar)) this.#off.set(job.grammar, outcome.off);
+          return;
+        }
+        if (!this.#newer(job.rel, seq)) return;
+        if ('skip' in outcome) {
+          // Its old definitions no longer match its text; it is read again once it changes.
+          this.#skip(job.rel, outcome.skip, stamp);
+          return;
+        }
+        this.tables.put(job.rel, stamp, outcome.defs, outcome.uses, outcome.names);
+        this.#changed();
+      }),
+    );
+    if (--this.#inWorker === 0) this.#held.clear();
+  }
+
+  /**
+   * One write of the tables. One that fails (the index file locked by another process past its wait, a full
+   * disk) loses this batch only: its files are read again at the next update, whose stamps do not match.
+   */
+  #write(fn: () => void): void {
+    try {
+      this.tables.write(fn);
+    } catch {
       this.#changed();
-    });
+    }
   }
 
   /** Whether read `seq` of `rel` is at least as new as what the index holds for it; if so, it is held now. */
@@ -356,17 +385,23 @@ export class SymbolIndex {
     return true;
   }
 
-  /** Notes a file not parsed (bounded); with an empty stamp it is read again at the next update. */
+  /** Notes a file not parsed, and why; with an empty stamp it is read again at the next update. */
   #skip(rel: string, reason: string, stamp: string): void {
-    if (this.skipped.size < 200 || this.skipped.has(rel)) this.skipped.set(rel, { reason, stamp });
+    this.tables.skip(rel, stamp, reason);
+    this.#changed();
   }
 
   #drop(rel: string): void {
-    if (this.files.delete(rel)) this.#changed();
+    if (this.tables.remove(rel)) this.#changed();
   }
 
   #changed(): void {
     this.version++;
-    this.#byName = undefined;
+    this.#counts = undefined;
+  }
+
+  #count(): { indexed: number; skipped: number } {
+    this.#counts ??= this.tables.counts();
+    return this.#counts;
   }
 }

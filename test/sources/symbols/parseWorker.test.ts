@@ -221,7 +221,7 @@ describe('symbols: the parse worker', () => {
     try {
       // One file: 1 x 100 ms + 300 ms. The refresh resolves; the file is skipped for this update, with why.
       await index.refresh(['billing/rates.py']);
-      assert.match(index.skipped.get('billing/rates.py')?.reason ?? '', /^parse worker did not answer in time$/);
+      assert.match(index.skipOf('billing/rates.py') ?? '', /^parse worker did not answer in time$/);
       assert.equal(host.running, false, 'the stuck worker was ended');
       // A request queued behind the stuck one fails with it, not as its culprit.
       const wasm = defaultIndexOptions.locate('python');

@@ -7,9 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { loadPlans } from '../../../src/config/plans.ts';
 import { CpuPool, defaultCpuWorkerUrl } from '../../../src/shared/cpuPool.ts';
 import type { Definition } from '../../../src/sources/symbols/extract.ts';
-import { defaultRepoMapOptions, rankNames, repoMap } from '../../../src/sources/symbols/repoMap.ts';
+import { defaultRepoMapOptions, type MapSource, rankNames, repoMap } from '../../../src/sources/symbols/repoMap.ts';
 import { createSymbolsSource, type SymbolsOptions } from '../../../src/sources/symbols/source.ts';
-import type { IndexedFile } from '../../../src/sources/symbols/symbolIndex.ts';
+import { MemorySymbolTables } from '../../../src/sources/symbols/symbolTables.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal, testDeps } from '../input.ts';
@@ -101,8 +101,9 @@ describe('repository map', () => {
 });
 
 /** An index of `count` files of ten functions, each calling names of files picked with a skew (low ids often). */
-function syntheticIndex(count: number): Map<string, IndexedFile> {
-  const files = new Map<string, IndexedFile>();
+function syntheticIndex(count: number): MapSource {
+  const tables = new MemorySymbolTables();
+  const byFile = new Map<string, Definition[]>();
   for (let i = 0; i < count; i++) {
     const defs: Definition[] = Array.from({ length: 10 }, (_, d) => ({
       name: `fn${i}_${d}`,
@@ -112,14 +113,17 @@ function syntheticIndex(count: number): Map<string, IndexedFile> {
       endLine: d * 3 + 3,
       signature: `export function fn${i}_${d}(x: number): number`,
       depth: 0,
+      spans: [0, 1],
+      sig: [0, 1, 0],
     }));
     const refs = Array.from({ length: 20 }, (_, c) => {
       const j = Math.floor(((i * 7919 + c * 977) % count) ** 2 / count);
       return `fn${j}_${c % 10}`;
     });
-    files.set(`pkg${i % 7}/mod${i}.ts`, { stamp: '', grammar: 'typescript', defs, names: rankNames(defs, refs) });
+    tables.put(`pkg${i % 7}/mod${i}.ts`, '', defs, [], rankNames(defs, refs));
+    byFile.set(`pkg${i % 7}/mod${i}.ts`, defs);
   }
-  return files;
+  return { tables, definitions: (rel) => byFile.get(rel) ?? [] };
 }
 
 describe('repository map of a large index', () => {

@@ -4,9 +4,11 @@
 // index ready to search, or a note saying why `git grep` answers this time.
 
 import type { SourceDeps } from '../../deps.ts';
+import type { ReferenceKind } from '../../symbols/extract.ts';
 import type { WorkspaceState, Workspaces } from '../../workspace.ts';
 import type { GrepHit, GrepRequest } from '../search.ts';
 import { IndexStore } from './store.ts';
+import { storedUses, type UseHit } from './storedUses.ts';
 import { defaultWorkspaceIndexOptions, WorkspaceIndex, type WorkspaceIndexOptions } from './workspaceIndex.ts';
 
 /** An index ready to search (`search`), and what the report should say about it (`note`): one or both. */
@@ -14,6 +16,11 @@ export interface IndexAnswer {
   search?: ((request: GrepRequest) => { hits: GrepHit[]; cut: boolean } | undefined) | undefined;
   /** Semantic retrieval (`--embed-model`): the chunks nearest in meaning to the question, as hits. */
   semantic?: ((question: string) => Promise<GrepHit[]>) | undefined;
+  /**
+   * The lines the symbol index stored as uses of the names (of these kinds), read again now (storedUses.ts);
+   * none while the symbol index has not parsed the files.
+   */
+  uses?: ((names: readonly string[], kinds: readonly ReferenceKind[]) => UseHit[]) | undefined;
   note?: string | undefined;
 }
 
@@ -108,6 +115,14 @@ export function createRetrievalIndexes(
                 return found.search(request);
               } catch {
                 return undefined;
+              }
+            },
+            uses: (names, kinds) => {
+              try {
+                const read = { root: ws.root, isNeverRead: deps.isNeverRead, allowedRoots: deps.allowedRoots };
+                return storedUses(found.store.symbols, read, names, { kinds });
+              } catch {
+                return [];
               }
             },
           };

@@ -1,12 +1,15 @@
 // The index's tables in SQLite (`.ctxproxy/index.db`, its own file beside the
 // audit log): per file its path, size, mtime and why it was skipped; per chunk
-// its line range; and an FTS5 table of the chunks' hashed words (words.ts).
+// its line range; an FTS5 table of the chunks' hashed words (words.ts); and the
+// symbol index's definitions and uses of names (symbolTables.ts).
 //
 // It stores no text. At use, the files of the matching chunks are read again
 // through the guard and what retrieval sends goes through the one redaction
 // path every item takes: a second copy of the repository (and of any secret a
 // tracked file holds) on disk would need its own redaction, and would still
 // hold what a later edit removed. Hashed words are enough to find candidates.
+
+import { SqlSymbolTables, SYMBOL_SCHEMA, SYMBOL_TABLES } from './symbolTables.ts';
 
 /** The few SQLite calls the index makes; the audit's driver (better-sqlite3, or node:sqlite on Deno) fits. */
 export interface IndexSql {
@@ -29,7 +32,7 @@ export interface IndexSql {
 /** 'CTXI': the header says the file is ctxproxy's index (the audit log is 'CTXP'). */
 export const INDEX_APPLICATION_ID = 0x43545849;
 /** Bumped when the layout or the chunking changes: an older index is dropped and rebuilt. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 /** A file that is not an index of ours: it is left alone and retrieval searches with git grep. */
 export class ForeignIndexError extends Error {
@@ -74,6 +77,8 @@ export interface ChunkHit {
 
 export class IndexStore {
   readonly seed: number;
+  /** The symbol index's tables (symbolTables.ts), in the same file. */
+  readonly symbols: SqlSymbolTables;
 
   constructor(readonly db: IndexSql) {
     const appId = Number(db.pragma('application_id') ?? 0);
@@ -89,8 +94,10 @@ export class IndexStore {
       db.exec(
         'DROP TABLE IF EXISTS chunk_words; DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS unsure; DROP TABLE IF EXISTS vectors;',
       );
+      db.exec(SYMBOL_TABLES.map((table) => `DROP TABLE IF EXISTS ${table};`).join(' '));
     }
     db.exec(SCHEMA);
+    db.exec(SYMBOL_SCHEMA);
     db.pragma('application_id', INDEX_APPLICATION_ID);
     db.pragma('user_version', INDEX_SCHEMA_VERSION);
     const stored = db.prepare("SELECT value FROM meta WHERE key = 'seed'").get()?.value;
@@ -99,6 +106,7 @@ export class IndexStore {
       this.seed = Math.floor(Math.random() * 0x7fffffff);
       db.prepare("INSERT INTO meta (key, value) VALUES ('seed', ?)").run(String(this.seed));
     }
+    this.symbols = new SqlSymbolTables(db, this.seed);
   }
 
   /** Whether a whole pass over the work tree finished once (in this or an earlier process). */
