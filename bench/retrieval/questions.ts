@@ -1402,6 +1402,97 @@ function catchSiteQuestion(dir: string, lang: Language): BenchQuestion | undefin
   };
 }
 
+/**
+ * Kinds added in the seventh round (2026-12-07) from questions developers ask of a repository they do not know:
+ * which handler serves a route, how to run one test, what is deprecated, which TODOs are left. Their held-back
+ * part is every repository outside the dev set: run.ts prints their misses for the dev set only.
+ */
+export const NEW_KINDS = new Set(['route', 'single-test', 'deprecated', 'todo']);
+
+/** A route registered with a literal path, as web frameworks spell it (Flask, Express, Sinatra, Plug, Laravel, Go, Spring). */
+const ROUTE_LINE =
+  '\\b(route|get|post|put|delete|patch|any|match|HandleFunc|Handle|GetMapping|PostMapping|PutMapping|DeleteMapping|RequestMapping|Get|Post)\\s*\\(?\\s*(value\\s*=\\s*)?["\'](/[a-z][A-Za-z0-9_/:<>{}.-]*)["\']';
+
+/** Where a route is handled: the line that registers its path. */
+function routeQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, ['-E', ROUTE_LINE, '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && !DOC.test(l.rel) && l.text.trim().length <= 200,
+  );
+  const byPath = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    const route = /["'](\/[a-z][\w/:<>{}.-]*)["']/.exec(l.text)?.[1];
+    if (route && route.length >= 4) byPath.set(route, [...(byPath.get(route) ?? []), l]);
+  }
+  const pick = shuffled(
+    [...byPath].filter(([, ls]) => ls.length <= 2),
+    ([route]) => route,
+  )[0];
+  if (!pick) return undefined;
+  return {
+    id: `route:${pick[0]}`,
+    kind: 'route',
+    turns: [`Which handler serves the ${pick[0]} route?`],
+    facts: [fact(pick[1][0] as GrepLine)],
+  };
+}
+
+/** How to run one test: the file it is in (a runner is given a file, and a name). */
+function singleTestQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const spec = TEST_START[lang];
+  if (!spec) return undefined;
+  const starts = grepLines(dir, ['-E', spec.grep, '--', ...DEFINITION[lang].files]).filter(
+    (h) => spec.inSource || TEST_PATH.test(h.rel) || /Tests?\.(cs|java)$/.test(h.rel),
+  );
+  for (const start of shuffled(starts, (h) => `single:${h.text}`).slice(0, 20)) {
+    const name = spec.name.exec(start.text)?.[1];
+    if (!name || starts.filter((s) => spec.name.exec(s.text)?.[1] === name).length !== 1) continue;
+    return {
+      id: `single-test:${name.slice(0, 30)}`,
+      kind: 'single-test',
+      turns: [/\s/.test(name) ? `How do I run just the test "${name}"?` : `How do I run just the ${name} test?`],
+      facts: [start.rel],
+    };
+  }
+  return undefined;
+}
+
+/** What is deprecated: deprecation marks from two files. */
+function deprecatedQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, [
+    '-E',
+    '@[Dd]eprecated\\b|#\\[deprecated|\\[Obsolete|DeprecationWarning|\\bDeprecated:|\\bdeprecated\\(',
+    '--',
+    ...DEFINITION[lang].files,
+  ]).filter((l) => !TEST_PATH.test(l.rel) && l.text.trim().length >= 24 && l.text.trim().length <= 160);
+  if (new Set(lines.map((l) => l.rel)).size < 2) return undefined;
+  return {
+    id: 'deprecated',
+    kind: 'deprecated',
+    turns: ['What is deprecated in this codebase? I want to stop using it before it is removed.'],
+    facts: spread(
+      shuffled(lines, (l) => `deprecated:${l.rel}:${l.line}`),
+      2,
+    ).map(fact),
+  };
+}
+
+/** Which TODOs are left: TODO/FIXME comments from two files. */
+function todoQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, ['-E', '\\b(TODO|FIXME)\\b', '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && l.text.trim().length >= 15 && l.text.trim().length <= 160,
+  );
+  if (new Set(lines.map((l) => l.rel)).size < 2) return undefined;
+  return {
+    id: 'todo',
+    kind: 'todo',
+    turns: ['Are there TODOs or FIXMEs left in the code? List them.'],
+    facts: spread(
+      shuffled(lines, (l) => `todo:${l.rel}:${l.line}`),
+      2,
+    ).map(fact),
+  };
+}
+
 export function generateQuestions(dir: string, state: RepoState): BenchQuestion[] {
   const workTreeFact = state.editedLine;
   const lang = mainLanguage(dir);
@@ -1490,6 +1581,10 @@ export function generateQuestions(dir: string, state: RepoState): BenchQuestion[
     cliFlagQuestion(dir, lang),
     instantiationsQuestion(dir, lang),
     catchSiteQuestion(dir, lang),
+    routeQuestion(dir, lang),
+    singleTestQuestion(dir, lang),
+    deprecatedQuestion(dir, lang),
+    todoQuestion(dir, lang),
   ]) {
     if (q) questions.push(q);
   }

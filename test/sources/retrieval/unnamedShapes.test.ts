@@ -1,0 +1,68 @@
+// Retrieval for questions that name their subject in a shape the code does not
+// spell as a whole word: a one-word name with a typo ("onabrted"), a
+// command-line option or a route that the code handles as a string literal in
+// a file that mentions it dozens of times, and environment reads in the
+// languages whose reads are not `getenv` (Elixir, Dart, Haskell, Scala, Laravel).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
+import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
+import { Workspaces } from '../../../src/sources/workspace.ts';
+import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { input, signal, testDeps } from '../input.ts';
+
+/** Help text that spells every option many times before the code that handles them. */
+const helpText = Array.from(
+  { length: 60 },
+  (_, i) => `  "    --bind=KEYS        binds keys to actions (example ${i}); see --bind in the manual",`,
+).join('\n');
+
+describe('retrieval: names not spelt whole, literals, environment reads', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = async (content: string): Promise<string> => {
+    const messages: ChatMessage[] = [{ role: 'user', content }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    return result.items.map((item: ContextItem) => item.text).join('\n');
+  };
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'lib/response.js':
+          '// filler\n\nfunction send(res) {\n  res.on("close", onaborted);\n}\n\nfunction onaborted() {\n  return "aborted";\n}\n\nmodule.exports = { send };\n',
+        'src/options.go': `package main\n\nvar usage = []string{\n${helpText}\n}\n\nfunc parse(arg string) {\n\tswitch arg {\n\tcase "--bind":\n\t\tparseBind()\n\t}\n}\n`,
+        'app/routes.js': `${'// routes of the app\n'.repeat(5)}app.get('/login', showLogin);\napp.post('/logout', endSession);\n`,
+        'docs/routes.md': 'The /login page shows the form.\n',
+        'lib/app/config.ex': 'defmodule App.Config do\n  def port, do: System.get_env("APP_PORT")\nend\n',
+        'lib/client.dart': "final proxy = Platform.environment['HTTP_PROXY_URL'];\n",
+        'src/Main.hs': 'main = do\n  home <- lookupEnv "APP_HOME_DIR"\n  print home\n',
+        'config/app.php': "<?php\nreturn ['key' => env('APP_SECRET_KEY')];\n",
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('a one-word name with a letter dropped is found by its halves', async () => {
+    const text = await ask('What does onabrted do?');
+    assert.match(text, /function onaborted\(\) \{/);
+  });
+
+  test('an option handled as a literal: the handling line, past sixty lines of help text naming it', async () => {
+    const text = await ask('What does the --bind option do? Where is it handled?');
+    assert.match(text, /case "--bind":/);
+  });
+
+  test('a route named by its URL path: the line that registers it', async () => {
+    const text = await ask('Which handler serves the /login route?');
+    assert.match(text, /app\.get\('\/login', showLogin\);/);
+  });
+
+  test('environment reads in Elixir, Dart, Haskell and a PHP framework are listed', async () => {
+    const text = await ask('Which environment variables does this project read?');
+    for (const name of ['APP_PORT', 'HTTP_PROXY_URL', 'APP_HOME_DIR', 'APP_SECRET_KEY'])
+      assert.match(text, new RegExp(name));
+  });
+});
