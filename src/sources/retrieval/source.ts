@@ -288,6 +288,8 @@ interface SearchPlan {
   looseWords: string[];
   /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
   proseWords: string[];
+  /** Asked for a list of what the loose words find ("which TODOs are left", "list the deprecated APIs"). */
+  listing: boolean;
   historyPaths: string[];
   /** Ways of reading the environment, when the question asks about the environment and names no variable. */
   envReads: string[];
@@ -312,6 +314,24 @@ function errorCore(line: string): string | undefined {
 }
 
 const PLAIN_PATH = /^[\w./@+-]+$/;
+
+const ENV_WORD = /\benv(?:ironment)?\b/i;
+
+/** A question that wants every place of a kind, not the one best: "list them", "all the", "which TODOs are left". */
+const ASKS_LIST = /\b(?:list|all|every|are there|any)\b|\bwhich \w+s\b/i;
+
+/**
+ * The loose words, each plural followed by its singular (`todos` → `todo`, `fixmes` → `fixme`): code spells the
+ * thing once per place, the question counts them.
+ */
+function withSingulars(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const word of words) {
+    out.push(word);
+    if (word.length >= 5 && /[^s]s$/.test(word)) out.push(word.slice(0, -1));
+  }
+  return [...new Set(out)].slice(0, MAX_WORDS);
+}
 
 /** A URL's path as a route spells it: `/login`, `/users/:id`, `/api/v1/items` (no file extension). */
 const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
@@ -373,7 +393,7 @@ export function searchPlan(question: Question): SearchPlan {
     ? [...new Set([...runtimeKeys, ...question.packages, ...question.words, ...names])].slice(0, 16)
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
-  const looseWords = nothingNamed ? question.words.filter((word) => word.length >= 4).slice(0, MAX_WORDS) : [];
+  const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
@@ -397,8 +417,9 @@ export function searchPlan(question: Question): SearchPlan {
     manifestWords,
     looseWords,
     proseWords,
+    listing: looseWords.length > 0 && ASKS_LIST.test(question.text) && !ENV_WORD.test(question.text),
     historyPaths,
-    envReads: firm === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
+    envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? ENV_READS : [],
     releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
@@ -708,6 +729,11 @@ export function createRetrievalSource(
           items.push(...codeItems(ws.root, hits, context, room, deps, skipped, from));
           const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
           if (reads) items.push(reads);
+          const listed =
+            plan.listing && !proseFound
+              ? wordListing(byWord.hits, deps, Math.min(depth.totalChars / 2, ENV_LISTING_CHARS))
+              : undefined;
+          if (listed) items.push(listed);
         }
         deadline.done();
         return { items, skipped };
@@ -974,6 +1000,47 @@ function readListing(
     ...(cut ? { truncated: true } : {}),
   };
 }
+
+/**
+ * Every line the question's words found, one compact line each, one per file first (code before tests and docs):
+ * a question asking for a list ("which TODOs are left") is answered by the list, not by the few files' regions.
+ */
+function wordListing(
+  hits: readonly GrepHit[],
+  deps: Pick<SourceDeps, 'isNeverRead'>,
+  maxChars: number,
+): ContextItem | undefined {
+  const byFile = new Map<string, GrepHit[]>();
+  for (const hit of hits) {
+    const rel = hit.rel.split(path.sep).join('/');
+    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
+    const list = byFile.get(rel);
+    if (list) list.push(hit);
+    else byFile.set(rel, [hit]);
+  }
+  if (byFile.size < 2) return undefined;
+  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
+  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const { lines, cut } = oneLinePerFileFirst(
+    files,
+    (rel, round) => byFile.get(rel)?.[round],
+    LISTED_PER_FILE,
+    maxChars,
+  );
+  return {
+    key: 'retrieval.code.(listed lines)',
+    source: 'retrieval',
+    title: `lines matching the question's words in ${files.length} files`,
+    text: lines.join('\n'),
+    priority: 75,
+    kind: 'text',
+    why: 'asked for a list: every matching line, one per file first',
+    ...(cut ? { truncated: true } : {}),
+  };
+}
+
+/** Lines listed per file when a list is asked for. */
+const LISTED_PER_FILE = 3;
 
 /** The best files' regions, one item per file, best first. */
 function codeItems(

@@ -40,6 +40,13 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
         'lib/client.dart': "final proxy = Platform.environment['HTTP_PROXY_URL'];\n",
         'src/Main.hs': 'main = do\n  home <- lookupEnv "APP_HOME_DIR"\n  print home\n',
         'config/app.php': "<?php\nreturn ['key' => env('APP_SECRET_KEY')];\n",
+        // Eight files with a TODO each: more than the mode sends regions of.
+        ...Object.fromEntries(
+          [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [
+            `pkg/part${n}.py`,
+            `def part${n}():\n    # TODO: retry part ${n} on failure\n    return ${n}\n`,
+          ]),
+        ),
       },
     });
   });
@@ -58,6 +65,11 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
   test('a route named by its URL path: the line that registers it', async () => {
     const text = await ask('Which handler serves the /login route?');
     assert.match(text, /app\.get\('\/login', showLogin\);/);
+  });
+
+  test('asked for a list, every file with a match gives a line, past the files the regions have room for', async () => {
+    const text = await ask('Are there TODOs left in the code? List them.');
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) assert.match(text, new RegExp(`TODO: retry part ${n} on failure`));
   });
 
   test('environment reads in Elixir, Dart, Haskell and a PHP framework are listed', async () => {
