@@ -764,23 +764,27 @@ function searchDeadline(parent: AbortSignal, limitMs: number, skipped: SkippedPa
     Math.max(limitMs / 2, limitMs - RANKING_RESERVE_MS),
   );
   timer.unref?.();
-  const inTime = <T>(work: Promise<T>, fallback: T): Promise<T> =>
-    cutoff.signal.aborted
-      ? Promise.resolve(fallback)
-      : new Promise<T>((resolve, reject) => {
-          const late = () => resolve(fallback);
-          cutoff.signal.addEventListener('abort', late, { once: true });
-          work.then(
-            (value) => {
-              cutoff.signal.removeEventListener('abort', late);
-              resolve(value);
-            },
-            (error: unknown) => {
-              cutoff.signal.removeEventListener('abort', late);
-              reject(error);
-            },
-          );
-        });
+  const inTime = <T>(work: Promise<T>, fallback: T): Promise<T> => {
+    if (cutoff.signal.aborted) {
+      // Started after the deadline: its git is stopped at once, and its failure is nobody's to handle.
+      work.catch(() => undefined);
+      return Promise.resolve(fallback);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const late = () => resolve(fallback);
+      cutoff.signal.addEventListener('abort', late, { once: true });
+      work.then(
+        (value) => {
+          cutoff.signal.removeEventListener('abort', late);
+          resolve(value);
+        },
+        (error: unknown) => {
+          cutoff.signal.removeEventListener('abort', late);
+          reject(error);
+        },
+      );
+    });
+  };
   return { signal: AbortSignal.any([parent, cutoff.signal]), inTime, done: () => clearTimeout(timer) };
 }
 

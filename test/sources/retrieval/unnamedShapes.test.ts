@@ -72,6 +72,17 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
     for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) assert.match(text, new RegExp(`TODO: retry part ${n} on failure`));
   });
 
+  test('searches cut by the deadline answer empty: the searches begun after it fail quietly, the server lives', async () => {
+    // A limit so short that every search after the first ones starts past the deadline (a misspelt word takes
+    // three rounds of searches); before, such a search's stopped git was an unhandled rejection that ended the process.
+    const hurried = createRetrievalSource(deps, new Workspaces(deps), { timeoutMs: 2 });
+    const messages: ChatMessage[] = [{ role: 'user', content: 'What does onabrted do?' }];
+    const result = await hurried.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    assert.ok(Array.isArray(result.items));
+    // The work goes on behind the source's own limit: let it end inside the test.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+  });
+
   test('environment reads in Elixir, Dart, Haskell and a PHP framework are listed', async () => {
     const text = await ask('Which environment variables does this project read?');
     for (const name of ['APP_PORT', 'HTTP_PROXY_URL', 'APP_HOME_DIR', 'APP_SECRET_KEY'])
