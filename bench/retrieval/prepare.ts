@@ -42,6 +42,14 @@ export const EXTENSIONS: Record<Language, string[]> = {
   ex: ['.ex'],
   swift: ['.swift'],
   lua: ['.lua'],
+  c: ['.c'],
+  cpp: ['.cpp', '.cc', '.cxx'],
+  scala: ['.scala'],
+  dart: ['.dart'],
+  hs: ['.hs'],
+  zig: ['.zig'],
+  erl: ['.erl'],
+  clj: ['.clj'],
 };
 
 /** A constant declaration with a comment, as the language writes it. */
@@ -71,6 +79,22 @@ function declaration(language: Language, name: string, value: string, comment: s
       return `let ${camel} = ${value} // ${comment}`;
     case 'lua':
       return `local ${name} = ${value} -- ${comment}`;
+    case 'c':
+    case 'cpp':
+      return `#define ${name} ${value} /* ${comment} */`;
+    case 'scala':
+      // Appended after the last top-level definition: an object of its own.
+      return `object ${camel[0]?.toUpperCase()}${camel.slice(1)} { val Value = ${value} } // ${comment}`;
+    case 'dart':
+      return `const ${camel} = ${value}; // ${comment}`;
+    case 'hs':
+      return `${camel} = ${value} -- ${comment}`;
+    case 'zig':
+      return `pub const ${camel} = ${value}; // ${comment}`;
+    case 'erl':
+      return `-define(${name}, ${value}). % ${comment}`;
+    case 'clj':
+      return `(def ${name.toLowerCase().replace(/_/g, '-')} ${value}) ; ${comment}`;
     default:
       return `export const ${camel} = ${value}; // ${comment}`;
   }

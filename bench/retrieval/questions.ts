@@ -21,7 +21,28 @@ export interface BenchQuestion {
   facts: string[];
 }
 
-export type Language = 'py' | 'go' | 'rs' | 'ts' | 'java' | 'cs' | 'rb' | 'php' | 'kt' | 'ex' | 'swift' | 'lua';
+export type Language =
+  | 'py'
+  | 'go'
+  | 'rs'
+  | 'ts'
+  | 'java'
+  | 'cs'
+  | 'rb'
+  | 'php'
+  | 'kt'
+  | 'ex'
+  | 'swift'
+  | 'lua'
+  // Seventh round: C, C++, Scala, Dart, Haskell, Zig, Erlang, Clojure.
+  | 'c'
+  | 'cpp'
+  | 'scala'
+  | 'dart'
+  | 'hs'
+  | 'zig'
+  | 'erl'
+  | 'clj';
 
 export const git = (dir: string, ...args: string[]): string => {
   try {
@@ -52,7 +73,16 @@ export function mainLanguage(dir: string): Language {
     ex: 0,
     swift: 0,
     lua: 0,
+    c: 0,
+    cpp: 0,
+    scala: 0,
+    dart: 0,
+    hs: 0,
+    zig: 0,
+    erl: 0,
+    clj: 0,
   };
+  let headers = 0;
   for (const rel of git(dir, 'ls-files').split('\n')) {
     const ext = path.extname(rel);
     if (ext === '.py') counts.py++;
@@ -67,11 +97,36 @@ export function mainLanguage(dir: string): Language {
     else if (ext === '.swift') counts.swift++;
     else if (ext === '.lua') counts.lua++;
     else if (['.ts', '.tsx', '.js', '.mjs'].includes(ext)) counts.ts++;
+    else if (ext === '.c') counts.c++;
+    else if (['.cpp', '.cc', '.cxx', '.hpp', '.hh'].includes(ext)) counts.cpp++;
+    else if (ext === '.h') headers++;
+    else if (ext === '.scala' || ext === '.sc') counts.scala++;
+    else if (ext === '.dart') counts.dart++;
+    else if (ext === '.hs') counts.hs++;
+    else if (ext === '.zig') counts.zig++;
+    else if (ext === '.erl' || ext === '.hrl') counts.erl++;
+    else if (['.clj', '.cljc', '.cljs'].includes(ext)) counts.clj++;
   }
+  // A `.h` is C's or C++'s header: it counts for whichever the sources are written in.
+  if (counts.cpp > counts.c) counts.cpp += headers;
+  else counts.c += headers;
   return (Object.entries(counts).sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'ts') as Language;
 }
 
-const DEFINITION: Record<Language, { grep: string; name: RegExp; files: string[] }> = {
+interface DefinitionShape {
+  grep: string;
+  name: RegExp;
+  files: string[];
+  /** A line that uses the name as a call (default: `name(`); Haskell and Lisps call without parentheses after the name. */
+  isCall?: (text: string, name: string) => boolean;
+  /** Statements the definition shape also matches (`return foo(`), where the shape has no keyword of its own. */
+  notDefinition?: RegExp;
+}
+
+const STATEMENT_START =
+  /^\s*(return|await|throw|if|else|case|new|yield|do|while|for|switch|sizeof|typedef|goto|delete)\b/;
+
+const DEFINITION: Record<Language, DefinitionShape> = {
   py: { grep: '^\\s*def [a-z][a-z0-9_]{5,}\\(', name: /def ([a-z][a-z0-9_]+)\(/, files: ['*.py'] },
   go: { grep: '^func (\\([^)]*\\) )?[A-Za-z][A-Za-z0-9]{5,}\\(', name: /func (?:\([^)]*\) )?(\w+)\(/, files: ['*.go'] },
   rs: { grep: '^\\s*(pub(\\([a-z]+\\))? )?fn [a-z][a-z0-9_]{5,}', name: /fn ([a-z]\w+)/, files: ['*.rs'] },
@@ -120,6 +175,47 @@ const DEFINITION: Record<Language, { grep: string; name: RegExp; files: string[]
     name: /function\s+(?:[A-Za-z_]\w*[.:])*([a-z]\w+)\s*\(/,
     files: ['*.lua'],
   },
+  c: {
+    grep: '^((static|inline|extern|const|unsigned|signed|struct|enum)\\s+)*[A-Za-z_][A-Za-z0-9_]*[ *]+[a-z][a-z0-9_]{5,}\\([^;=]*$|^[a-z][a-z0-9_]{5,}\\([^;=]*$',
+    name: /([a-z][a-z0-9_]{5,})\(/,
+    files: ['*.c', '*.h'],
+    notDefinition: STATEMENT_START,
+  },
+  cpp: {
+    grep: '^\\s*((static|inline|constexpr|virtual|explicit|template\\s*<[^>]*>|[A-Z][A-Z0-9_]{2,})\\s+)*[A-Za-z_][A-Za-z0-9_:<>,]*[ *&]+([A-Za-z_]\\w*::)?[a-z][a-z0-9_]{5,}\\([^;=]*$',
+    name: /([a-z][a-z0-9_]{5,})\(/,
+    files: ['*.cpp', '*.cc', '*.cxx', '*.hpp', '*.hh', '*.h'],
+    notDefinition: STATEMENT_START,
+  },
+  scala: {
+    grep: '^\\s*((override|private|protected|final|implicit|inline|private\\[\\w+\\]|protected\\[\\w+\\])\\s+)*def [a-z][A-Za-z0-9]{5,}',
+    name: /def ([a-z]\w+)/,
+    files: ['*.scala', '*.sc'],
+  },
+  dart: {
+    grep: '^\\s*((static|external|abstract)\\s+)?[A-Za-z_][A-Za-z0-9_<>?, ]*\\s+[a-z][A-Za-z0-9]{5,}\\([^;=]*$',
+    name: /\s([a-z]\w+)\(/,
+    files: ['*.dart'],
+    notDefinition: STATEMENT_START,
+  },
+  hs: {
+    grep: "^[a-z][A-Za-z0-9_']{5,}\\s*::",
+    name: /^([a-z][\w']*)/,
+    files: ['*.hs'],
+    isCall: (text, name) => !text.startsWith(name) && !/^\s*(--|import\b)/.test(text),
+  },
+  zig: {
+    grep: '^\\s*(pub\\s+)?((inline|export|extern)\\s+)?fn [a-zA-Z][A-Za-z0-9_]{5,}\\(',
+    name: /fn (\w+)\(/,
+    files: ['*.zig'],
+  },
+  erl: { grep: '^[a-z][a-z0-9_]{5,}\\(', name: /^([a-z]\w+)\(/, files: ['*.erl', '*.hrl'] },
+  clj: {
+    grep: '^\\(defn-?\\s+[a-z][a-z0-9-]{5,}[!?]?(\\s|$)',
+    name: /\(defn-?\s+([a-z][\w-]*[!?]?)/,
+    files: ['*.clj', '*.cljc', '*.cljs'],
+    isCall: (text, name) => text.includes(`(${name} `) || text.includes(`(${name})`),
+  },
 };
 
 const TEST_PATH =
@@ -157,7 +253,7 @@ function symbols(dir: string, lang: Language): Symbol[] {
   const byName = new Map<string, GrepLine[]>();
   for (const def of defs) {
     const name = spec.name.exec(def.text)?.[1];
-    if (!name || /^(test|main|init|new|setup)/i.test(name)) continue;
+    if (!name || /^(test|main|init|new|setup)/i.test(name) || spec.notDefinition?.test(def.text)) continue;
     byName.set(name, [...(byName.get(name) ?? []), def]);
   }
   const out: Symbol[] = [];
@@ -165,7 +261,10 @@ function symbols(dir: string, lang: Language): Symbol[] {
     if (list.length !== 1 || out.length >= 16) continue;
     const def = list[0] as GrepLine;
     const uses = grepLines(dir, ['-w', '-F', '-e', name]).filter(
-      (u) => !(u.rel === def.rel && u.line === def.line) && !DOC.test(u.rel) && u.text.includes(`${name}(`),
+      (u) =>
+        !(u.rel === def.rel && u.line === def.line) &&
+        !DOC.test(u.rel) &&
+        (spec.isCall ? spec.isCall(u.text, name) : u.text.includes(`${name}(`)),
     );
     if (uses.length < 1 || uses.length > 12) continue;
     if (def.text.trim().length > 160 || uses.some((u) => u.text.trim().length > 200)) continue;
@@ -263,6 +362,22 @@ function otherManifests(dir: string, read: (rel: string) => string): { name: str
         /\.package\(\s*url:\s*"[^"]*\/([\w.-]+?)(?:\.git)?",\s*(?:from:\s*|\.upToNextM\w+\(from:\s*|exact:\s*)"([^"]+)"/g,
       ))
         add(m[1], m[2]);
+    else if (base === 'pubspec.yaml') {
+      for (const m of at(/^ {2}([a-z][a-z0-9_]*):\s*['"]?([\^>=<~]*\d[\w.+-]*(?:\s*<\s*[\d.]+)?)['"]?\s*$/gm))
+        if (m[1] !== 'sdk' && m[1] !== 'flutter') add(m[1], m[2]);
+    } else if (base === 'build.sbt' || /^project\/\w+\.scala$/.test(rel))
+      for (const m of at(/"[\w.-]+"\s*%%?%?\s*"([\w.-]+)"\s*%\s*"(\d[^"]*)"/g)) add(m[1], m[2]);
+    else if (base.endsWith('.cabal'))
+      for (const m of at(
+        /^\s*(?:build-depends:\s*)?,?\s*([a-z][\w-]+)\s+((?:\^?>=|==|>|<)\s*[\d.]+(?:\s*&&\s*<=?\s*[\d.]+)?)/gm,
+      ))
+        add(m[1], m[2]);
+    else if (base === 'rebar.config') for (const m of at(/\{(\w+),\s*"(\d[^"]*)"\}/g)) add(m[1], m[2]);
+    else if (base === 'Makefile' && read(rel).includes('erlang.mk'))
+      for (const m of at(/^dep_(\w+)\s*=\s*(?:\w+\s+\S+\s+)?(\d[\w.-]*)\s*$/gm)) add(m[1], m[2]);
+    else if (base === 'project.clj') for (const m of at(/\[(?:[\w.-]+\/)?([\w.-]+)\s+"(\d[^"]*)"/g)) add(m[1], m[2]);
+    else if (base === 'deps.edn')
+      for (const m of at(/([\w.-]+\/[\w.-]+)\s*\{:mvn\/version\s+"([^"]+)"/g)) add(m[1], m[2]);
     else if (base.endsWith('.rockspec'))
       for (const m of at(/["']([a-z][\w-]*)\s*([<>=~][^"']+)["']/g))
         if (m[1] !== 'lua') add(m[1], m[2]);
@@ -306,7 +421,7 @@ function testCommandQuestion(dir: string): BenchQuestion | undefined {
   return { id: 'build:run-tests', kind: 'tests-run', turns: ['How do I run the test suite?'], facts: [command] };
 }
 
-const ENV_READ: Record<Language, string> = {
+const ENV_READ: Partial<Record<Language, string>> = {
   py: 'os\\.environ(\\.get)?[\\[(]["\'][A-Z][A-Z0-9_]{3,}|os\\.getenv\\(["\'][A-Z][A-Z0-9_]{3,}',
   go: 'os\\.(Getenv|LookupEnv)\\("[A-Z][A-Z0-9_]{3,}',
   rs: 'env::var(_os)?\\("[A-Z][A-Z0-9_]{3,}',
@@ -319,14 +434,26 @@ const ENV_READ: Record<Language, string> = {
   ex: 'System\\.(get_env|fetch_env!?)\\(\\s*"[A-Z][A-Z0-9_]{3,}',
   swift: 'environment\\["[A-Z][A-Z0-9_]{3,}',
   lua: 'os\\.getenv\\(\\s*["\'][A-Z][A-Z0-9_]{3,}',
+  c: '\\bgetenv\\(\\s*"[A-Z][A-Z0-9_]{3,}',
+  cpp: '\\bgetenv\\(\\s*"[A-Z][A-Z0-9_]{3,}',
+  scala: '(sys\\.env(\\.get)?|System\\.getenv)\\(\\s*"[A-Z][A-Z0-9_]{3,}',
+  dart: '(Platform\\.environment\\[|fromEnvironment\\()\\s*[\'"][A-Z][A-Z0-9_]{3,}',
+  hs: '(getEnv|lookupEnv)\\s+"[A-Z][A-Z0-9_]{3,}',
+  zig: '(getEnvVarOwned\\([^,]*,\\s*|getenv\\(\\s*)"[A-Z][A-Z0-9_]{3,}',
+  erl: 'os:getenv\\(\\s*"[A-Z][A-Z0-9_]{3,}',
+  clj: 'System/getenv\\s+"[A-Z][A-Z0-9_]{3,}',
 };
 
 function envQuestion(dir: string, lang: Language): BenchQuestion | undefined {
-  const hits = grepLines(dir, ['-E', ENV_READ[lang]]).filter((h) => !DOC.test(h.rel) && h.text.trim().length < 200);
+  const spec = ENV_READ[lang];
+  if (!spec) return undefined;
+  const hits = grepLines(dir, ['-E', spec]).filter((h) => !DOC.test(h.rel) && h.text.trim().length < 200);
   const withName = hits
     .map((h) => ({
       h,
-      name: /([A-Z][A-Z0-9_]{3,})/.exec(h.text.replace(/^.*?(environ|getenv|Getenv|LookupEnv|var|env)/, ''))?.[1],
+      name: /([A-Z][A-Z0-9_]{3,})/.exec(
+        h.text.replace(/^.*?(environ|getenv|Getenv|LookupEnv|var|env|getEnv|lookupEnv|fromEnvironment)/, ''),
+      )?.[1],
     }))
     .filter((x): x is { h: GrepLine; name: string } => x.name !== undefined);
   const pick = shuffled(withName, (x) => x.name)[0];
@@ -340,7 +467,7 @@ function envQuestion(dir: string, lang: Language): BenchQuestion | undefined {
   };
 }
 
-const ERROR_LITERAL: Record<Language, string> = {
+const ERROR_LITERAL: Partial<Record<Language, string>> = {
   py: 'raise [A-Za-z]+(Error|Exception)\\(\\s*["\'][A-Za-z][^"\'{}%]{18,70}["\']',
   go: '(errors\\.New|fmt\\.Errorf)\\("[A-Za-z][^"%]{18,70}"',
   rs: '(panic!|bail!|anyhow!|format_err!|err_msg)\\("[A-Za-z][^"{}]{18,70}"',
@@ -353,10 +480,21 @@ const ERROR_LITERAL: Record<Language, string> = {
   ex: 'raise\\s+([A-Z][\\w.]*,\\s*(message:\\s*)?)?"[A-Za-z][^"#{}]{18,70}"',
   swift: '(fatalError|preconditionFailure|precondition|assertionFailure)\\(([^"]*,\\s*)?"[A-Za-z][^"\\\\]{18,70}"',
   lua: '\\berror\\(\\s*["\'][A-Za-z][^"\'%]{18,70}["\']',
+  c: '\\b(error|die|fatal|errx?|panic|[a-z_]+_error)\\s*\\((\\s*[a-z_]+,)?\\s*"[A-Za-z][^"%]{18,70}"',
+  cpp: '\\b[\\w:]*(_error|_exception|Error|Exception)\\(\\s*"[A-Za-z][^"%{}]{18,70}"',
+  scala:
+    '(throw new [A-Za-z]*(Exception|Error)\\(|sys\\.error\\(|\\b[A-Z]\\w*(Failure|Error|Exception)\\()\\s*"[A-Za-z][^"$]{18,70}"',
+  dart: '\\b[A-Z]\\w*(Exception|Error)\\(\\s*[\'"][A-Za-z][^\'"$]{18,70}[\'"]',
+  hs: '\\b(error|fail|throwError|die|errorWithoutStackTrace)\\s*\\$?\\s*"[A-Za-z][^"]{18,70}"',
+  zig: '(@panic|std\\.debug\\.panic|fatal)\\(\\s*"[A-Za-z][^"{}]{18,70}"',
+  erl: '\\b(error|throw|exit)\\(\\s*"[A-Za-z][^"~]{18,70}"',
+  clj: '(ex-info|Exception\\.|Error\\.)\\s+"[A-Za-z][^"]{18,70}"',
 };
 
 function errorQuestion(dir: string, lang: Language): BenchQuestion | undefined {
-  const hits = grepLines(dir, ['-E', ERROR_LITERAL[lang]]).filter((h) => !TEST_PATH.test(h.rel) && !DOC.test(h.rel));
+  const spec = ERROR_LITERAL[lang];
+  if (!spec) return undefined;
+  const hits = grepLines(dir, ['-E', spec]).filter((h) => !TEST_PATH.test(h.rel) && !DOC.test(h.rel));
   const pick = shuffled(hits, (h) => h.text)[0];
   if (!pick) return undefined;
   const message = /["'`]([A-Za-z][^"'`]{18,70})["'`]/.exec(pick.text)?.[1];
@@ -479,7 +617,7 @@ function typoQuestion(syms: Symbol[]): BenchQuestion | undefined {
   };
 }
 
-const CONSTANT: Record<Language, string> = {
+const CONSTANT: Partial<Record<Language, string>> = {
   py: '^[A-Z][A-Z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"\'(\\[{A-Za-z-]',
   go: '^\\s*(const\\s+)?[A-Za-z][A-Za-z0-9]{4,}(\\s+[a-z][\\w.]*)?\\s+=\\s+[0-9"]',
   rs: '^\\s*(pub(\\([a-z]+\\))?\\s+)?(const|static)\\s+[A-Z][A-Z0-9_]{4,}\\s*:',
@@ -493,23 +631,44 @@ const CONSTANT: Record<Language, string> = {
   swift:
     '^\\s*((public|private|internal|fileprivate|static|nonisolated)\\s+)*let\\s+[a-zA-Z][A-Za-z0-9]{4,}\\s*(:[^=]+)?=\\s*[0-9"]',
   lua: '^\\s*(local\\s+)?([A-Za-z_]\\w*\\.)?[A-Z][A-Z0-9_]{4,}\\s*=\\s*[0-9"\'{]',
+  c: '^#define\\s+[A-Z][A-Z0-9_]{4,}\\s+[0-9"(-]',
+  cpp: '^#define\\s+[A-Z][A-Z0-9_]{4,}\\s+[0-9"(-]|\\bconstexpr\\s+[A-Za-z_][\\w:<>]*\\s+[A-Za-z_][A-Za-z0-9_]{4,}\\s*=\\s*[0-9"\'-]',
+  scala: '^\\s*((private|protected|final|override)\\s+)*val\\s+[A-Z][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"]',
+  dart: '\\b(static\\s+)?const\\s+([A-Za-z<>]+\\s+)?[A-Za-z_][A-Za-z0-9_]{4,}\\s*=\\s*[0-9\'"-]',
+  hs: '^[a-z][A-Za-z0-9_\']{4,}\\s*=\\s*[0-9"]',
+  zig: '^\\s*(pub\\s+)?const\\s+[A-Za-z_][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"-]',
+  erl: '^-define\\(\\s*[A-Z_][A-Z0-9_]{4,}\\s*,\\s*[0-9"<]',
+  clj: '^\\(def\\s+(\\^:[a-z-]+\\s+)*[a-z][a-z0-9-]{4,}\\s+[0-9"#{:[]',
+};
+
+/** The constant's name, where the declaration has no `=` after it. */
+const CONSTANT_NAME: Partial<Record<Language, RegExp>> = {
+  ex: /@([a-z][a-z0-9_]{4,})/,
+  c: /#define\s+([A-Z][A-Z0-9_]{4,})/,
+  cpp: /(?:#define\s+|constexpr\s+[A-Za-z_][\w:<>]*\s+)([A-Za-z_][A-Za-z0-9_]{4,})/,
+  scala: /val\s+([A-Z]\w{4,})/,
+  dart: /const\s+(?:[A-Za-z<>]+\s+)?([A-Za-z_]\w{4,})\s*=/,
+  hs: /^([a-z][\w']{4,})/,
+  erl: /-define\(\s*(\w{5,})/,
+  clj: /\(def\s+(?:\^\S+\s+)*([a-z][\w-]{4,})/,
 };
 
 /** The default value of a constant: its declaration line. */
 function constantQuestion(dir: string, lang: Language): BenchQuestion | undefined {
   const spec = DEFINITION[lang].files;
-  const lines = grepLines(dir, ['-E', CONSTANT[lang], '--', ...spec]).filter(
+  const shape = CONSTANT[lang];
+  if (!shape) return undefined;
+  const lines = grepLines(dir, ['-E', shape, '--', ...spec]).filter(
     (l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 160 && !/BENCH_|bench[A-Z]/.test(l.text),
   );
   const named = lines
     .map((l) => ({
       l,
-      name:
-        lang === 'ex'
-          ? /@([a-z][a-z0-9_]{4,})/.exec(l.text)?.[1]
-          : /([A-Za-z][A-Za-z0-9_]{4,})\s*(?::[^=]+)?=/.exec(
-              l.text.replace(lang === 'swift' ? /^.*?\blet\b/ : /^.*?\b(const|static|final)\b/, ''),
-            )?.[1],
+      name: CONSTANT_NAME[lang]
+        ? CONSTANT_NAME[lang].exec(l.text)?.[1]
+        : /([A-Za-z][A-Za-z0-9_]{4,})\s*(?::[^=]+)?=/.exec(
+            l.text.replace(lang === 'swift' ? /^.*?\blet\b/ : /^.*?\b(const|static|final)\b/, ''),
+          )?.[1],
     }))
     .filter((x): x is { l: GrepLine; name: string } => x.name !== undefined);
   for (const { l, name } of shuffled(named, (x) => x.name)) {
@@ -615,6 +774,51 @@ function runtimeQuestion(dir: string, lang: Language): BenchQuestion | undefined
     const spec = git(dir, 'ls-files', '*.rockspec').split('\n').find(Boolean);
     return found('Lua', spec ? /["']lua\s*([<>=~][^"']+)["']/.exec(read(dir, spec))?.[1]?.trim() : undefined);
   }
+  const first = (pattern: string) =>
+    git(dir, 'ls-files', pattern)
+      .split('\n')
+      .filter((rel) => rel && !TEST_PATH.test(rel) && !/example|sample/i.test(rel))
+      .sort((x, y) => x.split('/').length - y.split('/').length)[0] ?? '';
+  if (lang === 'dart') {
+    const v = /^\s+sdk:\s*['"]?([^'"\n]+)/m.exec(read(dir, first('*pubspec.yaml')))?.[1];
+    return found('Dart SDK', v?.trim());
+  }
+  if (lang === 'scala') {
+    const v = /scalaVersion\s*:=\s*"([^"]+)"/.exec(read(dir, 'build.sbt'))?.[1];
+    return v
+      ? {
+          id: 'runtime:scala',
+          kind: 'runtime-version',
+          turns: ['Which Scala version does this build use?'],
+          facts: [v],
+        }
+      : undefined;
+  }
+  if (lang === 'hs') {
+    const v = /^tested-with:\s*([^\n]+)/im.exec(read(dir, first('*.cabal')))?.[1]?.trim();
+    return v
+      ? {
+          id: 'runtime:ghc',
+          kind: 'runtime-version',
+          turns: ['Which GHC versions is this project tested with?'],
+          facts: [v],
+        }
+      : undefined;
+  }
+  if (lang === 'zig') return found('Zig', /minimum_zig_version\s*=\s*"([^"]+)"/.exec(read(dir, 'build.zig.zon'))?.[1]);
+  if (lang === 'erl') return found('Erlang/OTP', /minimum_otp_vsn,\s*"([^"]+)"/.exec(read(dir, 'rebar.config'))?.[1]);
+  if (lang === 'clj')
+    return found(
+      'Clojure',
+      /org\.clojure\/clojure\s+(?:\{:mvn\/version\s+)?"([^"]+)"/.exec(
+        read(dir, first('project.clj') || 'deps.edn'),
+      )?.[1],
+    );
+  if (lang === 'c' || lang === 'cpp')
+    return found(
+      'CMake',
+      /cmake_minimum_required\s*\(\s*VERSION\s+([\d.]+(?:\.\.\.[\d.]+)?)/i.exec(read(dir, 'CMakeLists.txt'))?.[1],
+    );
   const project = git(dir, 'ls-files', '*.csproj')
     .split('\n')
     .filter(Boolean)
@@ -648,6 +852,22 @@ const IMPORT: Partial<Record<Language, { grep: string; module: RegExp }>> = {
   lua: {
     grep: 'require\\s*\\(?\\s*["\'][\\w.]*\\.[a-z_]{4,}["\']',
     module: /require\s*\(?\s*["'][\w.]*\.([a-z_]{4,})["']/,
+  },
+  c: { grep: '^#include\\s+"([\\w./-]*/)?[a-z_]{4,}\\.h"', module: /([a-z_]{4,})\.h"/ },
+  cpp: { grep: '^#include\\s+[<"]([\\w./-]*/)?[a-z_]{4,}\\.(h|hpp)[>"]', module: /([a-z_]{4,})\.(?:h|hpp)[>"]/ },
+  scala: { grep: '^import\\s+[\\w.]+\\.[A-Z]\\w{4,}$', module: /\.([A-Z]\w{4,})$/ },
+  dart: {
+    grep: '^import\\s+[\'"]([\\w:./-]*/)?[a-z_]{4,}\\.dart[\'"]',
+    module: /([a-z_]{4,})\.dart['"]/,
+  },
+  hs: {
+    grep: '^import\\s+(qualified\\s+)?[A-Z][\\w.]*\\.[A-Z]\\w{3,}',
+    module: /import\s+(?:qualified\s+)?[\w.]*\.([A-Z]\w{3,})/,
+  },
+  zig: { grep: '@import\\("([\\w./-]*/)?[a-z_]{4,}\\.zig"\\)', module: /([a-z_]{4,})\.zig"/ },
+  clj: {
+    grep: '^\\s*\\(?:?(require\\s+)?\\[[a-z][a-z0-9.-]*\\.[a-z][a-z0-9-]{3,}(\\s|\\])',
+    module: /\[[a-z][\w.-]*\.([a-z][\w-]{3,})/,
   },
 };
 
@@ -705,6 +925,22 @@ const CLASS_WITH_BASE: Partial<Record<Language, { grep: string; parse: RegExp }>
     grep: '\\bclass\\s+[A-Z]\\w{3,}(<[^>]*>)?(\\s*(private |internal )?(constructor)?\\([^)]*\\))?\\s*:\\s*[A-Z]\\w{3,}',
     parse: /class\s+(\w+)(?:<[^>]*>)?(?:\s*(?:private |internal )?(?:constructor)?\([^)]*\))?\s*:\s*(\w+)/,
   },
+  scala: {
+    grep: '\\b(class|object)\\s+[A-Z]\\w{3,}(\\[[^]]*\\])?(\\([^)]*\\))?\\s+extends\\s+[A-Z]\\w{3,}',
+    parse: /(?:class|object)\s+(\w+)(?:\[[^\]]*\])?(?:\([^)]*\))?\s+extends\s+(\w+)/,
+  },
+  dart: {
+    grep: '\\bclass\\s+[A-Z]\\w{3,}(<[^>]*>)?\\s+(extends|implements|with)\\s+[A-Z]\\w{3,}',
+    parse: /class\s+(\w+)(?:<[^>]*>)?\s+(?:extends|implements|with)\s+(\w+)/,
+  },
+  cpp: {
+    grep: '\\b(class|struct)\\s+[A-Za-z_]\\w{3,}\\s*(final\\s*)?:\\s*(public|private|protected)?\\s*[A-Za-z_:]*[A-Za-z_]\\w{3,}',
+    parse: /(?:class|struct)\s+(\w+)\s*(?:final\s*)?:\s*(?:public|private|protected)?\s*(?:\w+::)*(\w+)/,
+  },
+  hs: {
+    grep: '^instance\\s+(\\([^)]*\\)\\s*=>\\s*)?[A-Z]\\w{3,}\\s+\\(?[A-Z]\\w{3,}',
+    parse: /instance\s+(?:\([^)]*\)\s*=>\s*)?(\w+)\s+\(?(\w+)/,
+  },
 };
 
 /** What a class extends (or which traits a Rust type implements), and which classes extend a base. */
@@ -719,7 +955,7 @@ function inheritanceQuestions(dir: string, lang: Language): BenchQuestion[] {
       const m = spec.parse.exec(l.text);
       // Rust: `impl Trait for Type` → the type is the subject, the trait the base.
       return m
-        ? lang === 'rs'
+        ? lang === 'rs' || lang === 'hs'
           ? { l, name: m[2] as string, base: m[1] as string }
           : { l, name: m[1] as string, base: m[2] as string }
         : undefined;
@@ -737,7 +973,9 @@ function inheritanceQuestions(dir: string, lang: Language): BenchQuestion[] {
       turns: [
         lang === 'rs'
           ? `Which traits does ${single.name} implement?`
-          : `What does the ${single.name} class inherit from?`,
+          : lang === 'hs'
+            ? `Which type class instances does ${single.name} have?`
+            : `What does the ${single.name} class inherit from?`,
       ],
       facts: [fact(single.l)],
     });
@@ -752,7 +990,13 @@ function inheritanceQuestions(dir: string, lang: Language): BenchQuestion[] {
     out.push({
       id: `implementers:${base[0]}`,
       kind: 'implementers',
-      turns: [lang === 'rs' ? `Which types implement ${base[0]}?` : `Which classes extend or implement ${base[0]}?`],
+      turns: [
+        lang === 'rs'
+          ? `Which types implement ${base[0]}?`
+          : lang === 'hs'
+            ? `Which types are instances of ${base[0]}?`
+            : `Which classes extend or implement ${base[0]}?`,
+      ],
       facts: spread(base[1], 3).map(fact),
     });
   }
@@ -792,7 +1036,7 @@ function lintQuestion(dir: string): BenchQuestion | undefined {
   };
 }
 
-const LOG_CALL: Record<Language, string> = {
+const LOG_CALL: Partial<Record<Language, string>> = {
   py: '\\b(print|log(ger)?\\.(info|warning|debug|error)|warnings\\.warn|click\\.echo)\\(\\s*f?["\'][A-Z][^"\'{}%]{15,60}["\']',
   go: '\\b(fmt\\.(Print|Fprint)\\w*|log\\.\\w+)\\([^"]*"[A-Z][^"%]{15,60}"',
   rs: '\\b(e?println!|eprint!|warn!|info!|debug!|error!)\\(\\s*"[A-Z][^"{}]{15,60}"',
@@ -805,11 +1049,21 @@ const LOG_CALL: Record<Language, string> = {
   ex: '\\b(Logger\\.\\w+|IO\\.puts|IO\\.warn|Mix\\.shell\\(\\)\\.\\w+)\\(?\\s*"[A-Z][^"#{}]{15,60}"',
   swift: '\\b(print|debugPrint|NSLog|logger\\.\\w+|os_log)\\(\\s*"[A-Z][^"\\\\]{15,60}"',
   lua: '\\b(print|printout|printerr|warning|warn|io\\.write|:write)\\(\\s*["\'][A-Z][^"\'%]{15,60}["\']',
+  c: '\\b(printf\\(|puts\\(|fputs\\(|fprintf\\(std(err|out),|warnx?\\()\\s*"[A-Z][^"%\\\\]{15,60}"',
+  cpp: '(std::cout\\s*<<|std::cerr\\s*<<|\\bprintf\\(|\\bprint\\()\\s*"[A-Z][^"%{}\\\\]{15,60}"',
+  scala: '\\b(println|print|logger\\.\\w+|log\\.\\w+)\\(\\s*s?"[A-Z][^"$]{15,60}"',
+  dart: '\\b(print|stdout\\.write\\w*|stderr\\.write\\w*|log|_?logger\\.\\w+)\\(\\s*[\'"][A-Z][^\'"$]{15,60}[\'"]',
+  hs: '\\b(putStrLn|putStr|hPutStrLn\\s+stderr|trace|logInfo|logWarn)\\s*\\$?\\s*"[A-Z][^"]{15,60}"',
+  zig: '\\b(std\\.debug\\.print|log\\.\\w+|std\\.log\\.\\w+)\\(\\s*"[A-Z][^"{}]{15,60}"',
+  erl: '\\b(io:format|logger:\\w+|error_logger:\\w+)\\(\\s*"[A-Z][^"~]{15,60}"',
+  clj: '\\((println|print|prn|log/\\w+)\\s+"[A-Z][^"]{15,60}"',
 };
 
 /** Where a printed or logged message comes from. */
 function logStringQuestion(dir: string, lang: Language): BenchQuestion | undefined {
-  const hits = grepLines(dir, ['-E', LOG_CALL[lang], '--', ...DEFINITION[lang].files]).filter(
+  const shape = LOG_CALL[lang];
+  if (!shape) return undefined;
+  const hits = grepLines(dir, ['-E', shape, '--', ...DEFINITION[lang].files]).filter(
     (h) => !TEST_PATH.test(h.rel) && h.text.trim().length <= 200,
   );
   const pick = shuffled(hits, (h) => h.text)[0];
@@ -823,7 +1077,18 @@ function logStringQuestion(dir: string, lang: Language): BenchQuestion | undefin
   };
 }
 
-const TEST_START: Record<Language, { grep: string; name: RegExp; assert: RegExp }> = {
+const TEST_START: Partial<
+  Record<
+    Language,
+    {
+      grep: string;
+      name: RegExp;
+      assert: RegExp;
+      /** Tests written beside the code (`test "…" {}` in Zig): the shape alone says it is a test. */
+      inSource?: boolean;
+    }
+  >
+> = {
   py: {
     grep: '^\\s*def test_[a-z0-9_]{6,}\\(',
     name: /def (test_\w+)/,
@@ -876,13 +1141,51 @@ const TEST_START: Record<Language, { grep: string; name: RegExp; assert: RegExp 
     assert: /\bXCT\w+\(|#expect\(|#require\(/,
   },
   lua: { grep: '^\\s*it\\s*\\(\\s*["\'][^"\']{10,60}["\']', name: /["']([^"']+)["']/, assert: /\bassert[.\w]*\s*\(/ },
+  c: {
+    grep: '^\\s*(static\\s+)?(void|int)\\s+test_?[a-z0-9_]{6,}\\(',
+    name: /\s(test_?\w+)\(/,
+    assert: /\bassert\w*\s*\(|\b(CHECK|EXPECT|ASSERT)\w*\(/,
+  },
+  cpp: {
+    grep: '^\\s*TEST(_F|_P)?\\(\\s*\\w+\\s*,\\s*\\w{6,}\\s*\\)|^\\s*TEST_CASE\\(\\s*"[^"]{10,60}"',
+    name: /(?:TEST\w*\(\s*\w+\s*,\s*|TEST_CASE\(\s*")(\w[^",)]*)/,
+    assert: /\b(EXPECT|ASSERT|CHECK|REQUIRE)_?\w*\(/,
+  },
+  scala: {
+    grep: '^\\s*(test|property)\\(\\s*"[^"]{10,60}"|^\\s*"[^"]{10,60}"\\s+(should|in|must|>>)\\b',
+    name: /"([^"]+)"/,
+    assert: /\b(assert\w*|expect)\(|\bshould(Be|Equal)?\b|\s===\s|\bmust(Be|Equal)?\b/,
+  },
+  dart: {
+    grep: '^\\s*test\\(\\s*[\'"][^\'"]{10,60}[\'"]',
+    name: /\(\s*['"]([^'"]+)['"]/,
+    assert: /\bexpect(Later)?\(/,
+  },
+  hs: {
+    grep: '^\\s*(it|testCase|testProperty|specify)\\s+"[^"]{10,60}"',
+    name: /"([^"]+)"/,
+    assert: /\bshould\w*\b|@\?=|@=\?|\bassert\w*\b/,
+  },
+  zig: {
+    grep: '^\\s*test\\s+"[^"]{10,60}"\\s*\\{',
+    name: /"([^"]+)"/,
+    assert: /\btesting\.expect\w*\(|\bexpect\w*\(/,
+    inSource: true,
+  },
+  erl: {
+    grep: '^[a-z][a-z0-9_]{6,}(_test)?\\((Config|_Config|_)?\\)\\s*->',
+    name: /^(\w+)\(/,
+    assert: /\?assert\w*\(|^\s*\{[^}]*\}\s*=\s/,
+  },
+  clj: { grep: '^\\s*\\(deftest\\s+[a-z][a-z0-9-]{6,}', name: /deftest\s+([\w-]+)/, assert: /\((is|are)\s/ },
 };
 
 /** What a test checks: its first assertion. */
 function testAssertsQuestion(dir: string, lang: Language): BenchQuestion | undefined {
   const spec = TEST_START[lang];
+  if (!spec) return undefined;
   const starts = grepLines(dir, ['-E', spec.grep, '--', ...DEFINITION[lang].files]).filter(
-    (h) => TEST_PATH.test(h.rel) || /Tests?\.(cs|java)$/.test(h.rel),
+    (h) => spec.inSource || TEST_PATH.test(h.rel) || /Tests?\.(cs|java)$/.test(h.rel),
   );
   for (const start of shuffled(starts, (h) => h.text).slice(0, 20)) {
     const name = spec.name.exec(start.text)?.[1];
@@ -905,7 +1208,9 @@ function testAssertsQuestion(dir: string, lang: Language): BenchQuestion | undef
 
 /** Which environment variables the project reads: reading lines from two files. */
 function envListQuestion(dir: string, lang: Language): BenchQuestion | undefined {
-  const hits = grepLines(dir, ['-E', ENV_READ[lang]]).filter(
+  const spec = ENV_READ[lang];
+  if (!spec) return undefined;
+  const hits = grepLines(dir, ['-E', spec]).filter(
     (h) => !DOC.test(h.rel) && !TEST_PATH.test(h.rel) && h.text.trim().length < 200,
   );
   if (hits.length === 0) return undefined;
@@ -994,7 +1299,7 @@ function cliFlagQuestion(dir: string, lang: Language): BenchQuestion | undefined
 }
 
 /** How each language spells making an object of a class: the class name is the first group. */
-const CONSTRUCTION: Record<Language, string> = {
+const CONSTRUCTION: Partial<Record<Language, string>> = {
   py: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
   go: '&[A-Z][A-Za-z0-9]{3,}\\{',
   rs: '\\b[A-Z][a-z][A-Za-z0-9]{3,}::new\\(',
@@ -1007,17 +1312,23 @@ const CONSTRUCTION: Record<Language, string> = {
   ex: '%[A-Z][A-Za-z0-9]*(\\.[A-Z][A-Za-z0-9]*)*\\{',
   swift: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
   lua: '\\b[A-Z][a-z][A-Za-z0-9]{3,}[.:]new\\(',
+  cpp: '\\bnew [A-Z][A-Za-z0-9]{3,}\\(',
+  scala: '\\bnew [A-Z][A-Za-z0-9]{3,}\\(|=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\(',
+  dart: '=\\s*(const\\s+|new\\s+)?[A-Z][a-z][A-Za-z0-9]{3,}\\(',
+  zig: '=\\s*[A-Z][a-z][A-Za-z0-9]{3,}\\{',
 };
 
 /** Where objects of one of the project's classes are made: up to two construction lines. */
 function instantiationsQuestion(dir: string, lang: Language): BenchQuestion | undefined {
-  const lines = grepLines(dir, ['-E', CONSTRUCTION[lang], '--', ...DEFINITION[lang].files]).filter(
+  const shape = CONSTRUCTION[lang];
+  if (!shape) return undefined;
+  const lines = grepLines(dir, ['-E', shape, '--', ...DEFINITION[lang].files]).filter(
     (l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 200 && !/^\s*(\*|\/\/|#)/.test(l.text),
   );
   const byClass = new Map<string, GrepLine[]>();
   for (const l of lines) {
     const name = /(?:new |&|=\s*)?([A-Z][A-Za-z0-9]{3,})(?:<[^>]*>)?(?:\(|\{|::new\(|[.:]new\b)/.exec(
-      l.text.slice(l.text.search(new RegExp(CONSTRUCTION[lang]))),
+      l.text.slice(l.text.search(new RegExp(shape))),
     )?.[1];
     if (name) byClass.set(name, [...(byClass.get(name) ?? []), l]);
   }
@@ -1027,7 +1338,7 @@ function instantiationsQuestion(dir: string, lang: Language): BenchQuestion | un
     // One of the project's own classes: declared in it.
     const declared = grepLines(dir, [
       '-E',
-      `\\b(class|struct|record|type|enum|protocol|actor|defmodule)\\s+([\\w.]*\\.)?${name}\\b|^local\\s+${name}\\s*=`,
+      `\\b(class|struct|record|type|enum|protocol|actor|defmodule)\\s+([\\w.]*\\.)?${name}\\b|^local\\s+${name}\\s*=|\\bconst\\s+${name}\\s*=\\s*(packed\\s+|extern\\s+)?(struct|union|enum)\\b`,
       '--',
       ...DEFINITION[lang].files,
     ]);
@@ -1043,7 +1354,7 @@ function instantiationsQuestion(dir: string, lang: Language): BenchQuestion | un
 }
 
 /** How each language catches an error type: the type is the first group. */
-const CATCH: Record<Language, RegExp | undefined> = {
+const CATCH: Partial<Record<Language, RegExp | undefined>> = {
   py: /^\s*except\s+\(?([A-Z]\w+(?:Error|Exception))\b/,
   go: /\berrors\.Is\(\s*\w+,\s*(?:\w+\.)?(Err\w{3,})\)/,
   rs: undefined,
@@ -1056,6 +1367,10 @@ const CATCH: Record<Language, RegExp | undefined> = {
   ex: /\b(?:rescue\s+)?\w+\s+in\s+\[?(?:[A-Z]\w*\.)*([A-Z]\w+(?:Error|Exception))\b/,
   swift: /\bcatch\s+(?:let\s+\w+\s+as\s+)?(?:\w+\.)*([A-Z]\w*Error)\b/,
   lua: undefined,
+  cpp: /\bcatch\s*\(\s*(?:const\s+)?(?:\w+::)*(\w+(?:_error|_exception|Error|Exception))\b/,
+  scala: /\bcase\s+\w+\s*:\s*(?:\w+\.)*([A-Z]\w+(?:Exception|Error|Failure))\b/,
+  dart: /\bon\s+([A-Z]\w*(?:Exception|Error))\b/,
+  clj: /\(catch\s+(?:[\w.]+\.)?([A-Z]\w*(?:Exception|Error))\b/,
 };
 
 /** Where an error type is caught or checked: up to two such lines outside tests. */
@@ -1064,7 +1379,7 @@ function catchSiteQuestion(dir: string, lang: Language): BenchQuestion | undefin
   if (!spec) return undefined;
   const lines = grepLines(dir, [
     '-E',
-    '\\b(except|catch|rescue|errors\\.Is)\\b|\\w in \\[?[A-Z][\\w.]*(Error|Exception)\\b',
+    '\\b(except|catch|rescue|errors\\.Is)\\b|\\w in \\[?[A-Z][\\w.]*(Error|Exception)\\b|\\bcase \\w+\\s*:\\s*[\\w.]*(Exception|Error|Failure)\\b',
     '--',
     ...DEFINITION[lang].files,
   ]).filter((l) => !TEST_PATH.test(l.rel) && l.text.trim().length <= 200);
@@ -1084,6 +1399,97 @@ function catchSiteQuestion(dir: string, lang: Language): BenchQuestion | undefin
     kind: 'catch-site',
     turns: [`Where do we handle ${pick[0]}? I want to see what happens when it is raised.`],
     facts: [...new Set(spread(pick[1], 2).map(fact))],
+  };
+}
+
+/**
+ * Kinds added in the seventh round (2026-12-07) from questions developers ask of a repository they do not know:
+ * which handler serves a route, how to run one test, what is deprecated, which TODOs are left. Their held-back
+ * part is every repository outside the dev set: run.ts prints their misses for the dev set only.
+ */
+export const NEW_KINDS = new Set(['route', 'single-test', 'deprecated', 'todo']);
+
+/** A route registered with a literal path, as web frameworks spell it (Flask, Express, Sinatra, Plug, Laravel, Go, Spring). */
+const ROUTE_LINE =
+  '\\b(route|get|post|put|delete|patch|any|match|HandleFunc|Handle|GetMapping|PostMapping|PutMapping|DeleteMapping|RequestMapping|Get|Post)\\s*\\(?\\s*(value\\s*=\\s*)?["\'](/[a-z][A-Za-z0-9_/:<>{}.-]*)["\']';
+
+/** Where a route is handled: the line that registers its path. */
+function routeQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, ['-E', ROUTE_LINE, '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && !DOC.test(l.rel) && l.text.trim().length <= 200,
+  );
+  const byPath = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    const route = /["'](\/[a-z][\w/:<>{}.-]*)["']/.exec(l.text)?.[1];
+    if (route && route.length >= 4) byPath.set(route, [...(byPath.get(route) ?? []), l]);
+  }
+  const pick = shuffled(
+    [...byPath].filter(([, ls]) => ls.length <= 2),
+    ([route]) => route,
+  )[0];
+  if (!pick) return undefined;
+  return {
+    id: `route:${pick[0]}`,
+    kind: 'route',
+    turns: [`Which handler serves the ${pick[0]} route?`],
+    facts: [fact(pick[1][0] as GrepLine)],
+  };
+}
+
+/** How to run one test: the file it is in (a runner is given a file, and a name). */
+function singleTestQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const spec = TEST_START[lang];
+  if (!spec) return undefined;
+  const starts = grepLines(dir, ['-E', spec.grep, '--', ...DEFINITION[lang].files]).filter(
+    (h) => spec.inSource || TEST_PATH.test(h.rel) || /Tests?\.(cs|java)$/.test(h.rel),
+  );
+  for (const start of shuffled(starts, (h) => `single:${h.text}`).slice(0, 20)) {
+    const name = spec.name.exec(start.text)?.[1];
+    if (!name || starts.filter((s) => spec.name.exec(s.text)?.[1] === name).length !== 1) continue;
+    return {
+      id: `single-test:${name.slice(0, 30)}`,
+      kind: 'single-test',
+      turns: [/\s/.test(name) ? `How do I run just the test "${name}"?` : `How do I run just the ${name} test?`],
+      facts: [start.rel],
+    };
+  }
+  return undefined;
+}
+
+/** What is deprecated: deprecation marks from two files. */
+function deprecatedQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, [
+    '-E',
+    '@[Dd]eprecated\\b|#\\[deprecated|\\[Obsolete|DeprecationWarning|\\bDeprecated:|\\bdeprecated\\(',
+    '--',
+    ...DEFINITION[lang].files,
+  ]).filter((l) => !TEST_PATH.test(l.rel) && l.text.trim().length >= 24 && l.text.trim().length <= 160);
+  if (new Set(lines.map((l) => l.rel)).size < 2) return undefined;
+  return {
+    id: 'deprecated',
+    kind: 'deprecated',
+    turns: ['What is deprecated in this codebase? I want to stop using it before it is removed.'],
+    facts: spread(
+      shuffled(lines, (l) => `deprecated:${l.rel}:${l.line}`),
+      2,
+    ).map(fact),
+  };
+}
+
+/** Which TODOs are left: TODO/FIXME comments from two files. */
+function todoQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const lines = grepLines(dir, ['-E', '\\b(TODO|FIXME)\\b', '--', ...DEFINITION[lang].files]).filter(
+    (l) => !TEST_PATH.test(l.rel) && l.text.trim().length >= 15 && l.text.trim().length <= 160,
+  );
+  if (new Set(lines.map((l) => l.rel)).size < 2) return undefined;
+  return {
+    id: 'todo',
+    kind: 'todo',
+    turns: ['Are there TODOs or FIXMEs left in the code? List them.'],
+    facts: spread(
+      shuffled(lines, (l) => `todo:${l.rel}:${l.line}`),
+      2,
+    ).map(fact),
   };
 }
 
@@ -1175,6 +1581,10 @@ export function generateQuestions(dir: string, state: RepoState): BenchQuestion[
     cliFlagQuestion(dir, lang),
     instantiationsQuestion(dir, lang),
     catchSiteQuestion(dir, lang),
+    routeQuestion(dir, lang),
+    singleTestQuestion(dir, lang),
+    deprecatedQuestion(dir, lang),
+    todoQuestion(dir, lang),
   ]) {
     if (q) questions.push(q);
   }

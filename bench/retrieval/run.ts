@@ -21,7 +21,7 @@ import { chatTurn, type WireMessage } from '../../test/support/chatTurns.ts';
 import { startFakeOllama } from '../../test/support/fakeOllama.ts';
 import { startProxy } from '../../test/support/proxy.ts';
 import { prepare } from './prepare.ts';
-import { type BenchQuestion, generateQuestions, HELD_OUT_KINDS } from './questions.ts';
+import { type BenchQuestion, generateQuestions, HELD_OUT_KINDS, NEW_KINDS } from './questions.ts';
 
 const args = process.argv.slice(2);
 const listAfter = (name: string) => {
@@ -210,7 +210,11 @@ for (const set of Object.keys(sets)) {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   const kinds = [...new Set(inSet.map((o) => o.kind))].sort();
   for (const kind of kinds) {
-    const label = HELD_OUT_KINDS.has(kind) ? `${kind} (held-out kind)` : kind;
+    const label = HELD_OUT_KINDS.has(kind)
+      ? `${kind} (held-out kind)`
+      : NEW_KINDS.has(kind)
+        ? `${kind} (new kind, held back outside dev)`
+        : kind;
     console.log(
       row(
         label,
@@ -221,13 +225,25 @@ for (const set of Object.keys(sets)) {
   console.log(
     row(
       'kinds built on',
-      inSet.filter((o) => !HELD_OUT_KINDS.has(o.kind)),
+      inSet.filter((o) => !HELD_OUT_KINDS.has(o.kind) && !NEW_KINDS.has(o.kind)),
     ),
   );
   console.log(
     row(
       'held-out kinds',
       inSet.filter((o) => HELD_OUT_KINDS.has(o.kind)),
+    ),
+  );
+  console.log(
+    row(
+      'new kinds',
+      inSet.filter((o) => NEW_KINDS.has(o.kind)),
+    ),
+  );
+  console.log(
+    row(
+      'all but the new kinds',
+      inSet.filter((o) => !NEW_KINDS.has(o.kind)),
     ),
   );
   for (const repo of [...new Set(inSet.map((o) => o.repo))])
@@ -242,7 +258,8 @@ for (const set of Object.keys(sets)) {
 if (showMisses) {
   console.log('\nmissed facts:');
   for (const o of outcomes) {
-    if (o.set === 'unseen') continue;
+    // The new kinds' held-back part: their misses outside the dev set are not printed.
+    if (o.set === 'unseen' || (o.set !== 'dev' && NEW_KINDS.has(o.kind))) continue;
     for (const m of o.missed)
       console.log(`  ${o.set} ${o.repo} ${o.id} (${o.mode}): ${JSON.stringify(m).slice(0, 140)}`);
     if (o.leaked) console.log(`  ${o.set} ${o.repo} ${o.id}: ${o.leaked} forbidden string(s)`);

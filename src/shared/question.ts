@@ -84,6 +84,8 @@ const STOP_WORDS = new Set(
 
 /** camelCase, PascalCase with an inner capital, snake_case, SCREAMING_CASE, a leading underscore. */
 export function codeShaped(word: string): boolean {
+  // An acronym's plural (`TODOs`, `APIs`, `URLs`) is prose, though its capitals before a lower-case letter look like code.
+  if (/^[A-Z]{2,}s$/.test(word)) return false;
   return (
     /[a-z][A-Z]/.test(word) ||
     /[A-Z]{2}[a-z]/.test(word) ||

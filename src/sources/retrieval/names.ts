@@ -72,11 +72,16 @@ export function spellingPatterns(name: string): string[] {
     for (const joined of [`${last}${behind.join('')}`, `${last}_${behind.join('_')}`])
       if (joined.replace(/_/g, '').length >= 4) patterns.add(joined);
   }
-  if (patterns.size > 0) return [...patterns].slice(0, 14);
   const norm = normalName(name);
-  if (norm.length < 6) return [norm];
-  const half = Math.floor(norm.length / 2);
-  return [norm.slice(0, half), norm.slice(half)];
+  // A one-part name has no pair that survives a typo inside it: its halves do (`formtter` → `form`, `tter`), the
+  // typo being in one half at most. The part itself stays first: the name may be right and only not a whole word.
+  if (parts.length === 1 && norm.length >= 6) {
+    const half = Math.floor(norm.length / 2);
+    patterns.add(norm.slice(0, half));
+    patterns.add(norm.slice(half));
+  }
+  if (patterns.size > 0) return [...patterns].slice(0, 14);
+  return [norm];
 }
 
 /** The forms a prose word takes as the first part of a name: `computes` → `compute`, `retries` → `retry`. */

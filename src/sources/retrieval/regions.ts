@@ -122,6 +122,8 @@ function constructionTest(names: readonly string[]): (line: string) => boolean {
   return (line) => made.test(line);
 }
 
+const LITERAL_QUOTES = ['"', "'", '`'];
+
 /** A line that handles an error: `except X`, `catch (X e)`, `rescue X => e`, `errors.Is(err, X)`, `recover`. */
 const HANDLER_LINE = /\b(?:except|catch|rescue|errors\.(?:Is|As)|recover)\b/;
 
@@ -351,14 +353,24 @@ export function fileRegions(
     const line = lines[at] ?? hit.text;
     const qualified = context.qualified.some((name) => line.includes(name));
     const defined = defines(line);
-    if (context.strings.some((text) => line.includes(text))) {
+    const spelt = context.strings.filter((text) => line.includes(text));
+    if (spelt.length > 0) {
       // The line that spells the error or the string: the most direct answer there is. When it opens a block
       // (a test named by the string, a handler for the message), the block is what it does.
       const opens = OPENS_BLOCK.test(line);
       const block = opens ? definitionBlock(lines, at, limits.definitionLines) : undefined;
       const start = block?.start ?? Math.max(0, at - limits.mentionContext - 1);
       const end = block?.end ?? Math.min(lines.length - 1, at + limits.mentionContext);
-      raw.push({ start, end, score: 150, definition: opens, why: 'spells the quoted text' });
+      // The string as a literal of its own (`case "--bind":`, `get('/login'`) is where the code handles it; inside
+      // a longer string (help text, a message) it is only mentioned.
+      const literal = spelt.some((text) => LITERAL_QUOTES.some((q) => line.includes(`${q}${text}${q}`)));
+      raw.push({
+        start,
+        end,
+        score: 150 + (literal ? 15 : 0),
+        definition: opens,
+        why: literal ? 'spells the quoted text as a literal' : 'spells the quoted text',
+      });
     } else if (defined !== undefined && (wantsUses || context.relations)) {
       // Asked who uses, imports or extends it: the signature says what it is; the room goes to the others.
       raw.push({

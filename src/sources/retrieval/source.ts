@@ -242,12 +242,28 @@ const ENV_READS = [
   'Getenv(',
   'LookupEnv(',
   'env::var',
+  'env!(',
   'process.env',
   'import.meta.env',
+  'Deno.env',
   'System.getenv',
+  'System/getenv',
+  'System.get_env',
+  'System.fetch_env',
   'GetEnvironmentVariable',
   'ENV[',
+  'ENV.fetch',
   'getenv(',
+  'getEnv ',
+  'lookupEnv ',
+  'getEnvVarOwned',
+  'sys.env',
+  'Platform.environment',
+  'fromEnvironment(',
+  'processInfo.environment',
+  '$_ENV[',
+  "env('",
+  'env("',
 ];
 
 /** Task-file lines kept per file (git grep's per-file limit elsewhere is 20). */
@@ -262,6 +278,11 @@ interface SearchPlan {
   guessed: string[];
   qualified: string[];
   strings: string[];
+  /**
+   * The strings as code spells them when it handles one (`"--bind"`, `'/login'`): searched apart, so that a
+   * file mentioning the string in prose or help text dozens of times still yields the line that handles it.
+   */
+  literals: string[];
   taskWords: string[];
   /** Names of packages (and other plain words) looked for in manifests when the question is about versions. */
   manifestWords: string[];
@@ -269,6 +290,8 @@ interface SearchPlan {
   looseWords: string[];
   /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
   proseWords: string[];
+  /** Asked for a list of what the loose words find ("which TODOs are left", "list the deprecated APIs"). */
+  listing: boolean;
   historyPaths: string[];
   /** Ways of reading the environment, when the question asks about the environment and names no variable. */
   envReads: string[];
@@ -293,6 +316,27 @@ function errorCore(line: string): string | undefined {
 }
 
 const PLAIN_PATH = /^[\w./@+-]+$/;
+
+const ENV_WORD = /\benv(?:ironment)?\b/i;
+
+/** A question that wants every place of a kind, not the one best: "list them", "all the", "which TODOs are left". */
+const ASKS_LIST = /\b(?:list|all|every|are there|any)\b|\bwhich \w+s\b/i;
+
+/**
+ * The loose words, each plural followed by its singular (`todos` → `todo`, `fixmes` → `fixme`): code spells the
+ * thing once per place, the question counts them.
+ */
+function withSingulars(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const word of words) {
+    out.push(word);
+    if (word.length >= 5 && /[^s]s$/.test(word)) out.push(word.slice(0, -1));
+  }
+  return [...new Set(out)].slice(0, MAX_WORDS);
+}
+
+/** A URL's path as a route spells it: `/login`, `/users/:id`, `/api/v1/items` (no file extension). */
+const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
 
 /**
  * The question's words in order, as a name said in prose would hold them: its plain words, and the function
@@ -329,6 +373,12 @@ export function searchPlan(question: Question): SearchPlan {
     const core = errorCore(line);
     if (core && strings.size < 8) strings.add(core);
   }
+  // A URL path ("the /login route") names no file of the repository: the code spells it as a string.
+  for (const named of subjectPaths(question))
+    if (URL_PATH.test(named.token) && strings.size < 8) strings.add(named.token);
+  const literals = [...strings]
+    .filter((text) => !/\s/.test(text) && text.length <= 60)
+    .flatMap((text) => [`"${text}"`, `'${text}'`]);
   // "How are the tests run": the task files. "Which tests exercise parseInvoice": the name's hits, not the tasks.
   const taskWords = new Set<string>();
   // "Which version of expect-test …": a package's version, not how the tests run (the `test` in its name).
@@ -345,7 +395,7 @@ export function searchPlan(question: Question): SearchPlan {
     ? [...new Set([...runtimeKeys, ...question.packages, ...question.words, ...names])].slice(0, 16)
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
-  const looseWords = nothingNamed ? question.words.filter((word) => word.length >= 4).slice(0, MAX_WORDS) : [];
+  const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
@@ -364,12 +414,14 @@ export function searchPlan(question: Question): SearchPlan {
       !TASK_NOUNS.test(question.text),
     qualified: [...qualified],
     strings: [...strings],
+    literals,
     taskWords: [...taskWords],
     manifestWords,
     looseWords,
     proseWords,
+    listing: looseWords.length > 0 && ASKS_LIST.test(question.text) && !ENV_WORD.test(question.text),
     historyPaths,
-    envReads: firm === 0 && strings.size === 0 && /\benv(?:ironment)?\b/i.test(question.text) ? ENV_READS : [],
+    envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? ENV_READS : [],
     releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
@@ -405,253 +457,338 @@ export function createRetrievalSource(
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
     const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}`;
-    return memo.get(key, fingerprint, async () => {
-      const git = deps.git(ws.root, signal);
-      const withPrefix = (args: string[]) => ws.gitArgs(args);
-      const skipped: SkippedPath[] = indexed?.note ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
-      const failed = (what: string) => (error: unknown) => {
-        skipped.push({ path: `(retrieval ${what})`, reason: gitErrorReason(error) });
-        return { hits: [] as GrepHit[], cut: false };
-      };
-      const search = async (
-        patterns: string[],
-        extra: {
-          words: boolean;
-          ignoreCase?: boolean;
-          paths?: string[];
-          perFile?: number;
-          maxBytes?: number;
-        },
-      ) => {
-        const request = { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra };
-        // The index gives the same hits; a request it cannot narrow (or no ready index) goes to git grep.
-        return indexed?.search?.(request) ?? grep(git, withPrefix, request);
-      };
-      const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
-      const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
-      // The history of a named thing: the commits of its definition, found by the name search below.
-      const releases =
-        wantHistory && !base && plan.releases
-          ? await releaseHistory(git, withPrefix).catch(() => undefined)
-          : undefined;
-      const namedHistory = wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
-      const relations = askedRelations(input.question.text);
-      const relationShapes = wantCode ? relationPatterns(plan.names, relations) : [];
-      const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation] =
-        await Promise.all([
-          wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
-          wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
-          wantCode && plan.taskWords.length > 0
-            ? search(plan.taskWords, {
-                words: true,
-                ignoreCase: true,
-                paths: TASK_PATHSPECS,
-                // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
-                perFile: TASK_LINES_PER_FILE,
-              }).catch(failed('tasks'))
-            : none,
-          wantCode && plan.manifestWords.length > 0
-            ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: MANIFEST_PATHSPECS }).catch(
-                failed('manifests'),
-              )
-            : none,
-          wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
-          wantCode && plan.looseWords.length > 0
-            ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
-            : Promise.resolve(new Map<string, string>()),
-          wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
-          wantHistory && !namedHistory && !releases
-            ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
-                skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
-                return undefined;
-              })
-            : Promise.resolve(undefined),
-          wantCode && plan.envReads.length > 0
-            ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
-            : none,
-          relationShapes.length > 0
-            ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
-            : none,
-        ]);
-      // Semantic retrieval (--embed-model): the chunks nearest in meaning, beside the word searches' hits.
-      const bySimilarity = wantCode && indexed?.semantic ? await indexed.semantic(input.question.text) : [];
-      for (const [what, result] of [
-        ['names', byName],
-        ['strings', byString],
-        ['words', byWord],
-      ] as const) {
-        if (result.cut)
-          skipped.push({ path: `(retrieval ${what})`, reason: 'grep output over its limit; first part used' });
-      }
-      // Names the question means but the code spells otherwise (case, separators, a typo), and names said in
-      // prose: a case-insensitive search for their pieces, then the identifiers on those lines compared.
-      const missing = plan.names.filter((name) => !byName.hits.some((hit) => hit.text.includes(name)));
-      const pieces = [...new Set([...missing.flatMap(spellingPatterns), ...prosePatterns(plan.proseWords)])].slice(
-        0,
-        32,
-      );
-      let resolved: ResolvedName[] = [];
-      let byResolved = { hits: [] as GrepHit[], cut: false };
-      if (wantCode && pieces.length > 0) {
-        const candidates = await search(pieces, {
-          words: false,
-          ignoreCase: true,
-          // Every line of a file that spells a piece: the first few may all be other names (`MarkFlagRequired`).
-          perFile: 400,
-          maxBytes: opts.grepBytes,
-        }).catch(failed('spellings'));
-        const said = new Set(input.question.text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
-        resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
-        resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
-      }
-      // A plain word the code defines ("which tests exercise logout") is that name, when the prose names nothing.
-      const defined =
-        resolved.some((r) => r.from.startsWith('matched:')) || !plan.asksAboutCode
-          ? []
-          : definedWords(plan.looseWords, byWord.hits);
-      resolved = [...defined, ...resolved];
-      // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
-      // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
-      // Two words of the name besides kind nouns: "the json module" resolving to `json_module` keeps `json`.
-      const proseMatched = resolved.filter(
-        (r) =>
-          r.from.startsWith('matched:') &&
-          r.from
-            .slice('matched:'.length)
-            .split(',')
-            .filter((word) => !isKindNoun(word.trim())).length >= 2,
-      );
-      const subsumed = new Set(
-        plan.guessed.filter((name) => proseMatched.some((r) => nameParts(r.name).some((part) => sameWord(part, name)))),
-      );
-      const ownNames = plan.names.filter((name) => !subsumed.has(name));
-      const nameHits =
-        subsumed.size === 0
-          ? byName.hits
-          : byName.hits.filter((hit) => ownNames.some((name) => hit.text.includes(name)));
-      if (wantCode && resolved.length > 0) {
-        byResolved = await search(
-          resolved.map((r) => r.name),
-          { words: true },
-        ).catch(failed('resolved names'));
-      }
-      const items: ContextItem[] = [];
-      const definitions = namedHistory
-        ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
-        : [];
-      const ofDefinitions =
-        definitions.length > 0
-          ? await definitionHistory(git, withPrefix, definitions).catch((error: unknown) => {
-              skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
-              return '';
-            })
-          : '';
-      // No definition found (or git could not follow it): the recent history, as for any history question.
-      const fallback =
-        namedHistory && ofDefinitions === ''
-          ? await recentHistory(git, withPrefix, []).catch(() => undefined)
-          : undefined;
-      if (releases) {
-        items.push({
-          key: 'retrieval.history',
-          source: 'retrieval',
-          title: `commits between ${releases.previous} and ${releases.newest}`,
-          text: releases.text,
-          priority: 70,
-          kind: 'text',
-          why: 'asked about releases: the two newest tags',
-        });
-      }
-      if (ofDefinitions !== '') {
-        const names = [...new Set(definitions.map((d) => d.name))].join(', ');
-        items.push({
-          key: 'retrieval.history',
-          source: 'retrieval',
-          title: `history of ${names}`,
-          text: ofDefinitions,
-          priority: 70,
-          kind: 'text',
-          why: `asked about the history of ${names}`,
-        });
-      }
-      const history = recent ?? fallback;
-      if (history?.log) {
-        const label = history.branch ? "the branch's changes" : "last commit's changes";
-        const text = history.patch ? `${history.log}\n\n${label}:\n${history.patch}` : history.log;
-        const named = plan.historyPaths.length > 0;
-        items.push({
-          key: 'retrieval.history',
-          source: 'retrieval',
-          title: history.branch
-            ? `commits of the branch since ${base}`
-            : named
-              ? 'recent commits of the named files'
-              : 'recent commits',
-          text,
-          priority: 70,
-          kind: 'text',
-          why: history.branch
-            ? `asked about the branch against ${base}`
-            : named
-              ? 'history of the named files'
-              : 'asked about history: last commit',
-        });
-      }
-      if (wantCode) {
-        // A word the code defines is asked about as that name: files merely named like it are not the answer.
-        const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
-        const context: RankContext = {
-          names: [...ownNames, ...resolved.map((r) => r.name)],
-          qualified: plan.qualified,
-          strings: plan.strings,
-          intents: input.question.intents,
-          changed: new Set(status?.changedFiles ?? []),
-          heads,
-          relations,
-          packages: plan.manifestWords,
+    return memo.get(
+      key,
+      fingerprint,
+      async () => {
+        const skipped: SkippedPath[] = indexed?.note ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
+        const deadline = searchDeadline(signal, opts.timeoutMs, skipped);
+        const git = deps.git(ws.root, deadline.signal);
+        const withPrefix = (args: string[]) => ws.gitArgs(args);
+        const failed = (what: string) => (error: unknown) => {
+          skipped.push({ path: `(retrieval ${what})`, reason: gitErrorReason(error) });
+          return { hits: [] as GrepHit[], cut: false };
         };
-        // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
-        // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
-        // A version question whose package's manifest line was found is answered: the word's other hits are noise.
-        const declared = byManifest.hits.some((hit) => declaresPackage(plan.manifestWords)(hit.text, undefined));
-        const proseFound =
-          resolved.some((r) => r.from.startsWith('matched:')) ||
-          defined.length > 0 ||
-          declared ||
-          byEnv.hits.length > 0;
-        const hits = [
-          ...nameHits,
-          ...byResolved.hits,
-          ...byString.hits,
-          // A word that names code makes the question about that code, not about how tasks run.
-          ...(defined.length > 0 ? [] : byTask.hits),
-          ...byManifest.hits,
-          ...byRelation.hits,
-          ...(proseFound ? [] : byWord.hits),
-          ...bySimilarity,
-          ...[...heads.keys()].map((rel) => ({ rel, line: 1, text: '' })),
+        const search = async (
+          patterns: string[],
+          extra: {
+            words: boolean;
+            ignoreCase?: boolean;
+            paths?: string[];
+            perFile?: number;
+            maxBytes?: number;
+          },
+        ) => {
+          const request = { patterns, perFile: opts.perFile, maxBytes: opts.grepBytes, ...extra };
+          // The index gives the same hits; a request it cannot narrow (or no ready index) goes to git grep.
+          return deadline.inTime(Promise.resolve(indexed?.search?.(request) ?? grep(git, withPrefix, request)), {
+            hits: [] as GrepHit[],
+            cut: false,
+          });
+        };
+        const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
+        const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
+        // The history of a named thing: the commits of its definition, found by the name search below.
+        const releases =
+          wantHistory && !base && plan.releases
+            ? await releaseHistory(git, withPrefix).catch(() => undefined)
+            : undefined;
+        const namedHistory =
+          wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
+        const relations = askedRelations(input.question.text);
+        const relationShapes = wantCode ? relationPatterns(plan.names, relations) : [];
+        const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
+          await Promise.all([
+            wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
+            wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
+            wantCode && plan.taskWords.length > 0
+              ? search(plan.taskWords, {
+                  words: true,
+                  ignoreCase: true,
+                  paths: TASK_PATHSPECS,
+                  // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
+                  perFile: TASK_LINES_PER_FILE,
+                }).catch(failed('tasks'))
+              : none,
+            wantCode && plan.manifestWords.length > 0
+              ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: MANIFEST_PATHSPECS }).catch(
+                  failed('manifests'),
+                )
+              : none,
+            wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
+            wantCode && plan.looseWords.length > 0
+              ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
+              : Promise.resolve(new Map<string, string>()),
+            wantCode
+              ? deadline.inTime(
+                  ws.status().catch(() => undefined),
+                  undefined,
+                )
+              : Promise.resolve(undefined),
+            wantHistory && !namedHistory && !releases
+              ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
+                  skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
+                  return undefined;
+                })
+              : Promise.resolve(undefined),
+            wantCode && plan.envReads.length > 0
+              ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
+              : none,
+            relationShapes.length > 0
+              ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
+              : none,
+            wantCode && plan.literals.length > 0
+              ? search(plan.literals, { words: false }).catch(failed('literals'))
+              : none,
+          ]);
+        // Semantic retrieval (--embed-model): the chunks nearest in meaning, beside the word searches' hits.
+        const bySimilarity =
+          wantCode && indexed?.semantic ? await deadline.inTime(indexed.semantic(input.question.text), []) : [];
+        for (const [what, result] of [
+          ['names', byName],
+          ['strings', byString],
+          ['words', byWord],
+        ] as const) {
+          if (result.cut)
+            skipped.push({ path: `(retrieval ${what})`, reason: 'grep output over its limit; first part used' });
+        }
+        // Names the question means but the code spells otherwise (case, separators, a typo), and names said in
+        // prose: a case-insensitive search for their pieces, then the identifiers on those lines compared.
+        const missing = [
+          ...plan.names.filter((name) => !byName.hits.some((hit) => hit.text.includes(name))),
+          ...unspeltWords(plan.looseWords, byWord),
         ];
-        const from = new Map(resolved.map((r) => [r.name, r.from]));
-        // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
-        // fewer tokens than the regions of the few files the depth sends; the regions get the room left.
-        const stored = relations ? storedRelations(indexed, context.names, relations) : undefined;
-        const related = relations
-          ? relationListing(
-              [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits],
-              stored?.rank(relationRank(context.names, relations)) ?? relationRank(context.names, relations),
-              deps,
-              Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS),
-            )
-          : undefined;
-        if (related) items.push(related);
-        const room = related ? { ...depth, totalChars: depth.totalChars - related.text.length } : depth;
-        items.push(...codeItems(ws.root, hits, context, room, deps, skipped, from));
-        const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
-        if (reads) items.push(reads);
-      }
-      return { items, skipped };
-    });
+        const pieces = [...new Set([...missing.flatMap(spellingPatterns), ...prosePatterns(plan.proseWords)])].slice(
+          0,
+          32,
+        );
+        let resolved: ResolvedName[] = [];
+        let byResolved = { hits: [] as GrepHit[], cut: false };
+        if (wantCode && pieces.length > 0) {
+          // Joined pieces (`asset_f`, `headerlink`) are rare; a lone part (`asset`, `form`) may fill the output
+          // limit in a large repository before the file that defines the name: each gets its own search.
+          const joined = pieces.filter((piece) => piece.includes('_') || piece.length >= 8);
+          const single = pieces.filter((piece) => !joined.includes(piece));
+          const bySpelling = (list: string[]) =>
+            list.length === 0
+              ? none
+              : search(list, {
+                  words: false,
+                  ignoreCase: true,
+                  // Every line of a file that spells a piece: the first few may all be other names (`MarkFlagRequired`).
+                  perFile: 400,
+                  maxBytes: opts.grepBytes,
+                }).catch(failed('spellings'));
+          const found = await Promise.all([bySpelling(joined), bySpelling(single)]);
+          const candidates = { hits: found.flatMap((result) => result.hits) };
+          const said = new Set(input.question.text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+          resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
+          resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
+        }
+        // A plain word the code defines ("which tests exercise logout") is that name, when the prose names nothing.
+        const defined =
+          resolved.some((r) => r.from.startsWith('matched:')) || !plan.asksAboutCode
+            ? []
+            : definedWords(plan.looseWords, byWord.hits);
+        resolved = [...defined, ...resolved];
+        // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
+        // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
+        // Two words of the name besides kind nouns: "the json module" resolving to `json_module` keeps `json`.
+        const proseMatched = resolved.filter(
+          (r) =>
+            r.from.startsWith('matched:') &&
+            r.from
+              .slice('matched:'.length)
+              .split(',')
+              .filter((word) => !isKindNoun(word.trim())).length >= 2,
+        );
+        const subsumed = new Set(
+          plan.guessed.filter((name) =>
+            proseMatched.some((r) => nameParts(r.name).some((part) => sameWord(part, name))),
+          ),
+        );
+        const ownNames = plan.names.filter((name) => !subsumed.has(name));
+        const nameHits =
+          subsumed.size === 0
+            ? byName.hits
+            : byName.hits.filter((hit) => ownNames.some((name) => hit.text.includes(name)));
+        if (wantCode && resolved.length > 0) {
+          byResolved = await search(
+            resolved.map((r) => r.name),
+            { words: true },
+          ).catch(failed('resolved names'));
+        }
+        const items: ContextItem[] = [];
+        const definitions = namedHistory
+          ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
+          : [];
+        const ofDefinitions =
+          definitions.length > 0
+            ? await definitionHistory(git, withPrefix, definitions).catch((error: unknown) => {
+                skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
+                return '';
+              })
+            : '';
+        // No definition found (or git could not follow it): the recent history, as for any history question.
+        const fallback =
+          namedHistory && ofDefinitions === ''
+            ? await recentHistory(git, withPrefix, []).catch(() => undefined)
+            : undefined;
+        if (releases) {
+          items.push({
+            key: 'retrieval.history',
+            source: 'retrieval',
+            title: `commits between ${releases.previous} and ${releases.newest}`,
+            text: releases.text,
+            priority: 70,
+            kind: 'text',
+            why: 'asked about releases: the two newest tags',
+          });
+        }
+        if (ofDefinitions !== '') {
+          const names = [...new Set(definitions.map((d) => d.name))].join(', ');
+          items.push({
+            key: 'retrieval.history',
+            source: 'retrieval',
+            title: `history of ${names}`,
+            text: ofDefinitions,
+            priority: 70,
+            kind: 'text',
+            why: `asked about the history of ${names}`,
+          });
+        }
+        const history = recent ?? fallback;
+        if (history?.log) {
+          const label = history.branch ? "the branch's changes" : "last commit's changes";
+          const text = history.patch ? `${history.log}\n\n${label}:\n${history.patch}` : history.log;
+          const named = plan.historyPaths.length > 0;
+          items.push({
+            key: 'retrieval.history',
+            source: 'retrieval',
+            title: history.branch
+              ? `commits of the branch since ${base}`
+              : named
+                ? 'recent commits of the named files'
+                : 'recent commits',
+            text,
+            priority: 70,
+            kind: 'text',
+            why: history.branch
+              ? `asked about the branch against ${base}`
+              : named
+                ? 'history of the named files'
+                : 'asked about history: last commit',
+          });
+        }
+        if (wantCode) {
+          // A word the code defines is asked about as that name: files merely named like it are not the answer.
+          const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
+          const context: RankContext = {
+            names: [...ownNames, ...resolved.map((r) => r.name)],
+            qualified: plan.qualified,
+            strings: plan.strings,
+            intents: input.question.intents,
+            changed: new Set(status?.changedFiles ?? []),
+            heads,
+            relations,
+            packages: plan.manifestWords,
+          };
+          // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
+          // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
+          // A version question whose package's manifest line was found is answered: the word's other hits are noise.
+          const declared = byManifest.hits.some((hit) => declaresPackage(plan.manifestWords)(hit.text, undefined));
+          const proseFound =
+            resolved.some((r) => r.from.startsWith('matched:')) ||
+            defined.length > 0 ||
+            declared ||
+            byEnv.hits.length > 0;
+          const hits = [
+            ...nameHits,
+            ...byResolved.hits,
+            ...byString.hits,
+            ...byLiteral.hits,
+            // A word that names code makes the question about that code, not about how tasks run.
+            ...(defined.length > 0 ? [] : byTask.hits),
+            ...byManifest.hits,
+            ...byRelation.hits,
+            ...(proseFound ? [] : byWord.hits),
+            ...bySimilarity,
+            ...[...heads.keys()].map((rel) => ({ rel, line: 1, text: '' })),
+          ];
+          const from = new Map(resolved.map((r) => [r.name, r.from]));
+          // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
+          // fewer tokens than the regions of the few files the depth sends; the regions get the room left.
+          const stored = relations ? storedRelations(indexed, context.names, relations) : undefined;
+          const related = relations
+            ? relationListing(
+                [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits],
+                stored?.rank(relationRank(context.names, relations)) ?? relationRank(context.names, relations),
+                deps,
+                Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS),
+              )
+            : undefined;
+          if (related) items.push(related);
+          const room = related ? { ...depth, totalChars: depth.totalChars - related.text.length } : depth;
+          items.push(...codeItems(ws.root, hits, context, room, deps, skipped, from));
+          const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
+          if (reads) items.push(reads);
+          const listed =
+            plan.listing && !proseFound
+              ? wordListing(byWord.hits, deps, Math.min(depth.totalChars / 2, ENV_LISTING_CHARS))
+              : undefined;
+          if (listed) items.push(listed);
+        }
+        deadline.done();
+        return { items, skipped };
+      },
+      // An answer cut by the deadline is what a busy machine allowed this time, not what the repository holds.
+      (answer) => !answer.skipped.some((skip) => skip.reason === LATE_REASON),
+    );
   });
+}
+
+/** Time kept after the searches for ranking, reading and rendering, within the source's own limit. */
+const RANKING_RESERVE_MS = 1_000;
+
+const LATE_REASON = 'searches still running at the retrieval deadline were stopped; answered with what was found';
+
+/**
+ * A deadline for the searches, ahead of the source's own limit: git still running then is stopped and a search
+ * still waiting is answered as empty, so a large repository on a busy machine gets what the finished searches
+ * found instead of nothing at all (the source's limit drops the whole answer). The snapshot says so.
+ */
+function searchDeadline(parent: AbortSignal, limitMs: number, skipped: SkippedPath[]) {
+  const cutoff = new AbortController();
+  const timer = setTimeout(
+    () => {
+      skipped.push({ path: '(retrieval)', reason: LATE_REASON });
+      cutoff.abort();
+    },
+    Math.max(limitMs / 2, limitMs - RANKING_RESERVE_MS),
+  );
+  timer.unref?.();
+  const inTime = <T>(work: Promise<T>, fallback: T): Promise<T> => {
+    if (cutoff.signal.aborted) {
+      // Started after the deadline: its git is stopped at once, and its failure is nobody's to handle.
+      work.catch(() => undefined);
+      return Promise.resolve(fallback);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const late = () => resolve(fallback);
+      cutoff.signal.addEventListener('abort', late, { once: true });
+      work.then(
+        (value) => {
+          cutoff.signal.removeEventListener('abort', late);
+          resolve(value);
+        },
+        (error: unknown) => {
+          cutoff.signal.removeEventListener('abort', late);
+          reject(error);
+        },
+      );
+    });
+  };
+  return { signal: AbortSignal.any([parent, cutoff.signal]), inTime, done: () => clearTimeout(timer) };
 }
 
 /** Definitions followed for history, at most (each is one bounded `git log -L`). */
@@ -714,6 +851,21 @@ async function filesNamed(
   }
   scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length || a.rel.localeCompare(b.rel));
   return new Map(scored.slice(0, 2).map(({ rel, matched }) => [rel, `file name matches: ${matched.join(', ')}`]));
+}
+
+/** Loose words looked at as a misspelt name, at most: a short question about one thing ("what does onabrted do?"). */
+const MAX_UNSPELT_WORDS = 2;
+
+/**
+ * The question's plain words that the repository never spells (its whole-word search found no line), in a
+ * short question that names nothing else: most likely a name with a typo, resolved like a misspelt identifier.
+ * Not when the search was cut (the word may be past the cut).
+ */
+function unspeltWords(words: readonly string[], found: { hits: readonly GrepHit[]; cut: boolean }): string[] {
+  if (words.length === 0 || words.length > MAX_UNSPELT_WORDS || found.cut) return [];
+  return words.filter(
+    (word) => word.length >= 6 && !found.hits.some((hit) => hit.text.toLowerCase().includes(word.toLowerCase())),
+  );
 }
 
 /** A plain word of the question that a code line defines (`def logout():` for "logout"), as the code spells it. */
@@ -878,6 +1030,47 @@ function readListing(
     ...(cut ? { truncated: true } : {}),
   };
 }
+
+/**
+ * Every line the question's words found, one compact line each, one per file first (code before tests and docs):
+ * a question asking for a list ("which TODOs are left") is answered by the list, not by the few files' regions.
+ */
+function wordListing(
+  hits: readonly GrepHit[],
+  deps: Pick<SourceDeps, 'isNeverRead'>,
+  maxChars: number,
+): ContextItem | undefined {
+  const byFile = new Map<string, GrepHit[]>();
+  for (const hit of hits) {
+    const rel = hit.rel.split(path.sep).join('/');
+    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
+    const list = byFile.get(rel);
+    if (list) list.push(hit);
+    else byFile.set(rel, [hit]);
+  }
+  if (byFile.size < 2) return undefined;
+  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
+  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const { lines, cut } = oneLinePerFileFirst(
+    files,
+    (rel, round) => byFile.get(rel)?.[round],
+    LISTED_PER_FILE,
+    maxChars,
+  );
+  return {
+    key: 'retrieval.code.(listed lines)',
+    source: 'retrieval',
+    title: `lines matching the question's words in ${files.length} files`,
+    text: lines.join('\n'),
+    priority: 75,
+    kind: 'text',
+    why: 'asked for a list: every matching line, one per file first',
+    ...(cut ? { truncated: true } : {}),
+  };
+}
+
+/** Lines listed per file when a list is asked for. */
+const LISTED_PER_FILE = 3;
 
 /** The best files' regions, one item per file, best first. */
 function codeItems(

@@ -1,0 +1,91 @@
+// Retrieval for questions that name their subject in a shape the code does not
+// spell as a whole word: a one-word name with a typo ("onabrted"), a
+// command-line option or a route that the code handles as a string literal in
+// a file that mentions it dozens of times, and environment reads in the
+// languages whose reads are not `getenv` (Elixir, Dart, Haskell, Scala, Laravel).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
+import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
+import { Workspaces } from '../../../src/sources/workspace.ts';
+import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { input, signal, testDeps } from '../input.ts';
+
+/** Help text that spells every option many times before the code that handles them. */
+const helpText = Array.from(
+  { length: 60 },
+  (_, i) => `  "    --bind=KEYS        binds keys to actions (example ${i}); see --bind in the manual",`,
+).join('\n');
+
+describe('retrieval: names not spelt whole, literals, environment reads', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = async (content: string): Promise<string> => {
+    const messages: ChatMessage[] = [{ role: 'user', content }];
+    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    return result.items.map((item: ContextItem) => item.text).join('\n');
+  };
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'lib/response.js':
+          '// filler\n\nfunction send(res) {\n  res.on("close", onaborted);\n}\n\nfunction onaborted() {\n  return "aborted";\n}\n\nmodule.exports = { send };\n',
+        'src/options.go': `package main\n\nvar usage = []string{\n${helpText}\n}\n\nfunc parse(arg string) {\n\tswitch arg {\n\tcase "--bind":\n\t\tparseBind()\n\t}\n}\n`,
+        'app/routes.js': `${'// routes of the app\n'.repeat(5)}app.get('/login', showLogin);\napp.post('/logout', endSession);\n`,
+        'docs/routes.md': 'The /login page shows the form.\n',
+        'lib/app/config.ex': 'defmodule App.Config do\n  def port, do: System.get_env("APP_PORT")\nend\n',
+        'lib/client.dart': "final proxy = Platform.environment['HTTP_PROXY_URL'];\n",
+        'src/Main.hs': 'main = do\n  home <- lookupEnv "APP_HOME_DIR"\n  print home\n',
+        'config/app.php': "<?php\nreturn ['key' => env('APP_SECRET_KEY')];\n",
+        // Eight files with a TODO each: more than the mode sends regions of.
+        ...Object.fromEntries(
+          [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [
+            `pkg/part${n}.py`,
+            `def part${n}():\n    # TODO: retry part ${n} on failure\n    return ${n}\n`,
+          ]),
+        ),
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('a one-word name with a letter dropped is found by its halves', async () => {
+    const text = await ask('What does onabrted do?');
+    assert.match(text, /function onaborted\(\) \{/);
+  });
+
+  test('an option handled as a literal: the handling line, past sixty lines of help text naming it', async () => {
+    const text = await ask('What does the --bind option do? Where is it handled?');
+    assert.match(text, /case "--bind":/);
+  });
+
+  test('a route named by its URL path: the line that registers it', async () => {
+    const text = await ask('Which handler serves the /login route?');
+    assert.match(text, /app\.get\('\/login', showLogin\);/);
+  });
+
+  test('asked for a list, every file with a match gives a line, past the files the regions have room for', async () => {
+    const text = await ask('Are there TODOs left in the code? List them.');
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) assert.match(text, new RegExp(`TODO: retry part ${n} on failure`));
+  });
+
+  test('searches cut by the deadline answer empty: the searches begun after it fail quietly, the server lives', async () => {
+    // A limit so short that every search after the first ones starts past the deadline (a misspelt word takes
+    // three rounds of searches); before, such a search's stopped git was an unhandled rejection that ended the process.
+    const hurried = createRetrievalSource(deps, new Workspaces(deps), { timeoutMs: 2 });
+    const messages: ChatMessage[] = [{ role: 'user', content: 'What does onabrted do?' }];
+    const result = await hurried.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
+    assert.ok(Array.isArray(result.items));
+    // The work goes on behind the source's own limit: let it end inside the test.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+  });
+
+  test('environment reads in Elixir, Dart, Haskell and a PHP framework are listed', async () => {
+    const text = await ask('Which environment variables does this project read?');
+    for (const name of ['APP_PORT', 'HTTP_PROXY_URL', 'APP_HOME_DIR', 'APP_SECRET_KEY'])
+      assert.match(text, new RegExp(name));
+  });
+});
