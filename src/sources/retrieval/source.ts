@@ -19,8 +19,15 @@ import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
-import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
-import type { RetrievalIndex } from './index/registry.ts';
+import {
+  type DefinitionAt,
+  defaultHistoryLimits,
+  definitionHistory,
+  recentHistory,
+  releaseHistory,
+} from './history.ts';
+import type { HistoryAnswer, RetrievalIndex } from './index/registry.ts';
+import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
 import {
   NAME_PART_WORDS,
   nameParts,
@@ -402,11 +409,14 @@ export function createRetrievalSource(
     if (!wantHistory && !wantCode) return { items: [] };
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
-    const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}`;
+    const historyIndex = wantHistory && opts.index ? await opts.index.history(ws) : undefined;
+    const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}|${historyIndex?.lookup ? 'index' : 'git'}`;
     return memo.get(key, fingerprint, async () => {
       const git = deps.git(ws.root, signal);
       const withPrefix = (args: string[]) => ws.gitArgs(args);
       const skipped: SkippedPath[] = indexed?.note ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
+      if (historyIndex?.note)
+        skipped.push({ path: '(retrieval history index)', reason: historyNote(historyIndex, plan) });
       const failed = (what: string) => (error: unknown) => {
         skipped.push({ path: `(retrieval ${what})`, reason: gitErrorReason(error) });
         return { hits: [] as GrepHit[], cut: false };
@@ -459,7 +469,7 @@ export function createRetrievalSource(
             : Promise.resolve(new Map<string, string>()),
           wantCode ? ws.status().catch(() => undefined) : Promise.resolve(undefined),
           wantHistory && !namedHistory && !releases
-            ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
+            ? recentOrIndexed(git, withPrefix, plan.historyPaths, base, historyIndex).catch((error: unknown) => {
                 skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
                 return undefined;
               })
@@ -549,6 +559,12 @@ export function createRetrievalSource(
         namedHistory && ofDefinitions === ''
           ? await recentHistory(git, withPrefix, []).catch(() => undefined)
           : undefined;
+      const changes = await indexedChanges(git, withPrefix, historyIndex, {
+        names: [...ownNames, ...resolved.map((r) => r.name)],
+        strings: plan.strings,
+        text: input.question.text,
+      });
+      if (changes) items.push(changes);
       if (releases) {
         items.push({
           key: 'retrieval.history',
@@ -649,6 +665,63 @@ export function createRetrievalSource(
       return { items, skipped };
     });
   });
+}
+
+/**
+ * The recent commits of the named files from the history index when it is current for HEAD (no walk of a
+ * long history), else (the branch's commits, a file older than the index's bound, no index) from git log.
+ */
+async function recentOrIndexed(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  paths: readonly string[],
+  base: string | undefined,
+  history: HistoryAnswer | undefined,
+): ReturnType<typeof recentHistory> {
+  if (history?.lookup && !base && paths.length > 0) {
+    const indexed = await fileHistory(git, withPrefix, history.lookup, paths, defaultHistoryLimits);
+    if (indexed) return indexed;
+  }
+  return recentHistory(git, withPrefix, paths, undefined, base);
+}
+
+/** Commits whose changes touch what the history question names, when the history index is current. */
+async function indexedChanges(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  history: HistoryAnswer | undefined,
+  ask: { names: string[]; strings: string[]; text: string },
+): Promise<ContextItem | undefined> {
+  if (!history?.lookup || ask.names.length + ask.strings.length === 0) return undefined;
+  const names = [...new Set(ask.names)].slice(0, 6);
+  const strings = ask.strings.slice(0, 4);
+  const text = await changesOf(
+    git,
+    withPrefix,
+    history.lookup,
+    { names, strings, side: askedSide(ask.text) },
+    CHANGES_LIMITS,
+  ).catch(() => '');
+  if (text === '') return undefined;
+  const what = [...names, ...strings.map((s) => `"${s.slice(0, 40)}"`)].slice(0, 3).join(', ');
+  return {
+    key: 'retrieval.history',
+    source: 'retrieval',
+    title: `commits whose changes touch ${what}`,
+    text,
+    priority: 70,
+    kind: 'text',
+    why: `asked about the history of ${what}: indexed commits whose changed lines hold it first`,
+  };
+}
+
+/** Commits shown for "which commit changed X", and the characters they take at most. */
+const CHANGES_LIMITS = { commits: 3, maxChars: 1_500 };
+
+/** What a history question missed while the history index was not current: git log answered instead. */
+function historyNote(history: HistoryAnswer, plan: SearchPlan): string {
+  const named = plan.names.length + plan.strings.length > 0;
+  return `${history.note}; history read with git log${named ? ', commits that changed the named things not searched' : ''}`;
 }
 
 /** Definitions followed for history, at most (each is one bounded `git log -L`). */
