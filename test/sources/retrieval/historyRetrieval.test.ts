@@ -12,7 +12,6 @@ import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
 import { silentLogger } from '../../../src/shared/logger.ts';
 import { createSourceSet } from '../../../src/sources/index.ts';
 import { makeRepo } from '../../support/gitRepo.ts';
-import { until } from '../../support/poll.ts';
 import { input, signal, testDeps } from '../input.ts';
 
 const deps = () => testDeps({ openIndex: (root) => openIndexDatabase(root, silentLogger) });
