@@ -70,6 +70,11 @@ async function benchRepo(source: string): Promise<void> {
   try {
     git(scratch, 'clone', '-q', '--no-checkout', source, dir);
     const total = Number(git(dir, 'rev-list', '--count', 'HEAD').trim());
+    // The floor: how late an idle event loop is on this machine now (a loaded machine is late by itself).
+    const idle = monitorEventLoopDelay({ resolution: 5 });
+    idle.enable();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    idle.disable();
     const delay = monitorEventLoopDelay({ resolution: 5 });
     const first = open(dir);
     await first.ws.checkedRepo();
@@ -149,7 +154,7 @@ async function benchRepo(source: string): Promise<void> {
     console.log(
       [
         `${path.basename(source)}: ${total} commits, ${built} indexed (bound ${COMMITS}), ${reads} read with git`,
-        `  first build ${fmt(buildMs / 1000)} s in the background; event loop max delay ${fmt(delay.max / 1e6)} ms, p99 ${fmt(delay.percentile(99) / 1e6)} ms`,
+        `  first build ${fmt(buildMs / 1000)} s in the background; event loop max delay ${fmt(delay.max / 1e6)} ms, p99 ${fmt(delay.percentile(99) / 1e6)} ms (idle floor: max ${fmt(idle.max / 1e6)}, p99 ${fmt(idle.percentile(99) / 1e6)} ms)`,
         `  RSS ${fmt(rssBefore)} -> ${fmt(rssAfter)} MB (+${fmt(rssAfter - rssBefore)}); index.db ${fmt(size)} MB`,
         `  restart: ready=${again.progress.ready} in ${fmt(restartMs)} ms, ${restartReads} commits read again`,
         `  one new commit: ready=${progress.ready} in ${fmt(newCommitMs)} ms, ${newReads} read`,
