@@ -235,19 +235,17 @@ export class HistoryIndex {
     const aside = missing.length >= MANY_COMMITS;
     if (aside) this.store.checkpointsAside(true);
     try {
-      // A few commits read at once (git runs off the event loop, in the spawner's worker), stored in one
-      // transaction: the spawns' waits overlap, and the event loop holds one short write per batch.
+      // A few commits read at once (git runs off the event loop, in the spawner's worker: the spawns' waits
+      // overlap); each stored in its own short transaction, with a turn of the event loop between.
       for (let i = 0; i < missing.length; i += READ_AT_ONCE) {
         const batch = missing.slice(i, i + READ_AT_ONCE);
         const commits = await Promise.all(batch.map((sha) => this.#read(sha)));
-        if (this.#closed) return;
-        this.store.put(
-          commits
-            .filter((commit): commit is IndexedCommit => commit !== undefined)
-            .map((commit) => ({ commit, pos: position.get(commit.sha) ?? 0 })),
-        );
-        this.#progress.indexed += batch.length;
-        await this.#pacer.pause();
+        for (const commit of commits) {
+          if (this.#closed) return;
+          if (commit) this.store.put([{ commit, pos: position.get(commit.sha) ?? 0 }]);
+          this.#progress.indexed++;
+          await this.#pacer.pause();
+        }
         if (this.#closed) return;
       }
       this.store.complete(this.#stamp(head), list);
@@ -316,7 +314,7 @@ export class HistoryIndex {
 
 /** Hunks of one commit indexed at most (each is two rows: one short write per batch). */
 const MAX_HUNKS = 500;
-/** Commits read with git at once, and stored in one transaction. */
+/** Commits read with git at once. */
 const READ_AT_ONCE = 4;
 /** A build of this many commits has its WAL checkpointed by another thread (store.ts). */
 const MANY_COMMITS = 40;
