@@ -692,9 +692,15 @@ async function indexedChanges(
   history: HistoryAnswer | undefined,
   ask: { names: string[]; strings: string[]; text: string },
 ): Promise<ContextItem | undefined> {
-  if (!history?.lookup || ask.names.length + ask.strings.length === 0) return undefined;
+  if (!history?.lookup) return undefined;
   const names = [...new Set(ask.names)].slice(0, 6);
-  const strings = ask.strings.slice(0, 4);
+  // A pasted line of code ("which commit introduced `x = a/b`") is what was changed, whatever the analysis
+  // took its slashes for (a path): a backticked span with a space is never one.
+  const lines = [...ask.text.matchAll(/`([^`\n]{12,200})`/g)]
+    .map((match) => (match[1] ?? '').trim())
+    .filter((span) => /\s/.test(span));
+  const strings = [...new Set([...ask.strings, ...lines])].slice(0, 4);
+  if (names.length + strings.length === 0) return undefined;
   const text = await changesOf(
     git,
     withPrefix,

@@ -22,7 +22,10 @@ test('retrieval: history from git while the index builds (and says so), then fro
     commits: [
       {
         message: 'Parse the Link header\n\nGitHub pages its results with it.',
-        files: { 'src/links.py': 'def other():\n    pass\n\ndef parse_links(value):\n    return value.split(",")\n' },
+        files: {
+          'src/links.py':
+            'def other():\n    pass\n\ndef parse_links(value):\n    return value.split(",")  # see rfc/8288\n',
+        },
       },
       { message: 'Tidy the imports', files: { 'src/other.py': 'import os\n' } },
     ],
@@ -61,6 +64,17 @@ test('retrieval: history from git while the index builds (and says so), then fro
     assert.match(changes.text, /Parse the Link header\n {4}GitHub pages its results with it\./);
     assert.match(changes.text, /src\/links\.py\n@@ [^\n]+\n\+def parse_links\(value\):/);
     assert.doesNotMatch(changes.text, /Tidy the imports/);
+    // A pasted line (its slashes make it look like a path to the analysis): the commit whose change added it.
+    const line = await retrieval.collect(
+      input(repo.dir, {
+        text: 'Which commit introduced this line in src/links.py, and why?\n`return value.split(",")  # see rfc/8288`',
+        mode: 'git-aware',
+        wanted: ['retrieval.'],
+      }),
+      signal,
+    );
+    const added = line.items.find((item) => item.title.startsWith('commits whose changes touch'));
+    assert.match(added?.text ?? '', /Parse the Link header[\s\S]*\+ {4}return value\.split\(","\) {2}# see rfc\/8288/);
     // A file's history comes from the index too: the newest commit that touched it, not HEAD.
     const file = await retrieval.collect(
       input(repo.dir, { text: 'When was links.py last changed?', mode: 'git-aware', wanted: ['retrieval.'] }),
