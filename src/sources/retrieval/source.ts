@@ -559,12 +559,6 @@ export function createRetrievalSource(
         namedHistory && ofDefinitions === ''
           ? await recentHistory(git, withPrefix, []).catch(() => undefined)
           : undefined;
-      const changes = await indexedChanges(git, withPrefix, historyIndex, {
-        names: [...ownNames, ...resolved.map((r) => r.name)],
-        strings: plan.strings,
-        text: input.question.text,
-      });
-      if (changes) items.push(changes);
       if (releases) {
         items.push({
           key: 'retrieval.history',
@@ -611,6 +605,14 @@ export function createRetrievalSource(
               : 'asked about history: last commit',
         });
       }
+      // After the history items git gives (a definition's last change, the file's log): under the mode's cap for
+      // history they keep their room, and the commits whose changes touch the name take what is left.
+      const changes = await indexedChanges(git, withPrefix, historyIndex, {
+        names: [...ownNames, ...resolved.map((r) => r.name)],
+        strings: plan.strings,
+        text: input.question.text,
+      });
+      if (changes) items.push(changes);
       if (wantCode) {
         // A word the code defines is asked about as that name: files merely named like it are not the answer.
         const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
@@ -715,7 +717,7 @@ async function indexedChanges(
     source: 'retrieval',
     title: `commits whose changes touch ${what}`,
     text,
-    priority: 70,
+    priority: 60,
     kind: 'text',
     why: `asked about the history of ${what}: indexed commits whose changed lines hold it first`,
   };
