@@ -721,6 +721,73 @@ function fileHistoryQuestion(dir: string, lang: Language): BenchQuestion | undef
   };
 }
 
+/**
+ * Which commit introduced a line that is still in the code, and why: an added line of one of the recent
+ * commits (not the branch's own), present once in its file at HEAD, that `git log -S` finds added by that
+ * commit only; the fact is the commit's subject.
+ */
+function commitOfLineQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const exts = DEFINITION[lang].files;
+  const shas = git(dir, 'rev-list', '--no-merges', '-n300', 'HEAD~1').split('\n').filter(Boolean);
+  for (const sha of shuffled(shas, (s) => `line:${s}`).slice(0, 12)) {
+    const subject = git(dir, 'log', '-1', '--format=%s', sha).trim();
+    if (subject.length < 10) continue;
+    const candidates: { rel: string; text: string }[] = [];
+    let rel = '';
+    for (const line of git(dir, 'show', '--format=', '--unified=0', '--no-color', sha, '--', ...exts).split('\n')) {
+      if (line.startsWith('+++ ')) rel = line.startsWith('+++ b/') ? line.slice(6) : '';
+      else if (line.startsWith('+') && rel && !TEST_PATH.test(rel)) {
+        const text = line.slice(1).trim();
+        if (text.length < 25 || text.length > 100 || text.includes('`') || !/[A-Za-z_]{4,}/.test(text)) continue;
+        if (/^(?:\/\/|#|\*|\/\*|--)/.test(text)) continue;
+        candidates.push({ rel, text });
+      }
+    }
+    for (const c of shuffled(candidates, (x) => `line:${x.rel}:${x.text}`).slice(0, 4)) {
+      const present = git(dir, 'grep', '-F', '-c', '-e', c.text, 'HEAD', '--', c.rel).trim();
+      if (!present.endsWith(':1')) continue;
+      const adds = git(dir, 'log', '--format=%H', `-S${c.text}`, 'HEAD', '--', c.rel).split('\n').filter(Boolean);
+      if (adds.length !== 1 || adds[0] !== sha) continue;
+      return {
+        id: `commit-of-line:${c.rel}`,
+        kind: 'commit-of-line',
+        turns: [`Which commit introduced this line in ${c.rel}, and why?\n\`${c.text}\``],
+        facts: [subject.slice(0, 60)],
+      };
+    }
+  }
+  return undefined;
+}
+
+/** What changed in a file recently and why: the subjects of its two newest commits (the branch's own aside). */
+function fileRecentQuestion(dir: string, lang: Language): BenchQuestion | undefined {
+  const branchFiles = new Set(git(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n'));
+  const recent = git(
+    dir,
+    'log',
+    '-n100',
+    '--no-merges',
+    '--format=',
+    '--name-only',
+    'HEAD~1',
+    '--',
+    ...DEFINITION[lang].files,
+  )
+    .split('\n')
+    .filter((rel) => rel && !branchFiles.has(rel) && !TEST_PATH.test(rel));
+  for (const rel of shuffled([...new Set(recent)], (f) => `recent:${f}`).slice(0, 10)) {
+    const subjects = git(dir, 'log', '-2', '--format=%s', 'HEAD', '--', rel).split('\n').filter(Boolean);
+    if (subjects.length < 2 || subjects.some((s) => s.length < 10) || subjects[0] === subjects[1]) continue;
+    return {
+      id: `file-recent:${rel}`,
+      kind: 'file-recent',
+      turns: [`What changed in ${rel} recently, and why?`],
+      facts: subjects.map((s) => s.slice(0, 60)),
+    };
+  }
+  return undefined;
+}
+
 /** The license: the first line of the license file. */
 function licenseQuestion(dir: string): BenchQuestion | undefined {
   const rel = git(dir, 'ls-files')
@@ -1566,6 +1633,8 @@ export function generateQuestions(dir: string, state: RepoState): BenchQuestion[
     stagedQuestion(state),
     branchQuestion(state),
     fileHistoryQuestion(dir, lang),
+    commitOfLineQuestion(dir, lang),
+    fileRecentQuestion(dir, lang),
     licenseQuestion(dir),
     runtimeQuestion(dir, lang),
     importersQuestion(dir, lang),

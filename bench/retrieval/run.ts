@@ -6,7 +6,7 @@
 // forbidden strings (a fake credential in the work-tree edit, an ignored
 // `.env`'s password), and the tokens the context added (auto minus off).
 //
-//   node --import tsx bench/retrieval/run.ts --dev REPO... [--held-out REPO...] [--unseen REPO...] [--model M] [--misses] [--dump DIR] [--only KIND,...]
+//   node --import tsx bench/retrieval/run.ts --dev REPO... [--held-out REPO...] [--unseen REPO...] [--model M] [--misses] [--dump DIR] [--only KIND,...] [--warm-index]
 //
 // The repositories are cloned to a scratch folder and prepared there
 // (prepare.ts); the paths given are not changed.
@@ -16,7 +16,14 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTokenCounter } from '../../src/budget/index.ts';
+import { openIndexDatabase } from '../../src/pipeline/indexDatabase.ts';
+import { DEFAULT_NEVER_READ_FILE } from '../../src/redact/createRedactor.ts';
+import { loadNeverRead } from '../../src/redact/loadRules.ts';
+import { silentLogger } from '../../src/shared/logger.ts';
 import type { ChatMessage } from '../../src/shared/types.ts';
+import { defaultSourceDeps } from '../../src/sources/deps.ts';
+import { createRetrievalIndexes } from '../../src/sources/retrieval/index/registry.ts';
+import { Workspaces } from '../../src/sources/workspace.ts';
 import { chatTurn, type WireMessage } from '../../test/support/chatTurns.ts';
 import { startFakeOllama } from '../../test/support/fakeOllama.ts';
 import { startProxy } from '../../test/support/proxy.ts';
@@ -46,6 +53,27 @@ if (Object.values(sets).every((repos) => repos.length === 0)) {
 }
 const MODEL = flag('--model') ?? 'qwen2.5-coder:7b';
 const showMisses = args.includes('--misses');
+/**
+ * `--warm-index`: the workspace index (`.ctxproxy/index.db`) is built before the server starts, so the
+ * questions are answered from a stored index (a restart), not while a first build runs.
+ */
+const warmIndex = args.includes('--warm-index');
+
+async function buildIndex(dir: string): Promise<void> {
+  const deps = defaultSourceDeps({
+    isNeverRead: loadNeverRead(DEFAULT_NEVER_READ_FILE),
+    logger: silentLogger,
+    openIndex: (root) => openIndexDatabase(root, silentLogger),
+  });
+  const workspaces = new Workspaces(deps);
+  const indexes = createRetrievalIndexes(deps, workspaces);
+  try {
+    await indexes.warm(dir);
+  } finally {
+    indexes.close();
+    workspaces.closeAll();
+  }
+}
 const dumpDir = flag('--dump');
 /** `--only kind,kind`: ask only those kinds (a quick look while working on one class). */
 const onlyKinds = flag('--only')?.split(',');
@@ -130,6 +158,7 @@ try {
     for (const source of repos) {
       const repo = prepare(source, scratch);
       const questions = generateQuestions(repo.dir, repo).filter((q) => !onlyKinds || onlyKinds.includes(q.kind));
+      if (warmIndex) await buildIndex(repo.dir);
       const proxy = await startProxy({ upstreamUrl: fake.url, workspace: repo.dir, settings: { mode: 'auto' } });
       try {
         for (const question of questions) {

@@ -8,6 +8,7 @@ import { createFilesSource, type FilesSourceOptions } from './files.ts';
 import { createGitSource, type GitSourceOptions } from './git.ts';
 import { createInstructionsSource } from './instructions.ts';
 import { createManifestsSource } from './manifests.ts';
+import type { HistoryIndexOptions } from './retrieval/index/historyIndex.ts';
 import { createRetrievalIndexes } from './retrieval/index/registry.ts';
 import type { WorkspaceIndexOptions } from './retrieval/index/workspaceIndex.ts';
 import { createRetrievalSource, type RetrievalOptions } from './retrieval/source.ts';
@@ -29,7 +30,7 @@ export interface SourceOptions {
   symbols?: Partial<SymbolsOptions>;
   retrieval?: Partial<RetrievalOptions>;
   /** The persistent index behind retrieval (used when `deps.openIndex` is given). */
-  index?: Partial<WorkspaceIndexOptions>;
+  index?: Partial<WorkspaceIndexOptions> & { history?: Partial<HistoryIndexOptions> };
   /** A workspace whose symbol index starts building at once, in the background (the server's). */
   warmWorkspace?: string;
 }

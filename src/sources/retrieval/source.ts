@@ -20,8 +20,15 @@ import { refusedByName } from '../symbols/admit.ts';
 import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
-import { type DefinitionAt, definitionHistory, recentHistory, releaseHistory } from './history.ts';
-import type { IndexAnswer, RetrievalIndex } from './index/registry.ts';
+import {
+  type DefinitionAt,
+  defaultHistoryLimits,
+  definitionHistory,
+  recentHistory,
+  releaseHistory,
+} from './history.ts';
+import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
+import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
 import {
   NAME_PART_WORDS,
   nameParts,
@@ -456,12 +463,15 @@ export function createRetrievalSource(
     if (!wantHistory && !wantCode) return { items: [] };
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
-    const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}`;
+    const historyIndex = wantHistory && opts.index ? await opts.index.history(ws) : undefined;
+    const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}|${historyIndex?.lookup ? 'index' : 'git'}`;
     return memo.get(
       key,
       fingerprint,
       async () => {
         const skipped: SkippedPath[] = indexed?.note ? [{ path: '(retrieval index)', reason: indexed.note }] : [];
+        if (historyIndex?.note)
+          skipped.push({ path: '(retrieval history index)', reason: historyNote(historyIndex, plan) });
         const deadline = searchDeadline(signal, opts.timeoutMs, skipped);
         const git = deps.git(ws.root, deadline.signal);
         const withPrefix = (args: string[]) => ws.gitArgs(args);
@@ -526,7 +536,7 @@ export function createRetrievalSource(
                 )
               : Promise.resolve(undefined),
             wantHistory && !namedHistory && !releases
-              ? recentHistory(git, withPrefix, plan.historyPaths, undefined, base).catch((error: unknown) => {
+              ? recentOrIndexed(git, withPrefix, plan.historyPaths, base, historyIndex).catch((error: unknown) => {
                   skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
                   return undefined;
                 })
@@ -680,6 +690,14 @@ export function createRetrievalSource(
                 : 'asked about history: last commit',
           });
         }
+        // After the history items git gives (a definition's last change, the file's log): under the mode's cap for
+        // history they keep their room, and the commits whose changes touch the name take what is left.
+        const changes = await indexedChanges(git, withPrefix, historyIndex, {
+          names: [...ownNames, ...resolved.map((r) => r.name)],
+          strings: plan.strings,
+          text: input.question.text,
+        });
+        if (changes) items.push(changes);
         if (wantCode) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
           const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
@@ -789,6 +807,69 @@ function searchDeadline(parent: AbortSignal, limitMs: number, skipped: SkippedPa
     });
   };
   return { signal: AbortSignal.any([parent, cutoff.signal]), inTime, done: () => clearTimeout(timer) };
+}
+
+/**
+ * The recent commits of the named files from the history index when it is current for HEAD (no walk of a
+ * long history), else (the branch's commits, a file older than the index's bound, no index) from git log.
+ */
+async function recentOrIndexed(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  paths: readonly string[],
+  base: string | undefined,
+  history: HistoryAnswer | undefined,
+): ReturnType<typeof recentHistory> {
+  if (history?.lookup && !base && paths.length > 0) {
+    const indexed = await fileHistory(git, withPrefix, history.lookup, paths, defaultHistoryLimits);
+    if (indexed) return indexed;
+  }
+  return recentHistory(git, withPrefix, paths, undefined, base);
+}
+
+/** Commits whose changes touch what the history question names, when the history index is current. */
+async function indexedChanges(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  history: HistoryAnswer | undefined,
+  ask: { names: string[]; strings: string[]; text: string },
+): Promise<ContextItem | undefined> {
+  if (!history?.lookup) return undefined;
+  const names = [...new Set(ask.names)].slice(0, 6);
+  // A pasted line of code ("which commit introduced `x = a/b`") is what was changed, whatever the analysis
+  // took its slashes for (a path): a backticked span with a space is never one.
+  const lines = [...ask.text.matchAll(/`([^`\n]{12,200})`/g)]
+    .map((match) => (match[1] ?? '').trim())
+    .filter((span) => /\s/.test(span));
+  const strings = [...new Set([...ask.strings, ...lines])].slice(0, 4);
+  if (names.length + strings.length === 0) return undefined;
+  const text = await changesOf(
+    git,
+    withPrefix,
+    history.lookup,
+    { names, strings, side: askedSide(ask.text) },
+    CHANGES_LIMITS,
+  ).catch(() => '');
+  if (text === '') return undefined;
+  const what = [...names, ...strings.map((s) => `"${s.slice(0, 40)}"`)].slice(0, 3).join(', ');
+  return {
+    key: 'retrieval.history',
+    source: 'retrieval',
+    title: `commits whose changes touch ${what}`,
+    text,
+    priority: 60,
+    kind: 'text',
+    why: `asked about the history of ${what}: indexed commits whose changed lines hold it first`,
+  };
+}
+
+/** Commits shown for "which commit changed X", and the characters they take at most. */
+const CHANGES_LIMITS = { commits: 3, maxChars: 1_500 };
+
+/** What a history question missed while the history index was not current: git log answered instead. */
+function historyNote(history: HistoryAnswer, plan: SearchPlan): string {
+  const named = plan.names.length + plan.strings.length > 0;
+  return `${history.note}; history read with git log${named ? ', commits that changed the named things not searched' : ''}`;
 }
 
 /** Definitions followed for history, at most (each is one bounded `git log -L`). */

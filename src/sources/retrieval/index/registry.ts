@@ -7,6 +7,8 @@ import type { SourceDeps } from '../../deps.ts';
 import type { ReferenceKind } from '../../symbols/extract.ts';
 import type { WorkspaceState, Workspaces } from '../../workspace.ts';
 import type { GrepHit, GrepRequest } from '../search.ts';
+import { defaultHistoryIndexOptions, HistoryIndex, type HistoryIndexOptions } from './historyIndex.ts';
+import { HistoryStore } from './historyStore.ts';
 import { IndexStore } from './store.ts';
 import { storedUses, type UseHit } from './storedUses.ts';
 import { defaultWorkspaceIndexOptions, WorkspaceIndex, type WorkspaceIndexOptions } from './workspaceIndex.ts';
@@ -24,9 +26,17 @@ export interface IndexAnswer {
   note?: string | undefined;
 }
 
+/** The history part of the index, current for HEAD (`lookup`), or why not (`note`: git answers meanwhile). */
+export interface HistoryAnswer {
+  lookup?: HistoryIndex | undefined;
+  note?: string | undefined;
+}
+
 export interface RetrievalIndex {
   /** For one request: the workspace's index brought up to date, or why not (then git grep answers). */
   prepare(ws: WorkspaceState): Promise<IndexAnswer>;
+  /** For a history question: the indexed commits brought up to HEAD, or why not (then git log answers). */
+  history(ws: WorkspaceState): Promise<HistoryAnswer>;
 }
 
 export interface RetrievalIndexes {
@@ -36,15 +46,20 @@ export interface RetrievalIndexes {
   warm(workspace: string): Promise<void>;
   /** The index of a workspace, opened if needed (benchmarks and tests look inside). */
   open(workspace: string): WorkspaceIndex | undefined;
+  /** The history part of a workspace's index, opened if needed (benchmarks and tests look inside). */
+  openHistory(workspace: string): HistoryIndex | undefined;
   close(): void;
 }
 
 export function createRetrievalIndexes(
   deps: SourceDeps,
   workspaces: Workspaces,
-  options: Partial<WorkspaceIndexOptions> = {},
+  options: Partial<WorkspaceIndexOptions> & { history?: Partial<HistoryIndexOptions> } = {},
 ): RetrievalIndexes {
-  const opts = { ...defaultWorkspaceIndexOptions, ...options };
+  const { history: historyOptions, ...indexOptions } = options;
+  const opts = { ...defaultWorkspaceIndexOptions, ...indexOptions };
+  const historyOpts = { ...defaultHistoryIndexOptions, ...historyOptions };
+  const histories = new Map<string, HistoryIndex | { failed: string }>();
   const open = deps.openIndex;
   const indexes = new Map<string, WorkspaceIndex | { failed: string }>();
   let closed = false;
@@ -73,7 +88,35 @@ export function createRetrievalIndexes(
     return known;
   };
 
+  const historyOf = (ws: WorkspaceState): HistoryIndex | { failed: string } => {
+    let known = histories.get(ws.root);
+    if (!known) {
+      const found = indexOf(ws);
+      if (!(found instanceof WorkspaceIndex)) return found;
+      try {
+        known = new HistoryIndex(ws, new HistoryStore(found.store.db, found.store.seed), found.store.seed, historyOpts);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        deps.logger.warn('index.history_open_failed', { reason: reason.slice(0, 200) });
+        known = { failed: reason.slice(0, 200) };
+      }
+      histories.set(ws.root, known);
+    }
+    return known;
+  };
+
   const index: RetrievalIndex = {
+    async history(ws) {
+      const found = historyOf(ws);
+      if (!(found instanceof HistoryIndex)) return { note: `history index unavailable (${found.failed})` };
+      const progress = await found.prepare().catch(() => undefined);
+      if (progress?.ready) return { lookup: found };
+      return {
+        note: progress?.of
+          ? `history index not ready (${progress.indexed} of ${progress.of} commits indexed)`
+          : 'history index not ready',
+      };
+    },
     async prepare(ws) {
       const found = indexOf(ws);
       if (!(found instanceof WorkspaceIndex))
@@ -141,14 +184,22 @@ export function createRetrievalIndexes(
       const ws = workspaces.get(workspace);
       if (!(await ws.checkedRepo())) return;
       const found = indexOf(ws);
-      if (found instanceof WorkspaceIndex) await found.warm();
+      if (!(found instanceof WorkspaceIndex)) return;
+      const history = historyOf(ws);
+      await Promise.all([found.warm(), history instanceof HistoryIndex ? history.warm() : undefined]);
     },
     open(workspace) {
       const found = indexOf(workspaces.get(workspace));
       return found instanceof WorkspaceIndex ? found : undefined;
     },
+    openHistory(workspace) {
+      const found = historyOf(workspaces.get(workspace));
+      return found instanceof HistoryIndex ? found : undefined;
+    },
     close() {
       closed = true;
+      for (const history of histories.values()) if (history instanceof HistoryIndex) history.close();
+      histories.clear();
       for (const found of indexes.values()) {
         if (!(found instanceof WorkspaceIndex)) continue;
         found.close();

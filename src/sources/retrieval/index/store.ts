@@ -31,7 +31,7 @@ export interface IndexSql {
 
 /** 'CTXI': the header says the file is ctxproxy's index (the audit log is 'CTXP'). */
 export const INDEX_APPLICATION_ID = 0x43545849;
-/** Bumped when the layout or the chunking changes: an older index is dropped and rebuilt. */
+/** Bumped when the layout or the chunking changes: an older index is dropped and rebuilt (2: symbols, history). */
 export const INDEX_SCHEMA_VERSION = 2;
 
 /** A file that is not an index of ours: it is left alone and retrieval searches with git grep. */

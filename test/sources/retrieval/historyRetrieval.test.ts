@@ -1,0 +1,89 @@
+// Retrieval's history questions with the history index (index/historyIndex.ts)
+// on a real repository: while the index builds, git log answers and the
+// report says what was not searched; once it is current, "which commit added
+// X" gets the commits whose changed lines hold X, with their message and the
+// matching lines, and a file's history is the newest commit that touched it.
+// (Node only: on Deno a request that awaits only git does not hold the test's
+// event loop, see the report of the hist7 branch.)
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
+import { silentLogger } from '../../../src/shared/logger.ts';
+import { createSourceSet } from '../../../src/sources/index.ts';
+import { makeRepo } from '../../support/gitRepo.ts';
+import { input, signal, testDeps } from '../input.ts';
+
+const deps = () => testDeps({ openIndex: (root) => openIndexDatabase(root, silentLogger) });
+
+test('retrieval: history from git while the index builds (and says so), then from the index', async () => {
+  const repo = makeRepo({
+    files: { 'src/links.py': 'def other():\n    pass\n' },
+    commits: [
+      {
+        message: 'Parse the Link header\n\nGitHub pages its results with it.',
+        files: {
+          'src/links.py':
+            'def other():\n    pass\n\ndef parse_links(value):\n    return value.split(",")  # see rfc/8288\n',
+        },
+      },
+      { message: 'Tidy the imports', files: { 'src/other.py': 'import os\n' } },
+    ],
+  });
+  const set = createSourceSet(deps(), { index: { waitMs: 0, history: { waitMs: 0 } } });
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    const ask = () =>
+      retrieval.collect(
+        input(repo.dir, {
+          text: 'Which commit added parse_links, and why?',
+          mode: 'git-aware',
+          wanted: ['retrieval.'],
+        }),
+        signal,
+      );
+    const cold = await ask();
+    const note = cold.skipped?.find((entry) => entry.path === '(retrieval history index)');
+    assert.match(
+      note?.reason ?? '',
+      /history index not ready.*read with git log, commits that changed the named things not searched/,
+    );
+    assert.ok(
+      cold.items.some((item) => item.key === 'retrieval.history'),
+      'git log still answers',
+    );
+    await set.settle(repo.dir);
+    const warm = await ask();
+    assert.equal(
+      warm.skipped?.find((entry) => entry.path === '(retrieval history index)'),
+      undefined,
+    );
+    const changes = warm.items.find((item) => item.title.startsWith('commits whose changes touch'));
+    assert.ok(changes, warm.items.map((item) => item.title).join('; '));
+    assert.match(changes.text, /Parse the Link header\n {4}GitHub pages its results with it\./);
+    assert.match(changes.text, /src\/links\.py\n@@ [^\n]+\n\+def parse_links\(value\):/);
+    assert.doesNotMatch(changes.text, /Tidy the imports/);
+    // A pasted line (its slashes make it look like a path to the analysis): the commit whose change added it.
+    const line = await retrieval.collect(
+      input(repo.dir, {
+        text: 'Which commit introduced this line in src/links.py, and why?\n`return value.split(",")  # see rfc/8288`',
+        mode: 'git-aware',
+        wanted: ['retrieval.'],
+      }),
+      signal,
+    );
+    const added = line.items.find((item) => item.title.startsWith('commits whose changes touch'));
+    assert.match(added?.text ?? '', /Parse the Link header[\s\S]*\+ {4}return value\.split\(","\) {2}# see rfc\/8288/);
+    // A file's history comes from the index too: the newest commit that touched it, not HEAD.
+    const file = await retrieval.collect(
+      input(repo.dir, { text: 'When was links.py last changed?', mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    const log = file.items.find((item) => item.key === 'retrieval.history');
+    assert.match(log?.text ?? '', /Parse the Link header[\s\S]*\+def parse_links/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
