@@ -1178,6 +1178,9 @@ const LISTED_PER_FILE = 3;
 /** Lines a marker search keeps per file: more than are listed, as a spelling's hit may fail its word boundary. */
 const MARKED_SEARCHED_PER_FILE = 12;
 
+/** Stands for a marked line whose text was listed in full above. */
+const SAME_MARK = '(the same line as listed above)';
+
 /** Characters of the marked lines' listing, at most. */
 const MARKED_LISTING_CHARS = 4_000;
 
@@ -1214,12 +1217,27 @@ function markedListing(
   const count = (rel: string) => byFile.get(rel)?.length ?? 0;
   const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || count(b) - count(a) || a.localeCompare(b));
   for (const list of byFile.values()) list.sort((a, b) => a.line - b.line);
-  const { lines, cut } = oneLinePerFileFirst(
-    files,
-    (rel, round) => byFile.get(rel)?.[round],
-    LISTED_PER_FILE,
-    maxChars,
-  );
+  // The same mark copied across files ("moved to its own package" on twelve classes) is said once in full; its
+  // other places are listed by path and line, so that the room holds more of the distinct marks.
+  const listed = new Set<string>();
+  const lines: string[] = [];
+  let chars = 0;
+  let cut = false;
+  for (let round = 0; round < LISTED_PER_FILE; round++) {
+    for (const rel of files) {
+      const hit = byFile.get(rel)?.[round];
+      if (!hit) continue;
+      const text = hit.text.trim().slice(0, 200);
+      const line = `${rel}:${hit.line}: ${listed.has(text) ? SAME_MARK : text}`;
+      if (chars + line.length + 1 > maxChars) {
+        cut = true;
+        continue;
+      }
+      lines.push(line);
+      listed.add(text);
+      chars += line.length + 1;
+    }
+  }
   const what = markers.ids.join(', ');
   return {
     key: 'retrieval.code.(marked lines)',

@@ -30,6 +30,17 @@ const DEPRECATIONS: Record<string, string> = {
   'lib/widget.swift': '@available(*, deprecated, message: "use Gadget")\nfunc widget() {}\n',
 };
 
+/** The same long mark on twenty classes, and one distinct mark after them in path order. */
+const COPIED: Record<string, string> = {
+  ...Object.fromEntries(
+    Array.from({ length: 20 }, (_, i) => [
+      `schema/Part${String(i).padStart(2, '0')}.cs`,
+      `[Obsolete("JSON Schema validation has been moved to its own package. See the project site for more details.")]\nclass Part${i} {}\n`,
+    ]),
+  ),
+  'schema/Zone.cs': '[Obsolete("Zone is obsolete. Use Region instead.")]\nclass Zone {}\n',
+};
+
 const TODOS: Record<string, string> = {
   'app/cart.js': 'function total(items) {\n  // TODO: round to cents before summing\n  return items.length;\n}\n',
   'app/tax.py': 'def tax(amount):\n    # FIXME rates are from 2019\n    return amount\n',
@@ -58,7 +69,7 @@ describe('retrieval: questions about marked code', () => {
   const listing = (items: readonly ContextItem[]) => items.find((item) => item.key === MARKED)?.text ?? '';
 
   before(() => {
-    repo = makeRepo({ files: { ...DEPRECATIONS, ...TODOS, ...SKIPS, 'README.md': '# shop\n' } });
+    repo = makeRepo({ files: { ...DEPRECATIONS, ...COPIED, ...TODOS, ...SKIPS, 'README.md': '# shop\n' } });
   });
   after(() => repo.cleanup());
 
@@ -69,6 +80,17 @@ describe('retrieval: questions about marked code', () => {
     for (const [file, content] of Object.entries(DEPRECATIONS)) {
       const line = content.split('\n').find((l) => /deprecat|Obsolete/i.test(l)) as string;
       assert.ok(text.includes(`${file}:`) && text.includes(line.trim()), `${file}: ${line.trim()}`);
+    }
+  });
+
+  test('a mark copied across many files is said once in full, leaving room for the distinct ones', async () => {
+    const text = listing(await ask('Which classes are obsolete?'));
+    assert.equal(text.match(/JSON Schema validation has been moved/g)?.length, 1);
+    assert.match(text, /schema\/Part19\.cs:1: \(the same line as listed above\)/);
+    assert.match(text, /schema\/Zone\.cs:1: \[Obsolete\("Zone is obsolete\. Use Region instead\."\)\]/);
+    for (const [file, content] of Object.entries(DEPRECATIONS)) {
+      const line = content.split('\n').find((l) => /deprecat|Obsolete/i.test(l)) as string;
+      assert.ok(text.includes(line.trim()), `${file}: ${line.trim()}`);
     }
   });
 
