@@ -409,7 +409,8 @@ export function searchPlan(question: Question): SearchPlan {
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
   const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
-  const markers = nothingNamed ? markersAsked(question.text) : [];
+  // A pasted error or trace ("panic: …") is about where it comes from, not about every line that may panic.
+  const markers = nothingNamed && question.errors.length === 0 ? markersAsked(question.text) : [];
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;

@@ -9,9 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { analyseQuestion } from '../../../src/shared/question.ts';
 import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
 import { loadMarkers, markersAsked, marks } from '../../../src/sources/retrieval/markers.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
+import { createRetrievalSource, searchPlan } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal, testDeps } from '../input.ts';
@@ -131,6 +132,16 @@ describe('the marker table', () => {
     assert.deepEqual(ids('How is caching implemented?'), []);
     assert.deepEqual(ids('Which files are ignored by git?'), []);
     assert.deepEqual(ids('How do I run the tests?'), []);
+  });
+
+  test('a pasted error or a named function is not a question about marked code', () => {
+    const asked = (content: string) => searchPlan(analyseQuestion([{ role: 'user', content }])).markers.ids;
+    assert.deepEqual(asked('Where can this code panic?'), ['panics']);
+    assert.deepEqual(
+      asked('I get this error:\n\npanic: runtime error: index out of range\n\nWhere does it come from?'),
+      [],
+    );
+    assert.deepEqual(asked('Why does addTodo drop finished todos?'), []);
   });
 
   test('a spelling counts only where its word ends meet non-word characters', () => {
