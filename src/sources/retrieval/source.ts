@@ -29,6 +29,7 @@ import {
 } from './history.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
+import { markersAsked, marks } from './markers.ts';
 import {
   NAME_PART_WORDS,
   nameParts,
@@ -297,8 +298,13 @@ interface SearchPlan {
   looseWords: string[];
   /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
   proseWords: string[];
-  /** Asked for a list of what the loose words find ("which TODOs are left", "list the deprecated APIs"). */
+  /** Asked for a list of what the loose words find ("which files mention retries", "list every fallback"). */
   listing: boolean;
+  /**
+   * Asked about code carrying a marker ("what is deprecated", "which TODOs are left"), naming nothing: the markers'
+   * spellings (rules/markers.json), whose every line is listed, one per file first.
+   */
+  markers: { ids: string[]; spellings: string[] };
   historyPaths: string[];
   /** Ways of reading the environment, when the question asks about the environment and names no variable. */
   envReads: string[];
@@ -403,6 +409,8 @@ export function searchPlan(question: Question): SearchPlan {
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
   const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
+  // A pasted error or trace ("panic: …") is about where it comes from, not about every line that may panic.
+  const markers = nothingNamed && question.errors.length === 0 ? markersAsked(question.text) : [];
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
@@ -426,7 +434,12 @@ export function searchPlan(question: Question): SearchPlan {
     manifestWords,
     looseWords,
     proseWords,
-    listing: looseWords.length > 0 && ASKS_LIST.test(question.text) && !ENV_WORD.test(question.text),
+    listing:
+      looseWords.length > 0 && markers.length === 0 && ASKS_LIST.test(question.text) && !ENV_WORD.test(question.text),
+    markers: {
+      ids: markers.map((marker) => marker.id),
+      spellings: [...new Set(markers.flatMap((marker) => marker.spellings))],
+    },
     historyPaths,
     envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? ENV_READS : [],
     releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
@@ -458,6 +471,7 @@ export function createRetrievalSource(
         plan.taskWords.length > 0 ||
         plan.manifestWords.length > 0 ||
         plan.looseWords.length > 0 ||
+        plan.markers.spellings.length > 0 ||
         plan.envReads.length > 0 ||
         plan.proseWords.length >= 2);
     if (!wantHistory && !wantCode) return { items: [] };
@@ -506,6 +520,12 @@ export function createRetrievalSource(
         const namedHistory =
           wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
         const relations = askedRelations(input.question.text);
+        const markerSearch =
+          wantCode && plan.markers.spellings.length > 0
+            ? search(plan.markers.spellings, { words: false, perFile: MARKED_SEARCHED_PER_FILE }).catch(
+                failed('markers'),
+              )
+            : none;
         const relationShapes = wantCode ? relationPatterns(plan.names, relations) : [];
         const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
           await Promise.all([
@@ -746,15 +766,18 @@ export function createRetrievalSource(
               )
             : undefined;
           if (related) items.push(related);
-          const room = related ? { ...depth, totalChars: depth.totalChars - related.text.length } : depth;
+          const marked = markedListing((await markerSearch).hits, plan.markers, deps, markedRoom(depth));
+          if (marked) items.push(marked);
+          const listed = [related, marked].reduce((sum, item) => sum + (item?.text.length ?? 0), 0);
+          const room = { ...depth, totalChars: depth.totalChars - listed };
           items.push(...codeItems(ws.root, hits, context, room, deps, skipped, from));
           const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
           if (reads) items.push(reads);
-          const listed =
+          const byWords =
             plan.listing && !proseFound
               ? wordListing(byWord.hits, deps, Math.min(depth.totalChars / 2, ENV_LISTING_CHARS))
               : undefined;
-          if (listed) items.push(listed);
+          if (byWords) items.push(byWords);
         }
         deadline.done();
         return { items, skipped };
@@ -1152,6 +1175,82 @@ function wordListing(
 
 /** Lines listed per file when a list is asked for. */
 const LISTED_PER_FILE = 3;
+
+/** Lines a marker search keeps per file: more than are listed, as a spelling's hit may fail its word boundary. */
+const MARKED_SEARCHED_PER_FILE = 12;
+
+/** Stands for a marked line whose text was listed in full above. */
+const SAME_MARK = '(the same line as listed above)';
+
+/** Characters of the marked lines' listing, at most. */
+const MARKED_LISTING_CHARS = 4_000;
+
+/**
+ * The marked lines are the answer; the loose words' regions ("deprecated", "codebase") a guess beside them: the
+ * listing takes up to four fifths of the mode's room, the regions what it leaves.
+ */
+function markedRoom(depth: RetrievalDepth): number {
+  return Math.min((depth.totalChars * 4) / 5, MARKED_LISTING_CHARS);
+}
+
+/**
+ * Every line carrying an asked marker (`@deprecated`, `[Obsolete`, `// TODO`, `t.Skip(`), one compact line each,
+ * one per file first (code before tests and docs, then the files' further lines): what is deprecated or left to
+ * do is the list of those lines, whether or not the question says "list".
+ */
+function markedListing(
+  hits: readonly GrepHit[],
+  markers: SearchPlan['markers'],
+  deps: Pick<SourceDeps, 'isNeverRead'>,
+  maxChars: number,
+): ContextItem | undefined {
+  const byFile = new Map<string, GrepHit[]>();
+  for (const hit of hits) {
+    const rel = hit.rel.split(path.sep).join('/');
+    if (deps.isNeverRead(rel) || refusedByName(rel) || !marks(hit.text, markers.spellings)) continue;
+    const list = byFile.get(rel) ?? [];
+    if (!list.some((known) => known.line === hit.line)) list.push(hit);
+    byFile.set(rel, list);
+  }
+  if (byFile.size === 0) return undefined;
+  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
+  // The files with the most marked lines first: where the room runs out, the fewest marked lines are left out.
+  const count = (rel: string) => byFile.get(rel)?.length ?? 0;
+  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || count(b) - count(a) || a.localeCompare(b));
+  for (const list of byFile.values()) list.sort((a, b) => a.line - b.line);
+  // The same mark copied across files ("moved to its own package" on twelve classes) is said once in full; its
+  // other places are listed by path and line, so that the room holds more of the distinct marks.
+  const listed = new Set<string>();
+  const lines: string[] = [];
+  let chars = 0;
+  let cut = false;
+  for (let round = 0; round < LISTED_PER_FILE; round++) {
+    for (const rel of files) {
+      const hit = byFile.get(rel)?.[round];
+      if (!hit) continue;
+      const text = hit.text.trim().slice(0, 200);
+      const line = `${rel}:${hit.line}: ${listed.has(text) ? SAME_MARK : text}`;
+      if (chars + line.length + 1 > maxChars) {
+        cut = true;
+        continue;
+      }
+      lines.push(line);
+      listed.add(text);
+      chars += line.length + 1;
+    }
+  }
+  const what = markers.ids.join(', ');
+  return {
+    key: 'retrieval.code.(marked lines)',
+    source: 'retrieval',
+    title: `lines marked ${what} in ${files.length} files`,
+    text: lines.join('\n'),
+    priority: 80,
+    kind: 'text',
+    why: `asked about code marked ${what}: every marked line, one per file first`,
+    ...(cut ? { truncated: true } : {}),
+  };
+}
 
 /** The best files' regions, one item per file, best first. */
 function codeItems(
