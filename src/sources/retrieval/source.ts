@@ -697,8 +697,12 @@ export function createRetrievalSource(
           strings: plan.strings,
           text: input.question.text,
         });
-        if (changes) items.push(changes);
-        if (wantCode) {
+        if (changes) items.push(changes.item);
+        // "Which commit introduced this line": the commit that changed it answers, the current code around the
+        // line's names does not (the file, when named, is sent by the files source).
+        if (changes?.ofLine && wantCode)
+          skipped.push({ path: 'retrieval.code', reason: 'the commit that changed the pasted line answers' });
+        if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
           const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
           const context: RankContext = {
@@ -833,7 +837,7 @@ async function indexedChanges(
   withPrefix: (args: string[]) => string[],
   history: HistoryAnswer | undefined,
   ask: { names: string[]; strings: string[]; text: string },
-): Promise<ContextItem | undefined> {
+): Promise<{ item: ContextItem; ofLine: boolean } | undefined> {
   if (!history?.lookup) return undefined;
   const names = [...new Set(ask.names)].slice(0, 6);
   // A pasted line of code ("which commit introduced `x = a/b`") is what was changed, whatever the analysis
@@ -855,7 +859,7 @@ async function indexedChanges(
   const what = found.ofLine
     ? pasted.map((s) => `"${s.slice(0, 40)}"`).join(', ')
     : [...names, ...[...strings, ...pasted].map((s) => `"${s.slice(0, 40)}"`)].slice(0, 3).join(', ');
-  return {
+  const item: ContextItem = {
     // Its own key: items of one key are one item to the pipeline (the higher priority kept), and this one
     // goes beside the file's log or the definition's last change, not instead of them.
     key: 'retrieval.history.changes',
@@ -868,6 +872,7 @@ async function indexedChanges(
     kind: 'text',
     why: `asked about the history of ${what}: indexed commits whose changed lines hold it first`,
   };
+  return { item, ofLine: found.ofLine };
 }
 
 /** Commits shown for "which commit changed X", and the characters they take at most. */

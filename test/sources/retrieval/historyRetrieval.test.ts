@@ -136,6 +136,17 @@ test('retrieval: a pasted line asked about in history terms gets the commit that
     );
     const log = kept.find((item) => item.title === 'recent commits of the named files');
     assert.ok(log && changes.priority > log.priority, 'under the history cap the answer outranks the log');
+    // The current code around the line's names (compute_rate's definition, its callers) is not the answer.
+    assert.deepEqual(
+      kept.filter((item) => item.key.startsWith('retrieval.code.')).map((item) => item.key),
+      [],
+    );
+    // Asked about the same names without a pasted line, the code is still searched.
+    const uses = await retrieval.collect(
+      input(repo.dir, { text: 'Where is compute_rate called?', mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    assert.ok(uses.items.some((item) => item.key === 'retrieval.code.src/rates.py'));
   } finally {
     set.close();
     repo.cleanup();
