@@ -38,15 +38,28 @@ export async function changesOf(
   git: GitRunner,
   withPrefix: (args: string[]) => string[],
   lookup: HistoryIndex,
-  ask: { names: readonly string[]; strings: readonly string[]; side: 'added' | 'removed' | undefined },
+  ask: {
+    names: readonly string[];
+    strings: readonly string[];
+    /** Lines of code the question pastes: the commits that changed one of them come before any other. */
+    lines?: readonly string[];
+    side: 'added' | 'removed' | undefined;
+  },
   limits: { commits: number; maxChars: number },
-): Promise<string> {
-  const patterns = [...ask.names, ...ask.strings];
-  if (patterns.length === 0) return '';
-  const found = lookup.changesOf(patterns, ask.side, limits.commits);
-  if (found.length === 0) return '';
-  const byName = lineMatcher(ask.names, true, false);
-  const byString = lineMatcher(ask.strings, false, false);
+): Promise<{ text: string; ofLine: boolean }> {
+  const lines = ask.lines ?? [];
+  const patterns = [...ask.names, ...ask.strings, ...lines];
+  if (patterns.length === 0) return NOTHING;
+  // A pasted line's words also match every commit that touched one of its names, newer ones first: the
+  // commits whose changed lines hold the whole line are the answer, alone when there are any.
+  const ofLine =
+    lines.length > 0
+      ? lookup.changesOf(lines, ask.side, limits.commits).filter((commit) => commit.place !== 'message')
+      : [];
+  const found = ofLine.length > 0 ? ofLine : lookup.changesOf(patterns, ask.side, limits.commits);
+  if (found.length === 0) return NOTHING;
+  const byName = lineMatcher(ofLine.length > 0 ? [] : ask.names, true, false);
+  const byString = lineMatcher(ofLine.length > 0 ? lines : [...ask.strings, ...lines], false, false);
   const matches = (line: string) => byName(line) || byString(line);
   const shown = await Promise.all(
     found.map((commit) =>
@@ -73,8 +86,10 @@ export async function changesOf(
       ),
     ),
   );
-  return fit(shown.filter(Boolean), limits.maxChars);
+  return { text: fit(shown.filter(Boolean), limits.maxChars), ofLine: ofLine.length > 0 };
 }
+
+const NOTHING = { text: '', ofLine: false };
 
 /** One commit: its header, its body's head, and per file the hunks whose changed lines match. */
 function renderCommit(text: string, matches: (line: string) => boolean, cut: string | null): string {

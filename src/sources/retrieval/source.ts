@@ -717,8 +717,12 @@ export function createRetrievalSource(
           strings: plan.strings,
           text: input.question.text,
         });
-        if (changes) items.push(changes);
-        if (wantCode) {
+        if (changes) items.push(changes.item);
+        // "Which commit introduced this line": the commit that changed it answers, the current code around the
+        // line's names does not (the file, when named, is sent by the files source).
+        if (changes?.ofLine && wantCode)
+          skipped.push({ path: 'retrieval.code', reason: 'the commit that changed the pasted line answers' });
+        if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
           const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
           const context: RankContext = {
@@ -856,7 +860,7 @@ async function indexedChanges(
   withPrefix: (args: string[]) => string[],
   history: HistoryAnswer | undefined,
   ask: { names: string[]; strings: string[]; text: string },
-): Promise<ContextItem | undefined> {
+): Promise<{ item: ContextItem; ofLine: boolean } | undefined> {
   if (!history?.lookup) return undefined;
   const names = [...new Set(ask.names)].slice(0, 6);
   // A pasted line of code ("which commit introduced `x = a/b`") is what was changed, whatever the analysis
@@ -864,26 +868,34 @@ async function indexedChanges(
   const lines = [...ask.text.matchAll(/`([^`\n]{12,200})`/g)]
     .map((match) => (match[1] ?? '').trim())
     .filter((span) => /\s/.test(span));
-  const strings = [...new Set([...ask.strings, ...lines])].slice(0, 4);
-  if (names.length + strings.length === 0) return undefined;
-  const text = await changesOf(
+  const pasted = [...new Set(lines)].slice(0, 2);
+  const strings = [...new Set(ask.strings)].filter((s) => !pasted.includes(s)).slice(0, 4 - pasted.length);
+  if (names.length + strings.length + pasted.length === 0) return undefined;
+  const found = await changesOf(
     git,
     withPrefix,
     history.lookup,
-    { names, strings, side: askedSide(ask.text) },
+    { names, strings, lines: pasted, side: askedSide(ask.text) },
     CHANGES_LIMITS,
-  ).catch(() => '');
-  if (text === '') return undefined;
-  const what = [...names, ...strings.map((s) => `"${s.slice(0, 40)}"`)].slice(0, 3).join(', ');
-  return {
-    key: 'retrieval.history',
+  ).catch(() => ({ text: '', ofLine: false }));
+  if (found.text === '') return undefined;
+  const what = found.ofLine
+    ? pasted.map((s) => `"${s.slice(0, 40)}"`).join(', ')
+    : [...names, ...[...strings, ...pasted].map((s) => `"${s.slice(0, 40)}"`)].slice(0, 3).join(', ');
+  const item: ContextItem = {
+    // Its own key: items of one key are one item to the pipeline (the higher priority kept), and this one
+    // goes beside the file's log or the definition's last change, not instead of them.
+    key: 'retrieval.history.changes',
     source: 'retrieval',
     title: `commits whose changes touch ${what}`,
-    text,
-    priority: 60,
+    text: found.text,
+    // The commit that changed a pasted line is the answer itself, above the file's log under the history cap;
+    // commits found by a name only fill the room the log and the definition's last change leave.
+    priority: found.ofLine ? 80 : 60,
     kind: 'text',
     why: `asked about the history of ${what}: indexed commits whose changed lines hold it first`,
   };
+  return { item, ofLine: found.ofLine };
 }
 
 /** Commits shown for "which commit changed X", and the characters they take at most. */

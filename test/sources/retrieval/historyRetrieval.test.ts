@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { dedupeKeys } from '../../../src/pipeline/collect.ts';
 import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
 import { silentLogger } from '../../../src/shared/logger.ts';
 import { createSourceSet } from '../../../src/sources/index.ts';
@@ -82,6 +83,70 @@ test('retrieval: history from git while the index builds (and says so), then fro
     );
     const log = file.items.find((item) => item.key === 'retrieval.history');
     assert.match(log?.text ?? '', /Parse the Link header[\s\S]*\+def parse_links/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
+
+test('retrieval: a pasted line asked about in history terms gets the commit that added it, beside the file log', async () => {
+  const line = 'total = compute_rate(amount, days)  # per day';
+  let rates = `def compute_rate(amount, days):\n    return amount / days\n\ndef charge(amount, days):\n    ${line}\n    return total\n`;
+  const later = [];
+  // Newer commits that also change lines holding the line's names: by name alone they come first.
+  for (const n of [1, 2, 3, 4]) {
+    rates += `\ndef fee_${n}(amount, days):\n    return compute_rate(amount, days) * ${n}\n`;
+    later.push({ message: `Add fee tier ${n} on top of the rate`, files: { 'src/rates.py': rates } });
+  }
+  const repo = makeRepo({
+    files: { 'src/rates.py': 'def compute_rate(amount, days):\n    return amount / days\n' },
+    commits: [
+      {
+        message: 'Charge by the day\n\nInvoices were billed by the month.',
+        files: { 'src/rates.py': rates.slice(0, rates.indexOf('\ndef fee_1')) },
+      },
+      ...later,
+    ],
+  });
+  const set = createSourceSet(deps(), { index: { waitMs: 0, history: { waitMs: 0 } } });
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    await set.settle(repo.dir);
+    const result = await retrieval.collect(
+      input(repo.dir, {
+        text: `Which commit introduced this line in src/rates.py, and why?\n\`${line}\``,
+        mode: 'git-aware',
+        wanted: ['retrieval.'],
+      }),
+      signal,
+    );
+    // The pipeline keeps one item per key: what it keeps is what the model can receive.
+    const kept = dedupeKeys(result.items, silentLogger);
+    const changes = kept.find((item) => item.title.startsWith('commits whose changes touch'));
+    assert.ok(changes, kept.map((item) => item.title).join('; '));
+    assert.match(
+      changes.text,
+      /Charge by the day\n {4}Invoices were billed by the month\.[\s\S]*\+ {4}total = compute_rate/,
+    );
+    assert.doesNotMatch(changes.text, /fee tier/);
+    assert.ok(
+      kept.some((item) => item.title === 'recent commits of the named files'),
+      'the file log is still sent',
+    );
+    const log = kept.find((item) => item.title === 'recent commits of the named files');
+    assert.ok(log && changes.priority > log.priority, 'under the history cap the answer outranks the log');
+    // The current code around the line's names (compute_rate's definition, its callers) is not the answer.
+    assert.deepEqual(
+      kept.filter((item) => item.key.startsWith('retrieval.code.')).map((item) => item.key),
+      [],
+    );
+    // Asked about the same names without a pasted line, the code is still searched.
+    const uses = await retrieval.collect(
+      input(repo.dir, { text: 'Where is compute_rate called?', mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    assert.ok(uses.items.some((item) => item.key === 'retrieval.code.src/rates.py'));
   } finally {
     set.close();
     repo.cleanup();
