@@ -18,7 +18,14 @@ const markersFileSchema = z
         z
           .object({
             id: z.string().regex(/^[a-z][a-z-]*$/),
-            asked: z.string().min(1),
+            // An unbounded gap (`[^.]*`, `.+`) between two words rescans the rest of the question from every
+            // first word: quadratic on a long one. A bounded gap (`{0,80}`) keeps the test linear.
+            asked: z
+              .string()
+              .min(1)
+              .refine((pattern) => !/(?:\[\^[^\]]*\]|(?<!\\)\.)[*+]/.test(pattern), {
+                message: 'an unbounded gap ([^…]* or .*) is quadratic on a long question: bound it, e.g. {0,80}',
+              }),
             spellings: z.array(z.string().min(2).max(60)).min(1),
           })
           .strict(),

@@ -152,6 +152,26 @@ describe('the marker table', () => {
     assert.ok(marks('addTODO(); // TODO fix', ['TODO']));
   });
 
+  test('a question pattern with an unbounded gap between words is refused (quadratic on a long question)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'markers-'));
+    try {
+      const file = path.join(dir, 'markers.json');
+      const table = (asked: string) =>
+        JSON.stringify({ description: 'x', markers: [{ id: 'skipped', asked, spellings: ['@Ignore'] }] });
+      writeFileSync(file, table('\\bskipped\\b[^.?!]*\\btests?\\b'));
+      assert.throws(() => loadMarkers(file), /unbounded gap/);
+      writeFileSync(file, table('\\bskipped\\b[^.?!]{0,80}\\btests?\\b'));
+      assert.equal(loadMarkers(file).length, 1);
+      // The shipped table passes the same check (it is loaded at import) and answers on a long question.
+      assert.deepEqual(
+        markersAsked(`${'skipped '.repeat(20_000)}tests`).map((marker) => marker.id),
+        ['skipped-tests'],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a malformed table fails naming its file', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'markers-'));
     try {
