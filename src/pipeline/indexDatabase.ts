@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { AUDIT_FOLDER, prepareAuditFiles } from '../audit/auditFiles.ts';
 import { chooseSqlDriver } from '../audit/defaultDriver.ts';
 import type { Logger } from '../shared/ports.ts';
-import type { IndexSql } from '../sources/retrieval/index/store.ts';
+import type { IndexSql } from '../sources/retrieval/index/indexSql.ts';
 
 export const INDEX_FILE = 'index.db';
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { silentLogger } from '../shared/logger.ts';
 import type { Logger } from '../shared/ports.ts';
 import { type GitRunner, spawnGit } from './git/gitRunner.ts';
-import type { IndexSql } from './retrieval/index/store.ts';
+import type { IndexSql } from './retrieval/index/indexSql.ts';
 
 /** A simple-git instance fits: only `raw` is used. */
 export type GitFactory = (baseDir: string, signal?: AbortSignal) => GitRunner;

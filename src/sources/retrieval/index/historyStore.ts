@@ -13,7 +13,7 @@
 // hashed with: a store rebuilt with a new seed (or an older layout) drops them,
 // and the history is indexed again from git.
 
-import type { IndexSql } from './store.ts';
+import type { IndexSql } from './indexSql.ts';
 
 /** Bumped when these tables change: they are dropped and indexed again. */
 const HISTORY_LAYOUT = 1;

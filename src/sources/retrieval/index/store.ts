@@ -9,25 +9,8 @@
 // tracked file holds) on disk would need its own redaction, and would still
 // hold what a later edit removed. Hashed words are enough to find candidates.
 
+import type { IndexSql } from './indexSql.ts';
 import { SqlSymbolTables, SYMBOL_SCHEMA, SYMBOL_TABLES } from './symbolTables.ts';
-
-/** The few SQLite calls the index makes; the audit's driver (better-sqlite3, or node:sqlite on Deno) fits. */
-export interface IndexSql {
-  exec(sql: string): void;
-  prepare(sql: string): {
-    run(...params: (string | number | null | Uint8Array)[]): unknown;
-    get(...params: (string | number | null)[]): Record<string, unknown> | undefined;
-    all(...params: (string | number | null)[]): Record<string, unknown>[];
-  };
-  transaction<T>(fn: () => T): T;
-  pragma(name: string, value?: string | number): unknown;
-  close(): void;
-  /**
-   * On: while a long pass writes, the WAL is checkpointed apart from its commits (another thread), so a
-   * commit never waits for a checkpoint's copy and fsync; off: the commits checkpoint again. Optional.
-   */
-  checkpointsAside?(on: boolean): void;
-}
 
 /** 'CTXI': the header says the file is ctxproxy's index (the audit log is 'CTXP'). */
 export const INDEX_APPLICATION_ID = 0x43545849;

@@ -21,7 +21,7 @@ import {
   type SymbolFileState,
   type SymbolTables,
 } from '../../symbols/symbolTables.ts';
-import type { IndexSql } from './store.ts';
+import type { IndexSql } from './indexSql.ts';
 
 export const SYMBOL_SCHEMA = `
 CREATE TABLE IF NOT EXISTS sym_files (
