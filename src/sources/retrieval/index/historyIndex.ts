@@ -17,6 +17,7 @@ import { BuildPacer } from '../../symbols/buildPacer.ts';
 import type { WorkspaceState } from '../../workspace.ts';
 import { commitPathsArgs, commitShowArgs, type ParsedCommit, parseCommit } from './historyPatch.ts';
 import type { HistoryHit, HistoryStore, IndexedCommit } from './historyStore.ts';
+import { waitAtMost } from './waitAtMost.ts';
 import { hashedText, matchExpression } from './words.ts';
 
 export interface HistoryIndexOptions {
@@ -325,11 +326,3 @@ const DROP_PAGE = 200;
 /** HEAD moving again and again while the build runs: it stops after this many rounds, the next request resumes. */
 const MAX_ROUNDS = 4;
 const GIT_TIMEOUT_MS = 10_000;
-
-function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, ms));
-    void promise.then(resolve, resolve);
-  }).finally(() => clearTimeout(timer));
-}

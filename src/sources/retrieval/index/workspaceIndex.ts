@@ -41,6 +41,7 @@ import { type Chunk, chunkLines } from './chunks.ts';
 import { pathspecFilter } from './pathspec.ts';
 import type { ChunkHit, IndexStore, StoredFile } from './store.ts';
 import { ChunkVectors, defaultVectorOptions, type VectorOptions } from './vectors.ts';
+import { waitAtMost } from './waitAtMost.ts';
 import { hashedText, lineMatcher, matchExpression } from './words.ts';
 
 export interface WorkspaceIndexOptions {
@@ -893,16 +894,4 @@ function merged(chunks: readonly Chunk[]): Chunk[] {
     else out.push({ ...chunk });
   }
   return out;
-}
-
-/**
- * A request's wait: it keeps the process alive (a one-shot `preview` waiting for the index must not exit
- * because the build's own pauses do not hold the process).
- */
-function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, ms));
-    void promise.then(resolve, resolve);
-  }).finally(() => clearTimeout(timer));
 }
