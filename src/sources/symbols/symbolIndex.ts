@@ -209,9 +209,24 @@ export class SymbolIndex {
   }
 
   async #build(listing: readonly string[], first: (rel: string) => number): Promise<void> {
+    // Every pass goes over the whole listing (50,000 paths in a large tree) before it reads a file: in
+    // slices too, as the reads are, so no request waits for the loop behind it.
+    let sliceEnd = performance.now() + this.options.sliceMs;
     const wanted = new Set<string>();
+    // Files the question hints at go first (the best hints first), so a lookup during the first build finds
+    // them sooner.
+    const hinted: { rel: string; score: number }[] = [];
     for (const rel of listing) {
-      if (grammarOf(rel) !== undefined && wanted.size < this.options.maxFiles) wanted.add(rel);
+      if (wanted.size >= this.options.maxFiles) break;
+      if (performance.now() > sliceEnd) {
+        await this.#pacer.pause();
+        if (this.#closed) return;
+        sliceEnd = performance.now() + this.options.sliceMs;
+      }
+      if (grammarOf(rel) === undefined) continue;
+      wanted.add(rel);
+      const score = first(rel);
+      if (score > 0) hinted.push({ rel, score });
     }
     this.#listed = wanted.size;
     // Held files that left the listing, read a page of paths at a time.
@@ -231,26 +246,22 @@ export class SymbolIndex {
       await this.#pacer.pause();
       if (this.#closed) return;
     }
-    // Files the question hints at go first (the best hints first), so a lookup during the first build finds
-    // them sooner.
-    const hinted: { rel: string; score: number }[] = [];
-    const rest: string[] = [];
-    for (const rel of wanted) {
-      const score = first(rel);
-      if (score > 0) hinted.push({ rel, score });
-      else rest.push(rel);
-    }
     hinted.sort((a, b) => b.score - a.score);
-    const order = [...hinted.map((hint) => hint.rel), ...rest];
+    const early = new Set(hinted.map((hint) => hint.rel));
+    // The hinted files, then the rest in listing order (no second array of every path).
+    const order = function* () {
+      yield* early;
+      for (const rel of wanted) if (!early.has(rel)) yield rel;
+    };
     const guard = new FileGuard(this.isNeverRead);
     const zone = workspaceZone(this.root, this.allowedRoots);
     let batch: Prepared[] = [];
     let chars = 0;
     let parsing: Promise<void> | undefined;
-    let sliceEnd = performance.now() + this.options.sliceMs;
+    sliceEnd = performance.now() + this.options.sliceMs;
     // Before reading a batch (once per batch: unchanged files are a stat each and fill none).
     let beforeBatch = true;
-    for (const rel of order) {
+    for (const rel of order()) {
       if (beforeBatch && this.#pacer.givingWay) {
         await this.#pacer.pause();
         sliceEnd = performance.now() + this.options.sliceMs;
