@@ -57,6 +57,8 @@ export interface WorkspaceIndexOptions {
   maxFileBytes: number;
   /** The longest a request waits for a pass that is running (catching up after a restart, or a small tree). */
   waitMs: number;
+  /** The longest a request waits for a first build's listing (how large the tree is), within waitMs. */
+  listingWaitMs: number;
   /** The longest a request waits for a stored index's catch-up: the stored index answers meanwhile. */
   catchUpWaitMs: number;
   /** A first build of a listing this small is waited for (up to waitMs); a larger one answers with git grep meanwhile. */
@@ -84,6 +86,7 @@ export const defaultWorkspaceIndexOptions: WorkspaceIndexOptions = {
   maxCatchUp: 20_000,
   maxFileBytes: 2 * 1024 * 1024,
   waitMs: 200,
+  listingWaitMs: 100,
   catchUpWaitMs: 50,
   waitFiles: 2_000,
   settleMs: 15,
@@ -216,8 +219,10 @@ export class WorkspaceIndex {
     const deadline = performance.now() + this.options.waitMs;
     const pass = this.#ensurePass();
     const catchUp = () => this.store.complete() || this.#passed !== undefined;
-    // A first build: how large the tree is decides, so the listing (shared with tree and stats) is awaited.
-    if (!catchUp()) await waitAtMost(this.#listing, this.options.waitMs);
+    // A first build: how large the tree is decides, so the listing (shared with tree and stats) is awaited,
+    // briefly: a small tree's listing comes in tens of milliseconds, and on a loaded machine the turn that
+    // ends this wait comes late by what other work holds the loop (the wait's bound is the request's).
+    if (!catchUp()) await waitAtMost(this.#listing, Math.min(this.options.waitMs, this.options.listingWaitMs));
     if (catchUp() || (this.#listed > 0 && this.#listed <= this.options.waitFiles)) {
       // This request is collecting: a pass still giving way to requests would wait on it.
       this.#pacer.hurry();
