@@ -18,6 +18,7 @@ import { silentLogger } from '../../src/shared/logger.ts';
 import { analyseQuestion } from '../../src/shared/question.ts';
 import type { CollectInput, SourceResult } from '../../src/shared/types.ts';
 import { createSourceSet, defaultSourceDeps } from '../../src/sources/index.ts';
+import { sharedParseHost } from '../../src/sources/symbols/parseHost.ts';
 import { benchRepository } from '../context/generateRepo.ts';
 import { quantile } from '../support/stats.ts';
 
@@ -32,6 +33,25 @@ const rssMb = () => {
   gc();
   return process.memoryUsage().rss / 1024 / 1024;
 };
+/** The highest RSS seen (every 100 ms, no GC) while it runs: what the system gives the process at the worst moment. */
+function rssPeak(): { stop: () => number } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().rss) / 1024 / 1024;
+    },
+  };
+}
+/** RSS once the parse worker has exited (it lingers 5 s after its last batch), at most 15 s later. */
+async function rssAtRest(): Promise<number> {
+  for (let waited = 0; sharedParseHost().running && waited < 15_000; waited += 100) await sleep(100);
+  await sleep(500);
+  return rssMb();
+}
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -156,6 +176,7 @@ async function main(): Promise<void> {
   const late = lateTurns();
   const sibling = siblingDelay();
   lag.enable();
+  const buildPeak = rssPeak();
   const buildStart = performance.now();
   void set.ready(dir);
   let index = set.index(dir);
@@ -183,6 +204,7 @@ async function main(): Promise<void> {
   }
   await building;
   const buildMs = performance.now() - buildStart;
+  const rssBuildPeak = buildPeak.stop();
   lag.disable();
   const floorNow = await sibling.stop();
   late.stop();
@@ -194,6 +216,7 @@ async function main(): Promise<void> {
     .filter((name) => name.startsWith('index.db'))
     .reduce((sum, name) => sum + fs.statSync(path.join(dir, '.ctxproxy', name)).size, 0);
   const rssBuilt = rssMb();
+  const rssBuiltRest = await rssAtRest();
   console.log(
     `${keep ? 'catch-up of the kept index' : 'first build'}: ${fmt(buildMs)} ms for ${counts.indexed} files (${counts.skipped} skipped), index ${fmt(dbBytes / 1024 / 1024)} MB on disk`,
   );
@@ -226,6 +249,7 @@ async function main(): Promise<void> {
   set.close();
   fs.appendFileSync(path.join(dir, 'area2', 'module4', `file${20 * 4 + 2 + 1000 * 3}.ts`), '// edited while off\n');
   await sleep(100);
+  const restartPeak = rssPeak();
   const restartStart = performance.now();
   set = newSet();
   retrieval = set.sources.find((source) => source.name === 'retrieval');
@@ -259,6 +283,8 @@ async function main(): Promise<void> {
     warmAnswer <= 2_000 ? 'met' : 'missed',
   ]);
   const rssRestarted = rssMb();
+  const rssRestartPeak = restartPeak.stop();
+  const rssRestartedRest = await rssAtRest();
 
   // 3. A saved file, re-indexed: from the write until a search finds its new word (the watcher's path, no request).
   await set.ready(dir);
@@ -323,15 +349,17 @@ async function main(): Promise<void> {
     rareMedian <= 5 ? 'met (rare name)' : 'missed',
   ]);
 
-  // 5. Memory.
-  const growth = Math.max(rssBuilt, rssRestarted) - rssBefore;
+  // 5. Memory: the worst moment (the build's peak, with the parse worker up), the end of the build and of the
+  // restart (the worker still up for 5 s), and at rest (the worker gone), each over the same baseline.
+  const peak = Math.max(rssBuildPeak, rssRestartPeak) - rssBefore;
+  const rest = Math.max(rssBuiltRest, rssRestartedRest) - rssBefore;
   console.log(
-    `RSS: before ${fmt(rssBefore)} MB, after the build ${fmt(rssBuilt)} MB, after the restart ${fmt(rssRestarted)} MB`,
+    `RSS: before ${fmt(rssBefore)} MB; the build's peak ${fmt(rssBuildPeak)} MB, after it ${fmt(rssBuilt)} MB, at rest ${fmt(rssBuiltRest)} MB; the restart's peak ${fmt(rssRestartPeak)} MB, after it ${fmt(rssRestarted)} MB, at rest ${fmt(rssRestartedRest)} MB (node ${process.execArgv.filter((flag) => flag.startsWith('--max') || flag.startsWith('--v8')).join(' ') || 'without the server flags'})`,
   );
   results.push([
     'RSS growth ≤ 60 MB',
-    `${fmt(growth)} MB over a source set holding the listing and the armed watcher (those alone: ${fmt(rssBefore - rssBare)} MB)`,
-    growth <= 60 ? 'met' : 'missed',
+    `peak ${fmt(peak)} MB (the parse worker up), at rest ${fmt(rest)} MB (the worker gone), at the end of the build ${fmt(Math.max(rssBuilt, rssRestarted) - rssBefore)} MB; over a source set holding the listing and the armed watcher (those alone: ${fmt(rssBefore - rssBare)} MB)`,
+    peak <= 60 ? 'met' : rest <= 60 ? 'met at rest, not at the peak' : 'missed',
   ]);
   set.close();
 
@@ -340,4 +368,7 @@ async function main(): Promise<void> {
   for (const [target, measured, verdict] of results) console.log(`| ${target} | ${measured} | ${verdict} |`);
 }
 
-await main();
+// Held for the whole run: between the build and the restart's first request nothing else may hold the
+// process (the build's own pauses and the parse worker are unreferenced, as a server's must be).
+const hold = setInterval(() => undefined, 60_000);
+await main().finally(() => clearInterval(hold));
