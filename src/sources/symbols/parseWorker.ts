@@ -3,24 +3,12 @@
 // whose memory goes back to the system when it exits (parseHost.ts ends it
 // once idle). It parses the texts it is sent and answers with plain data.
 
-import { setFlagsFromString } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { extractDefinitions, extractUses } from './extract.ts';
 import { loadGrammar, parseWithin } from './grammars.ts';
 import { SPECS } from './languages.ts';
 import type { ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
 import { rankNames } from './repoMap.ts';
-
-// The grammars run on V8's baseline wasm compiler only. Its tier-up recompiles each grammar's code in the
-// background, which at this worker's start (the build's worst moment for the server's memory) took 7–10 MB
-// more and kept about 2 MB (bench/index/README.md); the parse is about a fifth slower, in this thread, off
-// the event loop. The flag is the process's, and tree-sitter is its only wasm. A runtime that refuses it
-// (Deno may) parses as before.
-try {
-  setFlagsFromString('--liftoff-only');
-} catch {
-  // The runtime's own choice of compiler stays.
-}
 
 /** An error's kind, without its message (which could quote what was being parsed). */
 function describe(error: unknown): string {
