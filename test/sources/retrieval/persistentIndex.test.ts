@@ -491,6 +491,21 @@ describe('persistent retrieval index', () => {
   });
 });
 
+test("the index's connection caches at most 2 MB of pages, not the driver's default (better-sqlite3: 16 MB)", () => {
+  const other = makeRepo({ files: { 'a.py': 'x = 1\n' } });
+  const db = openIndexDatabase(other.dir, silentLogger);
+  try {
+    new IndexStore(db);
+    // Negative: KiB; positive: pages. A server holds this cache for as long as it runs (bench/index).
+    const size = Number(db.pragma('cache_size'));
+    const bytes = size < 0 ? -size * 1024 : size * Number(db.pragma('page_size'));
+    assert.ok(bytes > 0 && bytes <= 2 * 1024 * 1024, `cache_size ${size}`);
+  } finally {
+    db.close();
+    other.cleanup();
+  }
+});
+
 test('while a long pass writes, its WAL is checkpointed by another thread: the commits do not, and the WAL stays bounded', async () => {
   const other = makeRepo({ files: { 'a.py': 'x = 1\n' } });
   const db = openIndexDatabase(other.dir, silentLogger);
