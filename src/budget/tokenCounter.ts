@@ -8,8 +8,8 @@
 // counted ahead by `prepare`, so the synchronous budget stage that follows
 // only looks counts up. Tokenizing is slow (0.5–2 µs a character, the
 // latter on a loaded core), so a request's new texts are counted inline only
-// for a few milliseconds (INLINE_COUNT_MS), and what is left in the CPU pool
-// (countTask.ts, the same code with its own cache). A turn's new context
+// up to INLINE_COUNT_CHARS, and what is left in the CPU pool (countTask.ts,
+// the same code with its own cache). A turn's new context
 // (~10K characters) is counted inline: the pool's worker holds a copy of the
 // tokenizer of its own, ~45 MB of resident memory while it lingers.
 
@@ -83,8 +83,8 @@ export interface TokenCounterOptions {
   estimate?: ((text: string) => number) | undefined;
   /** Where `prepare` counts much new text: the process's CPU pool by default; `false` counts inline (the pool's own worker). */
   pool?: CpuPool | false | undefined;
-  /** How long `prepare` counts inline before it sends the rest to the pool; default INLINE_COUNT_MS. */
-  inlineCountMs?: number | undefined;
+  /** Characters `prepare` counts inline before it sends the rest to the pool; default INLINE_COUNT_CHARS. */
+  inlineCountChars?: number | undefined;
 }
 
 const noSpecialTokens = { disallowedSpecial: new Set<string>() };
@@ -127,7 +127,7 @@ interface SharedState {
   piecewise?: ((text: string) => { count: number; estimated: boolean }) | undefined;
   /** Where `prepare` sends much new text (cl100k only: a test's estimator cannot be sent to a worker). */
   pool?: CpuPool | undefined;
-  inlineCountMs: number;
+  inlineCountChars: number;
 }
 
 /** Longer texts are sampled, never counted whole: a long run of base64 takes seconds to count. */
@@ -138,16 +138,15 @@ const PIECEWISE_MAX_CHARS = 256 * 1024;
  * same texts get the same counts wherever they are counted.
  */
 const PREPARE_EXACT_BUDGET_CHARS = 1 << 20;
-/**
- * A text longer than this is counted in the CPU pool (with the texts after it): ~8 ms of tokenizing on a
- * loaded core, the most one text may hold the event loop for.
- */
+/** A text longer than this is counted in the CPU pool, with the texts after it. */
 export const POOL_ABOVE_CHARS = 8 * 1024;
 /**
- * The texts of a `prepare` are counted inline, in order, until this much time has passed; the rest in the
- * pool. The event loop is held at most this plus one text (POOL_ABOVE_CHARS): under 20 ms (bench/stall).
+ * The texts of a `prepare` are counted inline, in order, while their characters add up to at most this;
+ * from the first that does not fit, in the pool. 8 ms at the warm tokenizer's 0.5 µs a character (measured
+ * at load 18 on this 2-core machine), 16 ms at 1 µs: under the 20 ms a request may hold the loop
+ * (bench/stall). A count (not a time), so where a request's texts are counted does not depend on the load.
  */
-const INLINE_COUNT_MS = 8;
+const INLINE_COUNT_CHARS = 16 * 1024;
 /** Texts hashed on the event loop to look their counts up (sha256 runs at ~1 GB/s: a few ms); past this, the pool hashes. */
 const HASH_INLINE_MAX_CHARS = 4 << 20;
 /** Generous: counting a 10 MB body of short messages takes seconds; this only bounds a worker gone wrong. */
@@ -164,7 +163,7 @@ function createState(options: TokenCounterOptions): SharedState {
     approximate: options.estimate ? () => false : isEstimatedCount,
     piecewise: options.estimate ? undefined : (text) => piecewiseCount(text, exactCl100k),
     pool: options.estimate || options.pool === false ? undefined : (options.pool ?? sharedCpuPool()),
-    inlineCountMs: options.inlineCountMs ?? INLINE_COUNT_MS,
+    inlineCountChars: options.inlineCountChars ?? INLINE_COUNT_CHARS,
     estimated: { value: false },
     counts: new LRUCache<string, number>({ max: maxEntries }),
     lineCounts: new LRUCache<string, number[]>({
@@ -307,21 +306,21 @@ async function prepareCounts(
 }
 
 /**
- * Inline, in order, while INLINE_COUNT_MS last and each text is short enough; from the first text that is
- * not, in the pool: a text longer than POOL_ABOVE_CHARS, or too long to count whole (its samples are no
- * cheaper to tokenize than the text: base64 takes ~5 µs a character, 20 ms for the samples of one). The
- * pool's part starts with what the inline part left of the exact-count budget, so the counts are the same
- * wherever the split falls; all inline when the pool failed.
+ * Inline, in order, while they add up to INLINE_COUNT_CHARS; from the first text that does not fit, in the
+ * pool: so also a text longer than POOL_ABOVE_CHARS, or too long to count whole (its samples are no cheaper
+ * to tokenize than the text: base64 takes ~5 µs a character, 20 ms for the samples of one). The pool's part
+ * starts with what the inline part left of the exact-count budget, so the counts are the same wherever the
+ * split falls; all inline when the pool failed.
  */
 async function countSomewhere(state: SharedState, texts: TextToCount[]): Promise<TextCount[]> {
   const exactBudget = { left: PREPARE_EXACT_BUDGET_CHARS };
-  const started = performance.now();
   const counted: TextCount[] = [];
+  let inlineLeft = state.inlineCountChars;
   let next = 0;
   for (; next < texts.length; next++) {
     const entry = texts[next] as TextToCount;
-    const toPool = entry.text.length > POOL_ABOVE_CHARS || performance.now() - started >= state.inlineCountMs;
-    if (state.pool && toPool) break;
+    if (state.pool && (entry.text.length > POOL_ABOVE_CHARS || entry.text.length > inlineLeft)) break;
+    inlineLeft -= entry.text.length;
     counted.push(countOne(state, entry, exactBudget));
   }
   if (next === texts.length || !state.pool) return counted;

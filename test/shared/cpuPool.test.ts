@@ -261,22 +261,23 @@ describe('the CPU pool', () => {
     assert.equal(inPool.count(blob), (await createTokenCounter({ pool: false }).prepare([blob])).count(blob));
   });
 
-  test("a turn's new context in texts under the per-text limit is counted inline while time lasts, the rest in the pool", async () => {
+  test("a turn's new context is counted inline, no worker started; past the inline characters, in the pool", async () => {
     const lines = (n: number, tag: string) =>
       Array.from({ length: n }, (_, i) => `export const ${tag}${i} = load("${tag}/${i}.json");`).join('\n');
-    // Five items of ~4K characters (20K in all, more than one text may be): no worker for them.
-    const items = Array.from({ length: 5 }, (_, i) => lines(100, `item${i}x`));
+    // Three items of ~4K characters (12K in all, more than one text may be): no worker for them.
+    const items = Array.from({ length: 3 }, (_, i) => lines(100, `item${i}x`));
     assert.ok(items.every((item) => item.length < COUNT_POOL_ABOVE_CHARS));
+    assert.ok(items.join('').length > COUNT_POOL_ABOVE_CHARS);
     const cpu = pool();
-    const inline = await createTokenCounter({ pool: cpu, inlineCountMs: 60_000 }).prepare(items);
+    const inline = await createTokenCounter({ pool: cpu }).prepare(items);
     assert.equal(cpu.started, 0, 'no worker');
     const reference = await createTokenCounter({ pool: false }).prepare(items);
     assert.deepEqual(
       items.map((item) => inline.count(item)),
       items.map((item) => reference.count(item)),
     );
-    // Out of time from the first text: all of it in the pool, to the same counts.
-    const late = await createTokenCounter({ pool: cpu, inlineCountMs: 0 }).prepare(items);
+    // With room inline for the first text only: the others in the pool, to the same counts.
+    const late = await createTokenCounter({ pool: cpu, inlineCountChars: (items[0] as string).length }).prepare(items);
     assert.equal(cpu.started, 1, 'counted in the pool');
     assert.deepEqual(
       items.map((item) => late.count(item)),
@@ -298,7 +299,7 @@ describe('the CPU pool', () => {
     const last = lines((1 << 20) - spent + 3 * 1024, 'f');
     texts.push(last);
     const cpu = pool();
-    const split = await createTokenCounter({ pool: cpu, inlineCountMs: 60_000 }).prepare(texts);
+    const split = await createTokenCounter({ pool: cpu }).prepare(texts);
     assert.equal(cpu.started, 1, 'the 9K text and those after it in the pool');
     const inline = await createTokenCounter({ pool: false }).prepare(texts);
     assert.equal(inline.usedEstimate(), true, 'all inline, the last text is sampled');
