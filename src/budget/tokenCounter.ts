@@ -8,7 +8,7 @@
 // counted ahead by `prepare`, so the synchronous budget stage that follows
 // only looks counts up. Tokenizing is slow (0.5–2 µs a character, the
 // latter on a loaded core), so a request's new texts are counted inline only
-// up to INLINE_COUNT_CHARS, and what is left in the CPU pool (countTask.ts,
+// up to POOL_ABOVE_CHARS, and what is left in the CPU pool (countTask.ts,
 // the same code with its own cache). A turn's new context
 // (~10K characters) is counted inline: the pool's worker holds a copy of the
 // tokenizer of its own, ~45 MB of resident memory while it lingers.
@@ -83,7 +83,7 @@ export interface TokenCounterOptions {
   estimate?: ((text: string) => number) | undefined;
   /** Where `prepare` counts much new text: the process's CPU pool by default; `false` counts inline (the pool's own worker). */
   pool?: CpuPool | false | undefined;
-  /** Characters `prepare` counts inline before it sends the rest to the pool; default INLINE_COUNT_CHARS. */
+  /** Characters `prepare` counts inline before it sends the rest to the pool; default POOL_ABOVE_CHARS. */
   inlineCountChars?: number | undefined;
 }
 
@@ -138,15 +138,14 @@ const PIECEWISE_MAX_CHARS = 256 * 1024;
  * same texts get the same counts wherever they are counted.
  */
 const PREPARE_EXACT_BUDGET_CHARS = 1 << 20;
-/** A text longer than this is counted in the CPU pool, with the texts after it. */
-export const POOL_ABOVE_CHARS = 8 * 1024;
 /**
- * The texts of a `prepare` are counted inline, in order, while their characters add up to at most this;
- * from the first that does not fit, in the pool. 8 ms at the warm tokenizer's 0.5 µs a character (measured
- * at load 18 on this 2-core machine), 16 ms at 1 µs: under the 20 ms a request may hold the loop
- * (bench/stall). A count (not a time), so where a request's texts are counted does not depend on the load.
+ * The new texts of a `prepare` are counted inline, in order, while their characters add up to at most this;
+ * from the first that does not fit, in the CPU pool. 8 ms at the warm tokenizer's 0.5 µs a character
+ * (measured at load 18 on this 2-core machine), 16 ms at 1 µs: under the 20 ms a request may hold the loop
+ * (bench/stall). A turn's new context (one item of 8-10K characters in bench/overhead/rss.ts) then starts
+ * no worker. A count (not a time), so where a request's texts are counted does not depend on the load.
  */
-const INLINE_COUNT_CHARS = 16 * 1024;
+export const POOL_ABOVE_CHARS = 16 * 1024;
 /** Texts hashed on the event loop to look their counts up (sha256 runs at ~1 GB/s: a few ms); past this, the pool hashes. */
 const HASH_INLINE_MAX_CHARS = 4 << 20;
 /** Generous: counting a 10 MB body of short messages takes seconds; this only bounds a worker gone wrong. */
@@ -163,7 +162,7 @@ function createState(options: TokenCounterOptions): SharedState {
     approximate: options.estimate ? () => false : isEstimatedCount,
     piecewise: options.estimate ? undefined : (text) => piecewiseCount(text, exactCl100k),
     pool: options.estimate || options.pool === false ? undefined : (options.pool ?? sharedCpuPool()),
-    inlineCountChars: options.inlineCountChars ?? INLINE_COUNT_CHARS,
+    inlineCountChars: options.inlineCountChars ?? POOL_ABOVE_CHARS,
     estimated: { value: false },
     counts: new LRUCache<string, number>({ max: maxEntries }),
     lineCounts: new LRUCache<string, number[]>({
@@ -306,9 +305,9 @@ async function prepareCounts(
 }
 
 /**
- * Inline, in order, while they add up to INLINE_COUNT_CHARS; from the first text that does not fit, in the
- * pool: so also a text longer than POOL_ABOVE_CHARS, or too long to count whole (its samples are no cheaper
- * to tokenize than the text: base64 takes ~5 µs a character, 20 ms for the samples of one). The pool's part
+ * Inline, in order, while they add up to POOL_ABOVE_CHARS; from the first text that does not fit, in the
+ * pool: so also a text too long to count whole (its samples are no cheaper to tokenize than the text:
+ * base64 takes ~5 µs a character, 20 ms for the samples of one). The pool's part
  * starts with what the inline part left of the exact-count budget, so the counts are the same wherever the
  * split falls; all inline when the pool failed.
  */
@@ -319,7 +318,7 @@ async function countSomewhere(state: SharedState, texts: TextToCount[]): Promise
   let next = 0;
   for (; next < texts.length; next++) {
     const entry = texts[next] as TextToCount;
-    if (state.pool && (entry.text.length > POOL_ABOVE_CHARS || entry.text.length > inlineLeft)) break;
+    if (state.pool && entry.text.length > inlineLeft) break;
     inlineLeft -= entry.text.length;
     counted.push(countOne(state, entry, exactBudget));
   }
