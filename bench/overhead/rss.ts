@@ -42,11 +42,14 @@ function send(method: string, url: string, body?: unknown): Promise<number> {
   });
 }
 
-/** VmRSS and VmHWM (the peak) of a process, in MB. */
-function memoryOf(pid: number): { rss: number; peak: number } {
+/**
+ * VmRSS and VmHWM (the peak) of a process, in MB, and its threads (the main one, V8's and libuv's, and
+ * one per worker: git's spawner, the symbol parser, the index's checkpointer, the CPU pool's).
+ */
+function memoryOf(pid: number): { rss: number; peak: number; threads: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, threads: kb('Threads') };
 }
 
 const questions = [
@@ -106,9 +109,9 @@ try {
     `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
-    `  3 s after start         RSS ${started.rss.toFixed(0)} MB`,
-    `  after ${REQUESTS} requests     RSS ${after.rss.toFixed(0)} MB   peak ${after.peak.toFixed(0)} MB`,
-    `  5 s later               RSS ${settled.rss.toFixed(0)} MB   peak ${settled.peak.toFixed(0)} MB`,
+    `  3 s after start         RSS ${started.rss.toFixed(0)} MB   threads ${started.threads}`,
+    `  after ${REQUESTS} requests     RSS ${after.rss.toFixed(0)} MB   peak ${after.peak.toFixed(0)} MB   threads ${after.threads}`,
+    `  5 s later               RSS ${settled.rss.toFixed(0)} MB   peak ${settled.peak.toFixed(0)} MB   threads ${settled.threads}`,
     `  server CPU             ${cpuPerRequest.toFixed(2)} ms per request (user + system, from /proc, ticks of 10 ms)`,
     `  answers other than 200: ${failed.length}${failed.length > 0 ? ` (${[...new Set(failed)].join(', ')})` : ''}`,
     'target (issue 28): <= 150 MB after 1,000 mixed requests on a git workspace',

@@ -6,10 +6,12 @@
 //
 // Every count does bounded work (boundedCount.ts). A request's texts are
 // counted ahead by `prepare`, so the synchronous budget stage that follows
-// only looks counts up. Tokenizing is slow (about 1 ms per 1,000 characters
-// on a loaded laptop core), so when a request brings more new text than
-// POOL_ABOVE_CHARS, its counts are made in the CPU pool (countTask.ts, the
-// same code with its own cache) and the event loop only hashes and looks up.
+// only looks counts up. Tokenizing is slow (0.5–2 µs a character, the
+// latter on a loaded core), so a request's new texts are counted inline only
+// up to POOL_ABOVE_CHARS, and what is left in the CPU pool (countTask.ts,
+// the same code with its own cache). A turn's new context
+// (~10K characters) is counted inline: the pool's worker holds a copy of the
+// tokenizer of its own, ~45 MB of resident memory while it lingers.
 
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { LRUCache } from 'lru-cache';
@@ -81,6 +83,8 @@ export interface TokenCounterOptions {
   estimate?: ((text: string) => number) | undefined;
   /** Where `prepare` counts much new text: the process's CPU pool by default; `false` counts inline (the pool's own worker). */
   pool?: CpuPool | false | undefined;
+  /** Characters `prepare` counts inline before it sends the rest to the pool; default POOL_ABOVE_CHARS. */
+  inlineCountChars?: number | undefined;
 }
 
 const noSpecialTokens = { disallowedSpecial: new Set<string>() };
@@ -123,6 +127,7 @@ interface SharedState {
   piecewise?: ((text: string) => { count: number; estimated: boolean }) | undefined;
   /** Where `prepare` sends much new text (cl100k only: a test's estimator cannot be sent to a worker). */
   pool?: CpuPool | undefined;
+  inlineCountChars: number;
 }
 
 /** Longer texts are sampled, never counted whole: a long run of base64 takes seconds to count. */
@@ -134,10 +139,13 @@ const PIECEWISE_MAX_CHARS = 256 * 1024;
  */
 const PREPARE_EXACT_BUDGET_CHARS = 1 << 20;
 /**
- * A `prepare` with more new text to tokenize than this counts in the CPU pool: ~8 ms of tokenizing on a
- * loaded core, about what a round trip to the worker and the copy of the texts cost.
+ * The new texts of a `prepare` are counted inline, in order, while their characters add up to at most this;
+ * from the first that does not fit, in the CPU pool. 8 ms at the warm tokenizer's 0.5 µs a character
+ * (measured at load 18 on this 2-core machine), 16 ms at 1 µs: under the 20 ms a request may hold the loop
+ * (bench/stall). A turn's new context (one item of 8-10K characters in bench/overhead/rss.ts) then starts
+ * no worker. A count (not a time), so where a request's texts are counted does not depend on the load.
  */
-export const POOL_ABOVE_CHARS = 8 * 1024;
+export const POOL_ABOVE_CHARS = 16 * 1024;
 /** Texts hashed on the event loop to look their counts up (sha256 runs at ~1 GB/s: a few ms); past this, the pool hashes. */
 const HASH_INLINE_MAX_CHARS = 4 << 20;
 /** Generous: counting a 10 MB body of short messages takes seconds; this only bounds a worker gone wrong. */
@@ -154,6 +162,7 @@ function createState(options: TokenCounterOptions): SharedState {
     approximate: options.estimate ? () => false : isEstimatedCount,
     piecewise: options.estimate ? undefined : (text) => piecewiseCount(text, exactCl100k),
     pool: options.estimate || options.pool === false ? undefined : (options.pool ?? sharedCpuPool()),
+    inlineCountChars: options.inlineCountChars ?? POOL_ABOVE_CHARS,
     estimated: { value: false },
     counts: new LRUCache<string, number>({ max: maxEntries }),
     lineCounts: new LRUCache<string, number[]>({
@@ -214,32 +223,24 @@ function cachedByHash(text: string): boolean {
   return text.length >= MIN_CACHED_CHARS && text.length <= PIECEWISE_MAX_CHARS;
 }
 
-/** Characters tokenized to count `text` (a sampled text: its samples). */
-function tokenizedChars(text: string): number {
-  return text.length > PIECEWISE_MAX_CHARS ? EXACT_MAX_CHARS : text.length;
-}
-
 /**
- * Counts texts at once, without yielding: long texts (4K-256K characters) exactly, piece by piece, while
- * PREPARE_EXACT_BUDGET_CHARS last, then sampled. What `prepare` runs inline for a little new text, and the
- * CPU pool's worker runs for more (countTask.ts): the same counts either way.
+ * Counts one text without yielding: a long one (4K-256K characters) exactly, piece by piece, while the
+ * request's PREPARE_EXACT_BUDGET_CHARS last, then sampled. What `prepare` runs inline, and the CPU pool's
+ * worker runs for the rest (countTask.ts): the same counts either way.
  */
-function countAll(state: SharedState, texts: readonly TextToCount[]): TextCount[] {
-  let exactLeft = PREPARE_EXACT_BUDGET_CHARS;
-  return texts.map(({ text, hash }) => {
-    if (!cachedByHash(text)) return { raw: signed(state, text, state.estimate(text)) };
-    const key = hash ?? contentHash(text);
-    const cached = cachedValue(state, state.counts, key);
-    if (cached !== undefined) return { raw: cached, hash: key };
-    let raw: number;
-    if (state.piecewise && text.length > EXACT_MAX_CHARS && text.length <= exactLeft) {
-      exactLeft -= text.length;
-      const { count, estimated } = state.piecewise(text);
-      raw = estimated ? -count : count;
-    } else raw = signed(state, text, state.estimate(text));
-    state.counts.set(key, raw);
-    return { raw, hash: key };
-  });
+function countOne(state: SharedState, { text, hash }: TextToCount, exactBudget: { left: number }): TextCount {
+  if (!cachedByHash(text)) return { raw: signed(state, text, state.estimate(text)) };
+  const key = hash ?? contentHash(text);
+  const cached = cachedValue(state, state.counts, key);
+  if (cached !== undefined) return { raw: cached, hash: key };
+  let raw: number;
+  if (state.piecewise && text.length > EXACT_MAX_CHARS && text.length <= exactBudget.left) {
+    exactBudget.left -= text.length;
+    const { count, estimated } = state.piecewise(text);
+    raw = estimated ? -count : count;
+  } else raw = signed(state, text, state.estimate(text));
+  state.counts.set(key, raw);
+  return { raw, hash: key };
 }
 
 /** A count as the cache stores it: negative when it is an estimate. */
@@ -247,10 +248,16 @@ function signed(state: SharedState, text: string, count: number): number {
   return state.approximate(text) ? -count : count;
 }
 
-/** A cl100k counter's `countAll` with its own cache: the pool worker's (countTask.ts). */
-export function createCountAll(): (texts: readonly TextToCount[]) => TextCount[] {
+/**
+ * A cl100k counter's `countOne` for many texts, with its own cache: the pool worker's (countTask.ts). `exactLeft`: what is
+ * left of the exact-count budget after the texts counted inline before these.
+ */
+export function createCountAll(): (texts: readonly TextToCount[], exactLeft?: number) => TextCount[] {
   const state = createState({ pool: false });
-  return (texts) => countAll(state, texts);
+  return (texts, exactLeft = PREPARE_EXACT_BUDGET_CHARS) => {
+    const exactBudget = { left: exactLeft };
+    return texts.map((entry) => countOne(state, entry, exactBudget));
+  };
 }
 
 const countTask = taskModule('countTask', import.meta.url);
@@ -264,7 +271,6 @@ async function prepareCounts(
   const view: SharedState = { ...state, local: undefined, estimated: { value: false } };
   // What is not known yet: looked up by hash here while hashing is cheap, counted below.
   const unknown: TextToCount[] = [];
-  let newChars = 0;
   let hashedChars = 0;
   for (const entry of texts) {
     const [text, given] = typeof entry === 'string' ? [entry, undefined] : [entry.text, entry.hash];
@@ -274,7 +280,7 @@ async function prepareCounts(
       hashedChars += text.length;
       hash = contentHash(text);
     }
-    // Misses are counted where the text is counted (countAll).
+    // Misses are counted where the text is counted (countOne).
     const cached = hash === undefined ? undefined : view.counts.get(hash);
     if (cached !== undefined) {
       view.cacheUse.hits++;
@@ -284,9 +290,8 @@ async function prepareCounts(
     // A placeholder, so a repeated text is counted once.
     local.set(text, 0);
     unknown.push({ text, hash });
-    newChars += tokenizedChars(text);
   }
-  for (const [i, { raw, hash }] of (await countSomewhere(view, unknown, newChars)).entries()) {
+  for (const [i, { raw, hash }] of (await countSomewhere(view, unknown)).entries()) {
     local.set((unknown[i] as TextToCount).text, raw);
     if (hash !== undefined) view.counts.set(hash, raw);
   }
@@ -300,19 +305,34 @@ async function prepareCounts(
 }
 
 /**
- * In the pool when there is much to count, or a text too long to count whole (its samples are no
- * cheaper to tokenize than the text: base64 takes ~5 µs a character, 20 ms for the samples of one);
- * inline otherwise, or when the pool failed (the same counts).
+ * Inline, in order, while they add up to POOL_ABOVE_CHARS; from the first text that does not fit, in the
+ * pool: so also a text too long to count whole (its samples are no cheaper to tokenize than the text:
+ * base64 takes ~5 µs a character, 20 ms for the samples of one). The pool's part
+ * starts with what the inline part left of the exact-count budget, so the counts are the same wherever the
+ * split falls; all inline when the pool failed.
  */
-async function countSomewhere(state: SharedState, texts: TextToCount[], chars: number): Promise<TextCount[]> {
-  if (state.pool && (chars > POOL_ABOVE_CHARS || texts.some(({ text }) => text.length > PIECEWISE_MAX_CHARS))) {
-    try {
-      return await state.pool.run<TextCount[]>({ module: countTask, name: 'countTexts', args: [texts] }, POOL_LIMIT_MS);
-    } catch {
-      // A worker that could not start or died: counting here holds the loop, but the request still gets its figures.
-    }
+async function countSomewhere(state: SharedState, texts: TextToCount[]): Promise<TextCount[]> {
+  const exactBudget = { left: PREPARE_EXACT_BUDGET_CHARS };
+  const counted: TextCount[] = [];
+  let inlineLeft = state.inlineCountChars;
+  let next = 0;
+  for (; next < texts.length; next++) {
+    const entry = texts[next] as TextToCount;
+    if (state.pool && entry.text.length > inlineLeft) break;
+    inlineLeft -= entry.text.length;
+    counted.push(countOne(state, entry, exactBudget));
   }
-  return countAll(state, texts);
+  if (next === texts.length || !state.pool) return counted;
+  const args = [texts.slice(next), exactBudget.left];
+  try {
+    counted.push(
+      ...(await state.pool.run<TextCount[]>({ module: countTask, name: 'countTexts', args }, POOL_LIMIT_MS)),
+    );
+  } catch {
+    // A worker that could not start or died: counting here holds the loop, but the request still gets its figures.
+    for (; next < texts.length; next++) counted.push(countOne(state, texts[next] as TextToCount, exactBudget));
+  }
+  return counted;
 }
 
 function rawLineCounts(state: SharedState, text: string): number[] {

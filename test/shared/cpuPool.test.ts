@@ -260,4 +260,53 @@ describe('the CPU pool', () => {
     assert.equal(blobPool.started, 1, 'counted in the pool');
     assert.equal(inPool.count(blob), (await createTokenCounter({ pool: false }).prepare([blob])).count(blob));
   });
+
+  test("a turn's new context is counted inline, no worker started; past the inline characters, in the pool", async () => {
+    const lines = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => `export const ${tag}${i} = load("${tag}/${i}.json");`).join('\n');
+    // A context item of ~10K characters and two shorter ones: no worker for them.
+    const items = [lines(240, 'item'), lines(60, 'other'), lines(40, 'more')];
+    assert.ok((items[0] as string).length > 10_000);
+    assert.ok(items.join('').length <= COUNT_POOL_ABOVE_CHARS);
+    const cpu = pool();
+    const inline = await createTokenCounter({ pool: cpu }).prepare(items);
+    assert.equal(cpu.started, 0, 'no worker');
+    const reference = await createTokenCounter({ pool: false }).prepare(items);
+    assert.deepEqual(
+      items.map((item) => inline.count(item)),
+      items.map((item) => reference.count(item)),
+    );
+    // With room inline for the first text only: the others in the pool, to the same counts.
+    const late = await createTokenCounter({ pool: cpu, inlineCountChars: (items[0] as string).length }).prepare(items);
+    assert.equal(cpu.started, 1, 'counted in the pool');
+    assert.deepEqual(
+      items.map((item) => late.count(item)),
+      items.map((item) => reference.count(item)),
+    );
+  });
+
+  test('texts split between inline and the pool share one exact-count budget: the same counts as all inline', async () => {
+    const lines = (chars: number, tag: string) => {
+      let text = '';
+      for (let i = 0; text.length < chars; i++) text += `let ${tag}${i} = read(${i});\n`;
+      return text.slice(0, chars);
+    };
+    // 6K inline (budget spent), then in the pool 12K (past the inline characters), three of 255K, and one whose
+    // length falls between what is left of the 1M budget with the inline part spent (sampled) and without
+    // it (counted exactly): a pool that started from a full budget would count it exactly.
+    const texts = [lines(6 * 1024, 'a'), lines(12 * 1024, 'b'), ...['c', 'd', 'e'].map((t) => lines(255 * 1024, t))];
+    const spent = texts.reduce((sum, text) => sum + text.length, 0);
+    const last = lines((1 << 20) - spent + 3 * 1024, 'f');
+    texts.push(last);
+    const cpu = pool();
+    const split = await createTokenCounter({ pool: cpu }).prepare(texts);
+    assert.equal(cpu.started, 1, 'the 12K text and those after it in the pool');
+    const inline = await createTokenCounter({ pool: false }).prepare(texts);
+    assert.equal(inline.usedEstimate(), true, 'all inline, the last text is sampled');
+    assert.equal(split.usedEstimate(), true);
+    assert.deepEqual(
+      texts.map((text) => split.count(text)),
+      texts.map((text) => inline.count(text)),
+    );
+  });
 });
