@@ -15,8 +15,9 @@
 // directory, the umask, the globals there were (none deleted, none replaced but by
 // a subclass of itself), signal and error listeners, and nothing of its own that
 // keeps the event loop alive (a server, socket, child, timer, watcher, worker). A
-// file still running after ten minutes, or a process that does not end once its
-// queue is empty, fails the run with a list of what holds it open. (Not checked: new
+// file with no test or hook starting or ending for fifteen minutes, or a process
+// that does not end once its queue is empty, fails the run with a list of what
+// holds it open. (Not checked: new
 // globals, which libraries make for their registries when first used; `exit`
 // listeners, one per logger the sources make; the exit code, node:test's own.)
 // Otherwise the suite fails and names what leaked; a file that cannot help it
@@ -36,8 +37,29 @@ let evaluating;
 /** Wrapped calls on the stack: a declaration inside another one's callback is nested already. */
 let depth = 0;
 
+/** When a test, suite body or hook last started or ended: the file limit counts from it. */
+let lastActivity = performance.now();
+
+/** `fn` as given, but each call and each end of what it returns counts as activity. */
+function tracked(fn) {
+  const call = function (...args) {
+    lastActivity = performance.now();
+    const result = fn.apply(this, args);
+    lastActivity = performance.now();
+    if (typeof result?.then !== 'function') return result;
+    return result.finally(() => {
+      lastActivity = performance.now();
+    });
+  };
+  // node:test reads a callback's arity (a second parameter means `done`).
+  Object.defineProperty(call, 'length', { value: fn.length });
+  return call;
+}
+
 function inFileScope(real) {
   const wrapped = function (...args) {
+    const last = args.findLastIndex((arg) => typeof arg === 'function');
+    if (last >= 0) args[last] = tracked(args[last]);
     const scope = depth === 0 ? evaluating : undefined;
     depth++;
     try {
@@ -98,11 +120,12 @@ function giveUp(why) {
 }
 
 /**
- * How long one file may run in a group (a file of its own is not bounded here). The slowest file took
- * under two minutes at load 27; a file still running at this bound is waiting on something that will
- * never come. `CTXPROXY_TEST_FILE_LIMIT_S` changes it.
+ * How long a file in a group may go without any of its tests, suites or hooks starting or ending (a file
+ * of its own is not bounded here). Counted from activity, not from the file's start: at load 40 a whole
+ * file of 25 server start-ups took over ten minutes, but none of its tests took two. A file idle this
+ * long waits on something that will never come. `CTXPROXY_TEST_IDLE_LIMIT_S` changes it.
  */
-const FILE_LIMIT_MS = Number(process.env.CTXPROXY_TEST_FILE_LIMIT_S ?? 600) * 1000;
+const IDLE_LIMIT_MS = Number(process.env.CTXPROXY_TEST_IDLE_LIMIT_S ?? 900) * 1000;
 /** Once the queue is empty the process has this long to end by itself (node:test's report is written first). */
 const EXIT_LIMIT_MS = 30_000;
 
@@ -233,16 +256,20 @@ function runFile(root, file, ended) {
     const scope = new AsyncResource('ctxproxy:test-file');
     const before = processState();
     const started = { cpu: cpuSeconds(), wall: performance.now() };
-    const limit = setTimeout(
-      () => giveUp(`${name} still running after ${FILE_LIMIT_MS / 1000} s: it waits on something that never comes.`),
-      FILE_LIMIT_MS,
-    );
+    lastActivity = performance.now();
+    const limit = setInterval(() => {
+      const idle = performance.now() - lastActivity;
+      if (idle > IDLE_LIMIT_MS)
+        giveUp(
+          `${name}: no test or hook started or ended for ${Math.round(idle / 1000)} s; it waits on something that never comes.`,
+        );
+    }, 10_000);
     limit.unref();
     evaluating = scope;
     try {
       await import(pathToFileURL(file).href);
     } catch (error) {
-      clearTimeout(limit);
+      clearInterval(limit);
       ended();
       throw error;
     } finally {
@@ -261,7 +288,7 @@ function runFile(root, file, ended) {
             );
           }
         } finally {
-          clearTimeout(limit);
+          clearInterval(limit);
           ended();
         }
       }),
