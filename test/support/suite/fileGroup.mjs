@@ -126,6 +126,8 @@ function giveUp(why) {
  * long waits on something that will never come. `CTXPROXY_TEST_IDLE_LIMIT_S` changes it.
  */
 const IDLE_LIMIT_MS = Number(process.env.CTXPROXY_TEST_IDLE_LIMIT_S ?? 900) * 1000;
+/** How long a file's servers, children and workers have to let go of the loop after its last hook. */
+const SETTLE_MS = 30_000;
 /** Once the queue is empty the process has this long to end by itself (node:test's report is written first). */
 const EXIT_LIMIT_MS = 30_000;
 
@@ -183,9 +185,11 @@ async function leaks(before) {
   for (const event of WATCHED_EVENTS) {
     if (process.listenerCount(event) !== before.listeners[event]) found.push(`process '${event}' listeners`);
   }
-  // A server or child closed by the file's last hook goes away within a few turns of the loop.
+  // A server or child closed by the file's last hook goes away within a few turns of the loop; a worker
+  // still on a background task the file's last request started (a symbol index build) lets go of the
+  // loop when the task ends, seconds later on a loaded machine. What is still open after that stays.
   let resourcesLeft = moreResources(before.resources);
-  for (let waited = 0; resourcesLeft.length > 0 && waited < 5000; waited += 50) {
+  for (let waited = 0; resourcesLeft.length > 0 && waited < SETTLE_MS; waited += 50) {
     await sleep(50);
     resourcesLeft = moreResources(before.resources);
   }
