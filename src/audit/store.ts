@@ -171,7 +171,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStoreFull {
       error instanceof AuditFileLostError ? error.message : TRANSIENT[driver.errorKind(error)],
     logger,
     maxBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
-    delayMs: WRITE_DELAY_MS,
+    delayMs: options.writeDelayMs ?? WRITE_DELAY_MS,
   });
 
   /** Reads see what is queued; a degraded store is left to its retry timer and reads answer from the database. */

@@ -23,6 +23,11 @@ export interface AuditStoreOptions {
    * message texts; `context` the block only; `none` nothing (the benchmark's baselines).
    */
   dedupe?: DedupePolicy | undefined;
+  /**
+   * How long a finished snapshot waits in memory before its batch is written. Default 50 ms
+   * (WRITE_DELAY_MS); a test lengthens it to order another write before the timer's.
+   */
+  writeDelayMs?: number | undefined;
   /** Memory for writes the database cannot take yet (locked, disk full). Default 64 MiB; beyond it they are dropped and counted. */
   maxQueuedBytes?: number | undefined;
   /** Folders from here down to the database are checked: none may be a symlink (the workspace, a repository). */

@@ -243,12 +243,14 @@ describe('in-flight records and a database that cannot take writes', () => {
   });
 
   it('an in-flight write does not also carry the finished snapshots queued before it; their timer writes them', async () => {
-    const store = openAuditStore({ path: temp.path() });
+    // The finished one's timer waits a second, not the default 50 ms: on a loaded machine 50 ms can pass
+    // before the in-flight write's turn, and the timer's write would come first (no longer "on the way").
+    const store = openAuditStore({ path: temp.path(), writeDelayMs: 1000 });
     store.save(makeSnapshot({ id: 'finished' }));
     assert.deepEqual(await store.saveInFlight(makeSnapshot({ id: 'next', outcome: 'in_flight' })), { written: true });
     assert.equal(outcomeOf(temp.path(), 'next'), 'in_flight', 'the waited record is on disk');
     assert.equal(outcomeOf(temp.path(), 'finished'), undefined, 'the finished one was not written on the way');
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 10_000;
     while (store.health().queued > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     assert.equal(outcomeOf(temp.path(), 'finished'), 'ok', 'written by its timer, without a flush or a read');
     await store.close();

@@ -97,16 +97,22 @@ async function serve(s: Scene, args: string[] = []): Promise<Outcome> {
     lines.once('line', resolve);
     lines.once('close', () => resolve(undefined));
   });
-  const first = await Promise.race([ready, exited.then(() => undefined)]);
-  const url = /^ctxproxy listening on (http:\/\/127\.0\.0\.1:\d+)\/v1$/.exec(first ?? '')?.[1];
-  if (url) {
-    const response = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'What does src/app.ts export?' }] }),
-    });
-    assert.equal(response.status, 200, await response.text());
-    child.kill('SIGTERM');
+  let url: string | undefined;
+  try {
+    const first = await Promise.race([ready, exited.then(() => undefined)]);
+    url = /^ctxproxy listening on (http:\/\/127\.0\.0\.1:\d+)\/v1$/.exec(first ?? '')?.[1];
+    if (url) {
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'What does src/app.ts export?' }] }),
+      });
+      assert.equal(response.status, 200, await response.text());
+    }
+  } finally {
+    // A started server is stopped also when the assertion above failed: left running, it kept the test
+    // process from ever ending. (One that refused to start is exiting by itself: its exit code is the test's.)
+    if (url && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   }
   const code = await exited;
   lines.close();

@@ -12,6 +12,7 @@ import type { ContextPartItem, Snapshot, SnapshotSummary } from '../../src/share
 import { runCommand } from '../support/ctxproxyProcess.ts';
 import { type FakeOllama, startFakeOllama } from '../support/fakeOllama.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
+import { until } from '../support/poll.ts';
 import { type RunningProxy, startProxy } from '../support/proxy.ts';
 
 const MODEL = 'qwen2.5-coder:7b';
@@ -64,7 +65,20 @@ describe('the audit says why each item was sent', () => {
   };
 
   test('every forwarded item says why, with its own tokens; the mode says why', async () => {
-    const snapshot = await ask('What did I change in src/config.ts, and what does `start` return?');
+    // The symbol index builds in the background (a parse worker's first start) and a request waits for it
+    // only seconds: on a loaded machine the first answers time out or say it is still building, and carry
+    // no definition. Asked until the source answers from a built index.
+    let snapshot: Snapshot | undefined;
+    await until(
+      async () => {
+        snapshot = await ask('What did I change in src/config.ts, and what does `start` return?');
+        const symbols = snapshot.sources.find((report) => report.source === 'symbols');
+        return symbols?.status === 'ok' && !symbols.skipped.some((entry) => entry.path === '(symbol index)');
+      },
+      'the symbol index to be built',
+      { timeoutMs: 60_000 },
+    );
+    assert.ok(snapshot);
     const items = itemsOf(snapshot);
     const byKey = new Map(items.map((item) => [item.key, item]));
     assert.match(byKey.get('files.named.src/config.ts')?.why ?? '', /named in the question/);

@@ -97,6 +97,10 @@ export async function startFakeOpenAI(options: { models?: string[] } = {}): Prom
     streamReply(res, model, body, script);
   });
 
+  // Idle keep-alive connections stay open, as the real server's do (Go's net/http has no idle timeout by
+  // default). With Node's 5 s, a request that reused a connection just as the fake closed it came back
+  // ECONNRESET (a 502 from ctxproxy) whenever two requests were more than 5 s apart on a loaded machine.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

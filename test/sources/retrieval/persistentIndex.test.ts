@@ -4,6 +4,10 @@
 // skips binary, huge, minified and looping files with a reason, survives a
 // restart reading only what changed, follows an edit, and while it is not
 // ready retrieval answers with git grep and says so.
+//
+// @own-process: in the two runs that shared its process with other files (load
+// 20-31), a warmed index said once per run that it was still catching up; it
+// passed alone. Kept alone until that is explained (docs/development.md).
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
