@@ -11,7 +11,7 @@
 // with the validators (isPlaceholder, isReference) live in validators.ts.
 
 import { isTranslationCatalogue, isUiString } from './translationCatalogue.ts';
-import { isPlaceholder, isProse, isReference, shannonEntropy } from './validators.ts';
+import { isPlaceholder, isProse, isReference, shannonEntropy, unleet } from './validators.ts';
 import { WORDS } from './wordLists.ts';
 
 export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
@@ -394,7 +394,11 @@ const NON_LATIN_WORD = /^[^\x00-\x7f]+$/;
 
 /** A word written twice (`k8smasterk8smaster`): made up to fill a field. */
 function isRepeatedWord(v: string): boolean {
-  if (v.length < 6 || v.length % 2 !== 0) return false;
+  if (v.length < 6) return false;
+  // The same word between separators, three times or more (`apple-apple-apple-apple`).
+  const parts = v.split(/[-_.: ]/);
+  if (parts.length >= 3 && parts[0]!.length >= 2 && parts.every((part) => part === parts[0])) return true;
+  if (v.length % 2 !== 0) return false;
   const half = v.length / 2;
   return v.slice(0, half) === v.slice(half);
 }
@@ -832,6 +836,171 @@ function isEcPublicPoint(v: string): boolean {
 }
 
 /**
+ * A URL whose scheme the rule took for a key (`source: salt://postgres/templates/pg_hba.conf.j2`,
+ * `file://…`): the "key" ends at the scheme's colon and the value is the rest of the URL, a path that ends
+ * in a file name. Base64 (which may start with `//`) never holds a `.`, so the file name tells them apart.
+ */
+const SCHEME_KEY_BEFORE = /(?:^|[^\w.+-])[A-Za-z][\w+-]{1,20}:$/;
+const URL_REST = /^\/\/[\w-]+(?:\.[\w-]+)*(?:\/[\w.%-]+)+$/;
+const isUrlAfterScheme = (v: string, keyText: string) =>
+  SCHEME_KEY_BEFORE.test(keyText) && URL_REST.test(v) && /\.[A-Za-z][\w-]*$/.test(v);
+
+/**
+ * A host name before the value and the URL's path, query or fragment after its digits (`http://google.com:80#@…`,
+ * `//localdomain.pw:80#@…`): the value is a port, not a password (`//john.doe:123456@` stays a password).
+ */
+const HOST_BEFORE = /(?:^|[/@\s])[\w-]+(?:\.[\w-]+)*\.[a-z]{2,12}:$/;
+const PORT_AND_REST = /^\d{1,5}[#?/][^\s]*$/;
+
+/** An object identifier (`1.2.840.113556.1.4.2239`, an LDAP control's OID): a published number, dots between arcs. */
+const OBJECT_IDENTIFIER = /^[0-2](?:\.\d{1,9}){3,}$/;
+
+/**
+ * Markdown where the rule expected a value: a link's text running into its target (`Usage](../x.md)`,
+ * `Policies](#phase-3)`), a link reference's relative target (`../session/introduction.md#secret`), a
+ * footnote mark (`Flow_[^18]`) or a handle in parentheses (`(@richard87)`).
+ */
+const MARKDOWN_SYNTAX = /\]\(|\[\^\d+\]|^\(@[\w-]+\)?$/;
+const RELATIVE_LINK = /^(?:\.{1,2}\/)+[\w.%/-]*(?:#[\w-]*)?$|^#[a-z][\w-]*$/;
+
+/**
+ * A command line in a code span (`Make sure the tests pass: \`docker buildx bake test\``): a build or package
+ * tool's name, then lower-case words; "pass" was a verb. A passphrase does not start with a tool's name.
+ */
+const COMMAND_LINE =
+  /^(?:docker|podman|npm|npx|yarn|pnpm|make|go|cargo|kubectl|helm|git|python3?|pip3?|node|bundle|rake|mvn|gradle|dotnet|terraform|ansible-playbook|salt|puppet|composer|php|sudo)[ \t]+[a-z][\w.:/-]*(?:[ \t]+[\w.:/=-]+)*$/;
+
+/** Values written as `{name}` placeholders joined by marks (`{metadata}.{payload}.{signature}`, `{user}:{token}`). */
+const BRACED_PLACEHOLDERS = /^\{[A-Za-z_][\w-]*\}(?:[.:/_-]\{[A-Za-z_][\w-]*\})*$/;
+
+/** A name in capitals that says it is a test value (`CLEANUPTEST`, `MOCKTOKEN`, `FAKESECRET`): a constant's label, not a secret. */
+const CAPITALS_TEST_LABEL =
+  /^(?:(?:TEST|FAKE|DUMMY|MOCK|EXAMPLE|SAMPLE|DEMO|STUB)[A-Z]{3,16}|[A-Z]{3,16}(?:TEST|FAKE|DUMMY|MOCK|EXAMPLE|SAMPLE|DEMO|STUB))$/;
+
+/** A wrapped error's label (`failed to get token: oauth2: "invalid_grant"`): a message's part, followed by the next one. */
+const ERROR_CHAIN_AFTER = /^:[ \t]+\\?["'A-Za-z]/;
+const ERROR_LABEL = /^[a-z][a-z0-9_.-]{1,30}$/;
+
+/** Words a value names its own kind with (`AVeryStrongPasswordUShouldEncrypt!`, `ThisIsNotARealToken`). */
+const KIND_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'key', 'apikey']);
+
+/**
+ * A sentence written as a value: four or more words (camel humps or separated), one naming the value's
+ * kind (`password`, `token`) and at least half of them words that describe a value or join a sentence
+ * (`a`, `very`, `strong`, `not`, `real`). A passphrase of random words names no kind and is mostly not such words.
+ */
+function isSentenceAboutItself(v: string): boolean {
+  if (v.length < 12 || v.length > 80) return false;
+  const words = v.replace(TRAILING_MARKS, '').match(WORD_OR_COUNT);
+  if (words === null || words.length < 4) return false;
+  const lower = words.map((w) => w.toLowerCase());
+  if (!lower.some((w) => KIND_WORDS.has(w))) return false;
+  return 2 * lower.filter((w) => FILLER_WORDS.has(w)).length >= lower.length;
+}
+
+/** The value is its key in leetspeak (`user2Password = "us3r2P455W0Rd!"`): a test's label, not a chosen secret. */
+function isKeyInLeetspeak(v: string, key: string): boolean {
+  const keyText = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (keyText.length < 6 || v.length > 40) return false;
+  const plain = unleet(v.replace(TRAILING_MARKS, '')).replace(/[^a-z0-9]/g, '');
+  return plain === keyText && plain !== v.toLowerCase();
+}
+
+/**
+ * A JSON object as the value, escaped in a string or not (`"credentialData" : "{\"hashIterations\":27500,
+ * \"algorithm\":\"pbkdf2-sha256\"}"`, `Token: "{\"access_token\": \"foobar\"}"`): judged by its fields.
+ * Kept only when no string inside is a literal: a field whose key names a secret is classified as a value
+ * of that key, and any other string shaped like a generated credential counts as a literal (fail closed).
+ */
+const SECRET_FIELD = /pass|secret|token|key|salt|cred|auth|sig|hash|value|cookie|session|private/i;
+function isJsonWithoutLiteral(v: string): boolean {
+  if (v.length > 4000 || v.charCodeAt(0) !== 123) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v.includes('\\"') ? v.replace(/\\(["\\])/g, '$1') : v);
+  } catch {
+    return false;
+  }
+  if (parsed === null || typeof parsed !== 'object') return false;
+  const stack: [string, unknown][] = Object.entries(parsed as object);
+  let strings = 0;
+  while (stack.length > 0) {
+    const [field, inner] = stack.pop()!;
+    if (typeof inner === 'string') {
+      if (++strings > 50) return false;
+      if (inner.length <= 2) continue;
+      if (SECRET_FIELD.test(field)) {
+        if (classifyValue(inner, `"${field}": "`).kind === 'literal') return false;
+      } else if (inner.length >= 16 && charClassCount(inner) >= 3) return false;
+    } else if (inner !== null && typeof inner === 'object') {
+      stack.push(...Object.entries(inner as object));
+      if (stack.length > 200) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A test's label with a counter (`request-interpolated-script-1` under `bru.setVar('request-token-1', …)`,
+ * `collection-value-456`, `INITIAL_VALUE_collection_env_e2e_001`, `search-key-789`): words joined by `-` or
+ * `_`, a number of up to four digits among them, and a part that says what the value is (`value`, `key`,
+ * rules/words.json) or repeats a word of its own line. A passphrase's words name nothing around them.
+ */
+const LABEL_PART = /^(?:[A-Za-z]{2,}|\d{1,4}|[a-z]\d[a-z])$/;
+function isCountedLabel(v: string, keyText: string): boolean {
+  if (v.length < 8 || v.length > 60) return false;
+  const parts = v.split(/[-_]/);
+  if (parts.length < 3 || !parts.every((part) => LABEL_PART.test(part))) return false;
+  if (!parts.some((part) => /^\d{1,4}$/.test(part))) return false;
+  const line = wordsOf(keyText.slice(keyText.lastIndexOf('\n') + 1));
+  return parts.some((part) => {
+    const word = part.toLowerCase();
+    return (word.length >= 3 && FILLER_WORDS.has(word)) || (word.length >= 4 && line.has(word));
+  });
+}
+
+/** Keys typed along a row, then a few digits (`asd132`, `qwe456`): a typist's filler, too short for the filler test. */
+const ROW_AND_DIGITS = /^([a-z]{3,4})\d{2,4}$/;
+const isRowAndDigits = (v: string) => {
+  const letters = ROW_AND_DIGITS.exec(v)?.[1];
+  return letters !== undefined && typedRunAt(letters, 0) === letters.length;
+};
+
+/** A label ending in a colon (`password: argon2: option 'variant' must be …`): a message names a setting, a value has no colon there. */
+const COLON_LABEL = /^[a-z][a-z0-9_-]{1,30}:$/;
+
+/** "pass" as a verb before a colon (`Make sure the tests pass:`, `Both requests should pass:`): what follows is no password. */
+const PASS_AS_VERB =
+  /\b(?:should|must|will|would|can|could|tests?|checks?|to|all|then|and|does|do)[ \t]+pass[ \t]*:[ \t]*`?$/i;
+
+/** A word naming the option itself where its value was expected (`use the --password flag`). */
+const OPTION_WORD = /^(?:flag|option|argument|parameter|switch)s?$/i;
+
+/**
+ * The product's own name, as the images the file runs spell it (`KEYSTORE_PASSWORD: confluent` in a compose
+ * file of `confluentinc/cp-server` images): a demo's default, like the name its path spells. The words of each
+ * `image:` reference, and each without a company suffix (`inc`, `io`, `hq`, `labs`); read once per item.
+ */
+const IMAGE_LINE = /^[ \t]*-?[ \t]*["']?image["']?[ \t]*[:=][ \t]*["']?([\w./-]+)/gm;
+const COMPANY_SUFFIX = /(?:inc|io|hq|labs|corp|org|ltd|oss)$/;
+const IMAGE_WORDS_SCAN = 65_536;
+let imageWordsFor: { text: string; words: Set<string> } | undefined;
+function imageWords(text: string): Set<string> {
+  if (imageWordsFor?.text === text) return imageWordsFor.words;
+  const words = new Set<string>();
+  for (const match of text.slice(0, IMAGE_WORDS_SCAN).matchAll(IMAGE_LINE)) {
+    for (const word of match[1]!.toLowerCase().split(/[/._-]/)) {
+      if (word.length < 4) continue;
+      words.add(word);
+      const bare = word.replace(COMPANY_SUFFIX, '');
+      if (bare.length >= 4) words.add(bare);
+    }
+  }
+  imageWordsFor = { text, words };
+  return words;
+}
+
+/**
  * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
  * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
  */
@@ -921,6 +1090,20 @@ export function classifyValue(
   )
     return verdict('reference', 'code: an identifier the value is read from');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
+  if (isUrlAfterScheme(value, keyText))
+    return verdict('documentation', 'a URL: the key was its scheme (salt://, file://) and the value its path');
+  if (HOST_BEFORE.test(keyText) && PORT_AND_REST.test(value))
+    return verdict('documentation', 'a port after a host name (host:80)');
+  if (OBJECT_IDENTIFIER.test(value)) return verdict('public', 'an object identifier (OID, dotted numbers)');
+  if (MARKDOWN_SYNTAX.test(value) || RELATIVE_LINK.test(value))
+    return verdict('documentation', "Markdown: a link's text and target, a relative link, a footnote or a handle");
+  if (PASS_AS_VERB.test(keyText)) return verdict('documentation', '"pass" is a verb here (the tests pass:)');
+  if (COLON_LABEL.test(value) || OPTION_WORD.test(value))
+    return verdict('documentation', "a label ending in a colon, or the option's own name, where a value was expected");
+  if (COMMAND_LINE.test(value)) return verdict('documentation', "a command line (a tool's name, then its arguments)");
+  if (BRACED_PLACEHOLDERS.test(value)) return verdict('placeholder', '{name} placeholders joined by marks');
+  if (isJsonWithoutLiteral(value))
+    return verdict('documentation', 'a JSON object whose fields hold settings, placeholders or references, no literal');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
   if (SAID_TO_BE_AN_ID.test(after)) return verdict('documentation', 'the sentence says the value is an identifier');
   if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
@@ -962,7 +1145,7 @@ export function classifyValue(
   if (WRAPPED_PLACEHOLDER.test(value)) return verdict('placeholder', "a command-line tool's placeholder (^X^, %X%)");
   if (CONSTANT_NAME.test(value)) return verdict('placeholder', "a constant's name (capitals, up to two digits)");
   if (PREFIX_AND_WORD.test(value)) return verdict('placeholder', 'a key prefix followed by a plain word');
-  if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice');
+  if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice or more');
   if (isWordTwiceAroundMark(value)) return verdict('placeholder', 'a word written twice around a mark');
   if (isDigitCount(value)) return verdict('placeholder', 'digits counting up or down');
   if (isWordsAndCounts(value)) return verdict('placeholder', 'placeholder words and counting digits run together');
@@ -973,16 +1156,26 @@ export function classifyValue(
     return verdict('placeholder', 'the value is labelled with its own key (IDToken.1234…, water_softener_salt)');
   if (isMadeOfFiller(value))
     return verdict('placeholder', 'made of words that describe a value and typed runs (somerandomstring1234…)');
+  if (isCountedLabel(value, keyText)) return verdict('placeholder', "a test's label with a counter (words, a number)");
+  if (isRowAndDigits(value)) return verdict('placeholder', 'keys typed along a row, then digits');
+  if (isSentenceAboutItself(value))
+    return verdict('placeholder', 'a sentence about the value, naming its kind (AVeryStrongPassword…)');
+  if (CAPITALS_TEST_LABEL.test(value)) return verdict('placeholder', 'a name in capitals that says it is a test value');
+  if (!inUrl && isKeyInLeetspeak(value, key)) return verdict('placeholder', 'the value is its own key in leetspeak');
+  if (ERROR_LABEL.test(value) && ERROR_CHAIN_AFTER.test(after))
+    return verdict('documentation', "a wrapped error message's label (failed to get token: oauth2: …)");
   if (equalsTheUserName(value, keyText) || equalsTheUserName(value, after))
     return verdict('placeholder', 'the user name written beside it');
   if (spelledFromItsPlace(value, key, path))
     return verdict('placeholder', 'a name spelled from the words of its key and path');
   const escaped = BEFORE_ESCAPE.exec(value);
-  if (escaped && isPlaceholder(escaped[1]!))
-    return verdict('placeholder', "a placeholder, ended by its string literal's escape (\\n)");
+  if (escaped && (isPlaceholder(escaped[1]!) || classifyValue(escaped[1]!, keyText, path).kind !== 'literal'))
+    return verdict('placeholder', "a made-up value, ended by its string literal's escape (\\n)");
   if (echoesItsLine(value, keyText)) return verdict('placeholder', 'repeats its own line (the user name, the key)');
   if (namesTheProduct(value, path))
     return verdict('placeholder', "the product's own name, as the item's path spells it");
+  if (item && /^[a-z]{4,20}$/.test(value) && imageWords(item.text).has(value))
+    return verdict('placeholder', "the product's own name, as the images the file runs spell it");
   if (productAndWords(value, path))
     return verdict('placeholder', "the product's own name joined to made-up words (name@secured)");
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');

@@ -185,7 +185,7 @@ const UNLEET: Record<string, string> = {
 const UNLEET_CODE = new Uint8Array(128);
 for (const [leet, plain] of Object.entries(UNLEET)) UNLEET_CODE[leet.charCodeAt(0)] = plain.charCodeAt(0);
 
-function unleet(value: string): string {
+export function unleet(value: string): string {
   const lower = value.toLowerCase();
   let i = 0;
   while (i < lower.length && !(lower.charCodeAt(i) < 128 && UNLEET_CODE[lower.charCodeAt(i)] !== 0)) i++;

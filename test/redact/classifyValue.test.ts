@@ -618,3 +618,129 @@ test('issue 26 eighth round: Bearer with its token on the next line, a number un
     assert.ok(!(await redactor.redact(text, { path })).text.includes(token.slice(0, 20)), text);
   }
 });
+
+test('issue 26 ninth round: URLs, ports, OIDs, Markdown, commands, braced placeholders and JSON of settings are not literals', () => {
+  const kept: [string, string, string?][] = [
+    // Salt's file server URLs: the rule took the scheme for a `salt` key.
+    ['//postgres/templates/pg_hba.conf.j2', 'pg_hba.conf: salt:'],
+    ['//ntp/files/default/etc/ntp.conf.jinja', '  - source: salt:'],
+    // A port, then the URL's fragment (an open-redirect test list): the host ends in a TLD that is also a key (.pw).
+    ['80#@www.whitelisteddomain.tld/', '//localdomain.pw:'],
+    ['80#', 'http://google.com:'],
+    ['1.2.840.113556.1.4.2239', 'during password set: '],
+    ['../session/introduction.md#secret', '[session.secret]: '],
+    ['Usage](../../integration/oauth-2.0-bearer-token-usage.md', '[OAuth 2.0 Bearer Token '],
+    ['Flow_[^18]', 'during the _Refresh Token '],
+    ['docker buildx bake test', '5. Make sure the tests pass: `'],
+    ['{metadata}.{payload}.{signature}', 'idToken: "'],
+    [
+      '{\\"hashIterations\\":27500,\\"algorithm\\":\\"pbkdf2-sha256\\",\\"additionalParameters\\":{}}',
+      '"credentialData" : "',
+    ],
+    ['{\\"access_token\\": \\"foobar\\"}', 'Token: "'],
+    // Made-up values that say what they are.
+    ['CLEANUPTEST', "AWS_SECRET_ACCESS_KEY: '"],
+    ['AVeryStrongPasswordUShouldEncrypt!', "root_password => '"],
+    ['us3r2P455W0Rd!', 'user2Password = "'],
+    ['more_secure\\n--host=localhost\\n--socket=/var/run/mysql.sock', '.and_return("--user=root\\n--password='],
+  ];
+  for (const [value, keyText] of kept) {
+    const verdict = classifyValue(value, keyText);
+    assert.notEqual(verdict.kind, 'literal', `${keyText}${value}`);
+    assert.ok(!verdict.evidence.includes(value), verdict.evidence);
+  }
+  assert.equal(
+    classifyValue('oauth2', 'failed to get token: ', undefined, {}, ': "invalid_grant" "Session not active"').kind,
+    'documentation',
+  );
+  // The same places with a literal: a random salt in base64 (it may start with //), a password after a
+  // user name with a dot, a JSON object holding a generated token or a hash and its salt, a chosen password
+  // before an escape, a capitalised word and a random value after a wrapped message.
+  const random = pick(rng, ALNUM, 32);
+  const literals: [string, string, string?][] = [
+    [`//${random}==`, 'salt: '],
+    [`//${random.slice(0, 8)}/${random.slice(8)}`, 'salt: '],
+    ['804519', '//john.doe:'],
+    [`{\\"access_token\\": \\"${random}\\"}`, 'Token: "'],
+    [`{"note": "${random}"}`, 'token: '],
+    [
+      '{\\"value\\":\\"avTDXptExxoF5x0NUUChQ/XGdpPelLwkmLlWbr9wkmQ=\\",\\"salt\\":\\"hbSr0JEQ9yhKQFAg4KYEWg==\\"}',
+      '"secretData" : "',
+    ],
+    ['Fort_kn0X\\n', '--password='],
+    [`${random}\\n--host=localhost`, '--password='],
+    ['HUNTERBLUE', 'password: '],
+    ['BlueMangoRiverTiger', 'password: '],
+    [random, 'user2Password = "'],
+    [`${random.toLowerCase()}`, 'failed to get token: '],
+  ];
+  for (const [value, keyText] of literals) {
+    assert.equal(classifyValue(value, keyText, undefined, {}, ': next').kind, 'literal', `${keyText}${value}`);
+  }
+});
+
+test('issue 26 ninth round: a Salt pillar or Puppet manifest with a real secret is still masked; its salt:// URLs stay', async () => {
+  const password = pick(rng, ALNUM, 20);
+  const pillar = `postgres:\n  users:\n    app:\n      password: '${password}'\n  pg_hba.conf: salt://postgres/templates/pg_hba.conf.j2\n  appSalt: ${pick(rng, ALNUM, 32)}\n`;
+  const out = (await redactor.redact(pillar, { path: 'pillar/postgres.sls' })).text;
+  assert.ok(!out.includes(password), out);
+  assert.ok(out.includes('salt://postgres/templates/pg_hba.conf.j2'), out);
+  assert.ok(!out.includes(pillar.split('appSalt: ')[1]!.trim()), out);
+  const manifest = `class { 'mysql::server':\n  root_password => '${password}',\n}\n`;
+  assert.ok(!(await redactor.redact(manifest, { path: 'manifests/init.pp' })).text.includes(password));
+  for (const text of [
+    '  - source: salt://postgres/templates/limit.maxfiles.plist\n',
+    "class { 'mysql::server':\n  root_password => 'AVeryStrongPasswordUShouldEncrypt!',\n}\n",
+    '5. Make sure the tests pass: `docker buildx bake test`\n',
+  ]) {
+    assert.equal((await redactor.redact(text, { path: 'README.md' })).text, text);
+  }
+});
+
+test('issue 26 ninth round: counted labels, typed filler, labels with colons, "pass" as a verb, an image\'s name', () => {
+  const kept: [string, string][] = [
+    ['request-interpolated-script-1', "bru.setVar('request-token-1', '"],
+    ['collection-value-456', 'bru.setCollectionVar("persistedCollectionToken", "'],
+    ['INITIAL_VALUE_collection_env_e2e_001', 'bru.setEnvVar("apiToken", "'],
+    ['search-key-789', 'x-api-key: "'],
+    ['apple-apple-apple-apple', '"--encryption-key='],
+    ['asd132', 'opsgenie_api_key: '],
+    ['qwe456', 'bot_token: '],
+    ['argon2:', '"authentication_backend: file: password: '],
+    ['flag', '"you must use an interactive terminal or use the --password '],
+    ['req-1', '// Both requests should pass: '],
+  ];
+  for (const [value, keyText] of kept) {
+    const verdict = classifyValue(value, keyText);
+    assert.notEqual(verdict.kind, 'literal', `${keyText}${value}`);
+  }
+  const compose =
+    'services:\n  connect:\n    image: confluentinc/cp-server-connect:7.9.0\n    environment:\n      CONNECT_SSL_KEY_PASSWORD: confluent\n';
+  const at = compose.indexOf('confluent\n');
+  assert.equal(
+    classifyValue('confluent', 'CONNECT_SSL_KEY_PASSWORD: ', 'docker-compose.yml', {}, '\n', {
+      text: compose,
+      start: at,
+    }).kind,
+    'placeholder',
+  );
+  // The same shapes as literals: a passphrase with a counter whose words name nothing around it, random
+  // letters and digits, a word as a password in a file that runs no image of that name, a value after "pass:"
+  // as a key, a word with a colon inside it.
+  const literals: [string, string][] = [
+    ['orbit-tundra-marble-7', 'password: '],
+    ['kqz471', 'api_key: '],
+    ['tundra-orbit-tundra', 'password: '],
+    ['Tq8vN3kX', 'pass: '],
+    ['tundra:marble', 'password: '],
+  ];
+  for (const [value, keyText] of literals) assert.equal(classifyValue(value, keyText).kind, 'literal', value);
+  const other = compose.replace('confluentinc/cp-server-connect', 'bitnami/kafka');
+  assert.equal(
+    classifyValue('confluent', 'CONNECT_SSL_KEY_PASSWORD: ', 'docker-compose.yml', {}, '\n', {
+      text: other,
+      start: other.indexOf('confluent\n'),
+    }).kind,
+    'literal',
+  );
+});
