@@ -959,6 +959,49 @@ function isCountedLabel(v: string, keyText: string): boolean {
   });
 }
 
+/** The nouns a key names its secret with: a value sharing only these with its key says nothing about itself. */
+const SECRET_NOUNS = new Set([
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'password',
+  'passwd',
+  'pass',
+  'key',
+  'keys',
+  'auth',
+]);
+/** How a key's noun is shortened in a test's label (`tk-real` under `token:`, `pw-1` under `password:`). */
+const NOUN_SHORT: [RegExp, ReadonlySet<string>][] = [
+  [/token/i, new Set(['tk', 'tok', 'tkn'])],
+  [/pass/i, new Set(['pw', 'pwd'])],
+  [/secret/i, new Set(['sec', 'sek'])],
+  [/cred/i, new Set(['cred', 'creds'])],
+];
+const LABEL_WORD = /^(?:[A-Za-z]{2,}|\d{1,5})$/;
+
+/**
+ * A label spelled from its own key (`RefreshToken: "RefreshError"`, `"Refreshed"`, `"refresh12345"`, `token:
+ * 'tk-real'`, `'implicit-tk'`): words (camel humps, or parts joined by `-` or `_`) and a counter, one of them a
+ * word of the key other than the secret's noun, or the noun shortened. A generated part (letters and digits
+ * mixed) is never such a word, so `githubToken: github_pat_11A…` stays a literal.
+ */
+function isLabelFromItsKey(v: string, key: string): boolean {
+  if (v.length < 4 || v.length > 40 || key.length === 0) return false;
+  const split = v.replace(/([a-z])([A-Z])/g, '$1-$2').replace(/([A-Za-z])(\d)/g, '$1-$2');
+  const parts = split.toLowerCase().split(/[-_]/);
+  if (!parts.every((part) => LABEL_WORD.test(part))) return false;
+  const keyWords = [...wordsOf(key)].filter((word) => word.length >= 4 && !SECRET_NOUNS.has(word));
+  const shorts = NOUN_SHORT.find(([noun]) => noun.test(key))?.[1];
+  return parts.some(
+    (part) =>
+      (parts.length >= 2 && shorts?.has(part) === true) ||
+      (part.length >= 4 &&
+        keyWords.some((word) => part === word || (part.startsWith(word) && part.length - word.length <= 3))),
+  );
+}
+
 /** Keys typed along a row, then a few digits (`asd132`, `qwe456`): a typist's filler, too short for the filler test. */
 const ROW_AND_DIGITS = /^([a-z]{3,4})\d{2,4}$/;
 const isRowAndDigits = (v: string) => {
@@ -1156,6 +1199,11 @@ export function classifyValue(
     return verdict('placeholder', 'the value is labelled with its own key (IDToken.1234…, water_softener_salt)');
   if (isMadeOfFiller(value))
     return verdict('placeholder', 'made of words that describe a value and typed runs (somerandomstring1234…)');
+  if (!inUrl && isLabelFromItsKey(value, key))
+    return verdict(
+      'placeholder',
+      'a label spelled from its own key (RefreshError under RefreshToken, tk-real under token)',
+    );
   if (isCountedLabel(value, keyText)) return verdict('placeholder', "a test's label with a counter (words, a number)");
   if (isRowAndDigits(value)) return verdict('placeholder', 'keys typed along a row, then digits');
   if (isSentenceAboutItself(value))

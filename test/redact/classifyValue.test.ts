@@ -744,3 +744,25 @@ test('issue 26 ninth round: counted labels, typed filler, labels with colons, "p
     'literal',
   );
 });
+
+test('issue 26 ninth round: a label spelled from its own key is a test value; generated parts keep a value literal', () => {
+  for (const [value, keyText] of [
+    ['RefreshError', 'RefreshToken: "'],
+    ['Refreshed', 'RefreshToken: "'],
+    ['refresh12345', 'RefreshToken: "'],
+    ['tk-real', "credentials: { access_token: '"],
+    ['implicit-tk', "access_token: '"],
+    ['runtime-tok', "API_TOKEN: '"],
+  ]) {
+    assert.equal(classifyValue(value!, keyText!).kind, 'placeholder', value);
+  }
+  for (const [value, keyText] of [
+    // A real token's prefix names its service, and the rest is generated.
+    [`github_pat_11${pick(rng, ALNUM, 22)}_${pick(rng, ALNUM, 30)}`, 'githubToken: "'],
+    // The noun shortened counts only under a key with that noun; a word the key does not hold is a chosen value.
+    ['mango-tk', 'password: '],
+    ['Existing', 'RefreshToken: "'],
+  ]) {
+    assert.equal(classifyValue(value!, keyText!).kind, 'literal', value);
+  }
+});
