@@ -3,12 +3,12 @@
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
 // `heldOut` to `heldOut7` (measured unseen first, then reviewed and
-// tuned on) and `heldBack` and `heldOut8` (only their totals are ever read). Files are read with git from
+// tuned on) and `heldBack`, `heldOut8` and `heldOut9` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8|heldOut9]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -37,7 +37,8 @@ type SetName =
   | 'heldOut5'
   | 'heldOut6'
   | 'heldOut7'
-  | 'heldOut8';
+  | 'heldOut8'
+  | 'heldOut9';
 const SETS: SetName[] = [
   'dev',
   'heldOut',
@@ -49,9 +50,10 @@ const SETS: SetName[] = [
   'heldOut6',
   'heldOut7',
   'heldOut8',
+  'heldOut9',
 ];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut8']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut8', 'heldOut9']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
