@@ -73,10 +73,11 @@ const SETTING_PAIR = /^([a-z][a-z0-9_]*)=\S+$/;
 
 /**
  * Keys that name a setting beside a secret, not the secret: a Kubernetes Secret's `stringData` holds a
- * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`).
+ * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`),
+ * a kubeconfig among them (`kind: Config`, `current-context: my-cluster`).
  */
 const SETTING_KEY =
-  /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role)$/i;
+  /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy|context)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|kind)$/i;
 
 /** A command-line option where a value was expected (`-e webapp_version=xxx`, `-dev-listen-address=0.0.0.0:8200`, openssl's empty `-passout pass: -out`): the next flag, not a password. */
 const OPTION = /^-{1,2}[a-z][a-z-]*(?:=\S*|[ \t]+\S.*)$/;
@@ -182,12 +183,14 @@ function namesTheProduct(v: string, path: string | undefined): boolean {
   );
 }
 
-/** The product's name joined to made-up words (`joomla@secured` in `joomla/README.md`, `nextcloud-secret`): still the documented default. */
+/** The product's name joined to made-up words or a counter (`joomla@secured` in `joomla/README.md`, `nextcloud-secret`, `Skopeo@1` under `skopeo-copy/`): still the documented default. */
 function productAndWords(v: string, path: string | undefined): boolean {
   if (path === undefined || v.length > 40 || !/^[A-Za-z0-9]+(?:[-_.@][A-Za-z0-9]+)+$/.test(v)) return false;
   let product = false;
   for (const part of v.toLowerCase().split(/[-_.@]/)) {
     if (WORDS.madeUpParts.has(part) || WORDS.compoundParts.has(part) || WORDS.placeholder.has(part)) continue;
+    // A counter after the name (`Skopeo@1`, `gitea-01`): still the product's default.
+    if (COUNTER.test(part)) continue;
     if (!namesTheProduct(part, path)) return false;
     product = true;
   }
@@ -270,6 +273,14 @@ const MEMBER_EXPRESSION =
 
 /** A shell command substitution, escaped in a template or not (`$(cat "$FILE")`, `\$(curl …`, `$(< file)`, `Bearer $(kubectl get secret …)`): the value is computed when the line runs. */
 const COMMAND_SUBSTITUTION = /(?:^|[\s:=,])\\?\$\((?:<(?:[ \t]|$)|[a-z][a-z0-9_-]+(?:[ \t]|$))/;
+
+/**
+ * A pipeline's variable or parameter in `$(…)` (Tekton's `$(params.token)`, `$(profile-name)`, Azure Pipelines'
+ * `$(Build.SourceBranch)`, make's `$(PASSWORD)`), alone, in an INI section's brackets, or several joined by marks,
+ * with a YAML comment after it: the runner puts the value in when the task runs. A name, not a command: no space inside.
+ */
+const PAREN_REFERENCE =
+  /^\[?\$\([A-Za-z_][\w.-]*(?:\[['"]?[\w.-]+['"]?\])*\)(?:[^\w\s$]{1,3}\$\([A-Za-z_][\w.-]*\))*\]?(?:[ \t]+#[^\n]*)?$/;
 
 /** A variable expansion that builds the value (nginx's `$backend:3100$request_uri;`, `http://$distributor:4318/v1`); not a crypt hash (`$apr1$salt$…`). */
 const VARIABLE_BUILT =
@@ -388,6 +399,8 @@ const SAID_TO_BE_AN_ID =
 
 /** A key prefix followed by a plain word: `sk-mock`, `sk-laradock`, where a real key is long and random. */
 const PREFIX_AND_WORD = /^(?:sk|pk|rk|key|token)[-_][a-z]{2,14}$/;
+/** A short key prefix and a placeholder word (`tkey_foo`, `ak-dummy`): where a real key is long and random. */
+const PREFIX_AND_PLACEHOLDER = /^[a-z]{1,5}[-_]([a-z]{3,8})$/;
 
 /** Words in a script other than Latin (`임베딩을`, `пароль`): prose in another language, not a value. */
 const NON_LATIN_WORD = /^[^\x00-\x7f]+$/;
@@ -470,6 +483,10 @@ function namesItsKey(v: string, key: string): boolean {
     (/^[a-z\d]+$/.test(v) && keyLetters.length >= 6 && letters.includes(keyLetters))
   );
 }
+
+/** A name/value pair's name (`- name: GITHUB-OAUTH_SECRET` then `value: `, JSON's `"name": "X", "value": `): the key the value is for. */
+const NAME_OF_PAIR =
+  /["']?name["']?[ \t]*:[ \t]*["']?([A-Za-z_][\w.-]*)["']?[ \t]*,?[ \t]*\r?\n?[ \t]*["']?value["']?[ \t]*:[ \t]*["']?$/;
 
 /** The value is the user name written beside it (`MYSQL_USER=petclinic` above `MYSQL_PASSWORD=petclinic`): a demo's pair, not a secret. */
 function equalsTheUserName(v: string, before: string): boolean {
@@ -724,8 +741,27 @@ const SPELLED_OUT = /^[A-Za-z]([:._ -])[A-Za-z](?:\1[A-Za-z]){2,}$/;
 /** Letters of one keyboard row typed to fill a field (`asdhjajsd`, `zxcvbnmz`): the home or bottom row. */
 const ONE_KEYBOARD_ROW = /^(?:[asdfghjkl]{8,}|[zxcvbnm]{8,})$/i;
 
-/** A kebab-case name that ends in what it holds (`container-registry-credentials`, `pg-credentials`): a secret's or a type's name. */
-const NAMES_WHAT_IT_HOLDS = /-(?:credentials|creds|secrets?|tokens?|passwords?|keys?|auth|certs?|tls)$/;
+/** Digits counting from one (`1`, `01`, `123`, `123456`): a demo's counter, not a random part. */
+const COUNTER = /^0?1(?:2(?:3(?:4(?:5(?:6)?)?)?)?)?$/;
+
+/** Letters in alphabet order (`abcd`, `ABCDEFG`, `wxyz`), maybe then digits counting (`abc123`): typed to fill a field. */
+function isAlphabetRun(v: string): boolean {
+  const letters = /^([A-Za-z]{3,26})(\d*)$/.exec(v);
+  if (!letters || (letters[2]!.length > 0 && !COUNTER.test(letters[2]!))) return false;
+  const run = letters[1]!.toLowerCase();
+  for (let i = 1; i < run.length; i++) if (run.charCodeAt(i) !== run.charCodeAt(i - 1) + 1) return false;
+  return true;
+}
+
+/** A placeholder word written twice or more inside base64's shape (`LS0exampleexampleexample=`): a sample's stand-in for a certificate or key. */
+function isPlaceholderWordInBase64(v: string): boolean {
+  const found = /^[A-Za-z0-9+/]{0,4}?([a-z]{4,12})\1+[A-Za-z0-9+/]{0,4}=*$/.exec(v);
+  return found !== null && WORDS.placeholder.has(found[1]!);
+}
+
+/** A kebab-case name that ends in what it holds (`container-registry-credentials`, `pg-credentials`, a registry's `gcr-registry-config`): a secret's or a type's name. */
+const NAMES_WHAT_IT_HOLDS =
+  /-(?:credentials|creds|secrets?|tokens?|passwords?|keys?|auth|certs?|tls|configs?|kubeconfig)$/;
 
 /** A sample's first line, numbered, with the next number on the next line (`line1` then `line2`): a multi-line value shown by its lines. */
 const NUMBERED = /^([A-Za-z]{2,12})(\d{1,3})$/;
@@ -809,7 +845,14 @@ const FLAG_BEFORE = /(?:^|[ \t])--?[a-z][\w-]*[ \t]+$/;
 const ARGUMENT_AFTER = /^[ \t]+[^\s#|&;>]/;
 
 /** Markdown emphasis around a value (`* Password: *alice*`): the value is the word inside. */
-const MARKDOWN_EMPHASIS = /^(?:\*{1,2}|_{1,2})([^*_\s]+)(?:\*{1,2}|_{1,2})$/;
+const MARKDOWN_EMPHASIS = /^[*_]{1,3}([^*_\s]+)[*_]{1,3}$/;
+
+/** A command with an option, in backticks (`` `op signin --account a --raw` ``, `` `bw unlock --raw` ``): run for its output. */
+const BACKTICK_COMMAND = /^[a-z][\w-]*(?:[ \t]+[\w./-]+)*[ \t]+-{1,2}[a-z][\w-]*/;
+/** A script or data file's name then a colon (`-a script.sh:`), as tools that pair a file with its type write it. */
+const FILE_BEFORE_COLON = /(?:^|[\s=])[\w.-]+\.(?:sh|py|rb|pl|ps1|bat|js|ts|ya?ml|json|txt|cfg|conf|ini|toml|xml):$/;
+/** A type written as lower-case words joined by `-` (`x-shellscript-per-boot`, `cloud-config`). */
+const MEDIA_TYPE_WORDS = /^[a-z]+(?:-[a-z]+)+$/;
 
 /** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
 const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
@@ -824,6 +867,11 @@ const FLAG_WITHOUT_VALUE =
 /** Helm's `checksum/secret:` annotation (a pod restarts when the digest changes): a SHA-256 of the Secret's manifest, not its content. */
 const CHECKSUM_KEY_BEFORE = /(?:^|[\s"'])checksum\/[\w.-]+["']?[ \t]*:[ \t]*["']?$/;
 const HEX_DIGEST = /^[0-9a-f]{32,128}$/;
+/** A content digest's algorithm right before the value (`image: repo@sha256:…`, `digest: sha256:…`): a hash of public content. */
+const DIGEST_ALGORITHM_BEFORE = /(?:^|[@\s"'=:])sha(?:256|384|512):$/;
+/** An image reference pinned by digest (`ghcr.io/org/runner:2022-06-29@sha256:…`): names public content. */
+const IMAGE_BY_DIGEST =
+  /^(?:[a-z0-9.-]+(?::\d{1,5})?\/)?[a-z0-9._-]+(?:\/[a-z0-9._-]+)*(?::[\w.-]{1,128})?@sha(?:256|384|512):[0-9a-f]{16,128}$/;
 
 /**
  * An uncompressed elliptic-curve public point (65 bytes that start with 0x04, base64 or base64url): a Web
@@ -872,6 +920,8 @@ const COMMAND_LINE =
 
 /** Values written as `{name}` placeholders joined by marks (`{metadata}.{payload}.{signature}`, `{user}:{token}`). */
 const BRACED_PLACEHOLDERS = /^\{[A-Za-z_][\w-]*\}(?:[.:/_-]\{[A-Za-z_][\w-]*\})*$/;
+/** Words in braces where a value goes (`{token over here}`, `{your api key}`): a note to the reader, not a value. */
+const BRACED_WORDS = /^\{[A-Za-z]+(?: [A-Za-z]+){1,7}\}$/;
 
 /** A name in capitals that says it is a test value (`CLEANUPTEST`, `MOCKTOKEN`, `FAKESECRET`): a constant's label, not a secret. */
 const CAPITALS_TEST_LABEL =
@@ -1076,6 +1126,8 @@ export function classifyValue(
   if (COMMAND_SUBSTITUTION.test(value))
     return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
   if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
+  if (PAREN_REFERENCE.test(value))
+    return verdict('reference', "a pipeline's variable or parameter ($(params.x)): filled in when the task runs");
   if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
   // A template span the value opens, whose own quotes cut the match (`"[[ var "db_password" . ]]"`).
   if (TEMPLATE_AFTER.test(raw.trimStart() + after))
@@ -1087,6 +1139,9 @@ export function classifyValue(
     return verdict('documentation', 'a flag that turns a secret off or asks for it takes no value');
   if (CHECKSUM_KEY_BEFORE.test(keyText) && HEX_DIGEST.test(value))
     return verdict('public', "a checksum annotation: a digest of the Secret's manifest");
+  if (HEX_DIGEST.test(value) && DIGEST_ALGORITHM_BEFORE.test(keyText))
+    return verdict('public', 'a content digest (sha256:…): a hash of an image or file, public');
+  if (IMAGE_BY_DIGEST.test(value)) return verdict('public', 'an image reference pinned by its digest (name@sha256:…)');
   if (SIGV4_SCOPE.test(value))
     return verdict('public', 'an AWS SigV4 credential scope (key id, date, region, service)');
   if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
@@ -1144,7 +1199,13 @@ export function classifyValue(
   if (COLON_LABEL.test(value) || OPTION_WORD.test(value))
     return verdict('documentation', "a label ending in a colon, or the option's own name, where a value was expected");
   if (COMMAND_LINE.test(value)) return verdict('documentation', "a command line (a tool's name, then its arguments)");
+  if (keyText.endsWith('`') && after.startsWith('`') && BACKTICK_COMMAND.test(value))
+    return verdict('reference', 'a command in backticks (Ruby, shell): the value is its output');
+  if (FILE_BEFORE_COLON.test(keyText) && MEDIA_TYPE_WORDS.test(value))
+    return verdict('documentation', "a file and its type (script.sh:x-shellscript), not a user's password");
   if (BRACED_PLACEHOLDERS.test(value)) return verdict('placeholder', '{name} placeholders joined by marks');
+  if (BRACED_WORDS.test(value))
+    return verdict('placeholder', 'words in braces where the value goes ({token over here})');
   if (isJsonWithoutLiteral(value))
     return verdict('documentation', 'a JSON object whose fields hold settings, placeholders or references, no literal');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
@@ -1188,6 +1249,9 @@ export function classifyValue(
   if (WRAPPED_PLACEHOLDER.test(value)) return verdict('placeholder', "a command-line tool's placeholder (^X^, %X%)");
   if (CONSTANT_NAME.test(value)) return verdict('placeholder', "a constant's name (capitals, up to two digits)");
   if (PREFIX_AND_WORD.test(value)) return verdict('placeholder', 'a key prefix followed by a plain word');
+  const prefixed = PREFIX_AND_PLACEHOLDER.exec(value);
+  if (prefixed && WORDS.placeholder.has(prefixed[1]!))
+    return verdict('placeholder', 'a short prefix and a placeholder word (tkey_foo)');
   if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice or more');
   if (isWordTwiceAroundMark(value)) return verdict('placeholder', 'a word written twice around a mark');
   if (isDigitCount(value)) return verdict('placeholder', 'digits counting up or down');
@@ -1195,6 +1259,9 @@ export function classifyValue(
   if (isHexWords(value)) return verdict('placeholder', 'hex spelled from words (deadbeef)');
   if (isPhraseSlug(value)) return verdict('documentation', 'a phrase written as a slug');
   if (!inUrl && namesItsKey(value, key)) return verdict('placeholder', 'the value names its own key');
+  const pairName = key === 'value' ? NAME_OF_PAIR.exec(keyText.slice(-200))?.[1] : undefined;
+  if (pairName !== undefined && namesItsKey(value, pairName))
+    return verdict('placeholder', "the value names its name/value pair's name (GITHUB_OAUTH_SECRET: github)");
   if (!inUrl && labelledByItsKey(value, key, keyText))
     return verdict('placeholder', 'the value is labelled with its own key (IDToken.1234…, water_softener_salt)');
   if (isMadeOfFiller(value))
@@ -1233,6 +1300,9 @@ export function classifyValue(
   if (spelled && isPlaceholder(value.split(spelled[1]!).join('')))
     return verdict('placeholder', 'a placeholder word spelled out with a mark between its letters');
   if (ONE_KEYBOARD_ROW.test(value)) return verdict('placeholder', "letters of one keyboard row (a typist's filler)");
+  if (isAlphabetRun(value)) return verdict('placeholder', 'letters in alphabet order (abcd, abc123)');
+  if (isPlaceholderWordInBase64(value))
+    return verdict('placeholder', 'a placeholder word repeated in the shape of base64 (LS0exampleexample=)');
   if (FLAG_BEFORE.test(keyText) && SETTING_NAME.test(value) && ARGUMENT_AFTER.test(after))
     return verdict('secret-name', "a setting's name after a flag, its value the next argument (--secret name value)");
   const scheme = AUTH_SCHEME.exec(value);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyValue } from '../../src/redact/classifyValue.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
-import { ALNUM, pick, seededRng } from './secretGen.ts';
+import { ALNUM, LOWER, pick, seededRng } from './secretGen.ts';
 
 const redactor = await createRedactor();
 const rng = seededRng(2026);
@@ -765,4 +765,71 @@ test('issue 26 ninth round: a label spelled from its own key is a test value; ge
   ]) {
     assert.equal(classifyValue(value!, keyText!).kind, 'literal', value);
   }
+});
+
+test("issue 26 tenth round (heldOut8 classes): pipeline $(…) references, digests, alphabet runs, secrets' names, placeholders", () => {
+  const kept: [string, string, string?][] = [
+    ['$(params.password)', 'password: '],
+    ['[$(profile-name)]', 'credentials: |-\n    '],
+    ['$(password) # Access token should be provided here', '  password: '],
+    ['$(Build.Repository.Name):$(Build.BuildId)', 'secret: '],
+    [pick(rng, '0123456789abcdef', 64), 'image: quay.io/chmouel/github-app-token@sha256:'],
+    [`ghcr.io/macstadium/orka-runner:2022-06-29@sha256:${pick(rng, '0123456789abcdef', 64)}`, '| image | '],
+    ['abcd', '{"token": "'],
+    ['ABCDEFG', 'api_key: '],
+    ['abc123', 'password: '],
+    ['_**rox-api-token**_', 'Secret containing the API token. Default: '],
+    ['gcr-registry-config', '- name: DOCKER_CONFIG_SECRET\n  value: '],
+    ['github', '  - name: GITHUB-OAUTH_SECRET\n    value: '],
+    ['{token over here}', '  token: '],
+    ['Config', '    kind: '],
+    ['my-cluster', '    current-context: '],
+    ['LS0exampleexampleexample=', '    client-key-data: '],
+    ['tkey_foo', 'token_secret: "'],
+    ['Skopeo@1', '  password: ', 'task/skopeo-copy/0.1/samples/quay-secret.yaml'],
+    ['x-shellscript-per-boot', 'cloud-init devel make-mime -a always.sh:'],
+  ];
+  for (const [value, keyText, path] of kept) {
+    assert.notEqual(classifyValue(value, keyText, path).kind, 'literal', `${keyText}${value}`);
+  }
+  assert.equal(
+    classifyValue('op signin --account my-account --raw', 'session_token = `', undefined, {}, '`.strip').kind,
+    'reference',
+  );
+  // The same places with chosen or generated values: still literals.
+  const literals: [string, string, string?][] = [
+    [`Xq9$(${pick(rng, LOWER, 6)}) ${pick(rng, ALNUM, 8)}`, 'password: '],
+    [pick(rng, '0123456789abcdef', 64), 'api_key: '],
+    ['abce', '{"token": "'],
+    [`abcd${pick(rng, ALNUM, 10)}`, '{"token": "'],
+    [`_**${pick(rng, ALNUM, 16)}**_`, 'token: '],
+    ['{tundra marble 7}', 'token: '],
+    [`gh${pick(rng, ALNUM, 14)}`, '  - name: GITHUB_TOKEN\n    value: '],
+    [`LS0tLS1CRUdJTi${pick(rng, ALNUM, 60)}=`, '    client-key-data: '],
+    [`tkey_${pick(rng, ALNUM, 12)}`, 'token_secret: "'],
+    ['tkey_fox', 'token_secret: "'],
+    ['Skopeo@1984', '  password: ', 'task/skopeo-copy/0.1/samples/quay-secret.yaml'],
+    ['Skopeo@1', '  password: ', 'samples/quay-secret.yaml'],
+    ['wild-horse-battery', 'curl -u john.doe:'],
+  ];
+  for (const [value, keyText, path] of literals) {
+    assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${keyText}${value}`);
+  }
+  assert.equal(classifyValue(pick(rng, ALNUM, 20), 'session_token = `', undefined, {}, '`').kind, 'literal');
+});
+
+test('issue 26 tenth round: a PEM block of words in one case is an instruction; a key body is masked', async () => {
+  const sample =
+    '  validation_key: |\n    -----BEGIN RSA PRIVATE KEY-----\n    YOUR-ORGS-VALIDATION-KEY-HERE\n    -----END RSA PRIVATE KEY-----\n';
+  assert.equal((await redactor.redact(sample, { path: 'doc/cloud-config-chef.txt' })).text, sample);
+  const body = pick(rng, `${ALNUM}+/`, 64);
+  const real = sample.replace('YOUR-ORGS-VALIDATION-KEY-HERE', body);
+  assert.ok(!(await redactor.redact(real, { path: 'doc/cloud-config-chef.txt' })).text.includes(body));
+  // A kubeconfig under a Secret's stringData: its settings and sample data stay, a real key is masked.
+  const kubeconfig = (key: string) =>
+    `kind: Secret\nstringData:\n  kubeconfig: |\n    apiVersion: v1\n    kind: Config\n    current-context: my-cluster\n    users:\n    - name: my-user\n      user:\n        client-key-data: ${key}\n`;
+  const placeholder = kubeconfig('LS0exampleexampleexample=');
+  assert.equal((await redactor.redact(placeholder, { path: 'samples/secrets.yaml' })).text, placeholder);
+  const key = pick(rng, ALNUM, 48);
+  assert.ok(!(await redactor.redact(kubeconfig(key), { path: 'samples/secrets.yaml' })).text.includes(key));
 });
