@@ -847,6 +847,11 @@ const ARGUMENT_AFTER = /^[ \t]+[^\s#|&;>]/;
 /** Markdown emphasis around a value (`* Password: *alice*`): the value is the word inside. */
 const MARKDOWN_EMPHASIS = /^[*_]{1,3}([^*_\s]+)[*_]{1,3}$/;
 
+/** An HTTP request line's protocol version (`GET /basic-auth/user/passwd HTTP/1.1`): after a path that ends in a word like `passwd`. */
+const HTTP_VERSION = /^HTTPS?\/\d(?:\.\d)?$/;
+/** A call the string is joined to (`',listKeys(resourceId(` in an ARM `concat`): what is left of the value is computed. */
+const CALL_AFTER_CONCATENATION = /^[,+][ \t]*(?:[A-Za-z_][\w.]*\()+$/;
+
 /** A command with an option, in backticks (`` `op signin --account a --raw` ``, `` `bw unlock --raw` ``): run for its output. */
 const BACKTICK_COMMAND = /^[a-z][\w-]*(?:[ \t]+[\w./-]+)*[ \t]+-{1,2}[a-z][\w-]*/;
 /** A script or data file's name then a colon (`-a script.sh:`), as tools that pair a file with its type write it. */
@@ -1199,6 +1204,9 @@ export function classifyValue(
   if (COLON_LABEL.test(value) || OPTION_WORD.test(value))
     return verdict('documentation', "a label ending in a colon, or the option's own name, where a value was expected");
   if (COMMAND_LINE.test(value)) return verdict('documentation', "a command line (a tool's name, then its arguments)");
+  if (HTTP_VERSION.test(value)) return verdict('documentation', "an HTTP request line's protocol version (HTTP/1.1)");
+  if (CALL_AFTER_CONCATENATION.test(value))
+    return verdict('reference', 'code: a function call joined to the string (an ARM concat of listKeys(…))');
   if (keyText.endsWith('`') && after.startsWith('`') && BACKTICK_COMMAND.test(value))
     return verdict('reference', 'a command in backticks (Ruby, shell): the value is its output');
   if (FILE_BEFORE_COLON.test(keyText) && MEDIA_TYPE_WORDS.test(value))

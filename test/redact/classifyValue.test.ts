@@ -788,6 +788,8 @@ test("issue 26 tenth round (heldOut8 classes): pipeline $(…) references, diges
     ['tkey_foo', 'token_secret: "'],
     ['Skopeo@1', '  password: ', 'task/skopeo-copy/0.1/samples/quay-secret.yaml'],
     ['x-shellscript-per-boot', 'cloud-init devel make-mime -a always.sh:'],
+    ['HTTP/1.1', 'GET https://httpbin.org/basic-auth/user/passwd '],
+    [',listKeys(resourceId(', "AccountName=',parameters('name'),';AccountKey='"],
   ];
   for (const [value, keyText, path] of kept) {
     assert.notEqual(classifyValue(value, keyText, path).kind, 'literal', `${keyText}${value}`);
@@ -811,6 +813,8 @@ test("issue 26 tenth round (heldOut8 classes): pipeline $(…) references, diges
     ['Skopeo@1984', '  password: ', 'task/skopeo-copy/0.1/samples/quay-secret.yaml'],
     ['Skopeo@1', '  password: ', 'samples/quay-secret.yaml'],
     ['wild-horse-battery', 'curl -u john.doe:'],
+    ['HTTP/1.1x9Qz', 'GET /basic-auth/user/passwd '],
+    [`,${pick(rng, ALNUM, 16)}`, "AccountKey='"],
   ];
   for (const [value, keyText, path] of literals) {
     assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${keyText}${value}`);
