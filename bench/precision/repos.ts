@@ -2,13 +2,13 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut` to `heldOut6` (measured unseen first, then reviewed and
-// tuned on) and `heldBack` and `heldOut7` (only their totals are ever read). Files are read with git from
+// `heldOut` to `heldOut8` (measured unseen first, then reviewed and
+// tuned on) and `heldBack` and `heldOut9` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8|heldOut9]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -36,7 +36,9 @@ type SetName =
   | 'heldOut4'
   | 'heldOut5'
   | 'heldOut6'
-  | 'heldOut7';
+  | 'heldOut7'
+  | 'heldOut8'
+  | 'heldOut9';
 const SETS: SetName[] = [
   'dev',
   'heldOut',
@@ -47,9 +49,11 @@ const SETS: SetName[] = [
   'heldOut5',
   'heldOut6',
   'heldOut7',
+  'heldOut8',
+  'heldOut9',
 ];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut7']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut9']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -66,7 +70,7 @@ const pinned = JSON.parse(readFileSync(join(import.meta.dirname, 'repos.json'), 
 
 /**
  * Kinds beyond cleanSet.ts's: notebooks and HTTP captures on their own; Helm, Terraform, Nomad, Nix, Salt,
- * Puppet and ERB templates, Chef attributes, systemd units, CI files, Jenkinsfiles and Vagrantfiles are
+ * Puppet and ERB templates, Prisma schemas, Chef attributes, systemd units, CI files, Jenkinsfiles and Vagrantfiles are
  * configuration; gettext catalogues, Apple strings files, Android string resources and files under a locale
  * folder are translations.
  */
@@ -83,7 +87,7 @@ function repoKindOf(path: string): string | undefined {
     return 'http fixtures';
   }
   if (
-    /\.(?:tpl|tf|tfvars|gotmpl|hcl|nomad|nix|sls|pp|epp|erb|jinja|service|timer)$/.test(path) ||
+    /\.(?:tpl|tf|tfvars|gotmpl|hcl|nomad|nix|sls|pp|epp|erb|jinja|service|timer|prisma)$/.test(path) ||
     /(?:^|\/)(?:attributes|pillar)\/[^/]+\.(?:rb|sls)$/.test(path) ||
     /(?:^|\/)(?:\.github\/workflows\/|Jenkinsfile$|Vagrantfile$)/i.test(path)
   ) {

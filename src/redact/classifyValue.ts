@@ -11,7 +11,7 @@
 // with the validators (isPlaceholder, isReference) live in validators.ts.
 
 import { isTranslationCatalogue, isUiString } from './translationCatalogue.ts';
-import { isPlaceholder, isProse, isReference, shannonEntropy } from './validators.ts';
+import { isPlaceholder, isProse, isReference, shannonEntropy, unleet } from './validators.ts';
 import { WORDS } from './wordLists.ts';
 
 export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
@@ -73,10 +73,11 @@ const SETTING_PAIR = /^([a-z][a-z0-9_]*)=\S+$/;
 
 /**
  * Keys that name a setting beside a secret, not the secret: a Kubernetes Secret's `stringData` holds a
- * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`).
+ * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`),
+ * a kubeconfig among them (`kind: Config`, `current-context: my-cluster`).
  */
 const SETTING_KEY =
-  /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role)$/i;
+  /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy|context)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|kind)$/i;
 
 /** A command-line option where a value was expected (`-e webapp_version=xxx`, `-dev-listen-address=0.0.0.0:8200`, openssl's empty `-passout pass: -out`): the next flag, not a password. */
 const OPTION = /^-{1,2}[a-z][a-z-]*(?:=\S*|[ \t]+\S.*)$/;
@@ -182,12 +183,14 @@ function namesTheProduct(v: string, path: string | undefined): boolean {
   );
 }
 
-/** The product's name joined to made-up words (`joomla@secured` in `joomla/README.md`, `nextcloud-secret`): still the documented default. */
+/** The product's name joined to made-up words or a counter (`joomla@secured` in `joomla/README.md`, `nextcloud-secret`, `Skopeo@1` under `skopeo-copy/`): still the documented default. */
 function productAndWords(v: string, path: string | undefined): boolean {
   if (path === undefined || v.length > 40 || !/^[A-Za-z0-9]+(?:[-_.@][A-Za-z0-9]+)+$/.test(v)) return false;
   let product = false;
   for (const part of v.toLowerCase().split(/[-_.@]/)) {
     if (WORDS.madeUpParts.has(part) || WORDS.compoundParts.has(part) || WORDS.placeholder.has(part)) continue;
+    // A counter after the name (`Skopeo@1`, `gitea-01`): still the product's default.
+    if (COUNTER.test(part)) continue;
     if (!namesTheProduct(part, path)) return false;
     product = true;
   }
@@ -270,6 +273,14 @@ const MEMBER_EXPRESSION =
 
 /** A shell command substitution, escaped in a template or not (`$(cat "$FILE")`, `\$(curl …`, `$(< file)`, `Bearer $(kubectl get secret …)`): the value is computed when the line runs. */
 const COMMAND_SUBSTITUTION = /(?:^|[\s:=,])\\?\$\((?:<(?:[ \t]|$)|[a-z][a-z0-9_-]+(?:[ \t]|$))/;
+
+/**
+ * A pipeline's variable or parameter in `$(…)` (Tekton's `$(params.token)`, `$(profile-name)`, Azure Pipelines'
+ * `$(Build.SourceBranch)`, make's `$(PASSWORD)`), alone, in an INI section's brackets, or several joined by marks,
+ * with a YAML comment after it: the runner puts the value in when the task runs. A name, not a command: no space inside.
+ */
+const PAREN_REFERENCE =
+  /^\[?\$\([A-Za-z_][\w.-]*(?:\[['"]?[\w.-]+['"]?\])*\)(?:[^\w\s$]{1,3}\$\([A-Za-z_][\w.-]*\))*\]?(?:[ \t]+#[^\n]*)?$/;
 
 /** A variable expansion that builds the value (nginx's `$backend:3100$request_uri;`, `http://$distributor:4318/v1`); not a crypt hash (`$apr1$salt$…`). */
 const VARIABLE_BUILT =
@@ -388,13 +399,19 @@ const SAID_TO_BE_AN_ID =
 
 /** A key prefix followed by a plain word: `sk-mock`, `sk-laradock`, where a real key is long and random. */
 const PREFIX_AND_WORD = /^(?:sk|pk|rk|key|token)[-_][a-z]{2,14}$/;
+/** A short key prefix and a placeholder word (`tkey_foo`, `ak-dummy`): where a real key is long and random. */
+const PREFIX_AND_PLACEHOLDER = /^[a-z]{1,5}[-_]([a-z]{3,8})$/;
 
 /** Words in a script other than Latin (`임베딩을`, `пароль`): prose in another language, not a value. */
 const NON_LATIN_WORD = /^[^\x00-\x7f]+$/;
 
 /** A word written twice (`k8smasterk8smaster`): made up to fill a field. */
 function isRepeatedWord(v: string): boolean {
-  if (v.length < 6 || v.length % 2 !== 0) return false;
+  if (v.length < 6) return false;
+  // The same word between separators, three times or more (`apple-apple-apple-apple`).
+  const parts = v.split(/[-_.: ]/);
+  if (parts.length >= 3 && parts[0]!.length >= 2 && parts.every((part) => part === parts[0])) return true;
+  if (v.length % 2 !== 0) return false;
   const half = v.length / 2;
   return v.slice(0, half) === v.slice(half);
 }
@@ -466,6 +483,10 @@ function namesItsKey(v: string, key: string): boolean {
     (/^[a-z\d]+$/.test(v) && keyLetters.length >= 6 && letters.includes(keyLetters))
   );
 }
+
+/** A name/value pair's name (`- name: GITHUB-OAUTH_SECRET` then `value: `, JSON's `"name": "X", "value": `): the key the value is for. */
+const NAME_OF_PAIR =
+  /["']?name["']?[ \t]*:[ \t]*["']?([A-Za-z_][\w.-]*)["']?[ \t]*,?[ \t]*\r?\n?[ \t]*["']?value["']?[ \t]*:[ \t]*["']?$/;
 
 /** The value is the user name written beside it (`MYSQL_USER=petclinic` above `MYSQL_PASSWORD=petclinic`): a demo's pair, not a secret. */
 function equalsTheUserName(v: string, before: string): boolean {
@@ -720,8 +741,27 @@ const SPELLED_OUT = /^[A-Za-z]([:._ -])[A-Za-z](?:\1[A-Za-z]){2,}$/;
 /** Letters of one keyboard row typed to fill a field (`asdhjajsd`, `zxcvbnmz`): the home or bottom row. */
 const ONE_KEYBOARD_ROW = /^(?:[asdfghjkl]{8,}|[zxcvbnm]{8,})$/i;
 
-/** A kebab-case name that ends in what it holds (`container-registry-credentials`, `pg-credentials`): a secret's or a type's name. */
-const NAMES_WHAT_IT_HOLDS = /-(?:credentials|creds|secrets?|tokens?|passwords?|keys?|auth|certs?|tls)$/;
+/** Digits counting from one (`1`, `01`, `123`, `123456`): a demo's counter, not a random part. */
+const COUNTER = /^0?1(?:2(?:3(?:4(?:5(?:6)?)?)?)?)?$/;
+
+/** Letters in alphabet order (`abcd`, `ABCDEFG`, `wxyz`), maybe then digits counting (`abc123`): typed to fill a field. */
+function isAlphabetRun(v: string): boolean {
+  const letters = /^([A-Za-z]{3,26})(\d*)$/.exec(v);
+  if (!letters || (letters[2]!.length > 0 && !COUNTER.test(letters[2]!))) return false;
+  const run = letters[1]!.toLowerCase();
+  for (let i = 1; i < run.length; i++) if (run.charCodeAt(i) !== run.charCodeAt(i - 1) + 1) return false;
+  return true;
+}
+
+/** A placeholder word written twice or more inside base64's shape (`LS0exampleexampleexample=`): a sample's stand-in for a certificate or key. */
+function isPlaceholderWordInBase64(v: string): boolean {
+  const found = /^[A-Za-z0-9+/]{0,4}?([a-z]{4,12})\1+[A-Za-z0-9+/]{0,4}=*$/.exec(v);
+  return found !== null && WORDS.placeholder.has(found[1]!);
+}
+
+/** A kebab-case name that ends in what it holds (`container-registry-credentials`, `pg-credentials`, a registry's `gcr-registry-config`): a secret's or a type's name. */
+const NAMES_WHAT_IT_HOLDS =
+  /-(?:credentials|creds|secrets?|tokens?|passwords?|keys?|auth|certs?|tls|configs?|kubeconfig)$/;
 
 /** A sample's first line, numbered, with the next number on the next line (`line1` then `line2`): a multi-line value shown by its lines. */
 const NUMBERED = /^([A-Za-z]{2,12})(\d{1,3})$/;
@@ -805,7 +845,19 @@ const FLAG_BEFORE = /(?:^|[ \t])--?[a-z][\w-]*[ \t]+$/;
 const ARGUMENT_AFTER = /^[ \t]+[^\s#|&;>]/;
 
 /** Markdown emphasis around a value (`* Password: *alice*`): the value is the word inside. */
-const MARKDOWN_EMPHASIS = /^(?:\*{1,2}|_{1,2})([^*_\s]+)(?:\*{1,2}|_{1,2})$/;
+const MARKDOWN_EMPHASIS = /^[*_]{1,3}([^*_\s]+)[*_]{1,3}$/;
+
+/** An HTTP request line's protocol version (`GET /basic-auth/user/passwd HTTP/1.1`): after a path that ends in a word like `passwd`. */
+const HTTP_VERSION = /^HTTPS?\/\d(?:\.\d)?$/;
+/** A call the string is joined to (`',listKeys(resourceId(` in an ARM `concat`): what is left of the value is computed. */
+const CALL_AFTER_CONCATENATION = /^[,+][ \t]*(?:[A-Za-z_][\w.]*\()+$/;
+
+/** A command with an option, in backticks (`` `op signin --account a --raw` ``, `` `bw unlock --raw` ``): run for its output. */
+const BACKTICK_COMMAND = /^[a-z][\w-]*(?:[ \t]+[\w./-]+)*[ \t]+-{1,2}[a-z][\w-]*/;
+/** A script or data file's name then a colon (`-a script.sh:`), as tools that pair a file with its type write it. */
+const FILE_BEFORE_COLON = /(?:^|[\s=])[\w.-]+\.(?:sh|py|rb|pl|ps1|bat|js|ts|ya?ml|json|txt|cfg|conf|ini|toml|xml):$/;
+/** A type written as lower-case words joined by `-` (`x-shellscript-per-boot`, `cloud-config`). */
+const MEDIA_TYPE_WORDS = /^[a-z]+(?:-[a-z]+)+$/;
 
 /** A value a string literal's escape ends (`password pass\ndefault\n` written into a .netrc): judged up to the escape. */
 const BEFORE_ESCAPE = /^([^\\]{1,64})\\[nrt]/;
@@ -820,6 +872,11 @@ const FLAG_WITHOUT_VALUE =
 /** Helm's `checksum/secret:` annotation (a pod restarts when the digest changes): a SHA-256 of the Secret's manifest, not its content. */
 const CHECKSUM_KEY_BEFORE = /(?:^|[\s"'])checksum\/[\w.-]+["']?[ \t]*:[ \t]*["']?$/;
 const HEX_DIGEST = /^[0-9a-f]{32,128}$/;
+/** A content digest's algorithm right before the value (`image: repo@sha256:…`, `digest: sha256:…`): a hash of public content. */
+const DIGEST_ALGORITHM_BEFORE = /(?:^|[@\s"'=:])sha(?:256|384|512):$/;
+/** An image reference pinned by digest (`ghcr.io/org/runner:2022-06-29@sha256:…`): names public content. */
+const IMAGE_BY_DIGEST =
+  /^(?:[a-z0-9.-]+(?::\d{1,5})?\/)?[a-z0-9._-]+(?:\/[a-z0-9._-]+)*(?::[\w.-]{1,128})?@sha(?:256|384|512):[0-9a-f]{16,128}$/;
 
 /**
  * An uncompressed elliptic-curve public point (65 bytes that start with 0x04, base64 or base64url): a Web
@@ -829,6 +886,216 @@ function isEcPublicPoint(v: string): boolean {
   if (v.length < 86 || v.length > 88 || !/^B[A-Za-z0-9+/_-]+={0,2}$/.test(v)) return false;
   const bytes = Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   return bytes.length === 65 && bytes[0] === 4;
+}
+
+/**
+ * A URL whose scheme the rule took for a key (`source: salt://postgres/templates/pg_hba.conf.j2`,
+ * `file://…`): the "key" ends at the scheme's colon and the value is the rest of the URL, a path that ends
+ * in a file name. Base64 (which may start with `//`) never holds a `.`, so the file name tells them apart.
+ */
+const SCHEME_KEY_BEFORE = /(?:^|[^\w.+-])[A-Za-z][\w+-]{1,20}:$/;
+const URL_REST = /^\/\/[\w-]+(?:\.[\w-]+)*(?:\/[\w.%-]+)+$/;
+const isUrlAfterScheme = (v: string, keyText: string) =>
+  SCHEME_KEY_BEFORE.test(keyText) && URL_REST.test(v) && /\.[A-Za-z][\w-]*$/.test(v);
+
+/**
+ * A host name before the value and the URL's path, query or fragment after its digits (`http://google.com:80#@…`,
+ * `//localdomain.pw:80#@…`): the value is a port, not a password (`//john.doe:123456@` stays a password).
+ */
+const HOST_BEFORE = /(?:^|[/@\s])[\w-]+(?:\.[\w-]+)*\.[a-z]{2,12}:$/;
+const PORT_AND_REST = /^\d{1,5}[#?/][^\s]*$/;
+
+/** An object identifier (`1.2.840.113556.1.4.2239`, an LDAP control's OID): a published number, dots between arcs. */
+const OBJECT_IDENTIFIER = /^[0-2](?:\.\d{1,9}){3,}$/;
+
+/**
+ * Markdown where the rule expected a value: a link's text running into its target (`Usage](../x.md)`,
+ * `Policies](#phase-3)`), a link reference's relative target (`../session/introduction.md#secret`), a
+ * footnote mark (`Flow_[^18]`) or a handle in parentheses (`(@richard87)`).
+ */
+const MARKDOWN_SYNTAX = /\]\(|\[\^\d+\]|^\(@[\w-]+\)?$/;
+const RELATIVE_LINK = /^(?:\.{1,2}\/)+[\w.%/-]*(?:#[\w-]*)?$|^#[a-z][\w-]*$/;
+
+/**
+ * A command line in a code span (`Make sure the tests pass: \`docker buildx bake test\``): a build or package
+ * tool's name, then lower-case words; "pass" was a verb. A passphrase does not start with a tool's name.
+ */
+const COMMAND_LINE =
+  /^(?:docker|podman|npm|npx|yarn|pnpm|make|go|cargo|kubectl|helm|git|python3?|pip3?|node|bundle|rake|mvn|gradle|dotnet|terraform|ansible-playbook|salt|puppet|composer|php|sudo)[ \t]+[a-z][\w.:/-]*(?:[ \t]+[\w.:/=-]+)*$/;
+
+/** Values written as `{name}` placeholders joined by marks (`{metadata}.{payload}.{signature}`, `{user}:{token}`). */
+const BRACED_PLACEHOLDERS = /^\{[A-Za-z_][\w-]*\}(?:[.:/_-]\{[A-Za-z_][\w-]*\})*$/;
+/** Words in braces where a value goes (`{token over here}`, `{your api key}`): a note to the reader, not a value. */
+const BRACED_WORDS = /^\{[A-Za-z]+(?: [A-Za-z]+){1,7}\}$/;
+
+/** A name in capitals that says it is a test value (`CLEANUPTEST`, `MOCKTOKEN`, `FAKESECRET`): a constant's label, not a secret. */
+const CAPITALS_TEST_LABEL =
+  /^(?:(?:TEST|FAKE|DUMMY|MOCK|EXAMPLE|SAMPLE|DEMO|STUB)[A-Z]{3,16}|[A-Z]{3,16}(?:TEST|FAKE|DUMMY|MOCK|EXAMPLE|SAMPLE|DEMO|STUB))$/;
+
+/** A wrapped error's label (`failed to get token: oauth2: "invalid_grant"`): a message's part, followed by the next one. */
+const ERROR_CHAIN_AFTER = /^:[ \t]+\\?["'A-Za-z]/;
+const ERROR_LABEL = /^[a-z][a-z0-9_.-]{1,30}$/;
+
+/** Words a value names its own kind with (`AVeryStrongPasswordUShouldEncrypt!`, `ThisIsNotARealToken`). */
+const KIND_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'key', 'apikey']);
+
+/**
+ * A sentence written as a value: four or more words (camel humps or separated), one naming the value's
+ * kind (`password`, `token`) and at least half of them words that describe a value or join a sentence
+ * (`a`, `very`, `strong`, `not`, `real`). A passphrase of random words names no kind and is mostly not such words.
+ */
+function isSentenceAboutItself(v: string): boolean {
+  if (v.length < 12 || v.length > 80) return false;
+  const words = v.replace(TRAILING_MARKS, '').match(WORD_OR_COUNT);
+  if (words === null || words.length < 4) return false;
+  const lower = words.map((w) => w.toLowerCase());
+  if (!lower.some((w) => KIND_WORDS.has(w))) return false;
+  return 2 * lower.filter((w) => FILLER_WORDS.has(w)).length >= lower.length;
+}
+
+/** The value is its key in leetspeak (`user2Password = "us3r2P455W0Rd!"`): a test's label, not a chosen secret. */
+function isKeyInLeetspeak(v: string, key: string): boolean {
+  const keyText = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (keyText.length < 6 || v.length > 40) return false;
+  const plain = unleet(v.replace(TRAILING_MARKS, '')).replace(/[^a-z0-9]/g, '');
+  return plain === keyText && plain !== v.toLowerCase();
+}
+
+/**
+ * A JSON object as the value, escaped in a string or not (`"credentialData" : "{\"hashIterations\":27500,
+ * \"algorithm\":\"pbkdf2-sha256\"}"`, `Token: "{\"access_token\": \"foobar\"}"`): judged by its fields.
+ * Kept only when no string inside is a literal: a field whose key names a secret is classified as a value
+ * of that key, and any other string shaped like a generated credential counts as a literal (fail closed).
+ */
+const SECRET_FIELD = /pass|secret|token|key|salt|cred|auth|sig|hash|value|cookie|session|private/i;
+function isJsonWithoutLiteral(v: string): boolean {
+  if (v.length > 4000 || v.charCodeAt(0) !== 123) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v.includes('\\"') ? v.replace(/\\(["\\])/g, '$1') : v);
+  } catch {
+    return false;
+  }
+  if (parsed === null || typeof parsed !== 'object') return false;
+  const stack: [string, unknown][] = Object.entries(parsed as object);
+  let strings = 0;
+  while (stack.length > 0) {
+    const [field, inner] = stack.pop()!;
+    if (typeof inner === 'string') {
+      if (++strings > 50) return false;
+      if (inner.length <= 2) continue;
+      if (SECRET_FIELD.test(field)) {
+        if (classifyValue(inner, `"${field}": "`).kind === 'literal') return false;
+      } else if (inner.length >= 16 && charClassCount(inner) >= 3) return false;
+    } else if (inner !== null && typeof inner === 'object') {
+      stack.push(...Object.entries(inner as object));
+      if (stack.length > 200) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A test's label with a counter (`request-interpolated-script-1` under `bru.setVar('request-token-1', …)`,
+ * `collection-value-456`, `INITIAL_VALUE_collection_env_e2e_001`, `search-key-789`): words joined by `-` or
+ * `_`, a number of up to four digits among them, and a part that says what the value is (`value`, `key`,
+ * rules/words.json) or repeats a word of its own line. A passphrase's words name nothing around them.
+ */
+const LABEL_PART = /^(?:[A-Za-z]{2,}|\d{1,4}|[a-z]\d[a-z])$/;
+function isCountedLabel(v: string, keyText: string): boolean {
+  if (v.length < 8 || v.length > 60) return false;
+  const parts = v.split(/[-_]/);
+  if (parts.length < 3 || !parts.every((part) => LABEL_PART.test(part))) return false;
+  if (!parts.some((part) => /^\d{1,4}$/.test(part))) return false;
+  const line = wordsOf(keyText.slice(keyText.lastIndexOf('\n') + 1));
+  return parts.some((part) => {
+    const word = part.toLowerCase();
+    return (word.length >= 3 && FILLER_WORDS.has(word)) || (word.length >= 4 && line.has(word));
+  });
+}
+
+/** The nouns a key names its secret with: a value sharing only these with its key says nothing about itself. */
+const SECRET_NOUNS = new Set([
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'password',
+  'passwd',
+  'pass',
+  'key',
+  'keys',
+  'auth',
+]);
+/** How a key's noun is shortened in a test's label (`tk-real` under `token:`, `pw-1` under `password:`). */
+const NOUN_SHORT: [RegExp, ReadonlySet<string>][] = [
+  [/token/i, new Set(['tk', 'tok', 'tkn'])],
+  [/pass/i, new Set(['pw', 'pwd'])],
+  [/secret/i, new Set(['sec', 'sek'])],
+  [/cred/i, new Set(['cred', 'creds'])],
+];
+const LABEL_WORD = /^(?:[A-Za-z]{2,}|\d{1,5})$/;
+
+/**
+ * A label spelled from its own key (`RefreshToken: "RefreshError"`, `"Refreshed"`, `"refresh12345"`, `token:
+ * 'tk-real'`, `'implicit-tk'`): words (camel humps, or parts joined by `-` or `_`) and a counter, one of them a
+ * word of the key other than the secret's noun, or the noun shortened. A generated part (letters and digits
+ * mixed) is never such a word, so `githubToken: github_pat_11A…` stays a literal.
+ */
+function isLabelFromItsKey(v: string, key: string): boolean {
+  if (v.length < 4 || v.length > 40 || key.length === 0) return false;
+  const split = v.replace(/([a-z])([A-Z])/g, '$1-$2').replace(/([A-Za-z])(\d)/g, '$1-$2');
+  const parts = split.toLowerCase().split(/[-_]/);
+  if (!parts.every((part) => LABEL_WORD.test(part))) return false;
+  const keyWords = [...wordsOf(key)].filter((word) => word.length >= 4 && !SECRET_NOUNS.has(word));
+  const shorts = NOUN_SHORT.find(([noun]) => noun.test(key))?.[1];
+  return parts.some(
+    (part) =>
+      (parts.length >= 2 && shorts?.has(part) === true) ||
+      (part.length >= 4 &&
+        keyWords.some((word) => part === word || (part.startsWith(word) && part.length - word.length <= 3))),
+  );
+}
+
+/** Keys typed along a row, then a few digits (`asd132`, `qwe456`): a typist's filler, too short for the filler test. */
+const ROW_AND_DIGITS = /^([a-z]{3,4})\d{2,4}$/;
+const isRowAndDigits = (v: string) => {
+  const letters = ROW_AND_DIGITS.exec(v)?.[1];
+  return letters !== undefined && typedRunAt(letters, 0) === letters.length;
+};
+
+/** A label ending in a colon (`password: argon2: option 'variant' must be …`): a message names a setting, a value has no colon there. */
+const COLON_LABEL = /^[a-z][a-z0-9_-]{1,30}:$/;
+
+/** "pass" as a verb before a colon (`Make sure the tests pass:`, `Both requests should pass:`): what follows is no password. */
+const PASS_AS_VERB =
+  /\b(?:should|must|will|would|can|could|tests?|checks?|to|all|then|and|does|do)[ \t]+pass[ \t]*:[ \t]*`?$/i;
+
+/** A word naming the option itself where its value was expected (`use the --password flag`). */
+const OPTION_WORD = /^(?:flag|option|argument|parameter|switch)s?$/i;
+
+/**
+ * The product's own name, as the images the file runs spell it (`KEYSTORE_PASSWORD: confluent` in a compose
+ * file of `confluentinc/cp-server` images): a demo's default, like the name its path spells. The words of each
+ * `image:` reference, and each without a company suffix (`inc`, `io`, `hq`, `labs`); read once per item.
+ */
+const IMAGE_LINE = /^[ \t]*-?[ \t]*["']?image["']?[ \t]*[:=][ \t]*["']?([\w./-]+)/gm;
+const COMPANY_SUFFIX = /(?:inc|io|hq|labs|corp|org|ltd|oss)$/;
+const IMAGE_WORDS_SCAN = 65_536;
+let imageWordsFor: { text: string; words: Set<string> } | undefined;
+function imageWords(text: string): Set<string> {
+  if (imageWordsFor?.text === text) return imageWordsFor.words;
+  const words = new Set<string>();
+  for (const match of text.slice(0, IMAGE_WORDS_SCAN).matchAll(IMAGE_LINE)) {
+    for (const word of match[1]!.toLowerCase().split(/[/._-]/)) {
+      if (word.length < 4) continue;
+      words.add(word);
+      const bare = word.replace(COMPANY_SUFFIX, '');
+      if (bare.length >= 4) words.add(bare);
+    }
+  }
+  imageWordsFor = { text, words };
+  return words;
 }
 
 /**
@@ -864,6 +1131,8 @@ export function classifyValue(
   if (COMMAND_SUBSTITUTION.test(value))
     return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
   if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
+  if (PAREN_REFERENCE.test(value))
+    return verdict('reference', "a pipeline's variable or parameter ($(params.x)): filled in when the task runs");
   if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
   // A template span the value opens, whose own quotes cut the match (`"[[ var "db_password" . ]]"`).
   if (TEMPLATE_AFTER.test(raw.trimStart() + after))
@@ -875,6 +1144,9 @@ export function classifyValue(
     return verdict('documentation', 'a flag that turns a secret off or asks for it takes no value');
   if (CHECKSUM_KEY_BEFORE.test(keyText) && HEX_DIGEST.test(value))
     return verdict('public', "a checksum annotation: a digest of the Secret's manifest");
+  if (HEX_DIGEST.test(value) && DIGEST_ALGORITHM_BEFORE.test(keyText))
+    return verdict('public', 'a content digest (sha256:…): a hash of an image or file, public');
+  if (IMAGE_BY_DIGEST.test(value)) return verdict('public', 'an image reference pinned by its digest (name@sha256:…)');
   if (SIGV4_SCOPE.test(value))
     return verdict('public', 'an AWS SigV4 credential scope (key id, date, region, service)');
   if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
@@ -921,6 +1193,29 @@ export function classifyValue(
   )
     return verdict('reference', 'code: an identifier the value is read from');
   if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
+  if (isUrlAfterScheme(value, keyText))
+    return verdict('documentation', 'a URL: the key was its scheme (salt://, file://) and the value its path');
+  if (HOST_BEFORE.test(keyText) && PORT_AND_REST.test(value))
+    return verdict('documentation', 'a port after a host name (host:80)');
+  if (OBJECT_IDENTIFIER.test(value)) return verdict('public', 'an object identifier (OID, dotted numbers)');
+  if (MARKDOWN_SYNTAX.test(value) || RELATIVE_LINK.test(value))
+    return verdict('documentation', "Markdown: a link's text and target, a relative link, a footnote or a handle");
+  if (PASS_AS_VERB.test(keyText)) return verdict('documentation', '"pass" is a verb here (the tests pass:)');
+  if (COLON_LABEL.test(value) || OPTION_WORD.test(value))
+    return verdict('documentation', "a label ending in a colon, or the option's own name, where a value was expected");
+  if (COMMAND_LINE.test(value)) return verdict('documentation', "a command line (a tool's name, then its arguments)");
+  if (HTTP_VERSION.test(value)) return verdict('documentation', "an HTTP request line's protocol version (HTTP/1.1)");
+  if (CALL_AFTER_CONCATENATION.test(value))
+    return verdict('reference', 'code: a function call joined to the string (an ARM concat of listKeys(…))');
+  if (keyText.endsWith('`') && after.startsWith('`') && BACKTICK_COMMAND.test(value))
+    return verdict('reference', 'a command in backticks (Ruby, shell): the value is its output');
+  if (FILE_BEFORE_COLON.test(keyText) && MEDIA_TYPE_WORDS.test(value))
+    return verdict('documentation', "a file and its type (script.sh:x-shellscript), not a user's password");
+  if (BRACED_PLACEHOLDERS.test(value)) return verdict('placeholder', '{name} placeholders joined by marks');
+  if (BRACED_WORDS.test(value))
+    return verdict('placeholder', 'words in braces where the value goes ({token over here})');
+  if (isJsonWithoutLiteral(value))
+    return verdict('documentation', 'a JSON object whose fields hold settings, placeholders or references, no literal');
   if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
   if (SAID_TO_BE_AN_ID.test(after)) return verdict('documentation', 'the sentence says the value is an identifier');
   if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
@@ -962,27 +1257,48 @@ export function classifyValue(
   if (WRAPPED_PLACEHOLDER.test(value)) return verdict('placeholder', "a command-line tool's placeholder (^X^, %X%)");
   if (CONSTANT_NAME.test(value)) return verdict('placeholder', "a constant's name (capitals, up to two digits)");
   if (PREFIX_AND_WORD.test(value)) return verdict('placeholder', 'a key prefix followed by a plain word');
-  if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice');
+  const prefixed = PREFIX_AND_PLACEHOLDER.exec(value);
+  if (prefixed && WORDS.placeholder.has(prefixed[1]!))
+    return verdict('placeholder', 'a short prefix and a placeholder word (tkey_foo)');
+  if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice or more');
   if (isWordTwiceAroundMark(value)) return verdict('placeholder', 'a word written twice around a mark');
   if (isDigitCount(value)) return verdict('placeholder', 'digits counting up or down');
   if (isWordsAndCounts(value)) return verdict('placeholder', 'placeholder words and counting digits run together');
   if (isHexWords(value)) return verdict('placeholder', 'hex spelled from words (deadbeef)');
   if (isPhraseSlug(value)) return verdict('documentation', 'a phrase written as a slug');
   if (!inUrl && namesItsKey(value, key)) return verdict('placeholder', 'the value names its own key');
+  const pairName = key === 'value' ? NAME_OF_PAIR.exec(keyText.slice(-200))?.[1] : undefined;
+  if (pairName !== undefined && namesItsKey(value, pairName))
+    return verdict('placeholder', "the value names its name/value pair's name (GITHUB_OAUTH_SECRET: github)");
   if (!inUrl && labelledByItsKey(value, key, keyText))
     return verdict('placeholder', 'the value is labelled with its own key (IDToken.1234…, water_softener_salt)');
   if (isMadeOfFiller(value))
     return verdict('placeholder', 'made of words that describe a value and typed runs (somerandomstring1234…)');
+  if (!inUrl && isLabelFromItsKey(value, key))
+    return verdict(
+      'placeholder',
+      'a label spelled from its own key (RefreshError under RefreshToken, tk-real under token)',
+    );
+  if (isCountedLabel(value, keyText)) return verdict('placeholder', "a test's label with a counter (words, a number)");
+  if (isRowAndDigits(value)) return verdict('placeholder', 'keys typed along a row, then digits');
+  if (isSentenceAboutItself(value))
+    return verdict('placeholder', 'a sentence about the value, naming its kind (AVeryStrongPassword…)');
+  if (CAPITALS_TEST_LABEL.test(value)) return verdict('placeholder', 'a name in capitals that says it is a test value');
+  if (!inUrl && isKeyInLeetspeak(value, key)) return verdict('placeholder', 'the value is its own key in leetspeak');
+  if (ERROR_LABEL.test(value) && ERROR_CHAIN_AFTER.test(after))
+    return verdict('documentation', "a wrapped error message's label (failed to get token: oauth2: …)");
   if (equalsTheUserName(value, keyText) || equalsTheUserName(value, after))
     return verdict('placeholder', 'the user name written beside it');
   if (spelledFromItsPlace(value, key, path))
     return verdict('placeholder', 'a name spelled from the words of its key and path');
   const escaped = BEFORE_ESCAPE.exec(value);
-  if (escaped && isPlaceholder(escaped[1]!))
-    return verdict('placeholder', "a placeholder, ended by its string literal's escape (\\n)");
+  if (escaped && (isPlaceholder(escaped[1]!) || classifyValue(escaped[1]!, keyText, path).kind !== 'literal'))
+    return verdict('placeholder', "a made-up value, ended by its string literal's escape (\\n)");
   if (echoesItsLine(value, keyText)) return verdict('placeholder', 'repeats its own line (the user name, the key)');
   if (namesTheProduct(value, path))
     return verdict('placeholder', "the product's own name, as the item's path spells it");
+  if (item && /^[a-z]{4,20}$/.test(value) && imageWords(item.text).has(value))
+    return verdict('placeholder', "the product's own name, as the images the file runs spell it");
   if (productAndWords(value, path))
     return verdict('placeholder', "the product's own name joined to made-up words (name@secured)");
   if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
@@ -992,6 +1308,9 @@ export function classifyValue(
   if (spelled && isPlaceholder(value.split(spelled[1]!).join('')))
     return verdict('placeholder', 'a placeholder word spelled out with a mark between its letters');
   if (ONE_KEYBOARD_ROW.test(value)) return verdict('placeholder', "letters of one keyboard row (a typist's filler)");
+  if (isAlphabetRun(value)) return verdict('placeholder', 'letters in alphabet order (abcd, abc123)');
+  if (isPlaceholderWordInBase64(value))
+    return verdict('placeholder', 'a placeholder word repeated in the shape of base64 (LS0exampleexample=)');
   if (FLAG_BEFORE.test(keyText) && SETTING_NAME.test(value) && ARGUMENT_AFTER.test(after))
     return verdict('secret-name', "a setting's name after a flag, its value the next argument (--secret name value)");
   const scheme = AUTH_SCHEME.exec(value);

@@ -14,6 +14,8 @@ export const VALIDATOR_NAMES = [
   'base64-decoded-not-placeholder',
   /** The value is not base64 of printable text (a key of random bytes never decodes to a sentence). */
   'not-base64-text',
+  /** Lower-case words made of random letters (`nzzh slzlmdk embkt`), not a sentence's words (validators.ts isGeneratedWords). */
+  'generated-words',
 ] as const;
 
 const validatorSchema = z.union([

@@ -55,6 +55,12 @@ const LINE_BREAK = /\r?\n|\\r\\n|\\n/;
 const TRAILING_BREAK_AND_PREFIX = /(?:\r?\n|\\r\\n|\\n)[ \t+>#"'-]*$/;
 
 /**
+ * Words in one case joined by `-`, `_` or spaces where the key goes (`YOUR-ORGS-VALIDATION-KEY-HERE`,
+ * `paste your key here`): a sample's instruction. base64 has none of those marks and mixes cases.
+ */
+const WORDS_FOR_A_BODY = /^\s*(?:[A-Z]+(?:[-_ ][A-Z]+)+|[a-z]+(?:[-_ ][a-z]+)+)\s*$/;
+
+/**
  * A PEM block body keeps its marker lines: mask from the first line after
  * BEGIN (minus the prefix the BEGIN line had: a diff `+`, YAML indentation)
  * to the end of the last line before END.
@@ -77,7 +83,8 @@ function pemBodyRange(text: string, blockStart: number, start: number, end: numb
     to = body.trimEnd().length;
   }
   // Nothing key-like between the markers (an empty block, or one already masked): nothing to mask.
-  if (to <= from || !/[A-Za-z0-9+/=]{8}/.test(body.slice(from, to)) || ALREADY_MASKED.test(body.slice(from, to))) {
+  const inside = body.slice(from, to);
+  if (to <= from || !/[A-Za-z0-9+/=]{8}/.test(inside) || ALREADY_MASKED.test(inside) || WORDS_FOR_A_BODY.test(inside)) {
     return undefined;
   }
   return [start + from, start + to];

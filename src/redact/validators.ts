@@ -185,7 +185,7 @@ const UNLEET: Record<string, string> = {
 const UNLEET_CODE = new Uint8Array(128);
 for (const [leet, plain] of Object.entries(UNLEET)) UNLEET_CODE[leet.charCodeAt(0)] = plain.charCodeAt(0);
 
-function unleet(value: string): string {
+export function unleet(value: string): string {
   const lower = value.toLowerCase();
   let i = 0;
   while (i < lower.length && !(lower.charCodeAt(i) < 128 && UNLEET_CODE[lower.charCodeAt(i)] !== 0)) i++;
@@ -621,6 +621,30 @@ export function isProse(value: string): boolean {
   return PROSE_CHARS.test(value) && PROSE_ENDS.test(value) && (PROSE_WORD.test(value) || NON_ASCII_LETTER.test(value));
 }
 
+const CONSONANT_RUN = /[b-df-hj-np-tv-xz]+/g;
+/** The longest run of consonants (y counts as a vowel) that English words do not write (rules/words.json englishClusters). */
+function longestForeignRun(word: string): number {
+  let longest = 0;
+  for (const run of word.match(CONSONANT_RUN) ?? []) {
+    if (run.length > longest && (run.length < 3 || !WORDS.englishClusters.has(run))) longest = run.length;
+  }
+  return longest;
+}
+
+/**
+ * Lower-case words of random letters (`nzzh slzlmdk embkt eblpu frotf`), as a generated passphrase is written,
+ * not a sentence: one word with a run of four consonants and another word, of four letters or more, with a run
+ * of three, where neither run is one English writes (`strength`, `password`, `extra`). An acronym among words
+ * (`grpc server tls support`) has no second such word.
+ */
+export function isGeneratedWords(value: string): boolean {
+  const words = value.split(/[ \t]+/);
+  if (words.length < 2 || words.length > 12) return false;
+  const runs = words.map((word) => longestForeignRun(word));
+  const four = runs.findIndex((n) => n >= 4);
+  return four !== -1 && runs.some((n, i) => i !== four && n >= 3 && words[i]!.length >= 4);
+}
+
 export interface ValueContext {
   /** The value came from a group named `bare`: unquoted, in a style where code and types appear (YAML, code). */
   bare: boolean;
@@ -637,7 +661,9 @@ function validatorCost(validator: ValidatorSpec): number {
     return 6;
   }
   return (
-    { 'not-reference': 3, 'not-code-or-word': 4, 'not-placeholder': 5, 'not-base64-text': 5 }[validator as string] ?? 6
+    { 'not-reference': 3, 'generated-words': 3, 'not-code-or-word': 4, 'not-placeholder': 5, 'not-base64-text': 5 }[
+      validator as string
+    ] ?? 6
   );
 }
 
@@ -670,6 +696,9 @@ export function firstRejection(value: string, validators: ValidatorSpec[], conte
           if (ABSOLUTE_PATH.test(value.trim())) return reject(validator);
           if (context.bare && isCodeOrWord(value)) return reject(validator);
           if (context.envStyle && isPathOrUrl(value)) return reject(validator);
+          break;
+        case 'generated-words':
+          if (!isGeneratedWords(value)) return reject(validator);
           break;
         case 'not-base64-text': {
           const decoded = decodeBase64(value, true);

@@ -35,6 +35,7 @@ const wordsFileSchema = z
     nameFillers: list,
     functionWords: list,
     describing: list,
+    englishClusters: list,
   })
   .strict();
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyValue } from '../../src/redact/classifyValue.ts';
 import { createRedactor } from '../../src/redact/createRedactor.ts';
-import { ALNUM, pick, seededRng } from './secretGen.ts';
+import { ALNUM, LOWER, pick, seededRng } from './secretGen.ts';
 
 const redactor = await createRedactor();
 const rng = seededRng(2026);
@@ -617,4 +617,223 @@ test('issue 26 eighth round: Bearer with its token on the next line, a number un
   ] as const) {
     assert.ok(!(await redactor.redact(text, { path })).text.includes(token.slice(0, 20)), text);
   }
+});
+
+test('issue 26 ninth round: URLs, ports, OIDs, Markdown, commands, braced placeholders and JSON of settings are not literals', () => {
+  const kept: [string, string, string?][] = [
+    // Salt's file server URLs: the rule took the scheme for a `salt` key.
+    ['//postgres/templates/pg_hba.conf.j2', 'pg_hba.conf: salt:'],
+    ['//ntp/files/default/etc/ntp.conf.jinja', '  - source: salt:'],
+    // A port, then the URL's fragment (an open-redirect test list): the host ends in a TLD that is also a key (.pw).
+    ['80#@www.whitelisteddomain.tld/', '//localdomain.pw:'],
+    ['80#', 'http://google.com:'],
+    ['1.2.840.113556.1.4.2239', 'during password set: '],
+    ['../session/introduction.md#secret', '[session.secret]: '],
+    ['Usage](../../integration/oauth-2.0-bearer-token-usage.md', '[OAuth 2.0 Bearer Token '],
+    ['Flow_[^18]', 'during the _Refresh Token '],
+    ['docker buildx bake test', '5. Make sure the tests pass: `'],
+    ['{metadata}.{payload}.{signature}', 'idToken: "'],
+    [
+      '{\\"hashIterations\\":27500,\\"algorithm\\":\\"pbkdf2-sha256\\",\\"additionalParameters\\":{}}',
+      '"credentialData" : "',
+    ],
+    ['{\\"access_token\\": \\"foobar\\"}', 'Token: "'],
+    // Made-up values that say what they are.
+    ['CLEANUPTEST', "AWS_SECRET_ACCESS_KEY: '"],
+    ['AVeryStrongPasswordUShouldEncrypt!', "root_password => '"],
+    ['us3r2P455W0Rd!', 'user2Password = "'],
+    ['more_secure\\n--host=localhost\\n--socket=/var/run/mysql.sock', '.and_return("--user=root\\n--password='],
+  ];
+  for (const [value, keyText] of kept) {
+    const verdict = classifyValue(value, keyText);
+    assert.notEqual(verdict.kind, 'literal', `${keyText}${value}`);
+    assert.ok(!verdict.evidence.includes(value), verdict.evidence);
+  }
+  assert.equal(
+    classifyValue('oauth2', 'failed to get token: ', undefined, {}, ': "invalid_grant" "Session not active"').kind,
+    'documentation',
+  );
+  // The same places with a literal: a random salt in base64 (it may start with //), a password after a
+  // user name with a dot, a JSON object holding a generated token or a hash and its salt, a chosen password
+  // before an escape, a capitalised word and a random value after a wrapped message.
+  const random = pick(rng, ALNUM, 32);
+  const literals: [string, string, string?][] = [
+    [`//${random}==`, 'salt: '],
+    [`//${random.slice(0, 8)}/${random.slice(8)}`, 'salt: '],
+    ['804519', '//john.doe:'],
+    [`{\\"access_token\\": \\"${random}\\"}`, 'Token: "'],
+    [`{"note": "${random}"}`, 'token: '],
+    [
+      '{\\"value\\":\\"avTDXptExxoF5x0NUUChQ/XGdpPelLwkmLlWbr9wkmQ=\\",\\"salt\\":\\"hbSr0JEQ9yhKQFAg4KYEWg==\\"}',
+      '"secretData" : "',
+    ],
+    ['Fort_kn0X\\n', '--password='],
+    [`${random}\\n--host=localhost`, '--password='],
+    ['HUNTERBLUE', 'password: '],
+    ['BlueMangoRiverTiger', 'password: '],
+    [random, 'user2Password = "'],
+    [`${random.toLowerCase()}`, 'failed to get token: '],
+  ];
+  for (const [value, keyText] of literals) {
+    assert.equal(classifyValue(value, keyText, undefined, {}, ': next').kind, 'literal', `${keyText}${value}`);
+  }
+});
+
+test('issue 26 ninth round: a Salt pillar or Puppet manifest with a real secret is still masked; its salt:// URLs stay', async () => {
+  const password = pick(rng, ALNUM, 20);
+  const pillar = `postgres:\n  users:\n    app:\n      password: '${password}'\n  pg_hba.conf: salt://postgres/templates/pg_hba.conf.j2\n  appSalt: ${pick(rng, ALNUM, 32)}\n`;
+  const out = (await redactor.redact(pillar, { path: 'pillar/postgres.sls' })).text;
+  assert.ok(!out.includes(password), out);
+  assert.ok(out.includes('salt://postgres/templates/pg_hba.conf.j2'), out);
+  assert.ok(!out.includes(pillar.split('appSalt: ')[1]!.trim()), out);
+  const manifest = `class { 'mysql::server':\n  root_password => '${password}',\n}\n`;
+  assert.ok(!(await redactor.redact(manifest, { path: 'manifests/init.pp' })).text.includes(password));
+  for (const text of [
+    '  - source: salt://postgres/templates/limit.maxfiles.plist\n',
+    "class { 'mysql::server':\n  root_password => 'AVeryStrongPasswordUShouldEncrypt!',\n}\n",
+    '5. Make sure the tests pass: `docker buildx bake test`\n',
+  ]) {
+    assert.equal((await redactor.redact(text, { path: 'README.md' })).text, text);
+  }
+});
+
+test('issue 26 ninth round: counted labels, typed filler, labels with colons, "pass" as a verb, an image\'s name', () => {
+  const kept: [string, string][] = [
+    ['request-interpolated-script-1', "bru.setVar('request-token-1', '"],
+    ['collection-value-456', 'bru.setCollectionVar("persistedCollectionToken", "'],
+    ['INITIAL_VALUE_collection_env_e2e_001', 'bru.setEnvVar("apiToken", "'],
+    ['search-key-789', 'x-api-key: "'],
+    ['apple-apple-apple-apple', '"--encryption-key='],
+    ['asd132', 'opsgenie_api_key: '],
+    ['qwe456', 'bot_token: '],
+    ['argon2:', '"authentication_backend: file: password: '],
+    ['flag', '"you must use an interactive terminal or use the --password '],
+    ['req-1', '// Both requests should pass: '],
+  ];
+  for (const [value, keyText] of kept) {
+    const verdict = classifyValue(value, keyText);
+    assert.notEqual(verdict.kind, 'literal', `${keyText}${value}`);
+  }
+  const compose =
+    'services:\n  connect:\n    image: confluentinc/cp-server-connect:7.9.0\n    environment:\n      CONNECT_SSL_KEY_PASSWORD: confluent\n';
+  const at = compose.indexOf('confluent\n');
+  assert.equal(
+    classifyValue('confluent', 'CONNECT_SSL_KEY_PASSWORD: ', 'docker-compose.yml', {}, '\n', {
+      text: compose,
+      start: at,
+    }).kind,
+    'placeholder',
+  );
+  // The same shapes as literals: a passphrase with a counter whose words name nothing around it, random
+  // letters and digits, a word as a password in a file that runs no image of that name, a value after "pass:"
+  // as a key, a word with a colon inside it.
+  const literals: [string, string][] = [
+    ['orbit-tundra-marble-7', 'password: '],
+    ['kqz471', 'api_key: '],
+    ['tundra-orbit-tundra', 'password: '],
+    ['Tq8vN3kX', 'pass: '],
+    ['tundra:marble', 'password: '],
+  ];
+  for (const [value, keyText] of literals) assert.equal(classifyValue(value, keyText).kind, 'literal', value);
+  const other = compose.replace('confluentinc/cp-server-connect', 'bitnami/kafka');
+  assert.equal(
+    classifyValue('confluent', 'CONNECT_SSL_KEY_PASSWORD: ', 'docker-compose.yml', {}, '\n', {
+      text: other,
+      start: other.indexOf('confluent\n'),
+    }).kind,
+    'literal',
+  );
+});
+
+test('issue 26 ninth round: a label spelled from its own key is a test value; generated parts keep a value literal', () => {
+  for (const [value, keyText] of [
+    ['RefreshError', 'RefreshToken: "'],
+    ['Refreshed', 'RefreshToken: "'],
+    ['refresh12345', 'RefreshToken: "'],
+    ['tk-real', "credentials: { access_token: '"],
+    ['implicit-tk', "access_token: '"],
+    ['runtime-tok', "API_TOKEN: '"],
+  ]) {
+    assert.equal(classifyValue(value!, keyText!).kind, 'placeholder', value);
+  }
+  for (const [value, keyText] of [
+    // A real token's prefix names its service, and the rest is generated.
+    [`github_pat_11${pick(rng, ALNUM, 22)}_${pick(rng, ALNUM, 30)}`, 'githubToken: "'],
+    // The noun shortened counts only under a key with that noun; a word the key does not hold is a chosen value.
+    ['mango-tk', 'password: '],
+    ['Existing', 'RefreshToken: "'],
+  ]) {
+    assert.equal(classifyValue(value!, keyText!).kind, 'literal', value);
+  }
+});
+
+test("issue 26 tenth round (heldOut8 classes): pipeline $(…) references, digests, alphabet runs, secrets' names, placeholders", () => {
+  const kept: [string, string, string?][] = [
+    ['$(params.password)', 'password: '],
+    ['[$(profile-name)]', 'credentials: |-\n    '],
+    ['$(password) # Access token should be provided here', '  password: '],
+    ['$(Build.Repository.Name):$(Build.BuildId)', 'secret: '],
+    [pick(rng, '0123456789abcdef', 64), 'image: quay.io/chmouel/github-app-token@sha256:'],
+    [`ghcr.io/macstadium/orka-runner:2022-06-29@sha256:${pick(rng, '0123456789abcdef', 64)}`, '| image | '],
+    ['abcd', '{"token": "'],
+    ['ABCDEFG', 'api_key: '],
+    ['abc123', 'password: '],
+    ['_**rox-api-token**_', 'Secret containing the API token. Default: '],
+    ['gcr-registry-config', '- name: DOCKER_CONFIG_SECRET\n  value: '],
+    ['github', '  - name: GITHUB-OAUTH_SECRET\n    value: '],
+    ['{token over here}', '  token: '],
+    ['Config', '    kind: '],
+    ['my-cluster', '    current-context: '],
+    ['LS0exampleexampleexample=', '    client-key-data: '],
+    ['tkey_foo', 'token_secret: "'],
+    ['Skopeo@1', '  password: ', 'task/skopeo-copy/0.1/samples/quay-secret.yaml'],
+    ['x-shellscript-per-boot', 'cloud-init devel make-mime -a always.sh:'],
+    ['HTTP/1.1', 'GET https://httpbin.org/basic-auth/user/passwd '],
+    [',listKeys(resourceId(', "AccountName=',parameters('name'),';AccountKey='"],
+  ];
+  for (const [value, keyText, path] of kept) {
+    assert.notEqual(classifyValue(value, keyText, path).kind, 'literal', `${keyText}${value}`);
+  }
+  assert.equal(
+    classifyValue('op signin --account my-account --raw', 'session_token = `', undefined, {}, '`.strip').kind,
+    'reference',
+  );
+  // The same places with chosen or generated values: still literals.
+  const literals: [string, string, string?][] = [
+    [`Xq9$(${pick(rng, LOWER, 6)}) ${pick(rng, ALNUM, 8)}`, 'password: '],
+    [pick(rng, '0123456789abcdef', 64), 'api_key: '],
+    ['abce', '{"token": "'],
+    [`abcd${pick(rng, ALNUM, 10)}`, '{"token": "'],
+    [`_**${pick(rng, ALNUM, 16)}**_`, 'token: '],
+    ['{tundra marble 7}', 'token: '],
+    [`gh${pick(rng, ALNUM, 14)}`, '  - name: GITHUB_TOKEN\n    value: '],
+    [`LS0tLS1CRUdJTi${pick(rng, ALNUM, 60)}=`, '    client-key-data: '],
+    [`tkey_${pick(rng, ALNUM, 12)}`, 'token_secret: "'],
+    ['tkey_fox', 'token_secret: "'],
+    ['Skopeo@1984', '  password: ', 'task/skopeo-copy/0.1/samples/quay-secret.yaml'],
+    ['Skopeo@1', '  password: ', 'samples/quay-secret.yaml'],
+    ['wild-horse-battery', 'curl -u john.doe:'],
+    ['HTTP/1.1x9Qz', 'GET /basic-auth/user/passwd '],
+    [`,${pick(rng, ALNUM, 16)}`, "AccountKey='"],
+  ];
+  for (const [value, keyText, path] of literals) {
+    assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${keyText}${value}`);
+  }
+  assert.equal(classifyValue(pick(rng, ALNUM, 20), 'session_token = `', undefined, {}, '`').kind, 'literal');
+});
+
+test('issue 26 tenth round: a PEM block of words in one case is an instruction; a key body is masked', async () => {
+  const sample =
+    '  validation_key: |\n    -----BEGIN RSA PRIVATE KEY-----\n    YOUR-ORGS-VALIDATION-KEY-HERE\n    -----END RSA PRIVATE KEY-----\n';
+  assert.equal((await redactor.redact(sample, { path: 'doc/cloud-config-chef.txt' })).text, sample);
+  const body = pick(rng, `${ALNUM}+/`, 64);
+  const real = sample.replace('YOUR-ORGS-VALIDATION-KEY-HERE', body);
+  assert.ok(!(await redactor.redact(real, { path: 'doc/cloud-config-chef.txt' })).text.includes(body));
+  // A kubeconfig under a Secret's stringData: its settings and sample data stay, a real key is masked.
+  const kubeconfig = (key: string) =>
+    `kind: Secret\nstringData:\n  kubeconfig: |\n    apiVersion: v1\n    kind: Config\n    current-context: my-cluster\n    users:\n    - name: my-user\n      user:\n        client-key-data: ${key}\n`;
+  const placeholder = kubeconfig('LS0exampleexampleexample=');
+  assert.equal((await redactor.redact(placeholder, { path: 'samples/secrets.yaml' })).text, placeholder);
+  const key = pick(rng, ALNUM, 48);
+  assert.ok(!(await redactor.redact(kubeconfig(key), { path: 'samples/secrets.yaml' })).text.includes(key));
 });
