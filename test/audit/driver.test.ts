@@ -48,6 +48,13 @@ for (const driver of availableSqlDrivers()) {
     });
     const count = () => db.prepare('SELECT count(*) AS n FROM t').get()?.n;
 
+    it("caches at most SQLite's own 2 MB of pages (better-sqlite3's build sets 16 MB, held as long as the server runs)", () => {
+      // Negative: KiB; positive: pages.
+      const size = Number(db.pragma('cache_size'));
+      const bytes = size < 0 ? -size * 1024 : size * Number(db.pragma('page_size'));
+      assert.ok(bytes > 0 && bytes <= 2 * 1024 * 1024, `cache_size ${size}`);
+    });
+
     it('returns run results, plain rows and values in better-sqlite3 shapes', () => {
       const insert = db.prepare('INSERT INTO t (n, x) VALUES (?, ?)');
       assert.deepStrictEqual(insert.run(7, 'seven'), { changes: 1, lastInsertRowid: 1 });

@@ -17,13 +17,6 @@ export const INDEX_APPLICATION_ID = 0x43545849;
 /** Bumped when the layout or the chunking changes: an older index is dropped and rebuilt (2: symbols, history). */
 export const INDEX_SCHEMA_VERSION = 2;
 
-/**
- * The connection's page cache, in KiB: SQLite's own default. better-sqlite3 builds SQLite with 16 MB, which a
- * build of 50,000 files (a 28 MB index) fills and the server then holds for good; the index's lookups read a
- * few pages of a b-tree each, which the system's file cache serves as well.
- */
-const INDEX_CACHE_KIB = 2_000;
-
 /** A file that is not an index of ours: it is left alone and retrieval searches with git grep. */
 export class ForeignIndexError extends Error {
   override readonly name = 'ForeignIndexError';
@@ -78,7 +71,6 @@ export class IndexStore {
     }
     db.pragma('journal_mode', 'WAL');
     db.pragma('synchronous', 'NORMAL');
-    db.pragma('cache_size', -INDEX_CACHE_KIB);
     const version = Number(db.pragma('user_version') ?? 0);
     if (appId === INDEX_APPLICATION_ID && version !== INDEX_SCHEMA_VERSION) {
       // Ours, another layout: the index is a cache, rebuilt from the work tree.
