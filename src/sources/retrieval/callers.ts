@@ -41,18 +41,22 @@ export function useRank(names: readonly string[]): (line: string) => number {
   if (simple.length === 0) return () => 0;
   const alt = simple.map(escapeRegExp).join('|');
   const token = new RegExp(`(?<![\\w$-])(?:${alt})(?![\\w$-])`);
+  // A call through it (`json.parse(`, `cowboy_req:reply(`, `fmt::format(`), though `name:` also opens a key.
+  const through = new RegExp(`(?<![\\w$-])(?:${alt})(?:\\.|::|:|/)[A-Za-z_]\\w*\\s*\\(`);
   const call = new RegExp(
-    `(?<![\\w$-])(?:${alt})!?\\s*\\(|\\(\\s*(?:[\\w.-]+/)?(?:${alt})[\\s)]|\\|>\\s*(?:[\\w.]+\\.)?(?:${alt})\\b|(?<![\\w$-])(?:${alt})(?:\\.|::|:|/)[A-Za-z_]\\w*\\s*\\(`,
+    `(?<![\\w$-])(?:${alt})!?\\s*\\(|\\(\\s*(?:[\\w.-]+/)?(?:${alt})\\s|\\|>\\s*(?:[\\w.]+\\.)?(?:${alt})\\b`,
   );
   const defines = definitionTest(simple);
-  // A function's clause at the margin (`parse(Bin) ->`, `parse_args(int argc,`), a Lisp `(defn parse`.
+  // A function's clause at the margin (`parse(Bin) ->`, `parse_args(int argc,`), a Lisp `(defn parse`, the
+  // line that names the module it begins (`-module(cowboy_req).`, `(ns app.router`, `package router`).
   const clause = new RegExp(
-    `^(?:${alt})\\s*\\((?!.*[;)]\\s*$)|^\\s*\\(def[\\w-]*\\s+\\^?[\\w:]*\\s*(?:${alt})(?![\\w$-])`,
+    `^(?:${alt})\\s*\\((?!.*[;)]\\s*$)|^\\s*\\(def[\\w-]*\\s+\\^?[\\w:]*\\s*(?:${alt})(?![\\w$-])|^\\s*[-(]?\\s*(?:module|ns|package|namespace)[\\s(]+(?:[\\w.-]+[./])?(?:${alt})(?![\\w$-])`,
   );
   return (line) => {
-    if (!token.test(line) || COMMENT.test(line)) return 0;
-    if (defines(line) !== undefined || clause.test(line)) return 0;
-    return call.test(line) ? 2 : 1;
+    if (!token.test(line) || COMMENT.test(line) || clause.test(line)) return 0;
+    const viaName = through.test(line);
+    if (!viaName && defines(line) !== undefined) return 0;
+    return viaName || call.test(line) ? 2 : 1;
   };
 }
 
