@@ -4,7 +4,7 @@
 // elsewhere, ranked by one rule for every language: a call over a line that
 // only names it, a definition or a comment never a use.
 
-import { definitionTest, isTestPath } from './regions.ts';
+import { definitionTest, IMPORT_LINE, isTestPath } from './regions.ts';
 import type { GrepHit } from './search.ts';
 
 export interface AskedUses {
@@ -52,8 +52,16 @@ export function useRank(names: readonly string[]): (line: string) => number {
   const clause = new RegExp(
     `^(?:${alt})\\s*\\((?!.*[;)]\\s*$)|^\\s*\\(def[\\w-]*\\s+\\^?[\\w:]*\\s*(?:${alt})(?![\\w$-])|^\\s*[-(]?\\s*(?:module|ns|package|namespace)[\\s(]+(?:[\\w.-]+[./])?(?:${alt})(?![\\w$-])`,
   );
+  // A declaration without a body (`std::string format(const char* f);`): types before the name and in its
+  // parameters, ended by `;`.
+  const prototype = new RegExp(
+    `^\\s*(?!(?:return|else|case|throw|await|yield|new|delete|goto|co_return|co_await)\\b)(?:[\\w:<>,]+[\\s*&]+)+(?:${alt})\\s*\\((?:\\s*void\\s*|[^()=]*\\b[\\w:<>]+[\\s*&]+\\w+[^()=]*)?\\)[^;=]*;\\s*$`,
+  );
+  // The name inside a quoted path only (`#include "fmt/format.h"`): a use of the file, not of the symbol.
+  const unquoted = (line: string) => token.test(line.replace(/"[^"]*"|'[^']*'|<[\w./-]+>/g, '""'));
   return (line) => {
-    if (!token.test(line) || COMMENT.test(line) || clause.test(line)) return 0;
+    if (!token.test(line) || COMMENT.test(line) || clause.test(line) || prototype.test(line)) return 0;
+    if (IMPORT_LINE.test(line) && !unquoted(line)) return 0;
     const viaName = through.test(line);
     if (!viaName && defines(line) !== undefined) return 0;
     return viaName || call.test(line) ? 2 : 1;

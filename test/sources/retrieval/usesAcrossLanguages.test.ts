@@ -54,11 +54,14 @@ describe('how a line uses a name, in every language by one rule', () => {
     ['json', '    const tree = try json.parse(allocator, text);'],
     ['normalize', '    |> normalize()'],
     ['format_to', '  fmt::format_to(out, "{}", x);'],
+    ['format', '  return format("{}", x);'],
+    ['format', '  auto s = fmt::format("{}", x);'],
   ];
   for (const [name, line] of calls) test(`a call: ${line.trim()}`, () => assert.equal(useRank([name])(line), 2));
   const mentions: [string, string][] = [
     ['parse_args', '    handlers = [parse_args, parse_env]'],
     ['wrap-params', '  (-> handler wrap-params wrap-cookies)'],
+    ['parse_args', 'from cli.args import parse_args'],
   ];
   for (const [name, line] of mentions) test(`a mention: ${line.trim()}`, () => assert.equal(useRank([name])(line), 1));
   const never: [string, string][] = [
@@ -75,6 +78,9 @@ describe('how a line uses a name, in every language by one rule', () => {
     ['reply', '%% reply/3 sends the response'],
     ['wrap-params', ';; wrap-params reads the query string'],
     ['parse_args', '  n = parse_arguments(argc, argv);'],
+    ['format', 'std::string format(const char* f);'],
+    ['format', 'FMT_API auto format(string_view fmt, format_args args) -> std::string;'],
+    ['format', '#include "fmt/format.h"'],
   ];
   for (const [name, line] of never) test(`not a use: ${line.trim()}`, () => assert.equal(useRank([name])(line), 0));
 
@@ -135,6 +141,11 @@ const FILES: Record<string, string> = {
   'include/fmt/format.h': '#pragma once\nnamespace fmt {\nstd::string format(const char* f);\n}\n',
   'src/os.cc': '// os\n#include "fmt/format.h"\n#include "fmt/os.h"\n',
   'test/format-test.cc': '#include <string>\n#include "fmt/format.h"\n\nTEST(format, basic) {}\n',
+  // A header and the function it declares share a name.
+  'include/fmt/vformat_to.h': '#pragma once\nstd::string vformat_to(const char* f);\n',
+  'src/report.cc': '#include "fmt/vformat_to.h"\nstd::string report(int n) {\n  return fmt::vformat_to("{}", n);\n}\n',
+  'src/table.cc': '#include "fmt/vformat_to.h"\n',
+  'src/main.cc': 'int main() {\n  puts(vformat_to("{:>8}", 1).c_str());\n}\n',
   'src/printf.cc': '// the format of the output is fixed\nint x = 1; // format format format\n',
   // Zig, Clojure, Lua, Ruby and TypeScript importers of the router module; Clojure's over several lines.
   'src/main.zig': 'const std = @import("std");\nconst router = @import("router.zig");\n',
@@ -192,6 +203,17 @@ describe('retrieval: the listing of who uses, includes or tests a name', () => {
       "web/index.ts:1: import { route } from './router.js';",
     ])
       assert.ok(text.includes(line), `${line}\n---\n${text}`);
+  });
+
+  test('a name that is a file and a function: its includers for "include", its callers for "call"', async () => {
+    const includers = await listing('Which files include vformat_to.h?');
+    assert.match(includers, /^src\/report\.cc:1: /m);
+    assert.match(includers, /^src\/table\.cc:1: /m);
+    assert.doesNotMatch(includers, /src\/report\.cc:3|src\/main\.cc/);
+    const callers = await listing('Who calls vformat_to?');
+    assert.match(callers, /^src\/report\.cc:3: return fmt::vformat_to\("\{\}", n\);$/m);
+    assert.match(callers, /^src\/main\.cc:2: /m);
+    assert.doesNotMatch(callers, /#include|std::string vformat_to\(const char\* f\);/);
   });
 
   test('who calls a function: the calls, not its definition, a comment or a longer name', async () => {
