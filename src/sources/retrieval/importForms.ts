@@ -87,9 +87,24 @@ export function continuedImports(
   return out;
 }
 
-/** The module names of the files a question names (`format.h`, `src/router.js` → `format`, `router`). */
-export function fileStems(paths: readonly string[]): string[] {
+/** "the format module", "the router.zig file": the word before a module noun, whatever else it means in prose. */
+const MODULE_NOUN =
+  /\b(?:the|a|our|this|that)\s+[`'"]?([A-Za-z_][\w-]{1,60})[`'"]?\s+(?:module|header|namespace|package|library|crate)s?\b/gi;
+/** Words that stand before a module noun without naming one. */
+const NOT_A_MODULE = new Set(['same', 'whole', 'other', 'next', 'previous', 'first', 'last', 'entire', 'new', 'old']);
+
+/**
+ * The module names an imports question gives: the stems of the files it names (`format.h`, `src/router.js` →
+ * `format`, `router`) and a word before a module noun ("the format module": `format` is also a build word, so
+ * the question's analysis keeps it as prose).
+ */
+export function askedModules(text: string, paths: readonly string[]): string[] {
   const out = new Set<string>();
+  for (const match of text.matchAll(MODULE_NOUN)) {
+    const word = match[1] ?? '';
+    if (!NOT_A_MODULE.has(word.toLowerCase()) && word.length >= 3) out.add(word);
+    if (out.size >= 3) break;
+  }
   for (const named of paths) {
     const base = path.posix.basename(named);
     if (!base.includes('.')) continue;

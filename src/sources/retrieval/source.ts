@@ -28,7 +28,7 @@ import {
   recentHistory,
   releaseHistory,
 } from './history.ts';
-import { continuedImports, fileStems } from './importForms.ts';
+import { askedModules, continuedImports } from './importForms.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
 import { markersAsked, marks } from './markers.ts';
@@ -466,9 +466,14 @@ export function createRetrievalSource(
     const depth = opts.depths[input.mode];
     const plan = searchPlan(input.question);
     const wantHistory = wanted('retrieval.history') && depth.history && hasIntent(input.question, 'history');
-    // "What includes format.h": the file's module name is what its importers spell.
+    // "What includes format.h", "the format module": the module name its importers spell.
     const relations = askedRelations(input.question.text);
-    const stems = relations?.imports ? fileStems(subjectPaths(input.question).map((named) => named.token)) : [];
+    const stems = relations?.imports
+      ? askedModules(
+          input.question.text,
+          subjectPaths(input.question).map((named) => named.token),
+        )
+      : [];
     const wantCode =
       wanted('retrieval.code.') &&
       (plan.names.length > 0 ||
@@ -532,7 +537,7 @@ export function createRetrievalSource(
                 failed('markers'),
               )
             : none;
-        const relationShapes = wantCode ? relationPatterns([...plan.names, ...stems], relations) : [];
+        const relationShapes = wantCode ? relationPatterns([...new Set([...plan.names, ...stems])], relations) : [];
         const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
           await Promise.all([
             wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
@@ -767,7 +772,7 @@ export function createRetrievalSource(
           // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
           // fewer tokens than the regions of the few files the depth sends; the regions get the room left.
           // Asked who calls or uses it, or which tests exercise it: the same listing, of the lines that use it.
-          const relationNames = [...context.names, ...stems];
+          const relationNames = [...new Set([...context.names, ...stems])];
           const stored = relations ? storedRelations(indexed, relationNames, relations) : undefined;
           const relationHits = [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits];
           const listingRoom = Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS);

@@ -12,7 +12,7 @@ import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
 import { silentLogger } from '../../../src/shared/logger.ts';
 import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
 import { askedUses, useRank, usesOf } from '../../../src/sources/retrieval/callers.ts';
-import { fileStems, importContinuations } from '../../../src/sources/retrieval/importForms.ts';
+import { askedModules, importContinuations } from '../../../src/sources/retrieval/importForms.ts';
 import { IndexStore } from '../../../src/sources/retrieval/index/store.ts';
 import { storedUses } from '../../../src/sources/retrieval/index/storedUses.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
@@ -132,7 +132,11 @@ describe('imports written over several lines', () => {
     assert.equal(moduleStem('example.com/app/internal/json'), 'json');
     assert.equal(moduleStem('github.com/x/cli/v2'), 'cli');
     assert.equal(moduleStem('a b c'), undefined);
-    assert.deepEqual(fileStems(['format.h', 'src/router.zig', 'Makefile']), ['format', 'router']);
+    assert.deepEqual(askedModules('Which files include these?', ['format.h', 'src/router.zig', 'Makefile']), [
+      'format',
+      'router',
+    ]);
+    assert.deepEqual(askedModules('Which files import the format module? The same module as before.', []), ['format']);
   });
 });
 
@@ -191,6 +195,11 @@ describe('retrieval: the listing of who uses, includes or tests a name', () => {
     assert.match(text, /^src\/os\.cc:2: #include "fmt\/format\.h"$/m);
     assert.match(text, /^test\/format-test\.cc:2: /m);
     assert.doesNotMatch(text, /printf\.cc|include\/fmt\/format\.h:/);
+    // Said as a module, though "format" is also a build word.
+    const asModule = await listing('Which files import the format module?');
+    assert.match(asModule, /^src\/os\.cc:2: /m);
+    assert.match(asModule, /^test\/format-test\.cc:2: /m);
+    assert.doesNotMatch(asModule, /printf\.cc/);
   });
 
   test('which files import the router module: Zig, Clojure over two lines, Lua, Ruby, TypeScript', async () => {
