@@ -102,6 +102,10 @@ export function relationPatterns(names: readonly string[], relations: Relations 
     // Module names are capitalised in some languages (`alias App.Json`, `import okio.Buffer`, `use App\Json;`).
     const module = `${name[0]?.toUpperCase()}${name.slice(1)}`;
     if (relations.imports) out.push(`.${module}`, `\\${module};`);
+    // Any quoted path or module whose last part is the name (`@import("json.zig")`, `-include("json.hrl")`,
+    // `require 'json'`), and a namespace in a vector (`[app.json :as j]`): the import line decides, not the shape.
+    if (relations.imports) out.push(`"${name}.`, `'${name}.`, `/${name}.`, `"${name}"`, `'${name}'`, `<${name}.`);
+    if (relations.imports) out.push(`.${name} :`, `.${name}]`);
     if (relations.handles) out.push(`except ${name}`, `except (${name}`, `catch (${name}`, `catch(${name}`);
     if (relations.handles) out.push(`: ${name})`, `rescue ${name}`, `::${name} =>`, `, ${name})`, `.${name})`);
     if (relations.handles) out.push(`| ${name}`, `\\${name} $`, `${name} =>`);
@@ -142,8 +146,8 @@ function importsOwnModule(names: readonly string[]): (line: string) => boolean {
 }
 
 /** A line that brings a module or a name into a file: `import`, `from … import`, `use`, `using`, `require(`. */
-const IMPORT_LINE =
-  /^\s*(?:(?:@\w+\s+)*import\b|from\s+\S+\s+import\b|(?:pub(?:\([\w:]+\))?\s+)?(?:use|mod)\s+[\w:{]|(?:global\s+)?using\s+(?:static\s+)?[\w.=\s]+;|export\s+.*\bfrom\b|#\s*(?:include|import)\b|(?:alias|require|import|use)\s+[A-Z][\w.]*|extern\s+crate\b|(?:require_once|include_once|require|include)\b\s*\(?\s*['"]|load\s+['"])|\b(?:require(?:_relative)?|dofile|loadfile)\s*\(?\s*['"]|\bimport\(\s*['"]|^\s*(?:[\w.]+\s+)?"[\w.-]+(?:\/[\w.-]+)+"\s*$/;
+export const IMPORT_LINE =
+  /^\s*(?:-(?:include|include_lib|import)\s*\(|\(\s*:?(?:require|import|use)\b|(?:@\w+\s+)*import\b|from\s+\S+\s+import\b|(?:pub(?:\([\w:]+\))?\s+)?(?:use|mod)\s+[\w:{]|(?:global\s+)?using\s+(?:static\s+)?[\w.=\s]+;|export\s+.*\bfrom\b|#\s*(?:include|import)\b|(?:alias|require|import|use)\s+[A-Z][\w.]*|extern\s+crate\b|(?:require_once|include_once|require|include)\b\s*\(?\s*['"]|load\s+['"])|\b(?:require(?:_relative)?|dofile|loadfile)\s*\(?\s*['"]|\bimport\(\s*['"]|^\s*(?:[\w.]+\s+)?"[\w.-]+(?:\/[\w.-]+)+"\s*$/;
 
 /**
  * How a line relates to the names a relation question asks about: 2 for an import of the project's own module

@@ -20,6 +20,7 @@ import { refusedByName } from '../symbols/admit.ts';
 import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
+import { askedUses, usesOf } from './callers.ts';
 import {
   type DefinitionAt,
   defaultHistoryLimits,
@@ -27,6 +28,7 @@ import {
   recentHistory,
   releaseHistory,
 } from './history.ts';
+import { askedModules, continuedImports } from './importForms.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
 import { markersAsked, marks } from './markers.ts';
@@ -464,9 +466,18 @@ export function createRetrievalSource(
     const depth = opts.depths[input.mode];
     const plan = searchPlan(input.question);
     const wantHistory = wanted('retrieval.history') && depth.history && hasIntent(input.question, 'history');
+    // "What includes format.h", "the format module": the module name its importers spell.
+    const relations = askedRelations(input.question.text);
+    const stems = relations?.imports
+      ? askedModules(
+          input.question.text,
+          subjectPaths(input.question).map((named) => named.token),
+        )
+      : [];
     const wantCode =
       wanted('retrieval.code.') &&
       (plan.names.length > 0 ||
+        stems.length > 0 ||
         plan.strings.length > 0 ||
         plan.taskWords.length > 0 ||
         plan.manifestWords.length > 0 ||
@@ -475,7 +486,8 @@ export function createRetrievalSource(
         plan.envReads.length > 0 ||
         plan.proseWords.length >= 2);
     if (!wantHistory && !wantCode) return { items: [] };
-    const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode]);
+    const asks = [relations, stems, askedUses(input.question.text)];
+    const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode, asks]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
     const historyIndex = wantHistory && opts.index ? await opts.index.history(ws) : undefined;
     const fingerprint = `${ws.gitFingerprint()}|${indexed?.search ? 'index' : 'grep'}|${historyIndex?.lookup ? 'index' : 'git'}`;
@@ -519,14 +531,13 @@ export function createRetrievalSource(
             : undefined;
         const namedHistory =
           wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
-        const relations = askedRelations(input.question.text);
         const markerSearch =
           wantCode && plan.markers.spellings.length > 0
             ? search(plan.markers.spellings, { words: false, perFile: MARKED_SEARCHED_PER_FILE }).catch(
                 failed('markers'),
               )
             : none;
-        const relationShapes = wantCode ? relationPatterns(plan.names, relations) : [];
+        const relationShapes = wantCode ? relationPatterns([...new Set([...plan.names, ...stems])], relations) : [];
         const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
           await Promise.all([
             wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
@@ -760,15 +771,23 @@ export function createRetrievalSource(
           const from = new Map(resolved.map((r) => [r.name, r.from]));
           // Asked who imports, extends, makes or handles it: every such line, one per file first, answers in
           // fewer tokens than the regions of the few files the depth sends; the regions get the room left.
-          const stored = relations ? storedRelations(indexed, context.names, relations) : undefined;
+          // Asked who calls or uses it, or which tests exercise it: the same listing, of the lines that use it.
+          const relationNames = [...new Set([...context.names, ...stems])];
+          const stored = relations ? storedRelations(indexed, relationNames, relations) : undefined;
+          const relationHits = [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits];
+          const listingRoom = Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS);
+          const used = relations ? undefined : usedLines(indexed, context.names, input.question.text, relationHits);
           const related = relations
             ? relationListing(
-                [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits],
-                stored?.rank(relationRank(context.names, relations)) ?? relationRank(context.names, relations),
+                relationHits,
+                withImportForms(
+                  stored?.rank(relationRank(relationNames, relations)) ?? relationRank(relationNames, relations),
+                  relations.imports ? continuedImports(ws.root, relationHits, relationNames, deps) : undefined,
+                ),
                 deps,
-                Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS),
+                listingRoom,
               )
-            : undefined;
+            : used && relationListing(used.hits, used.rank, deps, listingRoom);
           if (related) items.push(related);
           const marked = markedListing((await markerSearch).hits, plan.markers, deps, markedRoom(depth));
           if (marked) items.push(marked);
@@ -1024,6 +1043,28 @@ function storedRelations(
   const hits = indexed.uses(simple, kinds);
   const imports = new Set(hits.filter((hit) => hit.kind === 'import').map((hit) => hit.text));
   return { hits, rank: (base) => (line) => Math.max(base(line), imports.has(line) ? 1 : 0) };
+}
+
+/** A line inside an import written over several lines (importForms.ts) ranks as the import it is. */
+function withImportForms(
+  rank: (line: string) => number,
+  continued: ReadonlyMap<string, number> | undefined,
+): (line: string) => number {
+  return continued && continued.size > 0 ? (line) => Math.max(rank(line), continued.get(line) ?? 0) : rank;
+}
+
+/** What a uses question's listing holds: the stored uses of the names (calls, types, plain) and their hits. */
+function usedLines(
+  indexed: IndexAnswer | undefined,
+  names: readonly string[],
+  text: string,
+  hits: readonly GrepHit[],
+): ReturnType<typeof usesOf> | undefined {
+  const asked = askedUses(text);
+  if (!asked) return undefined;
+  const simple = names.filter((name) => /^[A-Za-z_$][\w$]{2,}$/.test(name)).slice(0, 3);
+  const stored = simple.length > 0 ? (indexed?.uses?.(simple, ['call', 'use', 'type']) ?? []) : [];
+  return usesOf(asked, names, stored, hits);
 }
 
 /** Characters of a relation's listing, at most (and half the mode's total, whichever is smaller). */

@@ -233,6 +233,24 @@ const IMPORTS = new Set([
   'use_declaration',
   'extern_crate_declaration',
 ]);
+/** The text nodes of string literals in the shipped grammars (the quotes are their siblings). */
+const STRING_CONTENTS = new Set(['string_fragment', 'string_content', 'interpreted_string_literal_content']);
+
+/** Extensions a module path may end in: stripped, so `./router.js` and `json.h` name `router` and `json`. */
+const MODULE_EXTENSION =
+  /\.(?:[cm]?[jt]sx?|json|css|h|hh|hpp|zig|rb|lua|py|go|rs|hrl|erl|clj[cs]?|exs?|dart|vue|svelte)$/i;
+
+/**
+ * The name a module path gives its file: the last segment without its extension (a Go major version suffix
+ * `v2` names its parent). Undefined when that is not a plain name.
+ */
+export function moduleStem(path: string): string | undefined {
+  const segments = path.replace(MODULE_EXTENSION, '').split(/[\\/]/).filter(Boolean);
+  let stem = segments.pop();
+  if (stem !== undefined && /^v\d+$/.test(stem)) stem = segments.pop();
+  return stem !== undefined && /^[A-Za-z_$][\w$-]{1,79}$/.test(stem) ? stem : undefined;
+}
+
 /** Calls and constructions, with the fields that hold what is called. */
 const CALLS: Record<string, readonly string[]> = {
   call_expression: ['function'],
@@ -293,6 +311,13 @@ export function extractUses(tree: Tree, spec: GrammarSpec): { names: string[]; u
         const rule = parent ? spec.rules[parent.type] : undefined;
         // A definition's own name is not a use of it.
         const defining = rule !== undefined && field === (rule.nameField ?? 'name');
+        // A module named by its path (`from './router.js'`, Go's `"example.com/app/json"`): a use of the file's
+        // stem, so "which files import the router module" is a lookup like any imported name.
+        const imported =
+          importing > 0 && !defining && STRING_CONTENTS.has(type) ? moduleStem(cursor.nodeText) : undefined;
+        if (imported !== undefined && uses.length < MAX_USES) {
+          uses.push({ name: imported, line: cursor.startPosition.row + 1, kind: 'import' });
+        }
         if (!defining && spec.references.includes(type)) {
           const text = cursor.nodeText;
           if (text.length >= 3 && text.length <= 80) {

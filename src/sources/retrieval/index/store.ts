@@ -14,8 +14,11 @@ import { SqlSymbolTables, SYMBOL_SCHEMA, SYMBOL_TABLES } from './symbolTables.ts
 
 /** 'CTXI': the header says the file is ctxproxy's index (the audit log is 'CTXP'). */
 export const INDEX_APPLICATION_ID = 0x43545849;
-/** Bumped when the layout or the chunking changes: an older index is dropped and rebuilt (2: symbols, history). */
-export const INDEX_SCHEMA_VERSION = 2;
+/**
+ * Bumped when the layout or the chunking changes: an older index is dropped and rebuilt (2: symbols, history;
+ * 3: module paths in imports stored as uses of their stem).
+ */
+export const INDEX_SCHEMA_VERSION = 3;
 
 /** A file that is not an index of ours: it is left alone and retrieval searches with git grep. */
 export class ForeignIndexError extends Error {
