@@ -29,6 +29,7 @@ import {
 } from './history.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
+import { MANIFEST_FILES } from './manifestFiles.ts';
 import { markersAsked, marks } from './markers.ts';
 import {
   NAME_PART_WORDS,
@@ -56,6 +57,7 @@ import {
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
+import { statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
 
 export interface RetrievalDepth {
   /** Files sent at most. */
@@ -175,51 +177,8 @@ const TASK_PATHSPECS = [
   ':(glob)**/.tool-versions',
 ];
 
-/**
- * Where dependencies and their versions are written, beyond the task files: the manifests and lock files of
- * the other ecosystems (Bundler, Composer, Mix, SwiftPM, NuGet, Gradle's catalogue, LuaRocks, pub, Cabal,
- * vcpkg, Conan, sbt). Searched for the package names of a version question only.
- */
-const MANIFEST_PATHSPECS = [
-  ...TASK_PATHSPECS,
-  ':(glob)**/*.gemspec',
-  ':(glob)**/composer.json',
-  ':(glob)**/mix.exs',
-  ':(glob)**/Package.swift',
-  ':(glob)**/Package@*.swift',
-  ':(glob)**/*.rockspec',
-  ':(glob)**/*.podspec',
-  ':(glob)**/Podfile',
-  ':(glob)**/Directory.Packages.props',
-  ':(glob)**/packages.config',
-  ':(glob)**/*.fsproj',
-  ':(glob)**/*.nuspec',
-  ':(glob)**/libs.versions.toml',
-  ':(glob)**/gradle.properties',
-  ':(glob)**/build.sbt',
-  ':(glob)**/pubspec.yaml',
-  ':(glob)**/*.cabal',
-  ':(glob)**/package.yaml',
-  ':(glob)**/stack.yaml',
-  ':(glob)**/vcpkg.json',
-  ':(glob)**/conanfile.*',
-  ':(glob)**/CMakeLists.txt',
-  ':(glob)**/build.zig.zon',
-  ':(glob)**/rebar.config',
-  ':(glob)**/deps.edn',
-  ':(glob)**/project.clj',
-  ':(glob)**/Pipfile',
-  ':(glob)**/*.opam',
-  // Lock files: the version resolved, when the manifest gives a range or none.
-  ':(glob)**/Cargo.lock',
-  ':(glob)**/Gemfile.lock',
-  ':(glob)**/mix.lock',
-  ':(glob)**/composer.lock',
-  ':(glob)**/poetry.lock',
-  ':(glob)**/uv.lock',
-  ':(glob)**/Package.resolved',
-  ':(glob)**/pubspec.lock',
-];
+/** Where dependencies and their versions are written: the task files and the manifests of rules/manifests.json. */
+const MANIFEST_PATHSPECS = [...TASK_PATHSPECS, ...MANIFEST_FILES.pathspecs];
 
 /**
  * A language or runtime named in a question about versions, and the manifest
@@ -541,9 +500,7 @@ export function createRetrievalSource(
                 }).catch(failed('tasks'))
               : none,
             wantCode && plan.manifestWords.length > 0
-              ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: MANIFEST_PATHSPECS }).catch(
-                  failed('manifests'),
-                )
+              ? versionSearch(search, plan.manifestWords, MANIFEST_PATHSPECS).catch(failed('manifests'))
               : none,
             wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
             wantCode && plan.looseWords.length > 0
@@ -725,6 +682,7 @@ export function createRetrievalSource(
         if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
           const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
+          const subjects = versionSubjects(plan.manifestWords);
           const context: RankContext = {
             names: [...ownNames, ...resolved.map((r) => r.name)],
             qualified: plan.qualified,
@@ -734,11 +692,14 @@ export function createRetrievalSource(
             heads,
             relations,
             packages: plan.manifestWords,
+            subjects,
           };
           // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
           // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
           // A version question whose package's manifest line was found is answered: the word's other hits are noise.
-          const declared = byManifest.hits.some((hit) => declaresPackage(plan.manifestWords)(hit.text, undefined));
+          const declared = byManifest.hits.some(
+            (hit) => declaresPackage(plan.manifestWords)(hit.text, undefined) || statesVersionOf(subjects)(hit.text),
+          );
           const proseFound =
             resolved.some((r) => r.from.startsWith('matched:')) ||
             defined.length > 0 ||
