@@ -9,6 +9,7 @@
 // sends is the mode's depth.
 
 import path from 'node:path';
+import { pastedLines } from '../../shared/pastedLine.ts';
 import { hasIntent, isKindNoun, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
@@ -826,10 +827,7 @@ async function indexedChanges(
   const names = [...new Set(ask.names)].slice(0, 6);
   // A pasted line of code ("which commit introduced `x = a/b`") is what was changed, whatever the analysis
   // took its slashes for (a path): a backticked span with a space is never one.
-  const lines = [...ask.text.matchAll(/`([^`\n]{12,200})`/g)]
-    .map((match) => (match[1] ?? '').trim())
-    .filter((span) => /\s/.test(span));
-  const pasted = [...new Set(lines)].slice(0, 2);
+  const pasted = pastedLines(ask.text);
   const strings = [...new Set(ask.strings)].filter((s) => !pasted.includes(s)).slice(0, 4 - pasted.length);
   if (names.length + strings.length + pasted.length === 0) return undefined;
   const found = await changesOf(
