@@ -30,6 +30,7 @@ import {
 } from './history.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
+import { asideRank, hitsByFile, oneLinePerFileFirst } from './listing.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
 import { markersAsked, marks } from './markers.ts';
 import {
@@ -1035,35 +1036,6 @@ function relationListing(
   };
 }
 
-/**
- * Compact `path:line: text` lines, the files' first hits in `files`' order, then their second, and so on for
- * `rounds`, while they fit in `maxChars`; a line that does not fit is left out and `cut` says so.
- */
-function oneLinePerFileFirst(
-  files: readonly string[],
-  hitOf: (rel: string, round: number) => GrepHit | undefined,
-  rounds: number,
-  maxChars: number,
-): { lines: string[]; cut: boolean } {
-  const lines: string[] = [];
-  let chars = 0;
-  let cut = false;
-  for (let round = 0; round < rounds; round++) {
-    for (const rel of files) {
-      const hit = hitOf(rel, round);
-      if (!hit) continue;
-      const line = `${rel}:${hit.line}: ${hit.text.trim().slice(0, 200)}`;
-      if (chars + line.length + 1 > maxChars) {
-        cut = true;
-        continue;
-      }
-      lines.push(line);
-      chars += line.length + 1;
-    }
-  }
-  return { lines, cut };
-}
-
 /** Characters of the environment-read listing, at most (before the mode's total, whichever is smaller). */
 const ENV_LISTING_CHARS = 3_000;
 
@@ -1077,16 +1049,8 @@ function readListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = new Map<string, GrepHit[]>();
-  for (const hit of hits) {
-    const rel = hit.rel.split(path.sep).join('/');
-    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
-    const list = byFile.get(rel);
-    if (list) list.push(hit);
-    else byFile.set(rel, [hit]);
-  }
-  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
-  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const byFile = hitsByFile(hits, (rel) => !deps.isNeverRead(rel) && !refusedByName(rel));
+  const files = [...byFile.keys()].sort((a, b) => asideRank(a) - asideRank(b) || a.localeCompare(b));
   const { lines, cut } = oneLinePerFileFirst(
     files,
     (rel, round) => byFile.get(rel)?.[round],
@@ -1115,17 +1079,9 @@ function wordListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = new Map<string, GrepHit[]>();
-  for (const hit of hits) {
-    const rel = hit.rel.split(path.sep).join('/');
-    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
-    const list = byFile.get(rel);
-    if (list) list.push(hit);
-    else byFile.set(rel, [hit]);
-  }
+  const byFile = hitsByFile(hits, (rel) => !deps.isNeverRead(rel) && !refusedByName(rel));
   if (byFile.size < 2) return undefined;
-  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
-  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const files = [...byFile.keys()].sort((a, b) => asideRank(a) - asideRank(b) || a.localeCompare(b));
   const { lines, cut } = oneLinePerFileFirst(
     files,
     (rel, round) => byFile.get(rel)?.[round],
@@ -1175,41 +1131,26 @@ function markedListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = new Map<string, GrepHit[]>();
-  for (const hit of hits) {
-    const rel = hit.rel.split(path.sep).join('/');
-    if (deps.isNeverRead(rel) || refusedByName(rel) || !marks(hit.text, markers.spellings)) continue;
-    const list = byFile.get(rel) ?? [];
-    if (!list.some((known) => known.line === hit.line)) list.push(hit);
-    byFile.set(rel, list);
-  }
+  const byFile = hitsByFile(
+    hits,
+    (rel, hit) => !deps.isNeverRead(rel) && !refusedByName(rel) && marks(hit.text, markers.spellings),
+  );
   if (byFile.size === 0) return undefined;
-  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
   // The files with the most marked lines first: where the room runs out, the fewest marked lines are left out.
   const count = (rel: string) => byFile.get(rel)?.length ?? 0;
-  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || count(b) - count(a) || a.localeCompare(b));
+  const files = [...byFile.keys()].sort(
+    (a, b) => asideRank(a) - asideRank(b) || count(b) - count(a) || a.localeCompare(b),
+  );
   for (const list of byFile.values()) list.sort((a, b) => a.line - b.line);
   // The same mark copied across files ("moved to its own package" on twelve classes) is said once in full; its
   // other places are listed by path and line, so that the room holds more of the distinct marks.
-  const listed = new Set<string>();
-  const lines: string[] = [];
-  let chars = 0;
-  let cut = false;
-  for (let round = 0; round < LISTED_PER_FILE; round++) {
-    for (const rel of files) {
-      const hit = byFile.get(rel)?.[round];
-      if (!hit) continue;
-      const text = hit.text.trim().slice(0, 200);
-      const line = `${rel}:${hit.line}: ${listed.has(text) ? SAME_MARK : text}`;
-      if (chars + line.length + 1 > maxChars) {
-        cut = true;
-        continue;
-      }
-      lines.push(line);
-      listed.add(text);
-      chars += line.length + 1;
-    }
-  }
+  const { lines, cut } = oneLinePerFileFirst(
+    files,
+    (rel, round) => byFile.get(rel)?.[round],
+    LISTED_PER_FILE,
+    maxChars,
+    SAME_MARK,
+  );
   const what = markers.ids.join(', ');
   return {
     key: 'retrieval.code.(marked lines)',
