@@ -30,6 +30,7 @@ import {
 } from './history.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
+import { ASKS_LICENSE, legalFiles } from './legalFiles.ts';
 import { asideRank, hitsByFile, oneLinePerFileFirst } from './listing.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
 import { markersAsked, marks } from './markers.ts';
@@ -683,7 +684,13 @@ export function createRetrievalSource(
           skipped.push({ path: 'retrieval.code', reason: 'the commit that changed the pasted line answers' });
         if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
-          const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
+          const legal = ASKS_LICENSE.test(input.question.text)
+            ? await deadline.inTime(
+                legalFiles(git, withPrefix).catch(() => new Map<string, string>()),
+                new Map<string, string>(),
+              )
+            : new Map<string, string>();
+          const heads = defined.length > 0 ? new Map<string, string>() : new Map([...legal, ...byFileName]);
           const subjects = versionSubjects(plan.manifestWords);
           const context: RankContext = {
             names: [...ownNames, ...resolved.map((r) => r.name)],

@@ -9,13 +9,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
 import { loadManifestFiles, MANIFEST_FILES } from '../../../src/sources/retrieval/manifestFiles.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { statesVersionOf, versionSubjects } from '../../../src/sources/retrieval/versionMentions.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
+import { testDeps } from '../input.ts';
+import { askRetrieval } from './ask.ts';
 
 describe('version lines: a tool named as a part of a key, with a version beside it', () => {
   test('the subjects are the words that name something, not the words a version question is phrased with', () => {
@@ -62,11 +62,7 @@ describe('retrieval: the minimum version of a tool, in manifests of any ecosyste
   let repo: TempRepo;
   const deps = testDeps();
   const source = createRetrievalSource(deps, new Workspaces(deps));
-  const ask = async (content: string): Promise<string> => {
-    const messages: ChatMessage[] = [{ role: 'user', content }];
-    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
-    return result.items.map((item: ContextItem) => item.text).join('\n');
-  };
+  const ask = (content: string) => askRetrieval(source, repo.dir, content);
 
   before(() => {
     // Many lines name cmake before the one that states its minimum; the build file of a tool no table knows
