@@ -50,6 +50,10 @@ export const EXTENSIONS: Record<Language, string[]> = {
   zig: ['.zig'],
   erl: ['.erl'],
   clj: ['.clj'],
+  ml: ['.ml'],
+  pl: ['.pm'],
+  r: ['.R'],
+  jl: ['.jl'],
 };
 
 /** A constant declaration with a comment, as the language writes it. */
@@ -95,6 +99,14 @@ function declaration(language: Language, name: string, value: string, comment: s
       return `-define(${name}, ${value}). % ${comment}`;
     case 'clj':
       return `(def ${name.toLowerCase().replace(/_/g, '-')} ${value}) ; ${comment}`;
+    case 'ml':
+      return `let ${name.toLowerCase()} = ${value} (* ${comment} *)`;
+    case 'pl':
+      return `use constant ${name} => ${value}; # ${comment}`;
+    case 'r':
+      return `${name} <- ${value} # ${comment}`;
+    case 'jl':
+      return `const ${name} = ${value} # ${comment}`;
     default:
       return `export const ${camel} = ${value}; // ${comment}`;
   }

@@ -42,7 +42,12 @@ export type Language =
   | 'hs'
   | 'zig'
   | 'erl'
-  | 'clj';
+  | 'clj'
+  // Eighth round: OCaml, Perl, R, Julia.
+  | 'ml'
+  | 'pl'
+  | 'r'
+  | 'jl';
 
 export const git = (dir: string, ...args: string[]): string => {
   try {
@@ -81,6 +86,10 @@ export function mainLanguage(dir: string): Language {
     zig: 0,
     erl: 0,
     clj: 0,
+    ml: 0,
+    pl: 0,
+    r: 0,
+    jl: 0,
   };
   let headers = 0;
   for (const rel of git(dir, 'ls-files').split('\n')) {
@@ -106,6 +115,10 @@ export function mainLanguage(dir: string): Language {
     else if (ext === '.zig') counts.zig++;
     else if (ext === '.erl' || ext === '.hrl') counts.erl++;
     else if (['.clj', '.cljc', '.cljs'].includes(ext)) counts.clj++;
+    else if (ext === '.ml' || ext === '.mli') counts.ml++;
+    else if (['.pm', '.pl', '.t'].includes(ext)) counts.pl++;
+    else if (ext === '.R' || ext === '.r') counts.r++;
+    else if (ext === '.jl') counts.jl++;
   }
   // A `.h` is C's or C++'s header: it counts for whichever the sources are written in.
   if (counts.cpp > counts.c) counts.cpp += headers;
@@ -216,10 +229,34 @@ const DEFINITION: Record<Language, DefinitionShape> = {
     files: ['*.clj', '*.cljc', '*.cljs'],
     isCall: (text, name) => text.includes(`(${name} `) || text.includes(`(${name})`),
   },
+  ml: {
+    grep: "^(let|and)( rec)? [a-z][a-z0-9_']{5,}( |$)",
+    name: /^(?:let|and)(?: rec)? ([a-z][\w']*)/,
+    files: ['*.ml'],
+    // OCaml applies a function without parentheses: any use that is not a binding, a signature or a comment.
+    isCall: (text, name) =>
+      !new RegExp(`^\\s*(let|and|val|external)( rec)? ${name}\\b`).test(text) && !/^\s*\(\*/.test(text),
+  },
+  pl: {
+    grep: '^\\s*sub [a-z][a-z0-9_]{5,}\\b',
+    name: /sub ([a-z]\w+)/,
+    files: ['*.pm', '*.pl'],
+    isCall: (text, name) => !/^\s*(sub|#)/.test(text) && (text.includes(`${name}(`) || text.includes(`->${name}`)),
+  },
+  r: {
+    grep: '^[a-z][A-Za-z0-9_.]{5,}\\s*<-\\s*function\\b',
+    name: /^([a-z][\w.]*)\s*<-/,
+    files: ['*.R', '*.r'],
+  },
+  jl: {
+    grep: '^\\s*function [a-z][a-z0-9_!]{5,}\\(',
+    name: /function ([a-z][\w!]*)\(/,
+    files: ['*.jl'],
+  },
 };
 
 const TEST_PATH =
-  /(^|\/)(tests?|__tests__|testdata|spec|Tests)\/|(^|\/)[a-z]+Test\/|_spec\.(rb|lua)$|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs|swift|kt)$/;
+  /(^|\/)(tests?|__tests__|testdata|spec|Tests)\/|(^|\/)[a-z]+Test\/|_spec\.(rb|lua)$|[._-]test\.\w+$|_test\.go$|(^|\/)test_[^/]+$|\.Tests?\/|Tests?\.(java|cs|swift|kt)$|\.t$/;
 const DOC = /\.(md|rst|txt)$/;
 
 interface GrepLine {
@@ -378,7 +415,17 @@ function otherManifests(dir: string, read: (rel: string) => string): { name: str
     else if (base === 'project.clj') for (const m of at(/\[(?:[\w.-]+\/)?([\w.-]+)\s+"(\d[^"]*)"/g)) add(m[1], m[2]);
     else if (base === 'deps.edn')
       for (const m of at(/([\w.-]+\/[\w.-]+)\s*\{:mvn\/version\s+"([^"]+)"/g)) add(m[1], m[2]);
-    else if (base.endsWith('.rockspec'))
+    else if (base.endsWith('.opam') && !rel.includes('/'))
+      for (const m of at(/^\s*"([a-z][\w-]*)"\s*\{[^}]*>=\s*"([^"]+)"/gm)) add(m[1], m[2]);
+    else if (rel === 'cpanfile')
+      for (const m of at(/\brequires\s+['"]([A-Z][\w:]+)['"]\s*(?:,|=>)\s*['"]?(\d[\d._]*)/g)) add(m[1], m[2]);
+    else if (rel === 'Makefile.PL')
+      for (const m of at(/['"]([A-Z][\w:]+)['"]\s*=>\s*['"]?(\d[\d._]*)/g)) add(m[1], m[2]);
+    else if (rel === 'DESCRIPTION') for (const m of at(/\b([A-Za-z][\w.]+)\s*\(>=\s*([\d.-]+)\)/g)) add(m[1], m[2]);
+    else if (rel === 'Project.toml') {
+      const compat = /\[compat\]([^[]*)/.exec(read(rel))?.[1] ?? '';
+      for (const m of compat.matchAll(/^(\w+)\s*=\s*"([^"]+)"/gm)) if (m[1] !== 'julia') add(m[1], m[2]);
+    } else if (base.endsWith('.rockspec'))
       for (const m of at(/["']([a-z][\w-]*)\s*([<>=~][^"']+)["']/g))
         if (m[1] !== 'lua') add(m[1], m[2]);
         else if (/^requirements[\w.-]*\.txt$/.test(base))
@@ -442,6 +489,10 @@ const ENV_READ: Partial<Record<Language, string>> = {
   zig: '(getEnvVarOwned\\([^,]*,\\s*|getenv\\(\\s*)"[A-Z][A-Z0-9_]{3,}',
   erl: 'os:getenv\\(\\s*"[A-Z][A-Z0-9_]{3,}',
   clj: 'System/getenv\\s+"[A-Z][A-Z0-9_]{3,}',
+  ml: 'Sys\\.getenv(_opt)?\\s+"[A-Z][A-Z0-9_]{3,}',
+  pl: '\\$ENV\\{\\s*["\']?[A-Z][A-Z0-9_]{3,}',
+  r: 'Sys\\.getenv\\(\\s*["\'][A-Z][A-Z0-9_]{3,}',
+  jl: 'ENV\\[\\s*"[A-Z][A-Z0-9_]{3,}|get\\(ENV,\\s*"[A-Z][A-Z0-9_]{3,}',
 };
 
 function envQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -489,6 +540,10 @@ const ERROR_LITERAL: Partial<Record<Language, string>> = {
   zig: '(@panic|std\\.debug\\.panic|fatal)\\(\\s*"[A-Za-z][^"{}]{18,70}"',
   erl: '\\b(error|throw|exit)\\(\\s*"[A-Za-z][^"~]{18,70}"',
   clj: '(ex-info|Exception\\.|Error\\.)\\s+"[A-Za-z][^"]{18,70}"',
+  ml: '\\b(failwith|invalid_arg|Failure|Invalid_argument)\\s*\\(?\\s*"[A-Za-z][^"%]{18,70}"',
+  pl: '\\b(die|croak|confess)\\s*\\(?\\s*["\'][A-Za-z][^"\'$@%]{18,70}["\']',
+  r: '\\b(stop|abort|cli_abort)\\(\\s*["\'][A-Za-z][^"\'{}%]{18,70}["\']',
+  jl: '\\b(error|[A-Z]\\w*Error)\\(\\s*"[A-Za-z][^"$]{18,70}"',
 };
 
 function errorQuestion(dir: string, lang: Language): BenchQuestion | undefined {
@@ -639,6 +694,9 @@ const CONSTANT: Partial<Record<Language, string>> = {
   zig: '^\\s*(pub\\s+)?const\\s+[A-Za-z_][A-Za-z0-9_]{4,}\\s*(:[^=]+)?=\\s*[0-9"-]',
   erl: '^-define\\(\\s*[A-Z_][A-Z0-9_]{4,}\\s*,\\s*[0-9"<]',
   clj: '^\\(def\\s+(\\^:[a-z-]+\\s+)*[a-z][a-z0-9-]{4,}\\s+[0-9"#{:[]',
+  ml: '^let\\s+[a-z][a-z0-9_]{4,}\\s*=\\s*[0-9"]',
+  pl: '^use\\s+constant\\s+[A-Z][A-Z0-9_]{4,}\\s*=>',
+  jl: '^\\s*const\\s+[A-Za-z_][A-Za-z0-9_]{4,}\\s*=\\s*[0-9"]',
 };
 
 /** The constant's name, where the declaration has no `=` after it. */
@@ -651,6 +709,8 @@ const CONSTANT_NAME: Partial<Record<Language, RegExp>> = {
   hs: /^([a-z][\w']{4,})/,
   erl: /-define\(\s*(\w{5,})/,
   clj: /\(def\s+(?:\^\S+\s+)*([a-z][\w-]{4,})/,
+  ml: /^let\s+([a-z]\w{4,})/,
+  pl: /use\s+constant\s+([A-Z]\w{4,})/,
 };
 
 /** The default value of a constant: its declaration line. */
@@ -881,6 +941,25 @@ function runtimeQuestion(dir: string, lang: Language): BenchQuestion | undefined
         read(dir, first('project.clj') || 'deps.edn'),
       )?.[1],
     );
+  if (lang === 'ml') {
+    const opam = git(dir, 'ls-files', '*.opam')
+      .split('\n')
+      .filter((rel) => rel && !rel.includes('/'));
+    const v =
+      /\(ocaml\s+\(>=\s*([\d.]+)\)/.exec(read(dir, 'dune-project'))?.[1] ??
+      opam.map((rel) => /"ocaml"\s*\{\s*>=\s*"([^"]+)"/.exec(read(dir, rel))?.[1]).find(Boolean);
+    return found('OCaml', v);
+  }
+  if (lang === 'pl') {
+    const v =
+      /MIN_PERL_VERSION['"]?\s*=>\s*['"]?(v?[\d._]+)/.exec(read(dir, 'Makefile.PL'))?.[1] ??
+      /^use\s+(v?5[\d._]*)\s*;/m.exec(read(dir, 'Makefile.PL'))?.[1] ??
+      /requires\s+['"]perl['"]\s*(?:,|=>)\s*['"]?(v?[\d._]+)/.exec(read(dir, 'cpanfile'))?.[1];
+    return found('Perl', v);
+  }
+  if (lang === 'r') return found('R', /\bR\s*\(>=\s*([\d.]+)\)/.exec(read(dir, 'DESCRIPTION'))?.[1]);
+  if (lang === 'jl')
+    return found('Julia', /\[compat\][^[]*^julia\s*=\s*"([^"]+)"/m.exec(read(dir, 'Project.toml'))?.[1]);
   if (lang === 'c' || lang === 'cpp')
     return found(
       'CMake',

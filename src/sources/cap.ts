@@ -58,3 +58,29 @@ function breaksIn(text: string, from: number, to: number): number {
   for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) count++;
   return count;
 }
+
+/**
+ * The lines around the first line holding one of `needles` (`context` on each side, 1-based `start`-`end`), with
+ * a line above and below saying how many were left out; undefined when no line holds one.
+ */
+export function linesAround(
+  text: string,
+  needles: readonly string[],
+  context: number,
+): (Capped & { start: number; end: number }) | undefined {
+  const found = needles.map((needle) => text.indexOf(needle)).filter((at) => at >= 0);
+  if (found.length === 0) return undefined;
+  const at = Math.min(...found);
+  const lines = text.split('\n');
+  const line = breaksIn(text, 0, at);
+  const start = Math.max(0, line - context);
+  const end = Math.min(lines.length - 1, line + context);
+  const before = start > 0 ? [`… ${start} earlier lines`] : [];
+  const after = end < lines.length - 1 ? [`… ${lines.length - 1 - end} more lines`] : [];
+  return {
+    text: [...before, ...lines.slice(start, end + 1), ...after].join('\n'),
+    truncated: before.length + after.length > 0,
+    start: start + 1,
+    end: end + 1,
+  };
+}

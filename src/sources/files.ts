@@ -5,9 +5,10 @@
 // files are skipped and reported; never-read wins even when named.
 
 import path from 'node:path';
+import { historyOfPastedLines } from '../shared/pastedLine.ts';
 import { type Question, type QuestionPath, subjectPaths } from '../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
-import { capHead, headLines, tailLines } from './cap.ts';
+import { capHead, headLines, linesAround, tailLines } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { gitErrorReason } from './git/gitRunner.ts';
@@ -42,6 +43,9 @@ export const defaultFilesOptions: FilesSourceOptions = {
   maxChangedFiles: 20,
 };
 
+/** Lines kept on each side of a pasted line in a named file. */
+const AROUND_PASTED_LINE = 12;
+
 /** Logs and test output: the failure is at the end. */
 export function keepsTail(rel: string): boolean {
   const name = path.basename(rel).toLowerCase();
@@ -57,6 +61,11 @@ interface Wanted {
   group: 'named' | 'changed';
   /** Named by the user in prose or with `@` (read even when git-ignored). */
   explicit: boolean;
+  /**
+   * Lines pasted into a question about their history: the named file is sent around the first of them, not whole
+   * (the commit that changed the line answers; the rest of the file is not asked about).
+   */
+  around?: string[];
   /** For the audit page: how the conversation pointed at it. */
   why: string;
 }
@@ -99,13 +108,14 @@ export function createFilesSource(
     // The user named it: the whole file when it fits; the budget trims it by relevance if the window does not.
     const whole = want.group === 'named' && !tail;
     const lines = whole ? opts.namedLines : opts.headLines;
-    const cut = tail ? tailLines(text, lines, hint) : headLines(text, lines, hint);
+    const near = whole && want.around ? linesAround(text, want.around, AROUND_PASTED_LINE) : undefined;
+    const cut = near ?? (tail ? tailLines(text, lines, hint) : headLines(text, lines, hint));
     const capped = capHead(cut.text, whole ? opts.namedChars : opts.maxChars, `cat ${rel}`);
     return {
       item: {
         key: `files.${want.group}.${rel}`,
         source: 'files',
-        title: rel,
+        title: near ? `${rel} lines ${near.start}-${near.end}` : rel,
         text: capped.text,
         priority: want.group === 'named' ? 90 : 60,
         kind: tail ? 'log' : 'code',
@@ -131,18 +141,20 @@ export function createFilesSource(
         })
       : undefined;
     const namedWhy = namedReason(input.question);
+    const pasted = historyOfPastedLines(input.question);
     const list: Wanted[] = named.inside.map((m) => ({
       rel: m.rel,
       group: 'named',
       explicit: m.explicit,
-      why: namedWhy(m.explicit),
+      why: pasted.length > 0 ? `${namedWhy(m.explicit)}; around the pasted line` : namedWhy(m.explicit),
+      ...(pasted.length > 0 ? { around: pasted } : {}),
     }));
     const namedSet = new Set(list.map((w) => w.rel));
     const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));
     for (const rel of changed.slice(0, opts.maxChangedFiles)) {
       list.push({ rel, group: 'changed', explicit: false, why: 'changed in the work tree' });
     }
-    const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.why}:${w.rel}`).join('\0')}`;
+    const key = `${workspace}|${list.map((w) => `${w.group}:${w.explicit}:${w.why}:${w.rel}:${w.around?.join('\n') ?? ''}`).join('\0')}`;
 
     const result = await memo.get(key, async (tracker) => {
       const zone = workspaceZone(workspace, deps.allowedRoots);

@@ -23,6 +23,7 @@ describe('files source', () => {
       files: {
         '.gitignore': 'build-out/\n*.tmp\n',
         'src/app.ts': numbered(120),
+        'src/rates.py': Array.from({ length: 120 }, (_, i) => `rate_${i + 1} = compute(${i + 1}, days)`).join('\n'),
         'src/util.ts': 'export const u = 1;\n',
         'docs/guide.md': '# Guide\n',
         'logs/run.log': numbered(200),
@@ -45,6 +46,30 @@ describe('files source', () => {
   });
 
   const collect = (text: string, wanted = ['files.']) => source.collect(input(repo.dir, { text, wanted }), signal);
+
+  test('asked which commit brought a pasted line: the named file around that line, not whole', async () => {
+    const result = await collect(
+      'Which commit introduced this line in src/rates.py, and why? `rate_60 = compute(60, days)`',
+    );
+    const item = result.items.find((i) => i.key === 'files.named.src/rates.py');
+    assert.equal(item?.title, 'src/rates.py lines 48-72');
+    assert.match(
+      item?.text ?? '',
+      /^… 47 earlier lines\nrate_48 [^\n]*\n[\s\S]*\nrate_60 [\s\S]*\nrate_72 [^\n]*\n… 48 more lines$/,
+    );
+    assert.match(item?.why ?? '', /around the pasted line/);
+  });
+
+  test('the same file asked about otherwise, or with a pasted line it does not hold, goes whole', async () => {
+    for (const text of [
+      'Walk me through src/rates.py, especially `rate_60 = compute(60, days)`.',
+      'Which commit introduced this line in src/rates.py? `rate_999 = compute(999, days)`',
+    ]) {
+      const item = (await collect(text)).items.find((i) => i.key === 'files.named.src/rates.py');
+      assert.equal(item?.title, 'src/rates.py', text);
+      assert.match(item?.text ?? '', /^rate_1 = [^\n]*\n[\s\S]*\nrate_120 = compute\(120, days\)$/, text);
+    }
+  });
 
   test('named files (paths, @mentions, code blocks) whole, changed files by their heads of 50 lines', async () => {
     const result = await collect('Why does @src/app.ts fail? It calls src/util.ts.\n```\nsee docs/guide.md:1\n```');

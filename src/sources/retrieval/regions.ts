@@ -6,7 +6,9 @@
 // each line is sent once. Pure: the file's lines come in.
 
 import type { Intent } from '../../shared/question.ts';
+import { MANIFEST_FILES } from './manifestFiles.ts';
 import type { GrepHit } from './search.ts';
+import { statesVersionOf, VERSION_VALUE } from './versionMentions.ts';
 
 export interface Region {
   /** 0-based, inclusive. */
@@ -47,6 +49,8 @@ export interface RankContext {
    * line naming one with a version beside it is the answer.
    */
   packages?: readonly string[] | undefined;
+  /** The tools or runtimes a version question names (versionMentions.ts): a line stating their version answers. */
+  subjects?: readonly string[] | undefined;
 }
 
 export interface Relations {
@@ -175,9 +179,6 @@ export function relationRank(names: readonly string[], relations: Relations): (l
   };
 }
 
-/** A version-shaped value: `1.5.0`, `v2`, `^3.1`, `~> 1.0`, `>=3.10`, `[1.2,2)`. */
-const VERSION_VALUE = /\d+\.\d+|\bv\d|[~^]>?\s*\d|[<>=]=?\s*\d|\[\d/;
-
 /**
  * A manifest or lock line that names a package asked about with its version (`expect-test = "1.5.0"`,
  * `"left-pad": "^1.3.0"`, `gem 'rack', '~> 3.0'`, `<PackageReference Include="Serilog" Version="4.0.0" />`), or
@@ -192,10 +193,7 @@ export function declaresPackage(packages: readonly string[]): (line: string, nex
     named.test(line) && (VERSION_VALUE.test(line.replace(named, '')) || /^\s*(?:<version>|version\b)/.test(next ?? ''));
 }
 
-/** Manifest and lock files of the common ecosystems: where a dependency's version is written. */
-const MANIFEST_PATH =
-  /(^|\/)(package\.json|pyproject\.toml|setup\.cfg|setup\.py|Pipfile|requirements[\w.-]*\.txt|Cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|libs\.versions\.toml|gradle\.properties|build\.sbt|[\w.-]+\.(csproj|fsproj|vbproj|props|nuspec|gemspec|rockspec|podspec|cabal|opam)|packages\.config|Gemfile|composer\.json|mix\.exs|Package(@[\w.-]+)?\.swift|pubspec\.yaml|package\.yaml|stack\.yaml|deno\.jsonc?|vcpkg\.json|conanfile\.(txt|py)|CMakeLists\.txt|build\.zig\.zon|rebar\.config|deps\.edn|project\.clj|(Cargo|Gemfile|mix|composer|poetry|uv|Pipfile|pubspec|Package)\.(lock|resolved)|go\.sum|package-lock\.json|yarn\.lock|pnpm-lock\.yaml)$/;
-const isManifestPath = (rel: string) => MANIFEST_PATH.test(rel);
+const isManifestPath = MANIFEST_FILES.test;
 
 /** A line that calls `name` (`name(`, `.name(`, `name!(`), which says more than one that only names it. */
 function callTest(names: readonly string[]): (line: string) => boolean {
@@ -348,6 +346,10 @@ export function fileRegions(
     context.packages && context.packages.length > 0 && isManifestPath(rel)
       ? declaresPackage(context.packages)
       : undefined;
+  const statesVersion =
+    context.subjects && context.subjects.length > 0 && (isManifestPath(rel) || !rel.includes('/'))
+      ? statesVersionOf(context.subjects)
+      : () => false;
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
   const raw: Region[] = [];
@@ -393,7 +395,8 @@ export function fileRegions(
       // In a task file, a line that runs something (a recipe, a script, a CI step) is how it is done.
       const command = task && COMMAND_LINE.test(line) ? 40 : 0;
       // Asked for a package's version: its manifest (or lock) line, with the version, is the answer itself.
-      const dependency = declaresDependency?.(line, lines[at + 1]) ? 110 : 0;
+      // A tool's version written as a part of a longer key (`minimum_zig_version = "0.14"`) answers as well.
+      const dependency = declaresDependency?.(line, lines[at + 1]) ? 110 : statesVersion(line) ? 100 : 0;
       const call = calls(line) ? 30 : 0;
       // Asked where a setting is read: the line that reads configuration is the answer.
       const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;

@@ -9,6 +9,7 @@
 // sends is the mode's depth.
 
 import path from 'node:path';
+import { pastedLines } from '../../shared/pastedLine.ts';
 import { hasIntent, isKindNoun, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
@@ -31,6 +32,9 @@ import {
 import { askedModules, continuedImports } from './importForms.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
+import { ASKS_LICENSE, legalFiles } from './legalFiles.ts';
+import { asideRank, hitsByFile, oneLinePerFileFirst } from './listing.ts';
+import { MANIFEST_FILES } from './manifestFiles.ts';
 import { markersAsked, marks } from './markers.ts';
 import {
   NAME_PART_WORDS,
@@ -58,6 +62,7 @@ import {
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
+import { statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
 
 export interface RetrievalDepth {
   /** Files sent at most. */
@@ -177,51 +182,8 @@ const TASK_PATHSPECS = [
   ':(glob)**/.tool-versions',
 ];
 
-/**
- * Where dependencies and their versions are written, beyond the task files: the manifests and lock files of
- * the other ecosystems (Bundler, Composer, Mix, SwiftPM, NuGet, Gradle's catalogue, LuaRocks, pub, Cabal,
- * vcpkg, Conan, sbt). Searched for the package names of a version question only.
- */
-const MANIFEST_PATHSPECS = [
-  ...TASK_PATHSPECS,
-  ':(glob)**/*.gemspec',
-  ':(glob)**/composer.json',
-  ':(glob)**/mix.exs',
-  ':(glob)**/Package.swift',
-  ':(glob)**/Package@*.swift',
-  ':(glob)**/*.rockspec',
-  ':(glob)**/*.podspec',
-  ':(glob)**/Podfile',
-  ':(glob)**/Directory.Packages.props',
-  ':(glob)**/packages.config',
-  ':(glob)**/*.fsproj',
-  ':(glob)**/*.nuspec',
-  ':(glob)**/libs.versions.toml',
-  ':(glob)**/gradle.properties',
-  ':(glob)**/build.sbt',
-  ':(glob)**/pubspec.yaml',
-  ':(glob)**/*.cabal',
-  ':(glob)**/package.yaml',
-  ':(glob)**/stack.yaml',
-  ':(glob)**/vcpkg.json',
-  ':(glob)**/conanfile.*',
-  ':(glob)**/CMakeLists.txt',
-  ':(glob)**/build.zig.zon',
-  ':(glob)**/rebar.config',
-  ':(glob)**/deps.edn',
-  ':(glob)**/project.clj',
-  ':(glob)**/Pipfile',
-  ':(glob)**/*.opam',
-  // Lock files: the version resolved, when the manifest gives a range or none.
-  ':(glob)**/Cargo.lock',
-  ':(glob)**/Gemfile.lock',
-  ':(glob)**/mix.lock',
-  ':(glob)**/composer.lock',
-  ':(glob)**/poetry.lock',
-  ':(glob)**/uv.lock',
-  ':(glob)**/Package.resolved',
-  ':(glob)**/pubspec.lock',
-];
+/** Where dependencies and their versions are written: the task files and the manifests of rules/manifests.json. */
+const MANIFEST_PATHSPECS = [...TASK_PATHSPECS, ...MANIFEST_FILES.pathspecs];
 
 /**
  * A language or runtime named in a question about versions, and the manifest
@@ -552,9 +514,7 @@ export function createRetrievalSource(
                 }).catch(failed('tasks'))
               : none,
             wantCode && plan.manifestWords.length > 0
-              ? search(plan.manifestWords, { words: true, ignoreCase: true, paths: MANIFEST_PATHSPECS }).catch(
-                  failed('manifests'),
-                )
+              ? versionSearch(search, plan.manifestWords, MANIFEST_PATHSPECS).catch(failed('manifests'))
               : none,
             wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
             wantCode && plan.looseWords.length > 0
@@ -735,7 +695,14 @@ export function createRetrievalSource(
           skipped.push({ path: 'retrieval.code', reason: 'the commit that changed the pasted line answers' });
         if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
-          const heads = defined.length > 0 ? new Map<string, string>() : byFileName;
+          const legal = ASKS_LICENSE.test(input.question.text)
+            ? await deadline.inTime(
+                legalFiles(git, withPrefix).catch(() => new Map<string, string>()),
+                new Map<string, string>(),
+              )
+            : new Map<string, string>();
+          const heads = defined.length > 0 ? new Map<string, string>() : new Map([...legal, ...byFileName]);
+          const subjects = versionSubjects(plan.manifestWords);
           const context: RankContext = {
             names: [...ownNames, ...resolved.map((r) => r.name)],
             qualified: plan.qualified,
@@ -745,11 +712,14 @@ export function createRetrievalSource(
             heads,
             relations,
             packages: plan.manifestWords,
+            subjects,
           };
           // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
           // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
           // A version question whose package's manifest line was found is answered: the word's other hits are noise.
-          const declared = byManifest.hits.some((hit) => declaresPackage(plan.manifestWords)(hit.text, undefined));
+          const declared = byManifest.hits.some(
+            (hit) => declaresPackage(plan.manifestWords)(hit.text, undefined) || statesVersionOf(subjects)(hit.text),
+          );
           const proseFound =
             resolved.some((r) => r.from.startsWith('matched:')) ||
             defined.length > 0 ||
@@ -884,10 +854,7 @@ async function indexedChanges(
   const names = [...new Set(ask.names)].slice(0, 6);
   // A pasted line of code ("which commit introduced `x = a/b`") is what was changed, whatever the analysis
   // took its slashes for (a path): a backticked span with a space is never one.
-  const lines = [...ask.text.matchAll(/`([^`\n]{12,200})`/g)]
-    .map((match) => (match[1] ?? '').trim())
-    .filter((span) => /\s/.test(span));
-  const pasted = [...new Set(lines)].slice(0, 2);
+  const pasted = pastedLines(ask.text);
   const strings = [...new Set(ask.strings)].filter((s) => !pasted.includes(s)).slice(0, 4 - pasted.length);
   if (names.length + strings.length + pasted.length === 0) return undefined;
   const found = await changesOf(
@@ -1117,35 +1084,6 @@ function relationListing(
   };
 }
 
-/**
- * Compact `path:line: text` lines, the files' first hits in `files`' order, then their second, and so on for
- * `rounds`, while they fit in `maxChars`; a line that does not fit is left out and `cut` says so.
- */
-function oneLinePerFileFirst(
-  files: readonly string[],
-  hitOf: (rel: string, round: number) => GrepHit | undefined,
-  rounds: number,
-  maxChars: number,
-): { lines: string[]; cut: boolean } {
-  const lines: string[] = [];
-  let chars = 0;
-  let cut = false;
-  for (let round = 0; round < rounds; round++) {
-    for (const rel of files) {
-      const hit = hitOf(rel, round);
-      if (!hit) continue;
-      const line = `${rel}:${hit.line}: ${hit.text.trim().slice(0, 200)}`;
-      if (chars + line.length + 1 > maxChars) {
-        cut = true;
-        continue;
-      }
-      lines.push(line);
-      chars += line.length + 1;
-    }
-  }
-  return { lines, cut };
-}
-
 /** Characters of the environment-read listing, at most (before the mode's total, whichever is smaller). */
 const ENV_LISTING_CHARS = 3_000;
 
@@ -1159,16 +1097,8 @@ function readListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = new Map<string, GrepHit[]>();
-  for (const hit of hits) {
-    const rel = hit.rel.split(path.sep).join('/');
-    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
-    const list = byFile.get(rel);
-    if (list) list.push(hit);
-    else byFile.set(rel, [hit]);
-  }
-  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
-  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const byFile = hitsByFile(hits, (rel) => !deps.isNeverRead(rel) && !refusedByName(rel));
+  const files = [...byFile.keys()].sort((a, b) => asideRank(a) - asideRank(b) || a.localeCompare(b));
   const { lines, cut } = oneLinePerFileFirst(
     files,
     (rel, round) => byFile.get(rel)?.[round],
@@ -1197,17 +1127,9 @@ function wordListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = new Map<string, GrepHit[]>();
-  for (const hit of hits) {
-    const rel = hit.rel.split(path.sep).join('/');
-    if (deps.isNeverRead(rel) || refusedByName(rel)) continue;
-    const list = byFile.get(rel);
-    if (list) list.push(hit);
-    else byFile.set(rel, [hit]);
-  }
+  const byFile = hitsByFile(hits, (rel) => !deps.isNeverRead(rel) && !refusedByName(rel));
   if (byFile.size < 2) return undefined;
-  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
-  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || a.localeCompare(b));
+  const files = [...byFile.keys()].sort((a, b) => asideRank(a) - asideRank(b) || a.localeCompare(b));
   const { lines, cut } = oneLinePerFileFirst(
     files,
     (rel, round) => byFile.get(rel)?.[round],
@@ -1257,41 +1179,26 @@ function markedListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = new Map<string, GrepHit[]>();
-  for (const hit of hits) {
-    const rel = hit.rel.split(path.sep).join('/');
-    if (deps.isNeverRead(rel) || refusedByName(rel) || !marks(hit.text, markers.spellings)) continue;
-    const list = byFile.get(rel) ?? [];
-    if (!list.some((known) => known.line === hit.line)) list.push(hit);
-    byFile.set(rel, list);
-  }
+  const byFile = hitsByFile(
+    hits,
+    (rel, hit) => !deps.isNeverRead(rel) && !refusedByName(rel) && marks(hit.text, markers.spellings),
+  );
   if (byFile.size === 0) return undefined;
-  const aside = (rel: string) => Number(isTestPath(rel) || DOC_PATH.test(rel));
   // The files with the most marked lines first: where the room runs out, the fewest marked lines are left out.
   const count = (rel: string) => byFile.get(rel)?.length ?? 0;
-  const files = [...byFile.keys()].sort((a, b) => aside(a) - aside(b) || count(b) - count(a) || a.localeCompare(b));
+  const files = [...byFile.keys()].sort(
+    (a, b) => asideRank(a) - asideRank(b) || count(b) - count(a) || a.localeCompare(b),
+  );
   for (const list of byFile.values()) list.sort((a, b) => a.line - b.line);
   // The same mark copied across files ("moved to its own package" on twelve classes) is said once in full; its
   // other places are listed by path and line, so that the room holds more of the distinct marks.
-  const listed = new Set<string>();
-  const lines: string[] = [];
-  let chars = 0;
-  let cut = false;
-  for (let round = 0; round < LISTED_PER_FILE; round++) {
-    for (const rel of files) {
-      const hit = byFile.get(rel)?.[round];
-      if (!hit) continue;
-      const text = hit.text.trim().slice(0, 200);
-      const line = `${rel}:${hit.line}: ${listed.has(text) ? SAME_MARK : text}`;
-      if (chars + line.length + 1 > maxChars) {
-        cut = true;
-        continue;
-      }
-      lines.push(line);
-      listed.add(text);
-      chars += line.length + 1;
-    }
-  }
+  const { lines, cut } = oneLinePerFileFirst(
+    files,
+    (rel, round) => byFile.get(rel)?.[round],
+    LISTED_PER_FILE,
+    maxChars,
+    SAME_MARK,
+  );
   const what = markers.ids.join(', ');
   return {
     key: 'retrieval.code.(marked lines)',

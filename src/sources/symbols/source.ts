@@ -7,6 +7,7 @@
 // never longer than `waitMs`.
 
 import { type CpuPool, sharedCpuPool } from '../../shared/cpuPool.ts';
+import { historyOfPastedLines } from '../../shared/pastedLine.ts';
 import { subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
@@ -200,9 +201,13 @@ export function createSymbolsSource(
     const wantMap = wanted('symbols.map');
     const root = ws.root;
     const index = indexFor(root);
+    // Asked which commit brought a pasted line: the names on that line are not asked about (the history answers).
+    const pasted = historyOfPastedLines(input.question);
     const terms: Terms = wantLookup
       ? {
-          identifiers: subjectIdentifiers(input.question),
+          identifiers: subjectIdentifiers(input.question).filter(
+            (identifier) => !pasted.some((line) => line.includes(identifier.term)),
+          ),
           paths: subjectPaths(input.question).map((named) => named.token),
         }
       : { identifiers: [], paths: [] };

@@ -104,6 +104,28 @@ after(() => {
 });
 
 describe('symbols: lookup', () => {
+  test('asked which commit brought a pasted line: its names are not looked up; asked what the line does, they are', async () => {
+    const symbols = sourceFor();
+    try {
+      const line = '`return amount * 0.19 + compute_rate(amount, region)`';
+      const history = await symbols.source.collect(
+        input(repo.dir, { text: `Which commit introduced this line, and why? ${line}`, wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.equal(
+        keys(history).some((key) => key.includes('compute_rate')),
+        false,
+      );
+      const what = await symbols.source.collect(
+        input(repo.dir, { text: `What does this line do? ${line}`, wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.ok(keys(what).some((key) => key.includes('compute_rate')));
+    } finally {
+      symbols.close();
+    }
+  });
+
   test('identifiers, a dotted name and a path find definitions and outlines (git-aware)', async () => {
     const symbols = sourceFor();
     try {
