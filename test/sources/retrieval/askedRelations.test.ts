@@ -6,11 +6,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
+import type { ContextItem } from '../../../src/shared/types.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
+import { testDeps } from '../input.ts';
+import { retrievalItems } from './ask.ts';
 
 /** Files that say `json` often without importing the project's module: more hits than any importer. */
 const talksJson = (n: number) =>
@@ -32,11 +33,7 @@ describe('retrieval: relations, versions, tests of a plain word, prose names', (
   let repo: TempRepo;
   const deps = testDeps();
   const source = createRetrievalSource(deps, new Workspaces(deps));
-  const ask = async (content: string): Promise<ContextItem[]> => {
-    const messages: ChatMessage[] = [{ role: 'user', content }];
-    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
-    return result.items;
-  };
+  const ask = (content: string): Promise<ContextItem[]> => retrievalItems(source, repo.dir, content);
   const all = (items: ContextItem[]) => items.map((item) => item.text).join('\n');
 
   before(() => {

@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyseQuestion } from '../../../src/shared/question.ts';
-import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
+import type { ContextItem } from '../../../src/shared/types.ts';
 import { loadMarkers, markersAsked, marks } from '../../../src/sources/retrieval/markers.ts';
 import { createRetrievalSource, searchPlan } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
+import { testDeps } from '../input.ts';
+import { retrievalItems } from './ask.ts';
 
 const MARKED = 'retrieval.code.(marked lines)';
 
@@ -62,11 +63,7 @@ describe('retrieval: questions about marked code', () => {
   let repo: TempRepo;
   const deps = testDeps();
   const source = createRetrievalSource(deps, new Workspaces(deps));
-  const ask = async (content: string): Promise<ContextItem[]> => {
-    const messages: ChatMessage[] = [{ role: 'user', content }];
-    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
-    return result.items;
-  };
+  const ask = (content: string): Promise<ContextItem[]> => retrievalItems(source, repo.dir, content);
   const listing = (items: readonly ContextItem[]) => items.find((item) => item.key === MARKED)?.text ?? '';
 
   before(() => {

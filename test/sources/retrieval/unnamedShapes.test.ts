@@ -6,11 +6,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
+import type { ChatMessage } from '../../../src/shared/types.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal, testDeps } from '../input.ts';
+import { askRetrieval } from './ask.ts';
 
 /** Help text that spells every option many times before the code that handles them. */
 const helpText = Array.from(
@@ -22,11 +23,7 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
   let repo: TempRepo;
   const deps = testDeps();
   const source = createRetrievalSource(deps, new Workspaces(deps));
-  const ask = async (content: string): Promise<string> => {
-    const messages: ChatMessage[] = [{ role: 'user', content }];
-    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
-    return result.items.map((item: ContextItem) => item.text).join('\n');
-  };
+  const ask = (content: string): Promise<string> => askRetrieval(source, repo.dir, content);
 
   before(() => {
     repo = makeRepo({

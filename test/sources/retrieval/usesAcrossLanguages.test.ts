@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
 import { silentLogger } from '../../../src/shared/logger.ts';
-import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
 import { askedUses, useRank, usesOf } from '../../../src/sources/retrieval/callers.ts';
 import { askedModules, importContinuations } from '../../../src/sources/retrieval/importForms.ts';
 import { IndexStore } from '../../../src/sources/retrieval/index/store.ts';
@@ -20,7 +19,8 @@ import { moduleStem } from '../../../src/sources/symbols/extract.ts';
 import { SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, realNeverRead, signal, testDeps } from '../input.ts';
+import { realNeverRead, testDeps } from '../input.ts';
+import { retrievalItems } from './ask.ts';
 
 describe('which questions ask who uses a name, or which tests exercise it', () => {
   for (const [text, expected] of [
@@ -179,9 +179,7 @@ describe('retrieval: the listing of who uses, includes or tests a name', () => {
   const deps = testDeps();
   const source = createRetrievalSource(deps, new Workspaces(deps));
   const listing = async (content: string): Promise<string> => {
-    const messages: ChatMessage[] = [{ role: 'user', content }];
-    const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);
-    const items: ContextItem[] = result.items;
+    const items = await retrievalItems(source, repo.dir, content);
     return items.find((item) => item.key === 'retrieval.code.(related lines)')?.text ?? '';
   };
 
