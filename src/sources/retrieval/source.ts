@@ -747,23 +747,26 @@ export function createRetrievalSource(
           const relationHits = [...(stored?.hits ?? []), ...byRelation.hits, ...nameHits, ...byResolved.hits];
           const listingRoom = Math.min(depth.totalChars / 2, RELATION_LISTING_CHARS);
           const used = relations ? undefined : usedLines(indexed, context.names, input.question.text, relationHits);
-          const related = relations
-            ? relationListing(
-                relationHits,
-                withImportForms(
+          const listed = relations
+            ? {
+                hits: relationHits,
+                rank: withImportForms(
                   stored?.rank(relationRank(relationNames, relations)) ?? relationRank(relationNames, relations),
                   relations.imports ? continuedImports(ws.root, relationHits, relationNames, deps) : undefined,
                 ),
-                deps,
-                listingRoom,
-              )
-            : used && relationListing(used.hits, used.rank, deps, listingRoom);
-          if (related) items.push(related);
+              }
+            : used;
+          const listingOf = (shown: (hit: GrepHit) => boolean) =>
+            listed && relationListing(listed.hits.filter(shown), listed.rank, deps, listingRoom);
           const marked = markedListing((await markerSearch).hits, plan.markers, deps, markedRoom(depth));
+          const listedChars = [listingOf(() => true), marked].reduce((sum, item) => sum + (item?.text.length ?? 0), 0);
+          const room = { ...depth, totalChars: depth.totalChars - listedChars };
+          const regions = codeItems(ws.root, hits, context, room, deps, skipped, from);
+          // Each line reaches the model once: a use a region already shows is left out of the uses listing.
+          const related = listingOf(relations ? () => true : notInRegions(regions));
+          if (related) items.push(related);
           if (marked) items.push(marked);
-          const listed = [related, marked].reduce((sum, item) => sum + (item?.text.length ?? 0), 0);
-          const room = { ...depth, totalChars: depth.totalChars - listed };
-          items.push(...codeItems(ws.root, hits, context, room, deps, skipped, from));
+          items.push(...regions);
           const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
           if (reads) items.push(reads);
           const byWords =
@@ -1010,6 +1013,18 @@ function storedRelations(
   const hits = indexed.uses(simple, kinds);
   const imports = new Set(hits.filter((hit) => hit.kind === 'import').map((hit) => hit.text));
   return { hits, rank: (base) => (line) => Math.max(base(line), imports.has(line) ? 1 : 0) };
+}
+
+/** Whether a hit's line is not already among the lines of its file's region (compared without indentation). */
+function notInRegions(regions: readonly ContextItem[]): (hit: GrepHit) => boolean {
+  const shown = new Map<string, Set<string>>();
+  for (const item of regions) {
+    if (!item.path) continue;
+    const lines = shown.get(item.path) ?? new Set<string>();
+    for (const line of item.text.split('\n')) lines.add(line.trim());
+    shown.set(item.path, lines);
+  }
+  return (hit) => !shown.get(hit.rel.split(path.sep).join('/'))?.has(hit.text.trim());
 }
 
 /** A line inside an import written over several lines (importForms.ts) ranks as the import it is. */

@@ -182,6 +182,14 @@ describe('retrieval: the listing of who uses, includes or tests a name', () => {
     const items = await retrievalItems(source, repo.dir, content);
     return items.find((item) => item.key === 'retrieval.code.(related lines)')?.text ?? '';
   };
+  // Uses: the listing holds the lines no region shows, so in a repository this small the regions carry most of
+  // them. What reaches the model is both, each line once.
+  const forwarded = async (content: string) => {
+    const items = await retrievalItems(source, repo.dir, content);
+    const listed = items.find((item) => item.key === 'retrieval.code.(related lines)')?.text ?? '';
+    return { listed, all: items.map((item) => item.text).join('\n'), keys: items.map((item) => item.key) };
+  };
+  const once = (all: string, line: string) => all.split(line).length - 1 === 1;
 
   before(() => {
     repo = makeRepo({ files: FILES });
@@ -217,32 +225,32 @@ describe('retrieval: the listing of who uses, includes or tests a name', () => {
     assert.match(includers, /^src\/report\.cc:1: /m);
     assert.match(includers, /^src\/table\.cc:1: /m);
     assert.doesNotMatch(includers, /src\/report\.cc:3|src\/main\.cc/);
-    const callers = await listing('Who calls vformat_to?');
-    assert.match(callers, /^src\/report\.cc:3: return fmt::vformat_to\("\{\}", n\);$/m);
-    assert.match(callers, /^src\/main\.cc:2: /m);
-    assert.doesNotMatch(callers, /#include|std::string vformat_to\(const char\* f\);/);
+    const callers = await forwarded('Who calls vformat_to?');
+    assert.ok(once(callers.all, 'return fmt::vformat_to("{}", n);'), callers.all);
+    assert.ok(once(callers.all, 'puts(vformat_to('), callers.all);
+    assert.doesNotMatch(callers.listed, /#include|std::string vformat_to\(const char\* f\);/);
   });
 
   test('who calls a function: the calls, not its definition, a comment or a longer name', async () => {
-    const text = await listing('Who calls parse_args?');
-    assert.match(text, /^cli\/main\.py:5: return parse_args\(argv\)$/m);
-    assert.match(text, /^cli\/run\.py:3: result = parse_args\(sys\.argv\)$/m);
-    assert.doesNotMatch(text, /def parse_args|# parse_args|parse_args_from_env/);
+    const { listed, all } = await forwarded('Who calls parse_args?');
+    assert.ok(once(all, 'return parse_args(argv)'), all);
+    assert.ok(once(all, 'result = parse_args(sys.argv)'), all);
+    assert.doesNotMatch(listed, /def parse_args|# parse_args|parse_args_from_env/);
   });
 
   test('which tests exercise it: test files only, the one that calls it first', async () => {
-    const text = await listing('Which tests exercise parse_args?');
-    const calling = text.indexOf('tests/test_args.py:4:');
-    const naming = text.indexOf('tests/test_docs.py:');
-    assert.ok(calling >= 0 && naming > calling, text);
-    assert.doesNotMatch(text, /^cli\//m);
+    const { listed, keys } = await forwarded('Which tests exercise parse_args?');
+    const calling = keys.indexOf('retrieval.code.tests/test_args.py');
+    const naming = keys.indexOf('retrieval.code.tests/test_docs.py');
+    assert.ok(calling >= 0 && (naming === -1 || naming > calling), keys.join(', '));
+    assert.doesNotMatch(listed, /^cli\//m);
   });
 
   test('who uses an Erlang module: the calls through it, not the module itself', async () => {
-    const text = await listing('Who uses cowboy_req?');
-    assert.match(text, /^src\/handler\.erl:4: Req = cowboy_req:reply\(200, Req0\),$/m);
-    assert.match(text, /^src\/stream\.erl:3: /m);
-    assert.doesNotMatch(text, /-module\(cowboy_req\)/);
+    const { listed, all } = await forwarded('Who uses cowboy_req?');
+    assert.ok(once(all, 'Req = cowboy_req:reply(200, Req0),'), all);
+    assert.ok(once(all, 'cowboy_req:stream_reply(200, Req).'), all);
+    assert.doesNotMatch(listed, /-module\(cowboy_req\)/);
   });
 });
 
