@@ -13,7 +13,7 @@
 // picked up by that search. A file whose text holds `@own-process` (with its reason)
 // keeps a process to itself, as every file did before.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,6 +53,15 @@ for (const file of files) {
   else shared.push({ file, spawns: /ctxproxyProcess|node:child_process|playwright/.test(text), size: text.length });
 }
 shared.sort((a, b) => Number(b.spawns) - Number(a.spawns) || b.size - a.size);
+
+// The compiled package, built here once if a source is newer (ctxproxyProcess.ts's check), before any file
+// runs: a build deletes dist/ first, and in a shared process another file may be running the command from it.
+const built = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--input-type=module', '-e', "await import('./test/support/ctxproxyProcess.ts');"],
+  { cwd: ROOT, stdio: 'inherit' },
+);
+if (built.status !== 0) process.exit(built.status ?? 1);
 
 const run = mkdtempSync(path.join(tmpdir(), 'ctxproxy-node-suite-'));
 const queue = path.join(run, 'queue');
