@@ -113,6 +113,16 @@ const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
 const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
+/**
+ * A key counted (`user1`, `host_2`, a Secret's `data:` listing several users) or written in camel case
+ * (`teamId`, `clusterName`), as the key tests read `user`, `team_id`. A key with a secret's word in it
+ * (`sessionId`, `password2`, `tokenName`) stays as written: its value may be the secret.
+ */
+function plainKey(key: string): string {
+  if (SECRET_FIELD.test(key)) return key;
+  return key.replace(/[_.-]?\d{1,3}$/, '').replace(/([a-z])([A-Z])/g, '$1_$2');
+}
+
 /** The key as written before the value in a match (`existingSecret: "`): its last name, without quotes and separators. */
 export function keyName(keyText: string): string {
   // Read back from the end (a regex anchored at `$` would try every start): quotes and blanks, the
@@ -305,6 +315,27 @@ const EXPANSION_LIST = /^\$[A-Za-z_]\w*(?:,[\w.-]+=\$[A-Za-z_]\w*)+$/;
 /** Constants' names standing for values (`REPLICA_SET_KEY`, `CLIENT_PASSWORD1,CLIENT_PASSWORD2`, a JWT's `HEADER.PAYLOAD.SIGNATURE`, a connection line's `HOST:PORT:DATABASE:PASSWORD`): words of capitals joined by `_`, `.` or `:`, each with a vowel. */
 const CONSTANT_NAMES =
   /^(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.:])+[A-Z]*[AEIOU][A-Z]*\d{0,2}(?:,(?:[A-Z]*[AEIOU][A-Z]*\d{0,2}[_.:])+[A-Z]*[AEIOU][A-Z]*\d{0,2})*$/;
+
+/**
+ * A constant's or a variable's name with acronyms among its words (`pass = "R_SPF_ALLOW"`, an rspamd symbol;
+ * `secretKey: MY_ENV_VAR1`, `DB_TLS_CA`): capitals joined by `_`, each part a word with a vowel or an acronym of
+ * up to four letters, one part a word of three letters or more with a vowel, up to two digits at a part's end.
+ * A generated value in capitals puts digits inside its parts or runs more than four consonants together.
+ */
+const CONSTANT_SHAPE = /^[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+$/;
+const CONSTANT_PART = /^(?:[A-Z]*[AEIOU][A-Z]*|[A-Z]{1,4})\d{0,2}$/;
+const CONSTANT_WORD = /^[A-Z]*[AEIOU][A-Z]*$/;
+function isConstantWithAcronyms(v: string): boolean {
+  if (v.length > 64 || !CONSTANT_SHAPE.test(v)) return false;
+  const parts = v.split('_');
+  return (
+    parts.every((part) => CONSTANT_PART.test(part)) &&
+    parts.some((part) => {
+      const word = part.replace(/\d+$/, '');
+      return word.length >= 3 && CONSTANT_WORD.test(word);
+    })
+  );
+}
 
 /** An Azure Resource Manager template expression (`[parameters('token')]`, `[steps('details').token]`): the value is a parameter's. */
 const ARM_EXPRESSION = /^\[[a-z][A-Za-z]*\([^\n]*\)[\w.'()[\]-]*\]$/;
@@ -847,6 +878,18 @@ const ARGUMENT_AFTER = /^[ \t]+[^\s#|&;>]/;
 /** Markdown emphasis around a value (`* Password: *alice*`): the value is the word inside. */
 const MARKDOWN_EMPHASIS = /^[*_]{1,3}([^*_\s]+)[*_]{1,3}$/;
 
+/**
+ * Strong emphasis opened before a word and closed further on the line (`doing: **Authentication > SIGN-IN
+ * METHOD > SAVE**`, `__Settings → Tokens__`): Markdown around a menu path or a phrase, the value its first word.
+ */
+const EMPHASIS_OPENED = /^(\*\*|__)[A-Za-z][A-Za-z-]*$/;
+function isEmphasisOpened(v: string, after: string): boolean {
+  const marks = EMPHASIS_OPENED.exec(v)?.[1];
+  if (marks === undefined) return false;
+  const newline = after.indexOf('\n');
+  return (newline === -1 ? after : after.slice(0, newline)).includes(marks);
+}
+
 /** An HTTP request line's protocol version (`GET /basic-auth/user/passwd HTTP/1.1`): after a path that ends in a word like `passwd`. */
 const HTTP_VERSION = /^HTTPS?\/\d(?:\.\d)?$/;
 /** A call the string is joined to (`',listKeys(resourceId(` in an ARM `concat`): what is left of the value is computed. */
@@ -1064,6 +1107,41 @@ const isRowAndDigits = (v: string) => {
   return letters !== undefined && typedRunAt(letters, 0) === letters.length;
 };
 
+/**
+ * A label made of its key's initials (`consumerSecret: 'col_cs'`, `accessTokenSecret: 'col_ts'`,
+ * `privateKey: 'inline_pk'`): lower-case words joined by `_` or `-`, one of them the initials of the key's
+ * last two words or more. A generated value does not spell its field's initials as a word of its own.
+ */
+function isKeyInitialsLabel(v: string, key: string): boolean {
+  if (v.length > 40 || !/^[a-z]+(?:[_-][a-z]+)+$/.test(v)) return false;
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((word) => word.length > 0);
+  if (words.length < 2) return false;
+  const initials = words.map((word) => word[0]).join('');
+  const parts = v.split(/[_-]/);
+  return parts.some((part) => part.length >= 2 && initials.endsWith(part));
+}
+
+/**
+ * A Markdown code span that closes right before the value (`behind \`MYSQL_PASSWORD=\` (for mariadb/mysql)
+ * or`): the key and its `=` are the span's text, what follows is the sentence (the classifier asks only of a
+ * value with a blank in it: a token written after the span is still judged as one). An odd number of backticks on
+ * the key's line, the last of them after the separator, means the last one closes a span.
+ */
+function keySpanClosed(keyText: string): boolean {
+  if (!/[=:]`$/.test(keyText)) return false;
+  const line = keyText.slice(keyText.lastIndexOf('\n') + 1, -1);
+  let ticks = 0;
+  for (let i = 0; i < line.length; i++) if (line.charCodeAt(i) === 96) ticks++;
+  return ticks % 2 === 1;
+}
+
+/** A letter or two and a counter (`Password: "f123"` beside `Name: "foo_owner"`, `u1234`): a test's label for one of several users. */
+const LETTER_AND_COUNTER = /^[A-Za-z]{1,2}(?:123|1234|12345)$/;
+
 /** A label ending in a colon (`password: argon2: option 'variant' must be …`): a message names a setting, a value has no colon there. */
 const COLON_LABEL = /^[a-z][a-z0-9_-]{1,30}:$/;
 
@@ -1122,6 +1200,8 @@ export function classifyValue(
     // A Markdown link's closing parenthesis after a query value (`(https://…?password=password)`).
     .replace(/^([^(]*)\)$/, '$1');
   if (value.length === 0) return verdict('placeholder', 'empty value');
+  if (/\s/.test(value) && keySpanClosed(keyText))
+    return verdict('documentation', "the key's Markdown code span closes before the value: the value is the sentence");
   if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
   if (!QUOTED_BEFORE.test(keyText) && !/^\s*\\?["'`]/.test(raw) && insideTemplate(keyText, raw + after))
@@ -1176,6 +1256,8 @@ export function classifyValue(
   // Bounded first: the pattern's capitals-around-a-vowel backtracks on a long run of capitals.
   if (value.length <= 200 && CONSTANT_NAMES.test(value))
     return verdict('placeholder', "constants' names standing for values");
+  if (isConstantWithAcronyms(value))
+    return verdict('reference', "a constant's name with acronyms among its words (capitals joined by underscores)");
   if (isRunsOfCharacters(value)) return verdict('placeholder', 'runs of one character fill the value');
   if (KEY_OF_PAIR.test(value) || KEY_AND_CONSTANTS.test(value))
     return verdict('documentation', "a key of a key=value pair (its value a constant's name or still to come)");
@@ -1201,6 +1283,8 @@ export function classifyValue(
   if (MARKDOWN_SYNTAX.test(value) || RELATIVE_LINK.test(value))
     return verdict('documentation', "Markdown: a link's text and target, a relative link, a footnote or a handle");
   if (PASS_AS_VERB.test(keyText)) return verdict('documentation', '"pass" is a verb here (the tests pass:)');
+  if (isEmphasisOpened(value, after))
+    return verdict('documentation', 'Markdown strong emphasis opened before the word and closed later on its line');
   if (COLON_LABEL.test(value) || OPTION_WORD.test(value))
     return verdict('documentation', "a label ending in a colon, or the option's own name, where a value was expected");
   if (COMMAND_LINE.test(value)) return verdict('documentation', "a command line (a tool's name, then its arguments)");
@@ -1228,8 +1312,10 @@ export function classifyValue(
   const inUrl = IN_URL_AUTHORITY.test(keyText);
   const key = inUrl ? '' : keyName(keyText);
   if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
-  if (IDENTITY_KEY.test(key)) return verdict('documentation', 'the key names a user, account or address, not a secret');
-  if (SETTING_KEY.test(key))
+  const plain = plainKey(key);
+  if (IDENTITY_KEY.test(plain))
+    return verdict('documentation', 'the key names a user, account or address, not a secret');
+  if (SETTING_KEY.test(plain))
     return verdict('documentation', 'the key names a setting (a path, a version, a timeout), not a secret');
   if (key === '' && TYPE_NAME.test(value)) return verdict('documentation', "a type's name as an argument (ConfigMap)");
   if (!inUrl && isObjectName(value)) {
@@ -1281,6 +1367,9 @@ export function classifyValue(
     );
   if (isCountedLabel(value, keyText)) return verdict('placeholder', "a test's label with a counter (words, a number)");
   if (isRowAndDigits(value)) return verdict('placeholder', 'keys typed along a row, then digits');
+  if (!inUrl && isKeyInitialsLabel(value, key)) return verdict('placeholder', "a label made of its key's initials");
+  if (LETTER_AND_COUNTER.test(value))
+    return verdict('placeholder', "a letter or two and a counter: a test's label, not a chosen password");
   if (isSentenceAboutItself(value))
     return verdict('placeholder', 'a sentence about the value, naming its kind (AVeryStrongPassword…)');
   if (CAPITALS_TEST_LABEL.test(value)) return verdict('placeholder', 'a name in capitals that says it is a test value');

@@ -837,3 +837,71 @@ test('issue 26 tenth round: a PEM block of words in one case is an instruction; 
   const key = pick(rng, ALNUM, 48);
   assert.ok(!(await redactor.redact(kubeconfig(key), { path: 'samples/secrets.yaml' })).text.includes(key));
 });
+
+test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a letter and a counter, counted and camel-case keys, key initials, Markdown around the value', async () => {
+  // [value, text before it, text after it]
+  const kept: [string, string, string?][] = [
+    // A constant's or variable's name whose words include acronyms: rspamd's symbols, an env var's name.
+    ['R_SPF_ALLOW', '  pass = "', '";'],
+    ['MY_ENV_VAR1', '  - secretKey: '],
+    ['DB_TLS_CERT', 'password: '],
+    ['AWS_SECRET_KEY', '"apiKey": "', '",'],
+    // A letter or two and a counter: a test's label for one of several users, in Go, YAML and env files.
+    ['f123', 'Name: "foo_owner", Password: "', '", Flags: nil'],
+    ['u1234', '  password: '],
+    ['ab12345', 'DB_PASSWORD='],
+    // A label made of its key's initials.
+    ['col_cs', "  consumerSecret: '", "',"],
+    ['col_ts', "  accessTokenSecret: '", "',"],
+    ['inline_pk', '"privateKey": "', '"'],
+    ['test-at', 'access_token = "', '"'],
+    // Strong emphasis opened before the word and closed later on the line: a menu path.
+    ['**Authentication', 'enable email and password authentication by doing: ', ' > SIGN-IN METHOD > SAVE**'],
+    ['__Settings', 'token: open ', ' → Tokens__ and copy it'],
+    // A Markdown code span closing before the value: the sentence follows the key.
+    [' (for mariadb/mysql) or', 'user nextcloud in `db.env` behind `MYSQL_PASSWORD=`', '`POSTGRES_PASSWORD=`'],
+    [' (see below) and', 'set `API_TOKEN:`', '`REGION`'],
+  ];
+  for (const [value, keyText, after = ''] of kept) {
+    const verdict = classifyValue(value, keyText, undefined, {}, after);
+    assert.notEqual(verdict.kind, 'literal', `${keyText}«${value}»${after}`);
+    assert.ok(!verdict.evidence.includes(value.trim()), verdict.evidence);
+  }
+  // The same places with generated values, or shapes the classes do not cover: literals.
+  const literals: [string, string, string?][] = [
+    ['QZXK_WPLM', 'API_TOKEN='],
+    ['BRTQ_ZMKW_PLXV', 'pass = "', '";'],
+    [`AB3D_${pick(rng, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 8)}_X9Q2`, 'API_TOKEN='],
+    ['kqz1239', 'Password: "', '"'],
+    [`f${pick(rng, ALNUM, 12)}123`, 'password: '],
+    ['mango_tk', "  consumerSecret: '", "',"],
+    [`col_${pick(rng, LOWER, 14)}`, "  accessTokenSecret: '", "',"],
+    [`**${pick(rng, ALNUM, 18)}`, 'token: ', ' and more'],
+    ['**Authentication', 'password: ', ' with no closing mark'],
+    [pick(rng, ALNUM, 20), 'Set `FOO` and PASSWORD=`', '`'],
+    [pick(rng, ALNUM, 20), 'behind `MYSQL_PASSWORD=`', ' here'],
+  ];
+  for (const [value, keyText, after = ''] of literals) {
+    assert.equal(classifyValue(value, keyText, undefined, {}, after).kind, 'literal', `${keyText}«${value}»${after}`);
+  }
+
+  // A counted or camel-case key says what a Secret's entry is (user1 is a user, teamId an id); a key with a
+  // secret's word in it, counted or not, keeps its value masked, in YAML data and in JSON.
+  const secret = (entries: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: roles\ndata:\n${entries}`;
+  for (const text of [
+    secret('  teamId: "acid"\n  user1: ZGJ1c2Vy\n'),
+    secret('  host_2: ZGIuaW50ZXJuYWw=\n  clusterName: cHJvZC1ldQ==\n'),
+  ]) {
+    assert.equal((await redactor.redact(text, { path: 'manifests/roles.yaml' })).text, text, text);
+  }
+  for (const key of ['password1', 'sessionId', 'apiToken2', 'user1Password']) {
+    const value = Buffer.from(pick(rng, ALNUM, 24)).toString('base64');
+    const text = secret(`  user1: ZGJ1c2Vy\n  ${key}: ${value}\n`);
+    assert.ok(!(await redactor.redact(text, { path: 'manifests/roles.yaml' })).text.includes(value), key);
+  }
+  const json = (key: string, value: string) => `{"kind": "Secret", "data": {"${key}": "${value}"}}\n`;
+  const token = pick(rng, ALNUM, 32);
+  for (const key of ['password1', 'apiToken2']) {
+    assert.ok(!(await redactor.redact(json(key, token), { path: 'x.json' })).text.includes(token), key);
+  }
+});
