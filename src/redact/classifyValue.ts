@@ -1176,6 +1176,427 @@ function imageWords(text: string): Set<string> {
   return words;
 }
 
+/** What a check reads: the value as judged, the text around it, and the key, once the value alone has not decided. */
+interface Candidate {
+  raw: string;
+  value: string;
+  keyText: string;
+  path: string | undefined;
+  ruledOut: { placeholder?: boolean; reference?: boolean };
+  after: string;
+  item: { text: string; start: number } | undefined;
+  /** Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key. */
+  inUrl: boolean;
+  key: string;
+  plain: string;
+}
+
+/**
+ * One piece of evidence: a test, and the class and words it gives when it holds; or a step that decides
+ * its own verdict (it may name one of several classes, or ask the classifier about part of the value).
+ */
+type Check =
+  | readonly [test: (c: Candidate) => unknown, kind: ValueKind, evidence: string]
+  | ((c: Candidate) => ValueVerdict | undefined);
+
+function decide(checks: readonly Check[], c: Candidate): ValueVerdict | undefined {
+  for (const check of checks) {
+    if (typeof check === 'function') {
+      const found = check(c);
+      if (found !== undefined) return found;
+    } else if (check[0](c)) {
+      return verdict(check[1], check[2]);
+    }
+  }
+  return undefined;
+}
+
+/** A key=value field whose key names a setting or an identity (`path=/v1/aws/creds/readonly`, `id=vault2`). */
+function isSettingPair(v: string): boolean {
+  const pair = SETTING_PAIR.exec(v);
+  return pair !== null && (SETTING_KEY.test(pair[1]!) || IDENTITY_KEY.test(pair[1]!));
+}
+
+/** The value under a name/value pair's `value:` names the pair's name (`GITHUB_OAUTH_SECRET` … `value: github`). */
+function namesItsPairName(c: Candidate): boolean {
+  if (c.key !== 'value') return false;
+  const pairName = NAME_OF_PAIR.exec(c.keyText.slice(-200))?.[1];
+  return pairName !== undefined && namesItsKey(c.value, pairName);
+}
+
+/** A made-up value ended by its string literal's escape (`changeme\n`): the part before it judged whole. */
+function madeUpBeforeEscape(c: Candidate): boolean {
+  const escaped = BEFORE_ESCAPE.exec(c.value);
+  return (
+    escaped !== null && (isPlaceholder(escaped[1]!) || classifyValue(escaped[1]!, c.keyText, c.path).kind !== 'literal')
+  );
+}
+
+/** A placeholder word spelled out with a mark between its letters (`p-a-s-s-w-o-r-d`). */
+function isSpelledOutPlaceholder(v: string): boolean {
+  const spelled = SPELLED_OUT.exec(v);
+  return spelled !== null && isPlaceholder(v.split(spelled[1]!).join(''));
+}
+
+/** A name a Kubernetes object could have: a secret's name by its key, by what it ends in, or by the prose before it. */
+function secretObjectName(c: Candidate): ValueVerdict | undefined {
+  if (c.inUrl || !isObjectName(c.value)) return undefined;
+  if (SECRET_OBJECT_KEY.test(c.key) && !CREDENTIAL_SECRET_KEY.test(c.key)) {
+    return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
+  }
+  if (NAMES_WHAT_IT_HOLDS.test(c.value))
+    return verdict('secret-name', 'a name that ends in what it holds (…-credentials, …-token)');
+  // Only the value's own line is prose about it: `secret:` a line above is another key.
+  const line = c.keyText.slice(c.keyText.lastIndexOf('\n') + 1).trim();
+  if (/[ \t]/.test(line) && /\bsecrets?\b/i.test(line) && !CREDENTIAL_SECRET_KEY.test(line)) {
+    return verdict('secret-name', 'prose names a secret object by its name');
+  }
+  return undefined;
+}
+
+/** After an auth scheme's word (`Bearer …`, `Basic …`) the rest is judged on its own; kept if it is not a literal. */
+function afterAuthScheme(c: Candidate): ValueVerdict | undefined {
+  const scheme = AUTH_SCHEME.exec(c.value);
+  if (!scheme) return undefined;
+  const rest = classifyValue(scheme[1]!, c.keyText, c.path, {}, c.after);
+  return rest.kind !== 'literal' ? rest : undefined;
+}
+
+/**
+ * The evidence the value alone gives, with the text around it, in order: cheap checks first, then the ones
+ * that read more. The first that holds decides.
+ */
+const VALUE_CHECKS: readonly Check[] = [
+  [(c) => c.value.length === 0, 'placeholder', 'empty value'],
+  [
+    (c) => /\s/.test(c.value) && keySpanClosed(c.keyText),
+    'documentation',
+    "the key's Markdown code span closes before the value: the value is the sentence",
+  ],
+  [(c) => c.value.length <= 2, 'placeholder', 'one or two characters: too short to be a credential'],
+  // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
+  [
+    (c) => !QUOTED_BEFORE.test(c.keyText) && !/^\s*\\?["'`]/.test(c.raw) && insideTemplate(c.keyText, c.raw + c.after),
+    'reference',
+    'inside a template expression ({{ }}, [[ ]], {% %}, <% %>, a shell expansion)',
+  ],
+  [
+    (c) => !c.ruledOut.reference && isReference(c.value),
+    'reference',
+    'a reference or template expression, or an encrypted value',
+  ],
+  [
+    (c) => COMMAND_SUBSTITUTION.test(c.value),
+    'reference',
+    'a shell command substitution: the value is computed when the line runs',
+  ],
+  [(c) => VARIABLE_BUILT.test(c.value), 'reference', 'built from a variable expansion ($name)'],
+  [
+    (c) => PAREN_REFERENCE.test(c.value),
+    'reference',
+    "a pipeline's variable or parameter ($(params.x)): filled in when the task runs",
+  ],
+  [(c) => TEMPLATE_AFTER.test(c.after), 'reference', 'the fixed part of a string a template span completes'],
+  // A template span the value opens, whose own quotes cut the match (`"[[ var "db_password" . ]]"`).
+  [
+    (c) => TEMPLATE_AFTER.test(c.raw.trimStart() + c.after),
+    'reference',
+    'a template expression, cut by the quotes inside it',
+  ],
+  [(c) => ARN_BEFORE.test(c.keyText), 'reference', 'an ARN names where the secret is kept'],
+  [
+    (c) => SECRET_TAG_BEFORE.test(c.keyText),
+    'reference',
+    'a !secret tag: the value names an entry of a separate secrets file',
+  ],
+  [
+    (c) => FLAG_WITHOUT_VALUE.test(c.keyText),
+    'documentation',
+    'a flag that turns a secret off or asks for it takes no value',
+  ],
+  [
+    (c) => CHECKSUM_KEY_BEFORE.test(c.keyText) && HEX_DIGEST.test(c.value),
+    'public',
+    "a checksum annotation: a digest of the Secret's manifest",
+  ],
+  [
+    (c) => HEX_DIGEST.test(c.value) && DIGEST_ALGORITHM_BEFORE.test(c.keyText),
+    'public',
+    'a content digest (sha256:…): a hash of an image or file, public',
+  ],
+  [(c) => IMAGE_BY_DIGEST.test(c.value), 'public', 'an image reference pinned by its digest (name@sha256:…)'],
+  [(c) => SIGV4_SCOPE.test(c.value), 'public', 'an AWS SigV4 credential scope (key id, date, region, service)'],
+  [(c) => SCOPE_IN_CODE.test(c.value) && /[A-Za-z]:$/.test(c.keyText), 'reference', "code: a constant's path (A::B)"],
+  [(c) => EXPANSION_LIST.test(c.value), 'reference', 'a list of variable expansions'],
+  [(c) => QUALIFIED_GO_NAME.test(c.value), 'reference', "code: a package's exported name or a pointer type"],
+  [
+    (c) => CLOUDFORMATION_FUNCTION.test(c.value),
+    'reference',
+    "a CloudFormation function's short form (!Join, !Sub): computed when deployed",
+  ],
+  [(c) => SECRET_AND_FIELD.test(c.value), 'reference', "a secret's name and the field in it (name:field)"],
+  [(c) => FILE_PATH.test(c.value) || AT_FILE.test(c.value), 'reference', 'a file path: the value is kept in that file'],
+  [(c) => READS_A_FILE.test(c.value), 'reference', 'a command that reads the value from a file'],
+  [
+    (c) => /\$\{\w+:$/.test(c.keyText) && /^-\d{1,6}\}?$/.test(c.value),
+    'documentation',
+    "a number as a shell expansion's default ($X with :-10)",
+  ],
+  [
+    (c) => OPTION.test(c.value) || (OPTION_ALONE.test(c.value) && c.after.charCodeAt(0) !== 40),
+    'documentation',
+    'a command-line option where a value was expected',
+  ],
+  [(c) => DURATION.test(c.value), 'documentation', 'a duration'],
+  [(c) => isSettingPair(c.value), 'documentation', 'a key=value field naming a setting or an identity'],
+  [
+    (c) => PIPELINE.test(c.value) || REGEX_ESCAPES.test(c.value),
+    'documentation',
+    'shell code: a pipeline or a regular expression',
+  ],
+  [(c) => GRAMMAR_REPETITION.test(c.value), 'documentation', "a grammar rule's repetition (ABNF 1*tchar)"],
+  [(c) => isMarksOnly(c.value), 'placeholder', 'no letter or digit: marks typed to test escaping'],
+  [(c) => HMAC_DIGEST.test(c.value), 'public', 'a published HMAC digest (an audit log hashes secrets so)'],
+  [(c) => UNIX_SOCKET.test(c.value), 'documentation', "a Unix socket's address"],
+  // Bounded first: the pattern's capitals-around-a-vowel backtracks on a long run of capitals.
+  [(c) => c.value.length <= 200 && CONSTANT_NAMES.test(c.value), 'placeholder', "constants' names standing for values"],
+  [
+    (c) => isConstantWithAcronyms(c.value),
+    'reference',
+    "a constant's name with acronyms among its words (capitals joined by underscores)",
+  ],
+  [(c) => isRunsOfCharacters(c.value), 'placeholder', 'runs of one character fill the value'],
+  [
+    (c) => KEY_OF_PAIR.test(c.value) || KEY_AND_CONSTANTS.test(c.value),
+    'documentation',
+    "a key of a key=value pair (its value a constant's name or still to come)",
+  ],
+  [(c) => ESCAPED_EXPANSION.test(c.value), 'reference', 'an escaped shell expansion ($$(…), $${…})'],
+  [(c) => ARM_EXPRESSION.test(c.value), 'reference', "an ARM template expression ([parameters('x')])"],
+  [(c) => REGEX_LITERAL.test(c.value), 'documentation', 'a regular expression literal (/…/flags)'],
+  [(c) => KEY_IS_A_PATH.test(c.keyText), 'documentation', "the key is a file path's last segment (/etc/passwd)"],
+  [
+    (c) => NUMERIC_ID_PAIR_BEFORE.test(c.keyText) && /^\d{1,6}$/.test(c.value),
+    'documentation',
+    'a numeric user and group id (uid:gid)',
+  ],
+  [
+    (c) =>
+      !QUOTED_BEFORE.test(c.keyText) &&
+      (CODE_IDENTIFIER.test(c.value) || isLongCodeIdentifier(c.value)) &&
+      CODE_AFTER.test(c.after),
+    'reference',
+    'code: an identifier the value is read from',
+  ],
+  [(c) => SCHEME_REFERENCE.test(c.value), 'reference', 'a scheme and path naming where the secret is kept'],
+  [
+    (c) => isUrlAfterScheme(c.value, c.keyText),
+    'documentation',
+    'a URL: the key was its scheme (salt://, file://) and the value its path',
+  ],
+  [
+    (c) => HOST_BEFORE.test(c.keyText) && PORT_AND_REST.test(c.value),
+    'documentation',
+    'a port after a host name (host:80)',
+  ],
+  [(c) => OBJECT_IDENTIFIER.test(c.value), 'public', 'an object identifier (OID, dotted numbers)'],
+  [
+    (c) => MARKDOWN_SYNTAX.test(c.value) || RELATIVE_LINK.test(c.value),
+    'documentation',
+    "Markdown: a link's text and target, a relative link, a footnote or a handle",
+  ],
+  [(c) => PASS_AS_VERB.test(c.keyText), 'documentation', '"pass" is a verb here (the tests pass:)'],
+  [
+    (c) => isEmphasisOpened(c.value, c.after),
+    'documentation',
+    'Markdown strong emphasis opened before the word and closed later on its line',
+  ],
+  [
+    (c) => COLON_LABEL.test(c.value) || OPTION_WORD.test(c.value),
+    'documentation',
+    "a label ending in a colon, or the option's own name, where a value was expected",
+  ],
+  [(c) => COMMAND_LINE.test(c.value), 'documentation', "a command line (a tool's name, then its arguments)"],
+  [(c) => HTTP_VERSION.test(c.value), 'documentation', "an HTTP request line's protocol version (HTTP/1.1)"],
+  [
+    (c) => CALL_AFTER_CONCATENATION.test(c.value),
+    'reference',
+    'code: a function call joined to the string (an ARM concat of listKeys(…))',
+  ],
+  [
+    (c) => c.keyText.endsWith('`') && c.after.startsWith('`') && BACKTICK_COMMAND.test(c.value),
+    'reference',
+    'a command in backticks (Ruby, shell): the value is its output',
+  ],
+  [
+    (c) => FILE_BEFORE_COLON.test(c.keyText) && MEDIA_TYPE_WORDS.test(c.value),
+    'documentation',
+    "a file and its type (script.sh:x-shellscript), not a user's password",
+  ],
+  [(c) => BRACED_PLACEHOLDERS.test(c.value), 'placeholder', '{name} placeholders joined by marks'],
+  [(c) => BRACED_WORDS.test(c.value), 'placeholder', 'words in braces where the value goes ({token over here})'],
+  [
+    (c) => isJsonWithoutLiteral(c.value),
+    'documentation',
+    'a JSON object whose fields hold settings, placeholders or references, no literal',
+  ],
+  [(c) => SECRET_PATH.test(c.value), 'reference', 'a secret-manager or Vault path (lower-case path segments)'],
+  [(c) => SAID_TO_BE_AN_ID.test(c.after), 'documentation', 'the sentence says the value is an identifier'],
+  [(c) => c.after.charCodeAt(0) === 40 && CALLEE.test(c.value), 'reference', 'code: a function call'],
+  [(c) => MEMBER_EXPRESSION.test(c.value), 'reference', 'code: a member expression'],
+  [(c) => PUBLIC_VALUE.test(c.value), 'public', 'a publishable token, public key or certificate'],
+  [(c) => isJwtHeaderAlone(c.value), 'public', "a JWT's header alone (algorithm and key id, no claim)"],
+  [
+    (c) => isEcPublicPoint(c.value),
+    'public',
+    'an uncompressed elliptic-curve public point (a Web Push or VAPID public key)',
+  ],
+];
+
+/** The evidence that needs the key's name (read back from the text before the value), in order, after VALUE_CHECKS. */
+const KEY_CHECKS: readonly Check[] = [
+  [(c) => PUBLIC_KEY_NAME.test(c.key), 'public', 'the key names public material or an identifier'],
+  [(c) => IDENTITY_KEY.test(c.plain), 'documentation', 'the key names a user, account or address, not a secret'],
+  [
+    (c) => SETTING_KEY.test(c.plain),
+    'documentation',
+    'the key names a setting (a path, a version, a timeout), not a secret',
+  ],
+  [(c) => c.key === '' && TYPE_NAME.test(c.value), 'documentation', "a type's name as an argument (ConfigMap)"],
+  secretObjectName,
+  [
+    (c) => MEANINGFUL_WORD.test(c.value),
+    'documentation',
+    'a word with a meaning (a permission level, a cleared cookie)',
+  ],
+  [(c) => PLAIN_URL.test(c.value) || PLAIN_URL_OR_SCHEME.test(c.value), 'documentation', 'a URL without credentials'],
+  [(c) => PORT_MAPPING.test(c.value), 'documentation', 'a port mapping'],
+  [(c) => isFilledShape(c.value), 'placeholder', 'one or two characters repeated in a token shape'],
+  [
+    (c) => !c.ruledOut.placeholder && isPlaceholder(c.value),
+    'placeholder',
+    'a placeholder, example or obviously made-up value',
+  ],
+  [(c) => isProse(c.value), 'documentation', 'prose'],
+  [(c) => NON_LATIN_WORD.test(c.value), 'documentation', 'a word in a script other than Latin (prose)'],
+  [(c) => WRAPPED_PLACEHOLDER.test(c.value), 'placeholder', "a command-line tool's placeholder (^X^, %X%)"],
+  [(c) => CONSTANT_NAME.test(c.value), 'placeholder', "a constant's name (capitals, up to two digits)"],
+  [(c) => PREFIX_AND_WORD.test(c.value), 'placeholder', 'a key prefix followed by a plain word'],
+  [
+    (c) => WORDS.placeholder.has(PREFIX_AND_PLACEHOLDER.exec(c.value)?.[1] ?? ''),
+    'placeholder',
+    'a short prefix and a placeholder word (tkey_foo)',
+  ],
+  [(c) => isRepeatedWord(c.value), 'placeholder', 'a word written twice or more'],
+  [(c) => isWordTwiceAroundMark(c.value), 'placeholder', 'a word written twice around a mark'],
+  [(c) => isDigitCount(c.value), 'placeholder', 'digits counting up or down'],
+  [(c) => isWordsAndCounts(c.value), 'placeholder', 'placeholder words and counting digits run together'],
+  [(c) => isHexWords(c.value), 'placeholder', 'hex spelled from words (deadbeef)'],
+  [(c) => isPhraseSlug(c.value), 'documentation', 'a phrase written as a slug'],
+  [(c) => !c.inUrl && namesItsKey(c.value, c.key), 'placeholder', 'the value names its own key'],
+  [
+    (c) => namesItsPairName(c),
+    'placeholder',
+    "the value names its name/value pair's name (GITHUB_OAUTH_SECRET: github)",
+  ],
+  [
+    (c) => !c.inUrl && labelledByItsKey(c.value, c.key, c.keyText),
+    'placeholder',
+    'the value is labelled with its own key (IDToken.1234…, water_softener_salt)',
+  ],
+  [
+    (c) => isMadeOfFiller(c.value),
+    'placeholder',
+    'made of words that describe a value and typed runs (somerandomstring1234…)',
+  ],
+  [
+    (c) => !c.inUrl && isLabelFromItsKey(c.value, c.key),
+    'placeholder',
+    'a label spelled from its own key (RefreshError under RefreshToken, tk-real under token)',
+  ],
+  [(c) => isCountedLabel(c.value, c.keyText), 'placeholder', "a test's label with a counter (words, a number)"],
+  [(c) => isRowAndDigits(c.value), 'placeholder', 'keys typed along a row, then digits'],
+  [(c) => !c.inUrl && isKeyInitialsLabel(c.value, c.key), 'placeholder', "a label made of its key's initials"],
+  [
+    (c) => LETTER_AND_COUNTER.test(c.value),
+    'placeholder',
+    "a letter or two and a counter: a test's label, not a chosen password",
+  ],
+  [
+    (c) => isSentenceAboutItself(c.value),
+    'placeholder',
+    'a sentence about the value, naming its kind (AVeryStrongPassword…)',
+  ],
+  [(c) => CAPITALS_TEST_LABEL.test(c.value), 'placeholder', 'a name in capitals that says it is a test value'],
+  [(c) => !c.inUrl && isKeyInLeetspeak(c.value, c.key), 'placeholder', 'the value is its own key in leetspeak'],
+  [
+    (c) => ERROR_LABEL.test(c.value) && ERROR_CHAIN_AFTER.test(c.after),
+    'documentation',
+    "a wrapped error message's label (failed to get token: oauth2: …)",
+  ],
+  [
+    (c) => equalsTheUserName(c.value, c.keyText) || equalsTheUserName(c.value, c.after),
+    'placeholder',
+    'the user name written beside it',
+  ],
+  [
+    (c) => spelledFromItsPlace(c.value, c.key, c.path),
+    'placeholder',
+    'a name spelled from the words of its key and path',
+  ],
+  [(c) => madeUpBeforeEscape(c), 'placeholder', "a made-up value, ended by its string literal's escape (\\n)"],
+  [(c) => echoesItsLine(c.value, c.keyText), 'placeholder', 'repeats its own line (the user name, the key)'],
+  [(c) => namesTheProduct(c.value, c.path), 'placeholder', "the product's own name, as the item's path spells it"],
+  [
+    (c) => c.item && /^[a-z]{4,20}$/.test(c.value) && imageWords(c.item.text).has(c.value),
+    'placeholder',
+    "the product's own name, as the images the file runs spell it",
+  ],
+  [
+    (c) => productAndWords(c.value, c.path),
+    'placeholder',
+    "the product's own name joined to made-up words (name@secured)",
+  ],
+  [(c) => decodesToPlaceholder(c.value, c.path), 'placeholder', 'base64 of a placeholder or reference'],
+  [
+    (c) => decodesToPlaceholderPair(c.value),
+    'placeholder',
+    'base64 of user:password whose password is a placeholder or the user name',
+  ],
+  [
+    (c) => isSpelledOutPlaceholder(c.value),
+    'placeholder',
+    'a placeholder word spelled out with a mark between its letters',
+  ],
+  [(c) => ONE_KEYBOARD_ROW.test(c.value), 'placeholder', "letters of one keyboard row (a typist's filler)"],
+  [(c) => isAlphabetRun(c.value), 'placeholder', 'letters in alphabet order (abcd, abc123)'],
+  [
+    (c) => isPlaceholderWordInBase64(c.value),
+    'placeholder',
+    'a placeholder word repeated in the shape of base64 (LS0exampleexample=)',
+  ],
+  [
+    (c) => FLAG_BEFORE.test(c.keyText) && SETTING_NAME.test(c.value) && ARGUMENT_AFTER.test(c.after),
+    'secret-name',
+    "a setting's name after a flag, its value the next argument (--secret name value)",
+  ],
+  afterAuthScheme,
+  [(c) => isNumberedLine(c.value, c.after), 'placeholder', "a sample's numbered line (line1, then line2)"],
+  // A label or message in a translation catalogue: the file maps keys to what a user interface shows.
+  [
+    (c) => c.item && isUiString(c.value) && isTranslationCatalogue(c.item.text),
+    'documentation',
+    "a user interface's string in a translation catalogue (a locale file)",
+  ],
+  // An example in an API description is sample data; a value shaped like a generated credential is still masked.
+  [
+    (c) =>
+      c.item && !(c.value.length >= 16 && charClassCount(c.value) >= 3) && underApiExample(c.item.text, c.item.start),
+    'documentation',
+    "an example in an API description (under OpenAPI's example:)",
+  ],
+];
+
 /**
  * What `raw` is, given the text before it in the match (`keyText`, the key and separator, or the
  * words before a value in prose) and the item's path, if any. Cheap checks first; only a literal is masked.
@@ -1199,221 +1620,14 @@ export function classifyValue(
     .replace(MARKDOWN_EMPHASIS, '$1')
     // A Markdown link's closing parenthesis after a query value (`(https://…?password=password)`).
     .replace(/^([^(]*)\)$/, '$1');
-  if (value.length === 0) return verdict('placeholder', 'empty value');
-  if (/\s/.test(value) && keySpanClosed(keyText))
-    return verdict('documentation', "the key's Markdown code span closes before the value: the value is the sentence");
-  if (value.length <= 2) return verdict('placeholder', 'one or two characters: too short to be a credential');
-  // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
-  if (!QUOTED_BEFORE.test(keyText) && !/^\s*\\?["'`]/.test(raw) && insideTemplate(keyText, raw + after))
-    return verdict('reference', 'inside a template expression ({{ }}, [[ ]], {% %}, <% %>, a shell expansion)');
-  if (!ruledOut.reference && isReference(value))
-    return verdict('reference', 'a reference or template expression, or an encrypted value');
-  if (COMMAND_SUBSTITUTION.test(value))
-    return verdict('reference', 'a shell command substitution: the value is computed when the line runs');
-  if (VARIABLE_BUILT.test(value)) return verdict('reference', 'built from a variable expansion ($name)');
-  if (PAREN_REFERENCE.test(value))
-    return verdict('reference', "a pipeline's variable or parameter ($(params.x)): filled in when the task runs");
-  if (TEMPLATE_AFTER.test(after)) return verdict('reference', 'the fixed part of a string a template span completes');
-  // A template span the value opens, whose own quotes cut the match (`"[[ var "db_password" . ]]"`).
-  if (TEMPLATE_AFTER.test(raw.trimStart() + after))
-    return verdict('reference', 'a template expression, cut by the quotes inside it');
-  if (ARN_BEFORE.test(keyText)) return verdict('reference', 'an ARN names where the secret is kept');
-  if (SECRET_TAG_BEFORE.test(keyText))
-    return verdict('reference', 'a !secret tag: the value names an entry of a separate secrets file');
-  if (FLAG_WITHOUT_VALUE.test(keyText))
-    return verdict('documentation', 'a flag that turns a secret off or asks for it takes no value');
-  if (CHECKSUM_KEY_BEFORE.test(keyText) && HEX_DIGEST.test(value))
-    return verdict('public', "a checksum annotation: a digest of the Secret's manifest");
-  if (HEX_DIGEST.test(value) && DIGEST_ALGORITHM_BEFORE.test(keyText))
-    return verdict('public', 'a content digest (sha256:…): a hash of an image or file, public');
-  if (IMAGE_BY_DIGEST.test(value)) return verdict('public', 'an image reference pinned by its digest (name@sha256:…)');
-  if (SIGV4_SCOPE.test(value))
-    return verdict('public', 'an AWS SigV4 credential scope (key id, date, region, service)');
-  if (SCOPE_IN_CODE.test(value) && /[A-Za-z]:$/.test(keyText))
-    return verdict('reference', "code: a constant's path (A::B)");
-  if (EXPANSION_LIST.test(value)) return verdict('reference', 'a list of variable expansions');
-  if (QUALIFIED_GO_NAME.test(value)) return verdict('reference', "code: a package's exported name or a pointer type");
-  if (CLOUDFORMATION_FUNCTION.test(value))
-    return verdict('reference', "a CloudFormation function's short form (!Join, !Sub): computed when deployed");
-  if (SECRET_AND_FIELD.test(value)) return verdict('reference', "a secret's name and the field in it (name:field)");
-  if (FILE_PATH.test(value) || AT_FILE.test(value))
-    return verdict('reference', 'a file path: the value is kept in that file');
-  if (READS_A_FILE.test(value)) return verdict('reference', 'a command that reads the value from a file');
-  if (/\$\{\w+:$/.test(keyText) && /^-\d{1,6}\}?$/.test(value))
-    return verdict('documentation', "a number as a shell expansion's default ($X with :-10)");
-  if (OPTION.test(value) || (OPTION_ALONE.test(value) && after.charCodeAt(0) !== 40))
-    return verdict('documentation', 'a command-line option where a value was expected');
-  if (DURATION.test(value)) return verdict('documentation', 'a duration');
-  const pair = SETTING_PAIR.exec(value);
-  if (pair && (SETTING_KEY.test(pair[1]!) || IDENTITY_KEY.test(pair[1]!)))
-    return verdict('documentation', 'a key=value field naming a setting or an identity');
-  if (PIPELINE.test(value) || REGEX_ESCAPES.test(value))
-    return verdict('documentation', 'shell code: a pipeline or a regular expression');
-  if (GRAMMAR_REPETITION.test(value)) return verdict('documentation', "a grammar rule's repetition (ABNF 1*tchar)");
-  if (isMarksOnly(value)) return verdict('placeholder', 'no letter or digit: marks typed to test escaping');
-  if (HMAC_DIGEST.test(value)) return verdict('public', 'a published HMAC digest (an audit log hashes secrets so)');
-  if (UNIX_SOCKET.test(value)) return verdict('documentation', "a Unix socket's address");
-  // Bounded first: the pattern's capitals-around-a-vowel backtracks on a long run of capitals.
-  if (value.length <= 200 && CONSTANT_NAMES.test(value))
-    return verdict('placeholder', "constants' names standing for values");
-  if (isConstantWithAcronyms(value))
-    return verdict('reference', "a constant's name with acronyms among its words (capitals joined by underscores)");
-  if (isRunsOfCharacters(value)) return verdict('placeholder', 'runs of one character fill the value');
-  if (KEY_OF_PAIR.test(value) || KEY_AND_CONSTANTS.test(value))
-    return verdict('documentation', "a key of a key=value pair (its value a constant's name or still to come)");
-  if (ESCAPED_EXPANSION.test(value)) return verdict('reference', 'an escaped shell expansion ($$(…), $${…})');
-  if (ARM_EXPRESSION.test(value)) return verdict('reference', "an ARM template expression ([parameters('x')])");
-  if (REGEX_LITERAL.test(value)) return verdict('documentation', 'a regular expression literal (/…/flags)');
-  if (KEY_IS_A_PATH.test(keyText))
-    return verdict('documentation', "the key is a file path's last segment (/etc/passwd)");
-  if (NUMERIC_ID_PAIR_BEFORE.test(keyText) && /^\d{1,6}$/.test(value))
-    return verdict('documentation', 'a numeric user and group id (uid:gid)');
-  if (
-    !QUOTED_BEFORE.test(keyText) &&
-    (CODE_IDENTIFIER.test(value) || isLongCodeIdentifier(value)) &&
-    CODE_AFTER.test(after)
-  )
-    return verdict('reference', 'code: an identifier the value is read from');
-  if (SCHEME_REFERENCE.test(value)) return verdict('reference', 'a scheme and path naming where the secret is kept');
-  if (isUrlAfterScheme(value, keyText))
-    return verdict('documentation', 'a URL: the key was its scheme (salt://, file://) and the value its path');
-  if (HOST_BEFORE.test(keyText) && PORT_AND_REST.test(value))
-    return verdict('documentation', 'a port after a host name (host:80)');
-  if (OBJECT_IDENTIFIER.test(value)) return verdict('public', 'an object identifier (OID, dotted numbers)');
-  if (MARKDOWN_SYNTAX.test(value) || RELATIVE_LINK.test(value))
-    return verdict('documentation', "Markdown: a link's text and target, a relative link, a footnote or a handle");
-  if (PASS_AS_VERB.test(keyText)) return verdict('documentation', '"pass" is a verb here (the tests pass:)');
-  if (isEmphasisOpened(value, after))
-    return verdict('documentation', 'Markdown strong emphasis opened before the word and closed later on its line');
-  if (COLON_LABEL.test(value) || OPTION_WORD.test(value))
-    return verdict('documentation', "a label ending in a colon, or the option's own name, where a value was expected");
-  if (COMMAND_LINE.test(value)) return verdict('documentation', "a command line (a tool's name, then its arguments)");
-  if (HTTP_VERSION.test(value)) return verdict('documentation', "an HTTP request line's protocol version (HTTP/1.1)");
-  if (CALL_AFTER_CONCATENATION.test(value))
-    return verdict('reference', 'code: a function call joined to the string (an ARM concat of listKeys(…))');
-  if (keyText.endsWith('`') && after.startsWith('`') && BACKTICK_COMMAND.test(value))
-    return verdict('reference', 'a command in backticks (Ruby, shell): the value is its output');
-  if (FILE_BEFORE_COLON.test(keyText) && MEDIA_TYPE_WORDS.test(value))
-    return verdict('documentation', "a file and its type (script.sh:x-shellscript), not a user's password");
-  if (BRACED_PLACEHOLDERS.test(value)) return verdict('placeholder', '{name} placeholders joined by marks');
-  if (BRACED_WORDS.test(value))
-    return verdict('placeholder', 'words in braces where the value goes ({token over here})');
-  if (isJsonWithoutLiteral(value))
-    return verdict('documentation', 'a JSON object whose fields hold settings, placeholders or references, no literal');
-  if (SECRET_PATH.test(value)) return verdict('reference', 'a secret-manager or Vault path (lower-case path segments)');
-  if (SAID_TO_BE_AN_ID.test(after)) return verdict('documentation', 'the sentence says the value is an identifier');
-  if (after.charCodeAt(0) === 40 && CALLEE.test(value)) return verdict('reference', 'code: a function call');
-  if (MEMBER_EXPRESSION.test(value)) return verdict('reference', 'code: a member expression');
-  if (PUBLIC_VALUE.test(value)) return verdict('public', 'a publishable token, public key or certificate');
-  if (isJwtHeaderAlone(value)) return verdict('public', "a JWT's header alone (algorithm and key id, no claim)");
-  if (isEcPublicPoint(value))
-    return verdict('public', 'an uncompressed elliptic-curve public point (a Web Push or VAPID public key)');
-  // Inside a URL's authority (`amqps://user:…@`) the word before the value is a user name, not a key.
-  const inUrl = IN_URL_AUTHORITY.test(keyText);
-  const key = inUrl ? '' : keyName(keyText);
-  if (PUBLIC_KEY_NAME.test(key)) return verdict('public', 'the key names public material or an identifier');
-  const plain = plainKey(key);
-  if (IDENTITY_KEY.test(plain))
-    return verdict('documentation', 'the key names a user, account or address, not a secret');
-  if (SETTING_KEY.test(plain))
-    return verdict('documentation', 'the key names a setting (a path, a version, a timeout), not a secret');
-  if (key === '' && TYPE_NAME.test(value)) return verdict('documentation', "a type's name as an argument (ConfigMap)");
-  if (!inUrl && isObjectName(value)) {
-    if (SECRET_OBJECT_KEY.test(key) && !CREDENTIAL_SECRET_KEY.test(key)) {
-      return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
-    }
-    if (NAMES_WHAT_IT_HOLDS.test(value))
-      return verdict('secret-name', 'a name that ends in what it holds (…-credentials, …-token)');
-    // Only the value's own line is prose about it: `secret:` a line above is another key.
-    const line = keyText.slice(keyText.lastIndexOf('\n') + 1).trim();
-    if (/[ \t]/.test(line) && /\bsecrets?\b/i.test(line) && !CREDENTIAL_SECRET_KEY.test(line)) {
-      return verdict('secret-name', 'prose names a secret object by its name');
-    }
-  }
-  if (MEANINGFUL_WORD.test(value))
-    return verdict('documentation', 'a word with a meaning (a permission level, a cleared cookie)');
-  if (PLAIN_URL.test(value) || PLAIN_URL_OR_SCHEME.test(value))
-    return verdict('documentation', 'a URL without credentials');
-  if (PORT_MAPPING.test(value)) return verdict('documentation', 'a port mapping');
-  if (isFilledShape(value)) return verdict('placeholder', 'one or two characters repeated in a token shape');
-  if (!ruledOut.placeholder && isPlaceholder(value))
-    return verdict('placeholder', 'a placeholder, example or obviously made-up value');
-  if (isProse(value)) return verdict('documentation', 'prose');
-  if (NON_LATIN_WORD.test(value)) return verdict('documentation', 'a word in a script other than Latin (prose)');
-  if (WRAPPED_PLACEHOLDER.test(value)) return verdict('placeholder', "a command-line tool's placeholder (^X^, %X%)");
-  if (CONSTANT_NAME.test(value)) return verdict('placeholder', "a constant's name (capitals, up to two digits)");
-  if (PREFIX_AND_WORD.test(value)) return verdict('placeholder', 'a key prefix followed by a plain word');
-  const prefixed = PREFIX_AND_PLACEHOLDER.exec(value);
-  if (prefixed && WORDS.placeholder.has(prefixed[1]!))
-    return verdict('placeholder', 'a short prefix and a placeholder word (tkey_foo)');
-  if (isRepeatedWord(value)) return verdict('placeholder', 'a word written twice or more');
-  if (isWordTwiceAroundMark(value)) return verdict('placeholder', 'a word written twice around a mark');
-  if (isDigitCount(value)) return verdict('placeholder', 'digits counting up or down');
-  if (isWordsAndCounts(value)) return verdict('placeholder', 'placeholder words and counting digits run together');
-  if (isHexWords(value)) return verdict('placeholder', 'hex spelled from words (deadbeef)');
-  if (isPhraseSlug(value)) return verdict('documentation', 'a phrase written as a slug');
-  if (!inUrl && namesItsKey(value, key)) return verdict('placeholder', 'the value names its own key');
-  const pairName = key === 'value' ? NAME_OF_PAIR.exec(keyText.slice(-200))?.[1] : undefined;
-  if (pairName !== undefined && namesItsKey(value, pairName))
-    return verdict('placeholder', "the value names its name/value pair's name (GITHUB_OAUTH_SECRET: github)");
-  if (!inUrl && labelledByItsKey(value, key, keyText))
-    return verdict('placeholder', 'the value is labelled with its own key (IDToken.1234…, water_softener_salt)');
-  if (isMadeOfFiller(value))
-    return verdict('placeholder', 'made of words that describe a value and typed runs (somerandomstring1234…)');
-  if (!inUrl && isLabelFromItsKey(value, key))
-    return verdict(
-      'placeholder',
-      'a label spelled from its own key (RefreshError under RefreshToken, tk-real under token)',
-    );
-  if (isCountedLabel(value, keyText)) return verdict('placeholder', "a test's label with a counter (words, a number)");
-  if (isRowAndDigits(value)) return verdict('placeholder', 'keys typed along a row, then digits');
-  if (!inUrl && isKeyInitialsLabel(value, key)) return verdict('placeholder', "a label made of its key's initials");
-  if (LETTER_AND_COUNTER.test(value))
-    return verdict('placeholder', "a letter or two and a counter: a test's label, not a chosen password");
-  if (isSentenceAboutItself(value))
-    return verdict('placeholder', 'a sentence about the value, naming its kind (AVeryStrongPassword…)');
-  if (CAPITALS_TEST_LABEL.test(value)) return verdict('placeholder', 'a name in capitals that says it is a test value');
-  if (!inUrl && isKeyInLeetspeak(value, key)) return verdict('placeholder', 'the value is its own key in leetspeak');
-  if (ERROR_LABEL.test(value) && ERROR_CHAIN_AFTER.test(after))
-    return verdict('documentation', "a wrapped error message's label (failed to get token: oauth2: …)");
-  if (equalsTheUserName(value, keyText) || equalsTheUserName(value, after))
-    return verdict('placeholder', 'the user name written beside it');
-  if (spelledFromItsPlace(value, key, path))
-    return verdict('placeholder', 'a name spelled from the words of its key and path');
-  const escaped = BEFORE_ESCAPE.exec(value);
-  if (escaped && (isPlaceholder(escaped[1]!) || classifyValue(escaped[1]!, keyText, path).kind !== 'literal'))
-    return verdict('placeholder', "a made-up value, ended by its string literal's escape (\\n)");
-  if (echoesItsLine(value, keyText)) return verdict('placeholder', 'repeats its own line (the user name, the key)');
-  if (namesTheProduct(value, path))
-    return verdict('placeholder', "the product's own name, as the item's path spells it");
-  if (item && /^[a-z]{4,20}$/.test(value) && imageWords(item.text).has(value))
-    return verdict('placeholder', "the product's own name, as the images the file runs spell it");
-  if (productAndWords(value, path))
-    return verdict('placeholder', "the product's own name joined to made-up words (name@secured)");
-  if (decodesToPlaceholder(value, path)) return verdict('placeholder', 'base64 of a placeholder or reference');
-  if (decodesToPlaceholderPair(value))
-    return verdict('placeholder', 'base64 of user:password whose password is a placeholder or the user name');
-  const spelled = SPELLED_OUT.exec(value);
-  if (spelled && isPlaceholder(value.split(spelled[1]!).join('')))
-    return verdict('placeholder', 'a placeholder word spelled out with a mark between its letters');
-  if (ONE_KEYBOARD_ROW.test(value)) return verdict('placeholder', "letters of one keyboard row (a typist's filler)");
-  if (isAlphabetRun(value)) return verdict('placeholder', 'letters in alphabet order (abcd, abc123)');
-  if (isPlaceholderWordInBase64(value))
-    return verdict('placeholder', 'a placeholder word repeated in the shape of base64 (LS0exampleexample=)');
-  if (FLAG_BEFORE.test(keyText) && SETTING_NAME.test(value) && ARGUMENT_AFTER.test(after))
-    return verdict('secret-name', "a setting's name after a flag, its value the next argument (--secret name value)");
-  const scheme = AUTH_SCHEME.exec(value);
-  if (scheme) {
-    const rest = classifyValue(scheme[1]!, keyText, path, {}, after);
-    if (rest.kind !== 'literal') return rest;
-  }
-  if (isNumberedLine(value, after)) return verdict('placeholder', "a sample's numbered line (line1, then line2)");
-  // A label or message in a translation catalogue: the file maps keys to what a user interface shows.
-  if (item && isUiString(value) && isTranslationCatalogue(item.text))
-    return verdict('documentation', "a user interface's string in a translation catalogue (a locale file)");
-  // An example in an API description is sample data; a value shaped like a generated credential is still masked.
-  if (item && !(value.length >= 16 && charClassCount(value) >= 3) && underApiExample(item.text, item.start))
-    return verdict('documentation', "an example in an API description (under OpenAPI's example:)");
+  const c: Candidate = { raw, value, keyText, path, ruledOut, after, item, inUrl: false, key: '', plain: '' };
+  const byValue = decide(VALUE_CHECKS, c);
+  if (byValue !== undefined) return byValue;
+  c.inUrl = IN_URL_AUTHORITY.test(keyText);
+  c.key = c.inUrl ? '' : keyName(keyText);
+  c.plain = plainKey(c.key);
+  const byKey = decide(KEY_CHECKS, c);
+  if (byKey !== undefined) return byKey;
   // Most values a rule accepts are literals, and only kept values' evidence is stored: built when read.
   return {
     kind: 'literal',
