@@ -91,7 +91,7 @@ const DURATION = /^\d{1,6}(?:ms|s|m|h|d|w|[ \t]?(?:seconds?|minutes?|hours?|days
 const TYPE_NAME = /^[A-Z][a-z]{2,}(?:[A-Z][a-z]{2,}){1,3}$/;
 
 /** Cookie values that clear a cookie, and GitHub's permission levels: words with a meaning, not values. */
-const MEANINGFUL_WORD = /^(?:deleted?|delete[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
+const MEANINGFUL_WORD = /^(?:deleted?|(?:delete|remove)[ _-]?me|expired|invalid|read|write|none|read-all|write-all)$/i;
 
 /** A port mapping whose ports are variables (`-p $(PORT):8888`, `-p ${HOST_PORT}:80/tcp`): not a password after `-p`. */
 const PORT_MAPPING = /^(?:\$[({]?\w+[)}]?|\d{1,5})(?::(?:\$[({]?\w+[)}]?|\d{1,5})){1,2}(?:\/(?:tcp|udp|sctp))?$/;
@@ -102,11 +102,11 @@ const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z
 
 /**
  * Keys that name who or where, not a secret: a Kubernetes Secret's `username`, `apiAddress`,
- * `azurestorageaccountname`, `node.session.auth.username_in` sit beside its password and are masked by
+ * `azurestorageaccountname`, `node.session.auth.username_in`, `POSTGRES_DB`, `MYSQL_DATABASE` sit beside its password and are masked by
  * rules that take every key of `data:`.
  */
 const IDENTITY_KEY =
-  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
+  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$|(?:^|[_.-])(?:db|database|schema|bucket)$/i;
 
 const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
 
@@ -275,8 +275,11 @@ function insideTemplate(before: string, valueAndAfter: string): boolean {
   return false;
 }
 
-/** Code, not a value: a call (`-log(freq)`, `App::env('X')`) or a member expression (`tokenizer.eos_token`). */
-const CALLEE = /^-?[A-Za-z_$][A-Za-z_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*$/;
+/**
+ * Code, not a value: a call (`-log(freq)`, `App::env('X')`, a doc's `Basic base64(clientId:clientSecret)`) or a
+ * member expression (`tokenizer.eos_token`). A name's own digits come last and are few (`base64`, `sha256`).
+ */
+const CALLEE = /^-?[A-Za-z_$][A-Za-z_$]*\d{0,3}(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)*$/;
 /** Each part a word of three letters or more (snake_case, camelCase, up to two digits at its end): `Ab.cd9Qx7k` is a password. */
 const MEMBER_EXPRESSION =
   /^(?:[A-Za-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+)(?:\.(?:[a-z_$][a-z_$]{2,}\d{0,2}|[a-z_$]{2,}(?:[A-Z][a-z]+)+))+$/;

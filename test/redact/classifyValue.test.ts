@@ -838,7 +838,7 @@ test('issue 26 tenth round: a PEM block of words in one case is an instruction; 
   assert.ok(!(await redactor.redact(kubeconfig(key), { path: 'samples/secrets.yaml' })).text.includes(key));
 });
 
-test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a letter and a counter, counted and camel-case keys, key initials, Markdown around the value', async () => {
+test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a letter and a counter, counted and camel-case keys, key initials, Markdown around the value, database names, calls', async () => {
   // [value, text before it, text after it]
   const kept: [string, string, string?][] = [
     // A constant's or variable's name whose words include acronyms: rspamd's symbols, an env var's name.
@@ -861,6 +861,14 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     // A Markdown code span closing before the value: the sentence follows the key.
     [' (for mariadb/mysql) or', 'user nextcloud in `db.env` behind `MYSQL_PASSWORD=`', '`POSTGRES_PASSWORD=`'],
     [' (see below) and', 'set `API_TOKEN:`', '`REGION`'],
+    // A database's name beside the credentials (env, YAML, a camel-case key).
+    ['n8n', '  POSTGRES_DB: '],
+    ['orders', 'MYSQL_DATABASE='],
+    ['analytics', '"dbName": "', '"'],
+    // A word that says what to do with the value, and a call in a doc comment or in code.
+    ['remove-me', "makeVar('OLD_TOKEN', '", "')"],
+    ['base64', ' * Authorization: Basic ', '(clientId:clientSecret)'],
+    ['sha256', 'token = ', '(secret + salt)'],
   ];
   for (const [value, keyText, after = ''] of kept) {
     const verdict = classifyValue(value, keyText, undefined, {}, after);
@@ -880,6 +888,8 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     ['**Authentication', 'password: ', ' with no closing mark'],
     [pick(rng, ALNUM, 20), 'Set `FOO` and PASSWORD=`', '`'],
     [pick(rng, ALNUM, 20), 'behind `MYSQL_PASSWORD=`', ' here'],
+    [pick(rng, ALNUM, 20), '  POSTGRES_DB_PASSWORD: '],
+    [`Qx${pick(rng, ALNUM, 18)}`, ' * Authorization: Basic ', ' (the header)'],
   ];
   for (const [value, keyText, after = ''] of literals) {
     assert.equal(classifyValue(value, keyText, undefined, {}, after).kind, 'literal', `${keyText}«${value}»${after}`);
