@@ -194,6 +194,37 @@ function namesTheProduct(v: string, path: string | undefined): boolean {
 }
 
 /** The product's name joined to made-up words or a counter (`joomla@secured` in `joomla/README.md`, `nextcloud-secret`, `Skopeo@1` under `skopeo-copy/`): still the documented default. */
+/**
+ * The product's name, as a part of the item's path spells it, run together with a placeholder word before or
+ * after it (`n8npassword` under `charts/n8n/`, `secretgitea` under `gitea/`): a demo's default.
+ */
+function productRunTogether(v: string, path: string | undefined): boolean {
+  if (path === undefined || v.length > 40 || !/^[A-Za-z0-9]+$/.test(v)) return false;
+  const lower = v.toLowerCase();
+  const isFiller = (word: string) =>
+    WORDS.placeholder.has(word) || WORDS.madeUpParts.has(word) || WORDS.runTogether.has(word);
+  for (const part of path.toLowerCase().split(/[/._-]/)) {
+    if (part.length < 3 || part.length >= lower.length || !/[a-z]/.test(part)) continue;
+    if (lower.startsWith(part) && isFiller(lower.slice(part.length))) return true;
+    if (lower.endsWith(part) && isFiller(lower.slice(0, lower.length - part.length))) return true;
+  }
+  return false;
+}
+
+/**
+ * Typed with a few keys (`dfgdfgdzfgdgdfgdfg`, `asbdhaaskmdlkamdklasmdlkams`): letters only, twelve or more, with
+ * at most a third as many different letters as the value is long. Random letters of that length repeat far
+ * less (twenty random lower-case letters hold about fourteen different ones).
+ */
+function isFewKeys(v: string): boolean {
+  if (v.length < 12 || v.length > 64 || !/^[A-Za-z]+$/.test(v)) return false;
+  return new Set(v.toLowerCase()).size * 3 <= v.length;
+}
+
+/** A label set off by the same run of marks on both sides (`!!!invalid-base64!!!`, `***not set***`): two words or more inside, in one case. */
+const WRAPPED_LABEL = /^(([!*#~=<>^+-])\2+)(?:[a-z][a-z0-9]*(?:[ _-][a-z0-9]+)+|[A-Z][A-Z0-9]*(?:[ _-][A-Z0-9]+)+)\1$/;
+const isWrappedLabel = (v: string) => v.length <= 60 && WRAPPED_LABEL.test(v);
+
 function productAndWords(v: string, path: string | undefined): boolean {
   if (path === undefined || v.length > 40 || !/^[A-Za-z0-9]+(?:[-_.@][A-Za-z0-9]+)+$/.test(v)) return false;
   let product = false;
@@ -1560,6 +1591,13 @@ const KEY_CHECKS: readonly Check[] = [
     'placeholder',
     "the product's own name joined to made-up words (name@secured)",
   ],
+  [
+    (c) => productRunTogether(c.value, c.path),
+    'placeholder',
+    "the product's own name run together with a placeholder word",
+  ],
+  [(c) => isFewKeys(c.value), 'placeholder', 'typed with a few keys: too few different letters for its length'],
+  [(c) => isWrappedLabel(c.value), 'placeholder', 'a label set off by runs of the same mark on both sides'],
   [(c) => decodesToPlaceholder(c.value, c.path), 'placeholder', 'base64 of a placeholder or reference'],
   [
     (c) => decodesToPlaceholderPair(c.value),

@@ -915,3 +915,35 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     assert.ok(!(await redactor.redact(json(key, token), { path: 'x.json' })).text.includes(token), key);
   }
 });
+
+test('issue 26 eleventh round (heldOut5 classes): a product run together with a placeholder word, a few keys typed over and over, a label set off by marks', () => {
+  // [value, text before it, path]
+  const kept: [string, string, string?][] = [
+    ['n8npassword', 'POSTGRES_PASSWORD=', 'charts/n8n/examples/README.md'],
+    ['secretgitea', '  password: ', 'deploy/gitea/values.yaml'],
+    ['dfgdfgdzfgdgdfgdfg', 'config.Password = "'],
+    ['asbdhaaskmdlkamdklasmdlkams', 'ClientSecret: "'],
+    ['JKLJKLJKLJKLJKL', 'API_TOKEN='],
+    ['!!!invalid-base64!!!', 'secret: "'],
+    ['***not set***', 'password: '],
+    ['<<your token>>', 'token = '],
+  ];
+  for (const [value, keyText, path] of kept) {
+    const verdict = classifyValue(value, keyText, path);
+    assert.notEqual(verdict.kind, 'literal', `${keyText}«${value}» in ${path}`);
+  }
+  const literals: [string, string, string?][] = [
+    // The product's name with a generated tail, or a placeholder word beside a name the path does not spell.
+    [`n8n${pick(rng, ALNUM, 12)}`, 'POSTGRES_PASSWORD=', 'charts/n8n/examples/README.md'],
+    ['n8npassword', 'POSTGRES_PASSWORD=', 'deploy/compose.yaml'],
+    // Random letters of the same lengths use many keys.
+    [pick(rng, LOWER, 18), 'config.Password = "'],
+    [pick(rng, `${LOWER}ABCDEFGHIJKLMNOPQRSTUVWXYZ`, 27), 'ClientSecret: "'],
+    // Marks that do not wrap words the same way on both sides.
+    [`!!${pick(rng, ALNUM, 16)}!!`, 'secret: "'],
+    ['!!!invalid-base64**', 'secret: "'],
+  ];
+  for (const [value, keyText, path] of literals) {
+    assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${keyText}«${value}» in ${path}`);
+  }
+});
