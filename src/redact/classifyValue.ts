@@ -102,11 +102,13 @@ const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z
 
 /**
  * Keys that name who or where, not a secret: a Kubernetes Secret's `username`, `apiAddress`,
- * `azurestorageaccountname`, `node.session.auth.username_in`, `POSTGRES_DB`, `MYSQL_DATABASE` sit beside its password and are masked by
+ * `azurestorageaccountname`, `node.session.auth.username_in` sit beside its password and are masked by
  * rules that take every key of `data:`.
  */
 const IDENTITY_KEY =
-  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$|(?:^|[_.-])(?:db|database|schema|bucket)$/i;
+  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
+/** A database's, schema's or bucket's name (`POSTGRES_DB`, `MYSQL_DATABASE`), unless the key names a secret too (`PASSWORD_DB`). */
+const DATABASE_KEY = /(?:^|[_.-])(?:db|database|schema|bucket)$/i;
 
 const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
 
@@ -1491,6 +1493,11 @@ const VALUE_CHECKS: readonly Check[] = [
 const KEY_CHECKS: readonly Check[] = [
   [(c) => PUBLIC_KEY_NAME.test(c.key), 'public', 'the key names public material or an identifier'],
   [(c) => IDENTITY_KEY.test(c.plain), 'documentation', 'the key names a user, account or address, not a secret'],
+  [
+    (c) => DATABASE_KEY.test(c.plain) && !SECRET_FIELD.test(c.key),
+    'documentation',
+    'the key names a database, a schema or a bucket, not a secret',
+  ],
   [
     (c) => SETTING_KEY.test(c.plain),
     'documentation',

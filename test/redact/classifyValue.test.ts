@@ -889,6 +889,9 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     [pick(rng, ALNUM, 20), 'Set `FOO` and PASSWORD=`', '`'],
     [pick(rng, ALNUM, 20), 'behind `MYSQL_PASSWORD=`', ' here'],
     [pick(rng, ALNUM, 20), '  POSTGRES_DB_PASSWORD: '],
+    // A key that names a secret and then the database it opens is still a secret's key.
+    [pick(rng, ALNUM, 13), 'PASSWORD_DB='],
+    [pick(rng, ALNUM, 13), '  token_bucket: '],
     [`Qx${pick(rng, ALNUM, 18)}`, ' * Authorization: Basic ', ' (the header)'],
   ];
   for (const [value, keyText, after = ''] of literals) {
