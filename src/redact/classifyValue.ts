@@ -1149,7 +1149,8 @@ const isRowAndDigits = (v: string) => {
  * last two words or more. A generated value does not spell its field's initials as a word of its own.
  */
 function isKeyInitialsLabel(v: string, key: string): boolean {
-  if (v.length > 40 || !/^[a-z]+(?:[_-][a-z]+)+$/.test(v)) return false;
+  // Short words: a generated tail of lower-case letters runs longer than a word.
+  if (v.length > 40 || !/^[a-z]{1,12}(?:[_-][a-z]{1,12})+$/.test(v)) return false;
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()

@@ -884,6 +884,7 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     [`f${pick(rng, ALNUM, 12)}123`, 'password: '],
     ['mango_tk', "  consumerSecret: '", "',"],
     [`col_${pick(rng, LOWER, 14)}`, "  accessTokenSecret: '", "',"],
+    [`sk_live_${pick(rng, LOWER, 24)}`, '  api-stripe-key: "', '"'],
     [`**${pick(rng, ALNUM, 18)}`, 'token: ', ' and more'],
     ['**Authentication', 'password: ', ' with no closing mark'],
     [pick(rng, ALNUM, 20), 'Set `FOO` and PASSWORD=`', '`'],
