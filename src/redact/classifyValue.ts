@@ -373,6 +373,14 @@ function isConstantWithAcronyms(v: string): boolean {
   );
 }
 
+/**
+ * Kubernetes' built-in identities are written `system:<name>` (`--user=system:kube-scheduler`,
+ * `system:node:worker-0`, `system:serviceaccount:ns:name`): after `system:`, lower-case names joined by `-`
+ * and `:` are the rest of the name, where a tool's `-u user:password` would hold a password.
+ */
+const KUBERNETES_SYSTEM_USER_BEFORE = /(?:^|[\s=:"'])system:$/;
+const KUBERNETES_SYSTEM_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?::[a-z0-9][a-z0-9.-]*){0,3}$/;
+
 /** An Azure Resource Manager template expression (`[parameters('token')]`, `[steps('details').token]`): the value is a parameter's. */
 const ARM_EXPRESSION = /^\[[a-z][A-Za-z]*\([^\n]*\)[\w.'()[\]-]*\]$/;
 
@@ -1437,6 +1445,11 @@ const VALUE_CHECKS: readonly Check[] = [
     'a port after a host name (host:80)',
   ],
   [(c) => OBJECT_IDENTIFIER.test(c.value), 'public', 'an object identifier (OID, dotted numbers)'],
+  [
+    (c) => KUBERNETES_SYSTEM_USER_BEFORE.test(c.keyText) && KUBERNETES_SYSTEM_NAME.test(c.value),
+    'documentation',
+    "a Kubernetes identity's name after system:, not a user and password",
+  ],
   [
     (c) => MARKDOWN_SYNTAX.test(c.value) || RELATIVE_LINK.test(c.value),
     'documentation',

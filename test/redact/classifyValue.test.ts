@@ -869,6 +869,10 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     ['remove-me', "makeVar('OLD_TOKEN', '", "')"],
     ['base64', ' * Authorization: Basic ', '(clientId:clientSecret)'],
     ['sha256', 'token = ', '(secret + salt)'],
+    // Kubernetes' built-in identities after system:, with kubectl's --user and curl's -u.
+    ['kube-scheduler', '    --user=system:', ' \\'],
+    ['node:worker-0', 'kubectl config set-context default --user=system:', ''],
+    ['serviceaccount:kube-system:default', 'curl -u system:', ' https://api:6443'],
   ];
   for (const [value, keyText, after = ''] of kept) {
     const verdict = classifyValue(value, keyText, undefined, {}, after);
@@ -894,6 +898,8 @@ test('issue 26 eleventh round (heldOut9/5 classes): constants with acronyms, a l
     [pick(rng, ALNUM, 13), 'PASSWORD_DB='],
     [pick(rng, ALNUM, 13), '  token_bucket: '],
     [`Qx${pick(rng, ALNUM, 18)}`, ' * Authorization: Basic ', ' (the header)'],
+    [`Qx${pick(rng, ALNUM, 12)}`, '    --user=system:', ' \\'],
+    ['kube-scheduler', 'curl -u admin:', ' https://api:6443'],
   ];
   for (const [value, keyText, after = ''] of literals) {
     assert.equal(classifyValue(value, keyText, undefined, {}, after).kind, 'literal', `${keyText}«${value}»${after}`);
