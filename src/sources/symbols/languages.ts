@@ -255,10 +255,11 @@ const csharp: GrammarSpec = {
 
 const ruby: GrammarSpec = {
   rules: {
-    class: { ...withMethods('class'), scope: 'own' },
-    module: { ...withMethods('module'), scope: 'own' },
-    method: { kind: 'function' },
-    singleton_method: { kind: 'function' },
+    // The first line is the signature: a Ruby body starts after the comments under the `def`.
+    class: { ...withMethods('class'), scope: 'own', wholeLine: true },
+    module: { ...withMethods('module'), scope: 'own', wholeLine: true },
+    method: { kind: 'function', wholeLine: true },
+    singleton_method: { kind: 'function', wholeLine: true },
     assignment: { kind: 'const', nameField: 'left', nameTypes: ['constant'], wholeLine: true },
   },
   // Methods defined under a condition (`if defined?(…)`) and in blocks (`describe … do def helper`).

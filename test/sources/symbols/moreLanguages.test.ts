@@ -214,6 +214,16 @@ describe('Ruby', () => {
     assert.deepEqual(usesOf(uses, 'utils'), ['import@1']);
   });
 
+  test('a signature is the `def` line, not the comments under it', async () => {
+    const text =
+      'class Lint\n  # A failure\n  def check_environment(env)\n    ## The environment must be a Hash\n    env\n  end\nend\n';
+    const { defs } = await parse('ruby', text);
+    assert.deepEqual(
+      defs.map((def) => definitionAt(text, def)?.signature),
+      ['class Lint', 'def check_environment(env)'],
+    );
+  });
+
   test('Rakefiles and Gemfiles are Ruby', () => {
     assert.equal(grammarOf('Rakefile'), 'ruby');
     assert.equal(grammarOf('sub/Gemfile'), 'ruby');
