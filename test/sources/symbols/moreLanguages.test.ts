@@ -18,6 +18,10 @@ import {
 } from '../../../src/sources/symbols/extract.ts';
 import { loadGrammar, parseWithin } from '../../../src/sources/symbols/grammars.ts';
 import { type Grammar, grammarOf, isOtherCode, SPECS } from '../../../src/sources/symbols/languages.ts';
+import { ParseHost } from '../../../src/sources/symbols/parseHost.ts';
+import { defaultIndexOptions, SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
+import { makeRepo } from '../../support/gitRepo.ts';
+import { realNeverRead } from '../input.ts';
 
 async function parse(grammar: Grammar, text: string): Promise<{ defs: Definition[]; uses: Reference[] }> {
   const loaded = await loadGrammar(grammar);
@@ -321,5 +325,64 @@ describe('which files the new grammars take', () => {
     }
     assert.equal(grammarOf('App.kt'), undefined);
     assert.equal(isOtherCode('App.kt'), true);
+  });
+});
+
+describe('bad input in the new languages, through the parse worker', () => {
+  test('a 1,000-level nested file and a minified tail are skipped or bounded, with a reason; no language goes off', async () => {
+    const n = 1_000;
+    const head = 'int ok = 1;\n'.repeat(800);
+    const repo = makeRepo({
+      files: {
+        'src/deep.cc': `${'namespace a {\n'.repeat(n)}void deepest() {}\n${'}\n'.repeat(n)}`,
+        'src/blocks.cc': `int f() {\n${'{\n'.repeat(n)}${'}\n'.repeat(n)}}\nint after_blocks() { return 1; }\n`,
+        'lib/deep.rb': `${'module A\n'.repeat(n)}def deepest; end\n${'end\n'.repeat(n)}`,
+        'bin/deep.sh': `${'if x; then\n'.repeat(n)}${'fi\n'.repeat(n)}tail_fn() { :; }\n`,
+        'src/bundle.cc': `${head}int x = ${'1+'.repeat(200_000)}1;\n`,
+        'src/Ok.cs': 'class Ok { void Run() {} }\n',
+        'src/ok.php': '<?php\nfunction ok_php() {}\n',
+        'src/ok.cc': 'int fine_cpp() { return 0; }\n',
+      },
+    });
+    // The index pauses on unreferenced timers and an idle worker is unreferenced: keep this process alive.
+    const keepAlive = setInterval(() => undefined, 1_000);
+    const host = new ParseHost({ workerUrl: defaultIndexOptions.workerUrl, idleMs: 50 });
+    const index = new SymbolIndex(repo.dir, realNeverRead, [], defaultIndexOptions, host);
+    const list = () => Promise.resolve(repo.git('ls-files', '-co', '--exclude-standard').trim().split('\n'));
+    try {
+      const started = performance.now();
+      await index.ensure('one', list);
+      assert.ok(performance.now() - started < 30_000, 'the build ends');
+      assert.deepEqual([...index.state().off], [], 'no language off');
+      assert.match(index.skipOf('src/bundle.cc') ?? '', /minified/);
+      // Nesting is cut at a fixed depth (definitions deeper are not looked for), never an error.
+      for (const rel of ['src/deep.cc', 'src/blocks.cc', 'lib/deep.rb', 'bin/deep.sh']) {
+        assert.ok(index.has(rel) || index.skipOf(rel) !== undefined, rel);
+      }
+      assert.deepEqual(
+        index.lookup('after_blocks').map((hit) => hit.rel),
+        ['src/blocks.cc'],
+      );
+      assert.deepEqual(
+        index.lookup('tail_fn').map((hit) => hit.rel),
+        ['bin/deep.sh'],
+      );
+      for (const [name, rel] of [
+        ['Run', 'src/Ok.cs'],
+        ['ok_php', 'src/ok.php'],
+        ['fine_cpp', 'src/ok.cc'],
+      ] as const) {
+        assert.deepEqual(
+          index.lookup(name).map((hit) => hit.rel),
+          [rel],
+          name,
+        );
+      }
+    } finally {
+      index.close();
+      host.close();
+      clearInterval(keepAlive);
+      repo.cleanup();
+    }
   });
 });
