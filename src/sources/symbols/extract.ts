@@ -286,7 +286,10 @@ export function extractDefinitions(tree: Tree, spec: GrammarSpec): Definition[] 
       }
       const declarator = spec.declarators[type];
       if (declarator && (!declarator.topOnly || container === undefined)) {
-        for (const decl of child.namedChildren) {
+        const head = child.text.slice(0, 200);
+        if (declarator.onlyWhen && !declarator.onlyWhen.test(head)) continue;
+        const list = declarator.within ? child.namedChildren.find((part) => part?.type === declarator.within) : child;
+        for (const decl of list?.namedChildren ?? []) {
           if (decl?.type !== declarator.declarator) continue;
           const nameNode =
             decl.childForFieldName('name') ??
@@ -296,15 +299,15 @@ export function extractDefinitions(tree: Tree, spec: GrammarSpec): Definition[] 
           if (nameNode?.type !== 'identifier' && nameNode?.type !== 'name') continue;
           const value = decl.childForFieldName('value') ?? decl.childForFieldName('right');
           const isFunction = value ? /function|arrow_function|lambda/.test(value.type) : false;
-          const constant = declarator.constWhen?.test(child.text.slice(0, 200)) ?? false;
+          const constant = declarator.constWhen?.test(head) ?? false;
           add({
             name: nameNode.text,
-            qualified: nameNode.text,
+            qualified: container ? `${container}.${nameNode.text}` : nameNode.text,
             kind: isFunction ? 'function' : constant ? 'const' : declarator.kind,
             line: child.startPosition.row + 1,
             endLine: child.endPosition.row + 1,
             depth,
-            spans: [nameNode.startIndex, nameNode.endIndex],
+            spans: [...(container ? at : []), nameNode.startIndex, nameNode.endIndex],
             ...signatureOf(child, isFunction ? undefined : '-'),
           });
         }

@@ -70,8 +70,15 @@ export interface GrammarSpec {
   rules: Record<string, NodeRule>;
   /** Node types looked through (their children may be definitions): `export_statement`, `decorated_definition`. */
   through: readonly string[];
-  /** Declaration lists whose declarators carry the names (`const a = 1, b = 2`); `constWhen`: const, else `kind`. */
-  declarators: Record<string, { declarator: string; kind: DefKind; topOnly: boolean; constWhen?: RegExp }>;
+  /**
+   * Declaration lists whose declarators carry the names (`const a = 1, b = 2`); `within`: the list node between
+   * (C#'s field holds a `variable_declaration`); `constWhen`: const, else `kind`; `onlyWhen`: a definition only
+   * when the declaration's head reads so (a C# field only when `const`). In a class, qualified by it.
+   */
+  declarators: Record<
+    string,
+    { declarator: string; kind: DefKind; topOnly: boolean; within?: string; constWhen?: RegExp; onlyWhen?: RegExp }
+  >;
   /** Leaf node types that name things, counted as references for the repository map. */
   references: readonly string[];
   /** A reference's text must look like this (shell words are names only when they look like one). */
@@ -249,7 +256,16 @@ const csharp: GrammarSpec = {
     file_scoped_namespace_declaration: { kind: 'module', wholeLine: true },
   },
   through: ['compilation_unit', 'preproc_if', 'preproc_else', 'preproc_elif', 'preproc_region', 'ERROR'],
-  declarators: {},
+  declarators: {
+    // `const int MaxDepth = 10;`, `static readonly TimeSpan Default = …;`: constants; other fields are state.
+    field_declaration: {
+      declarator: 'variable_declarator',
+      within: 'variable_declaration',
+      kind: 'const',
+      topOnly: false,
+      onlyWhen: /^(?:\[[^\]\n]*\]\s*)*(?:\w+\s+)*?(?:const|static\s+readonly|readonly\s+static)\b/,
+    },
+  },
   references: ['identifier'],
 };
 

@@ -175,6 +175,22 @@ describe('C#', () => {
   });
 });
 
+describe('C# constants', () => {
+  test('a const or static readonly field is a constant of its class; other fields are not definitions', async () => {
+    const text = [
+      'class Logger',
+      '{',
+      '    public const int MaxDepth = 10;',
+      '    static readonly TimeSpan DefaultPeriod = TimeSpan.FromSeconds(2);',
+      '    readonly ILogEventSink _sink;',
+      '    int _count = 0;',
+      '}',
+    ].join('\n');
+    const { defs } = await parse('c-sharp', text);
+    assert.deepEqual(shown(defs), ['class Logger 1-7', 'const Logger.MaxDepth 3-3', 'const Logger.DefaultPeriod 4-4']);
+  });
+});
+
 describe('Ruby', () => {
   test('modules and classes qualify their methods by their own name (`Utils.escape`), as Ruby code names them', async () => {
     const text = [
