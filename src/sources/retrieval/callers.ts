@@ -53,19 +53,36 @@ export function useRank(names: readonly string[]): (line: string) => number {
     `^(?:${alt})\\s*\\((?!.*[;)]\\s*$)|^\\s*\\(def[\\w-]*\\s+\\^?[\\w:]*\\s*(?:${alt})(?![\\w$-])|^\\s*[-(]?\\s*(?:module|ns|package|namespace)[\\s(]+(?:[\\w.-]+[./])?(?:${alt})(?![\\w$-])`,
   );
   // A declaration without a body (`std::string format(const char* f);`): types before the name and in its
-  // parameters, ended by `;`.
-  const prototype = new RegExp(
-    `^\\s*(?!(?:return|else|case|throw|await|yield|new|delete|goto|co_return|co_await)\\b)(?:[\\w:<>,]+[\\s*&]+)+(?:${alt})\\s*\\((?:\\s*void\\s*|[^()=]*\\b[\\w:<>]+[\\s*&]+\\w+[^()=]*)?\\)[^;=]*;\\s*$`,
+  // parameters, ended by `;`. The head is one pattern; the parameters and the rest are checked in steps, each
+  // linear in the line (one pattern for the whole, `[^()=]*\b[\w:<>]+…[^()=]*`, went quadratic).
+  const prototypeHead = new RegExp(
+    `^\\s*(?!(?:return|else|case|throw|await|yield|new|delete|goto|co_return|co_await)\\b)(?:[\\w:<>,]+[\\s*&]+)+(?:${alt})\\s*\\(`,
   );
   // The name inside a quoted path only (`#include "fmt/format.h"`): a use of the file, not of the symbol.
   const unquoted = (line: string) => token.test(line.replace(/"[^"]*"|'[^']*'|<[\w./-]+>/g, '""'));
   return (line) => {
-    if (!token.test(line) || COMMENT.test(line) || clause.test(line) || prototype.test(line)) return 0;
+    if (!token.test(line) || COMMENT.test(line) || clause.test(line) || isPrototype(line, prototypeHead)) return 0;
     if (IMPORT_LINE.test(line) && !unquoted(line)) return 0;
     const viaName = through.test(line);
     if (!viaName && defines(line) !== undefined) return 0;
     return viaName || call.test(line) ? 2 : 1;
   };
+}
+
+/**
+ * Whether `line` declares the name without a body: after `head` (the types and the name up to `(`), parameters
+ * that are empty, `void`, or hold a type and a name (`const char* f`), no `(` or `=` among them, then `)` and
+ * anything but `=` up to a final `;`.
+ */
+function isPrototype(line: string, head: RegExp): boolean {
+  const opened = head.exec(line);
+  if (!opened) return false;
+  const rest = line.slice(opened[0].length);
+  const close = rest.search(/[()=]/);
+  if (close === -1 || rest[close] !== ')') return false;
+  const params = rest.slice(0, close);
+  if (params.trim() !== '' && !/^\s*void\s*$/.test(params) && !/[\w:<>][\s*&]+\w/.test(params)) return false;
+  return /^[^;=]*;\s*$/.test(rest.slice(close + 1));
 }
 
 /**

@@ -4,7 +4,7 @@
 // once idle). It parses the texts it is sent and answers with plain data.
 
 import { parentPort } from 'node:worker_threads';
-import { extractDefinitions, extractUses } from './extract.ts';
+import { extractDefinitions, extractUses, masked } from './extract.ts';
 import { loadGrammar, parseWithin } from './grammars.ts';
 import { SPECS } from './languages.ts';
 import type { ParseOutcome, ParseReply, ParseRequest } from './parseProtocol.ts';
@@ -23,15 +23,21 @@ async function handle(request: ParseRequest): Promise<ParseReply> {
       outcomes.push({ rel: job.rel, off: loaded.reason });
       continue;
     }
-    const tree = parseWithin(loaded.parser, job.text, request.timeoutMs);
+    const spec = SPECS[job.grammar];
+    let tree: ReturnType<typeof parseWithin>;
+    try {
+      tree = parseWithin(loaded.parser, masked(job.text, spec), request.timeoutMs);
+    } catch (error) {
+      outcomes.push({ rel: job.rel, skip: `symbols could not be extracted (${describe(error)})` });
+      continue;
+    }
     if (!tree) {
       outcomes.push({ rel: job.rel, off: `parse timed out on ${job.rel}` });
       continue;
     }
     try {
-      const spec = SPECS[job.grammar];
       const defs = extractDefinitions(tree, spec);
-      const { names, uses } = extractUses(tree, spec);
+      const { names, uses } = extractUses(tree, spec, defs);
       outcomes.push({ rel: job.rel, defs, uses, names: rankNames(defs, names) });
     } catch (error) {
       // One file the extraction cannot take (a stack overflow on deep nesting): that file is skipped, its

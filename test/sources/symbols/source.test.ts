@@ -84,7 +84,7 @@ before(() => {
         'package svc\n\ntype Store struct{}\n\nfunc (s *Store) Insert(v string) error {\n\treturn nil\n}\n',
       'core/src/lib.rs': 'pub struct Rates;\nimpl Rates {\n    pub fn lookup(&self) -> u32 { 1 }\n}\n',
       'java/Shop.java': 'public class Shop {\n  public int checkout(int cents) {\n    return cents;\n  }\n}\n',
-      'scripts/deploy.rb': 'def rollout_cluster(name)\n  puts name\nend\n',
+      'scripts/deploy.lua': 'function rollout_cluster(name)\n  print(name)\nend\n',
       // Bad input: none of these may be parsed or shown.
       'src/blob.ts': Buffer.from('export function binaryThing() {}\n\0\0\0'),
       'web/vendor.js': `export function minifiedThing(){${'a=1;'.repeat(600)}}\n`,
@@ -207,7 +207,7 @@ describe('symbols: lookup', () => {
       const wanted = [...wantedIn('deep'), 'symbols.search.'];
       const result = await symbols.source.collect(input(repo.dir, { text, wanted }), signal);
       const search = result.items.find((item) => item.key === 'symbols.search.rollout_cluster');
-      assert.equal(search?.text, 'scripts/deploy.rb:1: def rollout_cluster(name)');
+      assert.equal(search?.text, 'scripts/deploy.lua:1: function rollout_cluster(name)');
     } finally {
       symbols.close();
     }

@@ -16,9 +16,10 @@ import { SqlSymbolTables, SYMBOL_SCHEMA, SYMBOL_TABLES } from './symbolTables.ts
 export const INDEX_APPLICATION_ID = 0x43545849;
 /**
  * Bumped when the layout or the chunking changes: an older index is dropped and rebuilt (2: symbols, history;
- * 3: module paths in imports stored as uses of their stem).
+ * 3: module paths in imports stored as uses of their stem; 4: C, C++, C#, Ruby, PHP and shell parsed, a name at
+ * the end of a C declarator no use of itself).
  */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 
 /** A file that is not an index of ours: it is left alone and retrieval searches with git grep. */
 export class ForeignIndexError extends Error {
