@@ -8,7 +8,7 @@
 
 import { type CpuPool, sharedCpuPool } from '../../shared/cpuPool.ts';
 import { historyOfPastedLines } from '../../shared/pastedLine.ts';
-import { subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
+import { hasIntent, type Question, subjectIdentifiers, subjectPaths } from '../../shared/question.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
@@ -280,7 +280,8 @@ export function createSymbolsSource(
     }
     // Paths named as they are go to files.named too (the same mentions); bare names found in the listing do not.
     const headSent = new Set(wanted('files.named.') ? exact : []);
-    const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}|${[...headSent].join(',')}`;
+    const definersOutlined = outlinesDefiners(input.question);
+    const key = `${root}|${terms.identifiers.map((t) => t.term).join(',')}|${named.join(',')}|${[...headSent].join(',')}|${definersOutlined}`;
     const found = await lookups.get(key, `${fingerprint}|${index.version}|${state.ready}`, async () => {
       const guard = new FileGuard(deps.isNeverRead);
       const zone = workspaceZone(root, deps.allowedRoots);
@@ -296,7 +297,7 @@ export function createSymbolsSource(
       const outlined = [
         ...new Set([
           ...inPlay.filter((rel) => !(headSent.has(rel) && sentWhole(index, rel))),
-          ...hits.map((hit) => hit.rel),
+          ...(definersOutlined ? hits.map((hit) => hit.rel) : []),
         ]),
       ].slice(0, defaultLookupLimits.outlines);
       for (const rel of outlined) {
@@ -386,6 +387,17 @@ export function isSmall(walk: { files: readonly string[] } | undefined, limit: n
  * Files to parse first: those whose path holds a word of an identifier or a
  * path token (`OrderService` → `order_service.py`, `rates.py` → `billing/rates.py`).
  */
+/**
+ * Whether the files that define a name the question asks about get their outline. An outline answers "what is
+ * in there" (a definition, an explanation); a question only about uses or tests ("who calls X", "which tests
+ * exercise X") is answered by the lines that use it, and the definer's outline (up to 800 tokens) crowds them.
+ * Files the conversation names keep theirs.
+ */
+function outlinesDefiners(question: Question): boolean {
+  const aboutUses = hasIntent(question, 'uses') || hasIntent(question, 'tests');
+  return !aboutUses || hasIntent(question, 'definition');
+}
+
 function hinted(terms: Terms): (rel: string) => number {
   const squash = (text: string) => text.toLowerCase().replace(/[_\-\s]/g, '');
   const words = new Set<string>();

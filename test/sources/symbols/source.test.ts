@@ -366,6 +366,38 @@ describe('symbols: incremental index', () => {
   });
 });
 
+describe('symbols: what a question about uses gets', () => {
+  test("who calls X gets X's definition, not the outline of the file that defines it", async () => {
+    const symbols = sourceFor();
+    try {
+      const uses = await symbols.source.collect(
+        input(repo.dir, { text: 'Who calls parseInvoice?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.deepEqual(keys(uses), ['symbols.def.src/orders.ts#parseInvoice@12']);
+      const tests = await symbols.source.collect(
+        input(repo.dir, { text: 'Which tests exercise compute_rate?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.deepEqual(keys(tests), ['symbols.def.billing/rates.py#compute_rate@5']);
+      // Asked what it is as well as where it is used: the outline is part of the answer again.
+      const both = await symbols.source.collect(
+        input(repo.dir, { text: 'What does parseInvoice do, and who calls it?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.ok(keys(both).includes('symbols.outline.src/orders.ts'));
+      // A file the conversation names keeps its outline whatever the question asks of it.
+      const named = await symbols.source.collect(
+        input(repo.dir, { text: 'Who calls the functions of rates.py?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      assert.ok(keys(named).includes('symbols.outline.billing/rates.py'));
+    } finally {
+      symbols.close();
+    }
+  });
+});
+
 describe('symbols: file names', () => {
   test('a path named as it is goes whole into files.named: no outline repeating its definitions', async () => {
     const symbols = sourceFor();
