@@ -6,6 +6,7 @@
 // each line is sent once. Pure: the file's lines come in.
 
 import type { Intent } from '../../shared/question.ts';
+import { readsEnvironment } from './envReads.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
 import type { GrepHit } from './search.ts';
 import { statesVersionOf, VERSION_VALUE } from './versionMentions.ts';
@@ -219,9 +220,9 @@ const TASK_PATH =
   /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
 
 export const isTestPath = (rel: string) => TEST_PATH.test(rel);
-/** Reads of the environment or of a settings object, in the common languages. */
-const READS_CONFIG =
-  /\b(?:environ|getenv|Getenv|LookupEnv|env::var|var_os|process\.env|import\.meta\.env|ENV\[|System\.getenv|config\.get|settings\.|getConfig|viper\.Get)/;
+/** Reads of a settings object; an environment read is envReads.ts's shape, in any language. */
+const READS_SETTINGS = /\b(?:config\.get|settings\.|getConfig|viper\.Get)/;
+const readsConfig = (line: string) => readsEnvironment(line) || READS_SETTINGS.test(line);
 /** A recipe line (tab-indented), a CI step's `run:`, a script entry (`"test": "…"`), a `name = "…"` task. */
 const COMMAND_LINE =
   /^\t\S|^\s*(?:-\s*)?run:\s*\S|^\s*"[\w:.-]+"\s*:\s*"[^"]*\s[^"]*"|^\s*(?:commands|script|test|cmd)\s*[=:]/;
@@ -399,7 +400,7 @@ export function fileRegions(
       const dependency = declaresDependency?.(line, lines[at + 1]) ? 110 : statesVersion(line) ? 100 : 0;
       const call = calls(line) ? 30 : 0;
       // Asked where a setting is read: the line that reads configuration is the answer.
-      const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
+      const reads = wantsConfig && readsConfig(line) ? 40 : 0;
       // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
       const declares =
         (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line)) && context.names.some((name) => line.includes(name))

@@ -22,6 +22,7 @@ import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
 import { askedUses, usesOf } from './callers.ts';
+import { ENV_READ_SOURCE } from './envReads.ts';
 import {
   type DefinitionAt,
   defaultHistoryLimits,
@@ -203,41 +204,6 @@ const RUNTIME_KEYS: [RegExp, string[]][] = [
   [/\bruby\b/i, ['required_ruby_version', 'ruby']],
 ];
 
-/**
- * How code reads an environment variable, in the common languages: searched
- * when a question about the environment names no variable ("which environment
- * variables does this read?"), so every read is a candidate, not one guess.
- */
-const ENV_READS = [
-  'os.environ',
-  'os.getenv',
-  'Getenv(',
-  'LookupEnv(',
-  'env::var',
-  'env!(',
-  'process.env',
-  'import.meta.env',
-  'Deno.env',
-  'System.getenv',
-  'System/getenv',
-  'System.get_env',
-  'System.fetch_env',
-  'GetEnvironmentVariable',
-  'ENV[',
-  'ENV.fetch',
-  'getenv(',
-  'getEnv ',
-  'lookupEnv ',
-  'getEnvVarOwned',
-  'sys.env',
-  'Platform.environment',
-  'fromEnvironment(',
-  'processInfo.environment',
-  '$_ENV[',
-  "env('",
-  'env("',
-];
-
 /** Task-file lines kept per file (git grep's per-file limit elsewhere is 20). */
 const TASK_LINES_PER_FILE = 80;
 
@@ -270,7 +236,7 @@ interface SearchPlan {
    */
   markers: { ids: string[]; spellings: string[] };
   historyPaths: string[];
-  /** Ways of reading the environment, when the question asks about the environment and names no variable. */
+  /** The shape of an environment read (envReads.ts), when the question asks about the environment and names no variable. */
   envReads: string[];
   /**
    * Asked which tests exercise or which code uses something, not how a task runs: a plain word the code defines
@@ -405,7 +371,7 @@ export function searchPlan(question: Question): SearchPlan {
       spellings: [...new Set(markers.flatMap((marker) => marker.spellings))],
     },
     historyPaths,
-    envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? ENV_READS : [],
+    envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? [ENV_READ_SOURCE] : [],
     releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
@@ -471,6 +437,7 @@ export function createRetrievalSource(
           patterns: string[],
           extra: {
             words: boolean;
+            regex?: boolean;
             ignoreCase?: boolean;
             paths?: string[];
             perFile?: number;
@@ -533,7 +500,9 @@ export function createRetrievalSource(
                 })
               : Promise.resolve(undefined),
             wantCode && plan.envReads.length > 0
-              ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
+              ? search(plan.envReads, { words: false, regex: true, perFile: ENV_READS_PER_FILE }).catch(
+                  failed('environment reads'),
+                )
               : none,
             relationShapes.length > 0
               ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
