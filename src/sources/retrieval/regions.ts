@@ -321,7 +321,9 @@ function fileWeight(rel: string, context: RankContext): number {
   if (isTestPath(rel)) weight += wants('tests') ? 40 : -5;
   if (isTaskPath(rel)) weight += wants('version') || wants('build') || wants('tests') ? 45 : 0;
   else if (isManifestPath(rel) && wants('version')) weight += 30;
-  if (DOC_PATH.test(rel) && !isTaskPath(rel)) weight -= 15;
+  // A file asked for by its role (the license, a file named like the question's word) is the answer whatever its
+  // extension: `LICENSE.md` is not documentation beside the code.
+  if (DOC_PATH.test(rel) && !isTaskPath(rel) && !context.heads?.has(rel)) weight -= 15;
   return weight;
 }
 
@@ -456,7 +458,10 @@ export function fileRegions(
   }
   const head = context.heads?.get(rel);
   if (head !== undefined && lines.length > 0) {
-    raw.push({ start: 0, end: Math.min(lines.length - 1, HEAD_LINES - 1), score: 90, definition: false, why: head });
+    // The heads come best first (the root's license before a vendored copy's): their order breaks a tie.
+    const order = [...(context.heads?.keys() ?? [])].indexOf(rel);
+    const score = 90 + Math.max(0, 4 - order);
+    raw.push({ start: 0, end: Math.min(lines.length - 1, HEAD_LINES - 1), score, definition: false, why: head });
   }
   const regions = mergeRegions(raw);
   const weight = fileWeight(rel, context);
