@@ -274,12 +274,13 @@ export function analyseText(message: string): Question {
       const previous = (tokens[i - 1] ?? '').toLowerCase();
       const twoBack = (tokens[i - 2] ?? '').toLowerCase();
       const clean = raw.replace(/[.:]+$/, '');
-      // A package after "package" or "version of", also when it has a slash (`league/uri`, `github.com/x/y`).
+      // A package after "package" or "version of", also when it has a slash (`league/uri`, `github.com/x/y`) or
+      // colons (Perl's `IO::Socket::IP`, Maven's `com.google.guava:guava`).
       if (
         /^(?:package|crate|module|library|lib|gem|dependency|dep)$/.test(previous) ||
         (previous === 'of' && /^versions?$/.test(twoBack))
       ) {
-        if (/^[\w@][\w.@/-]*$/.test(clean) && !STOP_WORDS.has(clean.toLowerCase()) && packages.size < MAX_LIST) {
+        if (/^[\w@][\w.@/:-]*$/.test(clean) && !STOP_WORDS.has(clean.toLowerCase()) && packages.size < MAX_LIST) {
           packages.add(clean);
         }
       }

@@ -63,7 +63,7 @@ import {
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
-import { statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
+import { shortNames, statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
 
 export interface RetrievalDepth {
   /** Files sent at most. */
@@ -334,8 +334,20 @@ export function searchPlan(question: Question): SearchPlan {
     }
   }
   const runtimeKeys = RUNTIME_KEYS.filter(([named]) => named.test(question.text)).flatMap(([, keys]) => keys);
+  // A package as the question spells it (`IO::Socket::IP`, whose tries are `IO.Socket.IP`), and a runtime of one or
+  // two letters (`R`), which are no words of the analysis.
+  const written = identifiers.map((identifier) => identifier.term);
   const manifestWords = hasIntent(question, 'version')
-    ? [...new Set([...runtimeKeys, ...question.packages, ...question.words, ...names])].slice(0, 16)
+    ? [
+        ...new Set([
+          ...runtimeKeys,
+          ...question.packages,
+          ...written,
+          ...shortNames(question.text),
+          ...question.words,
+          ...names,
+        ]),
+      ].slice(0, 16)
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
   const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
