@@ -238,8 +238,10 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   const keyword = new RegExp(
     `\\b(?:function\\*?|def|defp|defmacro|defmodule|class|fn|fun|func|sub|proc|struct|interface|protocol|type|typealias|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
   );
+  // A member or a name assigned at the margin: `name: …`, `name = …`, R's `name <- function(…)`, a one-line
+  // definition with its parameters (`name(x) = …`, Julia), `name(args) {`.
   const member = new RegExp(
-    `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=))`,
+    `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=)|<<?-(?!-)|\\([^)]*\\)\\s*=(?![=>]))`,
   );
   const pyAssign = new RegExp(`^(${alt})\\s*(?::[^=]+)?=(?!=)`);
   // Typed declarations (Java, C#, Kotlin, C++): modifiers, a type, then the name: `private static int retries = 3;`.

@@ -39,6 +39,7 @@ import { MANIFEST_FILES } from './manifestFiles.ts';
 import { markersAsked, marks } from './markers.ts';
 import {
   NAME_PART_WORDS,
+  NOUN_PART_WORDS,
   nameParts,
   nearestNames,
   proseNames,
@@ -283,18 +284,26 @@ const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
 
 /**
  * The question's words in order, as a name said in prose would hold them: its plain words, and the function
- * words that stand beside another word of the name (a lone "is" in "where is the" is grammar, not a part).
+ * words and general nouns that stand in a run of the name's words (a lone "is" in "where is the" is grammar,
+ * a lone "file" is what the question is about; "the class to file part" says `class_to_file`).
  */
 function proseWordsOf(question: Question): string[] {
   const plain = new Set(question.words);
   const tokens = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
-  const part = (token: string | undefined) => token !== undefined && (plain.has(token) || NAME_PART_WORDS.has(token));
+  const part = (token: string) => NAME_PART_WORDS.has(token) || NOUN_PART_WORDS.has(token);
   const out: string[] = [];
-  for (let i = 0; i < tokens.length && out.length < 16; i++) {
-    const token = tokens[i] as string;
-    if (plain.has(token) || (NAME_PART_WORDS.has(token) && (part(tokens[i - 1]) || part(tokens[i + 1])))) {
-      if (!out.includes(token)) out.push(token);
-    }
+  const keep = (token: string) => {
+    if (out.length < 16 && !out.includes(token)) out.push(token);
+  };
+  // Runs of consecutive words that may be parts of a name; a run of two or more keeps its function words and
+  // nouns unless it is nouns alone ("the code file"); a plain word is kept wherever it stands.
+  for (let i = 0; i < tokens.length && out.length < 16; ) {
+    let end = i;
+    while (end < tokens.length && (plain.has(tokens[end] as string) || part(tokens[end] as string))) end++;
+    const run = tokens.slice(i, end);
+    const named = run.length >= 2 && !run.every((token) => NOUN_PART_WORDS.has(token));
+    for (const token of run) if (plain.has(token) || named) keep(token);
+    i = end === i ? i + 1 : end;
   }
   return out;
 }

@@ -86,3 +86,40 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
       assert.match(text, new RegExp(name));
   });
 });
+
+describe('retrieval: a name said in prose with general nouns among its words', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = (content: string): Promise<string> => askRetrieval(source, repo.dir, content);
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'lib/Loader.pm': `package Loader;\n\nsub load_class {\n  my $class = shift;\n  return 1;\n}\n\nsub class_to_file {\n  my $class = shift;\n  $class =~ s/::|'/_/g;\n  return lc $class;\n}\n\n1;\n`,
+        'R/headers.R': `resp_header <- function(resp, name) {\n  resp$headers[[name]]\n}\n\nresp_retry_after <- function(resp) {\n  val <- resp_header(resp, "Retry-After")\n  as.numeric(val)\n}\n`,
+        'R/retries.R': `retry_after <- function(req, resp, i) {\n  resp_retry_after(resp)\n}\n`,
+        'src/lines.jl': `count_lines(path) = length(readlines(path))\n`,
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('"the class to file part": the nouns of the question are parts of the name (Perl)', async () => {
+    assert.match(
+      await ask("Where is the code that does the class to file part? I can't find it."),
+      /sub class_to_file \{/,
+    );
+  });
+
+  test("a function defined by R's <- is sent as the definition, over its callers", async () => {
+    assert.match(
+      await ask("Where is the code that does the resp retry after part? I can't find it."),
+      /resp_retry_after <- function\(resp\) \{/,
+    );
+  });
+
+  test('a one-line Julia definition said in prose ("the count lines part")', async () => {
+    assert.match(await ask('Where is the code that does the count lines part?'), /count_lines\(path\) = length/);
+  });
+});
