@@ -233,7 +233,10 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 /** A line that defines `name`: `def name(`, `fn name`, `class Name`, `name = …`, `name(args) {`, `func (r) name(`. */
 export function definitionTest(names: readonly string[]): (line: string) => string | undefined {
   const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
-  if (simple.length === 0) return () => undefined;
+  // A kebab-case name (`wrap-params`) is defined by a Lisp form only: `(defn wrap-params`, `(defun valid-key?`.
+  const kebab = names.filter((name) => /^[A-Za-z][\w]*(?:-[\w]+)+[?!*]?$/.test(name));
+  const lisp = kebab.length === 0 ? undefined : lispDefinition(kebab);
+  if (simple.length === 0) return lisp ? (line) => lisp.exec(line)?.[1] : () => undefined;
   const alt = simple.map(escapeRegExp).join('|');
   const keyword = new RegExp(
     `\\b(?:function\\*?|def|defp|defmacro|defmodule|class|fn|fun|func|sub|proc|struct|interface|protocol|type|typealias|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
@@ -256,12 +259,19 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   // Rust's `impl Trait for Name`: what the type implements is part of its definition.
   const implFor = new RegExp(`^\\s*impl\\b(?:<[^>]*>)?\\s+[\\w:<>, ]+\\s+for\\s+(${alt})\\b`);
   return (line) =>
+    lisp?.exec(line)?.[1] ??
     keyword.exec(line)?.[1] ??
     member.exec(line)?.[1] ??
     pyAssign.exec(line)?.[1] ??
     typed.exec(line)?.[1] ??
     implFor.exec(line)?.[1] ??
     cLike.exec(line)?.[1];
+}
+
+/** `(defn name`, `(defn- name`, `(defun name`, `(define (name`, `(defmacro name`: a Lisp's definition forms. */
+function lispDefinition(names: readonly string[]): RegExp {
+  const alt = names.map(escapeRegExp).join('|');
+  return new RegExp(`\\(\\s*def[\\w-]*\\s+\\(?\\s*(${alt})(?![\\w?!*-])`);
 }
 
 /** A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`. */
