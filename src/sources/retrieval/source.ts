@@ -27,6 +27,7 @@ import {
   type DefinitionAt,
   defaultHistoryLimits,
   definitionHistory,
+  pickaxeHistory,
   recentHistory,
   releaseHistory,
 } from './history.ts';
@@ -673,11 +674,17 @@ export function createRetrievalSource(
         }
         // After the history items git gives (a definition's last change, the file's log): under the mode's cap for
         // history they keep their room, and the commits whose changes touch the name take what is left.
-        const changes = await indexedChanges(git, withPrefix, historyIndex, {
-          names: [...ownNames, ...resolved.map((r) => r.name)],
-          strings: plan.strings,
-          text: input.question.text,
-        });
+        const changes =
+          (await indexedChanges(git, withPrefix, historyIndex, {
+            names: [...ownNames, ...resolved.map((r) => r.name)],
+            strings: plan.strings,
+            text: input.question.text,
+          })) ??
+          // The history index not built yet (a fresh workspace, a long history): a pasted line's commits in the
+          // named files are one bounded `git log -S` each, not a gap until the index is ready.
+          (wantHistory && !historyIndex?.lookup
+            ? await deadline.inTime(pickaxeChanges(git, withPrefix, input.question.text, plan.historyPaths), undefined)
+            : undefined);
         if (changes) items.push(changes.item);
         // "Which commit introduced this line": the commit that changed it answers, the current code around the
         // line's names does not (the file, when named, is sent by the files source).
@@ -875,6 +882,30 @@ async function indexedChanges(
     why: `asked about the history of ${what}: indexed commits whose changed lines hold it first`,
   };
   return { item, ofLine: found.ofLine };
+}
+
+/** The commits that added or removed the question's pasted lines in its named files (`git log -S`). */
+async function pickaxeChanges(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  text: string,
+  paths: readonly string[],
+): Promise<{ item: ContextItem; ofLine: boolean } | undefined> {
+  const pasted = pastedLines(text);
+  if (pasted.length === 0 || paths.length === 0) return undefined;
+  const found = await pickaxeHistory(git, withPrefix, pasted, paths).catch(() => '');
+  if (found === '') return undefined;
+  const what = pasted.map((s) => `"${s.slice(0, 40)}"`).join(', ');
+  const item: ContextItem = {
+    key: 'retrieval.history.changes',
+    source: 'retrieval',
+    title: `commits that added or removed ${what}`,
+    text: found,
+    priority: 80,
+    kind: 'text',
+    why: `asked which commit changed ${what}: git log -S in the named files (history index not ready)`,
+  };
+  return { item, ofLine: true };
 }
 
 /** Commits shown for "which commit changed X", and the characters they take at most. */
