@@ -37,7 +37,7 @@ import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
 import { ASKS_LICENSE, legalFiles } from './legalFiles.ts';
 import { asideRank, hitsByFile, oneLinePerFileFirst } from './listing.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
-import { markersAsked, marks } from './markers.ts';
+import { markersAsked, marks, spellingsSaid } from './markers.ts';
 import {
   NAME_PART_WORDS,
   NOUN_PART_WORDS,
@@ -236,7 +236,7 @@ interface SearchPlan {
    * Asked about code carrying a marker ("what is deprecated", "which TODOs are left"), naming nothing: the markers'
    * spellings (rules/markers.json), whose every line is listed, one per file first.
    */
-  markers: { ids: string[]; spellings: string[] };
+  markers: { ids: string[]; spellings: string[]; said: string[] };
   historyPaths: string[];
   /** The shape of an environment read (envReads.ts), when the question asks about the environment and names no variable. */
   envReads: string[];
@@ -391,6 +391,10 @@ export function searchPlan(question: Question): SearchPlan {
     markers: {
       ids: markers.map((marker) => marker.id),
       spellings: [...new Set(markers.flatMap((marker) => marker.spellings))],
+      said: spellingsSaid(
+        question.text,
+        markers.flatMap((marker) => marker.spellings),
+      ),
     },
     historyPaths,
     envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? [ENV_READ_SOURCE] : [],
@@ -484,9 +488,7 @@ export function createRetrievalSource(
           wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
         const markerSearch =
           wantCode && plan.markers.spellings.length > 0
-            ? search(plan.markers.spellings, { words: false, perFile: MARKED_SEARCHED_PER_FILE }).catch(
-                failed('markers'),
-              )
+            ? markedSearch(search, plan.markers).catch(failed('markers'))
             : none;
         const relationShapes = wantCode ? relationPatterns([...new Set([...plan.names, ...stems])], relations) : [];
         const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
@@ -1190,6 +1192,25 @@ const LISTED_PER_FILE = 3;
 /** Lines a marker search keeps per file: more than are listed, as a spelling's hit may fail its word boundary. */
 const MARKED_SEARCHED_PER_FILE = 12;
 
+/**
+ * The marked lines: the spellings the question wrote searched apart from the others of their marker, so that a
+ * file's many `XXX` lines do not fill its per-file limit before its `TODO`s.
+ */
+async function markedSearch(
+  search: (
+    patterns: string[],
+    extra: { words: boolean; perFile?: number },
+  ) => Promise<{ hits: GrepHit[]; cut: boolean }>,
+  markers: SearchPlan['markers'],
+): Promise<{ hits: GrepHit[]; cut: boolean }> {
+  const others = markers.spellings.filter((spelling) => !markers.said.includes(spelling));
+  const groups = markers.said.length > 0 && others.length > 0 ? [markers.said, others] : [markers.spellings];
+  const found = await Promise.all(
+    groups.map((patterns) => search(patterns, { words: false, perFile: MARKED_SEARCHED_PER_FILE })),
+  );
+  return { hits: found.flatMap((result) => result.hits), cut: found.some((result) => result.cut) };
+}
+
 /** Stands for a marked line whose text was listed in full above. */
 const SAME_MARK = '(the same line as listed above)';
 
@@ -1222,10 +1243,13 @@ function markedListing(
   if (byFile.size === 0) return undefined;
   // The files with the most marked lines first: where the room runs out, the fewest marked lines are left out.
   const count = (rel: string) => byFile.get(rel)?.length ?? 0;
+  // The spellings the question wrote (TODO and FIXME, not the XXX beside them) first, in each file and across them.
+  const said = (hit: GrepHit) => (markers.said.length > 0 && marks(hit.text, markers.said) ? 0 : 1);
+  const saidIn = (rel: string) => Math.min(...(byFile.get(rel) ?? []).map(said));
   const files = [...byFile.keys()].sort(
-    (a, b) => asideRank(a) - asideRank(b) || count(b) - count(a) || a.localeCompare(b),
+    (a, b) => asideRank(a) - asideRank(b) || saidIn(a) - saidIn(b) || count(b) - count(a) || a.localeCompare(b),
   );
-  for (const list of byFile.values()) list.sort((a, b) => a.line - b.line);
+  for (const list of byFile.values()) list.sort((a, b) => said(a) - said(b) || a.line - b.line);
   // The same mark copied across files ("moved to its own package" on twelve classes) is said once in full; its
   // other places are listed by path and line, so that the room holds more of the distinct marks.
   const { lines, cut } = oneLinePerFileFirst(
