@@ -22,7 +22,7 @@ import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
 import { askedUses, usesOf } from './callers.ts';
-import { ENV_READ_SOURCE } from './envReads.ts';
+import { ENV_READ_SOURCE, readsEnvironment } from './envReads.ts';
 import {
   type DefinitionAt,
   defaultHistoryLimits,
@@ -723,7 +723,7 @@ export function createRetrievalSource(
             resolved.some((r) => r.from.startsWith('matched:')) ||
             defined.length > 0 ||
             declared ||
-            byEnv.hits.length > 0;
+            byEnv.hits.some((hit) => readsEnvironment(hit.text));
           const hits = [
             ...nameHits,
             ...byResolved.hits,
@@ -1135,7 +1135,10 @@ function readListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = hitsByFile(hits, (rel) => !deps.isNeverRead(rel) && !refusedByName(rel));
+  const byFile = hitsByFile(
+    hits,
+    (rel, hit) => !deps.isNeverRead(rel) && !refusedByName(rel) && readsEnvironment(hit.text),
+  );
   const files = [...byFile.keys()].sort((a, b) => asideRank(a) - asideRank(b) || a.localeCompare(b));
   const { lines, cut } = oneLinePerFileFirst(
     files,

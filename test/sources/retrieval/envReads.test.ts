@@ -57,6 +57,10 @@ describe('environment reads: one shape for every language', () => {
       'Both environments support XMLHttpRequest',
       'export GOPATH=/usr/local/go',
       'limit = MAX_SIZE',
+      'ENVIRONMENT VARIABLES',
+      'println!("cargo:rerun-if-env-changed=PROJECT_NAME");',
+      'comment: "Robot Framework environment variable, like %{USER}"',
+      'Set the environment variable FOO_BAR before you start.',
     ])
       assert.equal(readsEnvironment(line), false, line);
   });
