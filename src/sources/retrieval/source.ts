@@ -579,9 +579,12 @@ export function createRetrievalSource(
           resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
           resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
         }
-        // A plain word the code defines ("which tests exercise logout") is that name, when the prose names nothing.
+        // A plain word the code defines ("which tests exercise logout", "who last changed sendfile") is that name,
+        // when the prose names nothing: in a history question, the name whose definition's history is asked.
+        const historyOfWord =
+          wantHistory && plan.names.length === 0 && plan.historyPaths.length === 0 && !releases && !base;
         const defined =
-          resolved.some((r) => r.from.startsWith('matched:')) || !plan.asksAboutCode
+          resolved.some((r) => r.from.startsWith('matched:')) || !(plan.asksAboutCode || historyOfWord)
             ? []
             : definedWords(plan.looseWords, byWord.hits);
         resolved = [...defined, ...resolved];
@@ -613,9 +616,10 @@ export function createRetrievalSource(
           ).catch(failed('resolved names'));
         }
         const items: ContextItem[] = [];
-        const definitions = namedHistory
-          ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
-          : [];
+        const definitions =
+          namedHistory || (historyOfWord && defined.length > 0)
+            ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
+            : [];
         const ofDefinitions =
           definitions.length > 0
             ? await definitionHistory(git, withPrefix, definitions).catch((error: unknown) => {
@@ -651,7 +655,8 @@ export function createRetrievalSource(
             why: `asked about the history of ${names}`,
           });
         }
-        const history = recent ?? fallback;
+        // A definition's history answers the question; the recent commits were only read in case none was found.
+        const history = ofDefinitions !== '' ? undefined : (recent ?? fallback);
         if (history?.log) {
           const label = history.branch ? "the branch's changes" : "last commit's changes";
           const text = history.patch ? `${history.log}\n\n${label}:\n${history.patch}` : history.log;

@@ -190,3 +190,38 @@ test('retrieval: a pasted line’s commit while the history index is not built: 
     repo.cleanup();
   }
 });
+
+test('retrieval: "who last changed sendfile", a plain word the code defines: its definition’s last commit', async () => {
+  // The definition's commit is older than the five newest commits, which touch other files.
+  const repo = makeRepo({
+    files: { 'lib/response.js': 'function send(res) {\n  return res;\n}\n' },
+    commits: [
+      {
+        message: 'Send files with byte ranges',
+        files: {
+          'lib/response.js':
+            'function send(res) {\n  return res;\n}\n\nfunction sendfile(res, file) {\n  return res.pipe(file);\n}\n',
+        },
+      },
+      ...[1, 2, 3, 4, 5, 6].map((n) => ({
+        message: `Tidy helper ${n}`,
+        files: { [`lib/helper${n}.js`]: `// ${n}\n` },
+      })),
+    ],
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    const result = await retrieval.collect(
+      input(repo.dir, { text: 'Who last changed sendfile?', mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    const history = result.items.find((item) => item.key === 'retrieval.history');
+    assert.match(history?.title ?? '', /history of sendfile/);
+    assert.match(history?.text ?? '', /Send files with byte ranges/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
