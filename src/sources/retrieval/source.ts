@@ -147,6 +147,9 @@ const TASK_KINDS: [RegExp, string[]][] = [
   [/\b(?:build\w*|compil\w*|bundl\w*)\b/i, ['build', 'compile', 'bundle', 'dist', 'make', 'cargo', 'gradle', 'mvn']],
 ];
 
+/** Asking to run one test: "just the X test", "only the X test", "a single test". */
+const ONE_TEST = /\b(?:just|only|single|one|specific|individual)\b/i;
+
 /** Asking who uses a thing in so many words ("can I use it" is not one). */
 const ASKS_USES = /\b(?:call(?:s|ed|ers?|ing)?|usages?|used|invok\w*|referenc\w*)\b/i;
 
@@ -583,10 +586,16 @@ export function createRetrievalSource(
         // when the prose names nothing: in a history question, the name whose definition's history is asked.
         const historyOfWord =
           wantHistory && plan.names.length === 0 && plan.historyPaths.length === 0 && !releases && !base;
-        const defined =
-          resolved.some((r) => r.from.startsWith('matched:')) || !(plan.asksAboutCode || historyOfWord)
-            ? []
-            : definedWords(plan.looseWords, byWord.hits);
+        // "How do I run just the acknowledgements test": a plain word a test file defines is that test.
+        const oneTest =
+          hasIntent(input.question, 'tests') && plan.names.length === 0 && ONE_TEST.test(input.question.text);
+        const defined = resolved.some((r) => r.from.startsWith('matched:'))
+          ? []
+          : plan.asksAboutCode || historyOfWord
+            ? definedWords(plan.looseWords, byWord.hits)
+            : oneTest
+              ? definedWords(plan.looseWords, byWord.hits, true)
+              : [];
         resolved = [...defined, ...resolved];
         // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
         // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
@@ -734,8 +743,9 @@ export function createRetrievalSource(
             ...byResolved.hits,
             ...byString.hits,
             ...byLiteral.hits,
-            // A word that names code makes the question about that code, not about how tasks run.
-            ...(defined.length > 0 ? [] : byTask.hits),
+            // A word that names code makes the question about that code, not about how tasks run (unless it is
+            // the one test to run).
+            ...(defined.length > 0 && !oneTest ? [] : byTask.hits),
             ...byManifest.hits,
             ...byRelation.hits,
             ...(proseFound ? [] : byWord.hits),
@@ -1002,13 +1012,14 @@ function unspeltWords(words: readonly string[], found: { hits: readonly GrepHit[
 }
 
 /** A plain word of the question that a code line defines (`def logout():` for "logout"), as the code spells it. */
-function definedWords(words: readonly string[], hits: readonly GrepHit[]): ResolvedName[] {
+function definedWords(words: readonly string[], hits: readonly GrepHit[], inTests = false): ResolvedName[] {
   const out: ResolvedName[] = [];
   for (const word of words) {
     if (word.length < 4) continue;
     const spelled = new RegExp(`(?<![\\w$])${word.replace(/[^\w]/g, '')}(?![\\w$])`, 'i');
     for (const hit of hits) {
-      if (isTestPath(hit.rel) || DOC_PATH.test(hit.rel)) continue;
+      // The code's definitions, or with `inTests` a test file's (a test's name).
+      if (isTestPath(hit.rel) !== inTests || DOC_PATH.test(hit.rel)) continue;
       const name = spelled.exec(hit.text)?.[0];
       if (name && definitionTest([name])(hit.text) === name) {
         out.push({ name, from: `defined in the code: ${word}` });

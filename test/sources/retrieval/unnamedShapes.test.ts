@@ -123,3 +123,43 @@ describe('retrieval: a name said in prose with general nouns among its words', (
     assert.match(await ask('Where is the code that does the count lines part?'), /count_lines\(path\) = length/);
   });
 });
+
+describe('retrieval: "how do I run just the X test", X a plain word a test file defines', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+
+  before(() => {
+    const mentions = Array.from(
+      { length: 5 },
+      (_, i) => `    // writes acknowledgements part ${i}\n    step(${i});`,
+    ).join('\n');
+    repo = makeRepo({
+      files: {
+        // Task files that say how tests run, more of them than quick mode sends files: the test's own file must
+        // not lose its place to them.
+        Makefile: 'test:\n\tcargo test --locked\n\nlint:\n\tcargo clippy\n',
+        justfile: 'test:\n    cargo test --all\n\ncheck-tests:\n    cargo test --no-run\n',
+        '.github/workflows/ci.yml':
+          'jobs:\n  test:\n    steps:\n      - run: cargo test --locked\n      - run: cargo test --doc\n',
+        'tests/syntax/Makefile': 'test: build\n\t./run-tests.sh\n\nbuild:\n\tmake -C fixtures test\n',
+        'src/assets.rs': 'pub fn get_acknowledgements() -> String {\n    String::new()\n}\n',
+        'tests/integration_tests.rs': `fn setup() {\n${mentions}\n}\n\n#[test]\nfn acknowledgements() {\n    setup();\n}\n`,
+        'Tests/AppTests/CacheTests.swift':
+          'import XCTest\n\nfinal class CacheTests: XCTestCase {\n  func eviction() {\n    XCTAssertTrue(true)\n  }\n}\n',
+        'Sources/App/Cache.swift': 'struct Cache {\n  // eviction happens on write\n  func evict() {}\n}\n',
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('the test file that defines it (Rust), with the runner', async () => {
+    const text = await askRetrieval(source, repo.dir, 'How do I run just the acknowledgements test?');
+    assert.match(text, /fn acknowledgements\(\) \{/);
+    assert.match(text, /cargo test --locked/);
+  });
+
+  test('the test file that defines it (Swift), not the code that mentions the word', async () => {
+    assert.match(await askRetrieval(source, repo.dir, 'How do I run only the eviction test?'), /func eviction\(\) \{/);
+  });
+});
