@@ -51,6 +51,11 @@ const FILE_EXTENSION = new RegExp(
   'i',
 );
 const IDENTIFIER = /[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*/g;
+/**
+ * A kebab-case name (`wrap-params`, `string->symbol`, `valid-key?`): Lisps, Clojure, Elisp, Racket, CSS, shell
+ * and task names join words with hyphens. Each part starts with a letter or digit; no leading dash (a flag).
+ */
+const KEBAB = /^[A-Za-z][A-Za-z0-9_]*(?:(?:-|->)[A-Za-z0-9_]+)+[?!*]?$/;
 const QUALIFIER = /\.|::|#/;
 /** Code-shaped words that say nothing on their own. */
 const NOISE = new Set(['e.g', 'i.e', 'etc', 'vs', 'self', 'this', 'cls', 'super', 'crate', 'std']);
@@ -237,7 +242,9 @@ export function analyseText(message: string): Question {
     const span = (match[1] ?? match[2] ?? match[3] ?? '').trim();
     const backticked = match[1] !== undefined;
     const bare = span.replace(/\(\)$/, '');
-    if (/^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$/.test(bare) && !FILE_EXTENSION.test(bare)) {
+    if (backticked && KEBAB.test(bare)) {
+      addIdentifier(bare, true);
+    } else if (/^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$/.test(bare) && !FILE_EXTENSION.test(bare)) {
       // A single quoted plain word ('the') is prose; backticks make anything code.
       if (backticked || codeShaped(bare) || QUALIFIER.test(bare)) addIdentifier(bare, true);
       else if (quoted.length < MAX_LIST) quoted.push(span);
@@ -274,12 +281,13 @@ export function analyseText(message: string): Question {
       const previous = (tokens[i - 1] ?? '').toLowerCase();
       const twoBack = (tokens[i - 2] ?? '').toLowerCase();
       const clean = raw.replace(/[.:]+$/, '');
-      // A package after "package" or "version of", also when it has a slash (`league/uri`, `github.com/x/y`).
+      // A package after "package" or "version of", also when it has a slash (`league/uri`, `github.com/x/y`) or
+      // colons (Perl's `IO::Socket::IP`, Maven's `com.google.guava:guava`).
       if (
         /^(?:package|crate|module|library|lib|gem|dependency|dep)$/.test(previous) ||
         (previous === 'of' && /^versions?$/.test(twoBack))
       ) {
-        if (/^[\w@][\w.@/-]*$/.test(clean) && !STOP_WORDS.has(clean.toLowerCase()) && packages.size < MAX_LIST) {
+        if (/^[\w@][\w.@/:-]*$/.test(clean) && !STOP_WORDS.has(clean.toLowerCase()) && packages.size < MAX_LIST) {
           packages.add(clean);
         }
       }
@@ -291,6 +299,10 @@ export function analyseText(message: string): Question {
         if (surelyPath(asPath)) continue;
       }
       if (raw.includes('://')) continue;
+      // A kebab-case word may be a name or English ("built-in"): a guess, which retrieval keeps only when the
+      // repository spells it; its parts stay words, as any hyphenated word's do.
+      if (explicit && KEBAB.test(clean) && clean.split(/->?/).every((part) => part.length >= 2))
+        addIdentifier(clean, false, true);
       const next = (tokens[i + 1] ?? '').replace(/[.:,]+$/, '');
       const properName = explicit && proper.has(clean);
       const besideKind =

@@ -77,6 +77,14 @@ describe('question analysis', () => {
     assert.ok(q.intents.includes('version'));
   });
 
+  test("a package's name in any ecosystem's spelling: slashes, a scope, Perl's and Maven's colons", () => {
+    const packagesOf = (text: string) => analyseText(text).packages;
+    assert.deepEqual(packagesOf('Which version of IO::Socket::IP does this depend on?'), ['IO::Socket::IP']);
+    assert.deepEqual(packagesOf('Which version of com.google.guava:guava is pinned?'), ['com.google.guava:guava']);
+    assert.deepEqual(packagesOf('Which version of league/uri do we use?'), ['league/uri']);
+    assert.deepEqual(packagesOf('What is the version of serde: the one in Cargo.toml?'), ['serde']);
+  });
+
   test('intent words select kinds of evidence', () => {
     const intents = (text: string) => analyseText(text).intents;
     assert.ok(intents('who calls parseInvoice?').includes('uses'));

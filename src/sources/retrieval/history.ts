@@ -187,3 +187,44 @@ export async function recentHistory(
 const NO_PATCH = { text: '', cut: false };
 
 const mark = (text: string, cut: boolean, what: string) => (cut ? `${text}… (cut: ${what})` : text);
+
+/** Commits and bytes of a pasted line's commits read with `git log -S` (the history index not built yet). */
+export const PICKAXE_LIMITS = { commits: 3, bytes: 2 * 1024 };
+
+/** The commits whose changes add or remove `line` in `paths`, newest first, with their messages' bodies. */
+export function pickaxeArgs(line: string, paths: readonly string[], commits: number): string[] {
+  return [
+    'log',
+    `-n${commits}`,
+    '--date=short',
+    `${FORMAT}%n%w(0,4,4)%b`,
+    '--no-color',
+    ...NO_DRIVERS,
+    // Stuck to its option, so that a line starting with a dash is the string searched for, not an option.
+    `-S${line}`,
+    '--',
+    ...paths,
+  ];
+}
+
+/**
+ * "Which commit introduced this line in PATH": while the history index is not built, `git log -S` of the pasted
+ * lines in the named files finds the commits that added or removed them. One path-limited walk per line, each
+ * read up to a byte limit (git is stopped there); empty when none changed it.
+ */
+export async function pickaxeHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  lines: readonly string[],
+  paths: readonly string[],
+  limits = PICKAXE_LIMITS,
+): Promise<string> {
+  if (lines.length === 0 || paths.length === 0) return '';
+  const logs = await Promise.all(
+    lines.map((line) => readPrefix(git, withPrefix(pickaxeArgs(line, paths, limits.commits)), limits.bytes)),
+  );
+  return logs
+    .map((log) => mark(log.text.trimEnd(), log.cut, 'more in git log -S'))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}

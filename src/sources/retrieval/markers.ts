@@ -83,3 +83,15 @@ export function marks(line: string, spellings: readonly string[]): boolean {
   }
   return false;
 }
+
+/**
+ * The spellings a question writes itself ("TODOs or FIXMEs" → `TODO`, `FIXME`), as words, in any case, plural or
+ * not: among a marker's spellings (`XXX`, `HACK` beside them) these are what the question lists first.
+ */
+export function spellingsSaid(text: string, spellings: readonly string[]): string[] {
+  const words = new Set((text.slice(0, 4_000).match(/[A-Za-z][\w-]*/g) ?? []).map((word) => word.toLowerCase()));
+  return spellings.filter((spelling) => {
+    const word = spelling.replace(/^\W+|\W+$/g, '').toLowerCase();
+    return word.length >= 2 && (words.has(word) || words.has(`${word}s`) || words.has(`${word}es`));
+  });
+}

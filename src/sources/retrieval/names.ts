@@ -169,6 +169,13 @@ export const NAME_PART_WORDS = new Set(
   'from to and or is has get set new read run build test value with by for all not no of in on as into'.split(' '),
 );
 
+/**
+ * Nouns a question uses about code in general ("the file", "which class") that are parts of names as well
+ * (`class_to_file`, `read_lines`, `FunctionCall`): a name said in prose keeps them inside a run of its words.
+ * Not the nouns of an intent ("version", "commit", "change"): beside a name they say what is asked about it.
+ */
+export const NOUN_PART_WORDS = new Set('file files line lines class function method code object objects'.split(' '));
+
 /** Identifiers whose parts are two or more of the question's words ("header links" → `parse_header_links`). */
 export function proseNames(
   words: readonly string[],

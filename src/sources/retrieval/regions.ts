@@ -6,6 +6,7 @@
 // each line is sent once. Pure: the file's lines come in.
 
 import type { Intent } from '../../shared/question.ts';
+import { readsEnvironment } from './envReads.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
 import type { GrepHit } from './search.ts';
 import { statesVersionOf, VERSION_VALUE } from './versionMentions.ts';
@@ -219,9 +220,9 @@ const TASK_PATH =
   /(^|\/)(Makefile|GNUmakefile|makefile|justfile|Justfile|package\.json|pyproject\.toml|setup\.cfg|setup\.py|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|requirements[\w.-]*\.txt|Gemfile|pom\.xml|build\.gradle(\.kts)?|deno\.jsonc?|\.github\/workflows\/[^/]+\.ya?ml|CONTRIBUTING\.md|Taskfile\.ya?ml)$/;
 
 export const isTestPath = (rel: string) => TEST_PATH.test(rel);
-/** Reads of the environment or of a settings object, in the common languages. */
-const READS_CONFIG =
-  /\b(?:environ|getenv|Getenv|LookupEnv|env::var|var_os|process\.env|import\.meta\.env|ENV\[|System\.getenv|config\.get|settings\.|getConfig|viper\.Get)/;
+/** Reads of a settings object; an environment read is envReads.ts's shape, in any language. */
+const READS_SETTINGS = /\b(?:config\.get|settings\.|getConfig|viper\.Get)/;
+const readsConfig = (line: string) => readsEnvironment(line) || READS_SETTINGS.test(line);
 /** A recipe line (tab-indented), a CI step's `run:`, a script entry (`"test": "…"`), a `name = "…"` task. */
 const COMMAND_LINE =
   /^\t\S|^\s*(?:-\s*)?run:\s*\S|^\s*"[\w:.-]+"\s*:\s*"[^"]*\s[^"]*"|^\s*(?:commands|script|test|cmd)\s*[=:]/;
@@ -232,13 +233,18 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 /** A line that defines `name`: `def name(`, `fn name`, `class Name`, `name = …`, `name(args) {`, `func (r) name(`. */
 export function definitionTest(names: readonly string[]): (line: string) => string | undefined {
   const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
-  if (simple.length === 0) return () => undefined;
+  // A kebab-case name (`wrap-params`) is defined by a Lisp form only: `(defn wrap-params`, `(defun valid-key?`.
+  const kebab = names.filter((name) => /^[A-Za-z][\w]*(?:-[\w]+)+[?!*]?$/.test(name));
+  const lisp = kebab.length === 0 ? undefined : lispDefinition(kebab);
+  if (simple.length === 0) return lisp ? (line) => lisp.exec(line)?.[1] : () => undefined;
   const alt = simple.map(escapeRegExp).join('|');
   const keyword = new RegExp(
     `\\b(?:function\\*?|def|defp|defmacro|defmodule|class|fn|fun|func|sub|proc|struct|interface|protocol|type|typealias|enum|trait|impl|module|object|record|macro_rules!|const|let|var|val|static)\\s+(?:\\([^)]*\\)\\s*)?(?:[\\w$]+\\s*\\.\\s*)?(${alt})(?![\\w$])`,
   );
+  // A member or a name assigned at the margin: `name: …`, `name = …`, R's `name <- function(…)`, a one-line
+  // definition with its parameters (`name(x) = …`, Julia), `name(args) {`.
   const member = new RegExp(
-    `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=))`,
+    `^\\s*(?:(?:export|default|public|private|protected|static|async|override|readonly|abstract|pub(?:\\([\\w:]+\\))?|unsafe|inline|virtual|final)\\s+)*(${alt})\\s*(?:<[^>]*>)?\\s*(?:\\([^)]*\\)?\\s*(?:[:\\-]>?\\s*[^={;]+)?\\s*\\{\\s*$|[:=](?!=)|<<?-(?!-)|\\([^)]*\\)\\s*=(?![=>]))`,
   );
   const pyAssign = new RegExp(`^(${alt})\\s*(?::[^=]+)?=(?!=)`);
   // Typed declarations (Java, C#, Kotlin, C++): modifiers, a type, then the name: `private static int retries = 3;`.
@@ -253,12 +259,19 @@ export function definitionTest(names: readonly string[]): (line: string) => stri
   // Rust's `impl Trait for Name`: what the type implements is part of its definition.
   const implFor = new RegExp(`^\\s*impl\\b(?:<[^>]*>)?\\s+[\\w:<>, ]+\\s+for\\s+(${alt})\\b`);
   return (line) =>
+    lisp?.exec(line)?.[1] ??
     keyword.exec(line)?.[1] ??
     member.exec(line)?.[1] ??
     pyAssign.exec(line)?.[1] ??
     typed.exec(line)?.[1] ??
     implFor.exec(line)?.[1] ??
     cLike.exec(line)?.[1];
+}
+
+/** `(defn name`, `(defn- name`, `(defun name`, `(define (name`, `(defmacro name`: a Lisp's definition forms. */
+function lispDefinition(names: readonly string[]): RegExp {
+  const alt = names.map(escapeRegExp).join('|');
+  return new RegExp(`\\(\\s*def[\\w-]*\\s+\\(?\\s*(${alt})(?![\\w?!*-])`);
 }
 
 /** A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`. */
@@ -320,7 +333,9 @@ function fileWeight(rel: string, context: RankContext): number {
   if (isTestPath(rel)) weight += wants('tests') ? 40 : -5;
   if (isTaskPath(rel)) weight += wants('version') || wants('build') || wants('tests') ? 45 : 0;
   else if (isManifestPath(rel) && wants('version')) weight += 30;
-  if (DOC_PATH.test(rel) && !isTaskPath(rel)) weight -= 15;
+  // A file asked for by its role (the license, a file named like the question's word) is the answer whatever its
+  // extension: `LICENSE.md` is not documentation beside the code.
+  if (DOC_PATH.test(rel) && !isTaskPath(rel) && !context.heads?.has(rel)) weight -= 15;
   return weight;
 }
 
@@ -399,7 +414,7 @@ export function fileRegions(
       const dependency = declaresDependency?.(line, lines[at + 1]) ? 110 : statesVersion(line) ? 100 : 0;
       const call = calls(line) ? 30 : 0;
       // Asked where a setting is read: the line that reads configuration is the answer.
-      const reads = wantsConfig && READS_CONFIG.test(line) ? 40 : 0;
+      const reads = wantsConfig && readsConfig(line) ? 40 : 0;
       // A declaration that names it (a subclass, an implementation, a parameter's type) says how it is related.
       const declares =
         (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line)) && context.names.some((name) => line.includes(name))
@@ -455,7 +470,10 @@ export function fileRegions(
   }
   const head = context.heads?.get(rel);
   if (head !== undefined && lines.length > 0) {
-    raw.push({ start: 0, end: Math.min(lines.length - 1, HEAD_LINES - 1), score: 90, definition: false, why: head });
+    // The heads come best first (the root's license before a vendored copy's): their order breaks a tie.
+    const order = [...(context.heads?.keys() ?? [])].indexOf(rel);
+    const score = 90 + Math.max(0, 4 - order);
+    raw.push({ start: 0, end: Math.min(lines.length - 1, HEAD_LINES - 1), score, definition: false, why: head });
   }
   const regions = mergeRegions(raw);
   const weight = fileWeight(rel, context);

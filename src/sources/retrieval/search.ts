@@ -19,6 +19,8 @@ export interface GrepRequest {
   patterns: readonly string[];
   /** Whole words (`-w`): for names; quoted strings and error text are matched anywhere. */
   words: boolean;
+  /** The patterns are extended regular expressions (`-E`), not fixed strings: a shape, not a spelling. */
+  regex?: boolean | undefined;
   ignoreCase?: boolean | undefined;
   /** Pathspecs to search (default: the whole work tree). */
   paths?: readonly string[] | undefined;
@@ -47,7 +49,16 @@ const EXCLUDED = [
 ];
 
 export function grepArgs(request: GrepRequest): string[] {
-  const args = ['grep', '-z', '-n', '-I', '--no-color', '--untracked', '--exclude-standard', '-F'];
+  const args = [
+    'grep',
+    '-z',
+    '-n',
+    '-I',
+    '--no-color',
+    '--untracked',
+    '--exclude-standard',
+    request.regex ? '-E' : '-F',
+  ];
   if (request.words) args.push('-w');
   if (request.ignoreCase) args.push('-i');
   args.push(`--max-count=${request.perFile}`);

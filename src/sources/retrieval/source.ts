@@ -22,10 +22,12 @@ import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
 import { askedUses, usesOf } from './callers.ts';
+import { ENV_READ_SOURCE, readsEnvironment } from './envReads.ts';
 import {
   type DefinitionAt,
   defaultHistoryLimits,
   definitionHistory,
+  pickaxeHistory,
   recentHistory,
   releaseHistory,
 } from './history.ts';
@@ -35,9 +37,10 @@ import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
 import { ASKS_LICENSE, legalFiles } from './legalFiles.ts';
 import { asideRank, hitsByFile, oneLinePerFileFirst } from './listing.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
-import { markersAsked, marks } from './markers.ts';
+import { markersAsked, marks, spellingsSaid } from './markers.ts';
 import {
   NAME_PART_WORDS,
+  NOUN_PART_WORDS,
   nameParts,
   nearestNames,
   proseNames,
@@ -62,7 +65,7 @@ import {
   renderRegions,
 } from './regions.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
-import { statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
+import { shortNames, statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
 
 export interface RetrievalDepth {
   /** Files sent at most. */
@@ -144,6 +147,9 @@ const TASK_KINDS: [RegExp, string[]][] = [
   [/\b(?:build\w*|compil\w*|bundl\w*)\b/i, ['build', 'compile', 'bundle', 'dist', 'make', 'cargo', 'gradle', 'mvn']],
 ];
 
+/** Asking to run one test: "just the X test", "only the X test", "a single test". */
+const ONE_TEST = /\b(?:just|only|single|one|specific|individual)\b/i;
+
 /** Asking who uses a thing in so many words ("can I use it" is not one). */
 const ASKS_USES = /\b(?:call(?:s|ed|ers?|ing)?|usages?|used|invok\w*|referenc\w*)\b/i;
 
@@ -203,41 +209,6 @@ const RUNTIME_KEYS: [RegExp, string[]][] = [
   [/\bruby\b/i, ['required_ruby_version', 'ruby']],
 ];
 
-/**
- * How code reads an environment variable, in the common languages: searched
- * when a question about the environment names no variable ("which environment
- * variables does this read?"), so every read is a candidate, not one guess.
- */
-const ENV_READS = [
-  'os.environ',
-  'os.getenv',
-  'Getenv(',
-  'LookupEnv(',
-  'env::var',
-  'env!(',
-  'process.env',
-  'import.meta.env',
-  'Deno.env',
-  'System.getenv',
-  'System/getenv',
-  'System.get_env',
-  'System.fetch_env',
-  'GetEnvironmentVariable',
-  'ENV[',
-  'ENV.fetch',
-  'getenv(',
-  'getEnv ',
-  'lookupEnv ',
-  'getEnvVarOwned',
-  'sys.env',
-  'Platform.environment',
-  'fromEnvironment(',
-  'processInfo.environment',
-  '$_ENV[',
-  "env('",
-  'env("',
-];
-
 /** Task-file lines kept per file (git grep's per-file limit elsewhere is 20). */
 const TASK_LINES_PER_FILE = 80;
 
@@ -268,9 +239,9 @@ interface SearchPlan {
    * Asked about code carrying a marker ("what is deprecated", "which TODOs are left"), naming nothing: the markers'
    * spellings (rules/markers.json), whose every line is listed, one per file first.
    */
-  markers: { ids: string[]; spellings: string[] };
+  markers: { ids: string[]; spellings: string[]; said: string[] };
   historyPaths: string[];
-  /** Ways of reading the environment, when the question asks about the environment and names no variable. */
+  /** The shape of an environment read (envReads.ts), when the question asks about the environment and names no variable. */
   envReads: string[];
   /**
    * Asked which tests exercise or which code uses something, not how a task runs: a plain word the code defines
@@ -317,18 +288,26 @@ const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
 
 /**
  * The question's words in order, as a name said in prose would hold them: its plain words, and the function
- * words that stand beside another word of the name (a lone "is" in "where is the" is grammar, not a part).
+ * words and general nouns that stand in a run of the name's words (a lone "is" in "where is the" is grammar,
+ * a lone "file" is what the question is about; "the class to file part" says `class_to_file`).
  */
 function proseWordsOf(question: Question): string[] {
   const plain = new Set(question.words);
   const tokens = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
-  const part = (token: string | undefined) => token !== undefined && (plain.has(token) || NAME_PART_WORDS.has(token));
+  const part = (token: string) => NAME_PART_WORDS.has(token) || NOUN_PART_WORDS.has(token);
   const out: string[] = [];
-  for (let i = 0; i < tokens.length && out.length < 16; i++) {
-    const token = tokens[i] as string;
-    if (plain.has(token) || (NAME_PART_WORDS.has(token) && (part(tokens[i - 1]) || part(tokens[i + 1])))) {
-      if (!out.includes(token)) out.push(token);
-    }
+  const keep = (token: string) => {
+    if (out.length < 16 && !out.includes(token)) out.push(token);
+  };
+  // Runs of consecutive words that may be parts of a name; a run of two or more keeps its function words and
+  // nouns unless it is nouns alone ("the code file"); a plain word is kept wherever it stands.
+  for (let i = 0; i < tokens.length && out.length < 16; ) {
+    let end = i;
+    while (end < tokens.length && (plain.has(tokens[end] as string) || part(tokens[end] as string))) end++;
+    const run = tokens.slice(i, end);
+    const named = run.length >= 2 && !run.every((token) => NOUN_PART_WORDS.has(token));
+    for (const token of run) if (plain.has(token) || named) keep(token);
+    i = end === i ? i + 1 : end;
   }
   return out;
 }
@@ -368,8 +347,20 @@ export function searchPlan(question: Question): SearchPlan {
     }
   }
   const runtimeKeys = RUNTIME_KEYS.filter(([named]) => named.test(question.text)).flatMap(([, keys]) => keys);
+  // A package as the question spells it (`IO::Socket::IP`, whose tries are `IO.Socket.IP`), and a runtime of one or
+  // two letters (`R`), which are no words of the analysis.
+  const written = identifiers.map((identifier) => identifier.term);
   const manifestWords = hasIntent(question, 'version')
-    ? [...new Set([...runtimeKeys, ...question.packages, ...question.words, ...names])].slice(0, 16)
+    ? [
+        ...new Set([
+          ...runtimeKeys,
+          ...question.packages,
+          ...written,
+          ...shortNames(question.text),
+          ...question.words,
+          ...names,
+        ]),
+      ].slice(0, 16)
     : [];
   const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
   const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
@@ -403,9 +394,13 @@ export function searchPlan(question: Question): SearchPlan {
     markers: {
       ids: markers.map((marker) => marker.id),
       spellings: [...new Set(markers.flatMap((marker) => marker.spellings))],
+      said: spellingsSaid(
+        question.text,
+        markers.flatMap((marker) => marker.spellings),
+      ),
     },
     historyPaths,
-    envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? ENV_READS : [],
+    envReads: firm === 0 && strings.size === 0 && ENV_WORD.test(question.text) ? [ENV_READ_SOURCE] : [],
     releases: firm === 0 && historyPaths.length === 0 && /\b(?:releases?|released|tags?|tagged)\b/i.test(question.text),
     branch: /\b(?:my|this|the current|our) branch\b|\bcompared (?:to|with)\b|\bvs\.? (?:main|master|the default)/i.test(
       question.text,
@@ -471,6 +466,7 @@ export function createRetrievalSource(
           patterns: string[],
           extra: {
             words: boolean;
+            regex?: boolean;
             ignoreCase?: boolean;
             paths?: string[];
             perFile?: number;
@@ -495,9 +491,7 @@ export function createRetrievalSource(
           wantHistory && wantCode && !base && plan.historyPaths.length === 0 && plan.names.length > 0;
         const markerSearch =
           wantCode && plan.markers.spellings.length > 0
-            ? search(plan.markers.spellings, { words: false, perFile: MARKED_SEARCHED_PER_FILE }).catch(
-                failed('markers'),
-              )
+            ? markedSearch(search, plan.markers).catch(failed('markers'))
             : none;
         const relationShapes = wantCode ? relationPatterns([...new Set([...plan.names, ...stems])], relations) : [];
         const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
@@ -533,7 +527,9 @@ export function createRetrievalSource(
                 })
               : Promise.resolve(undefined),
             wantCode && plan.envReads.length > 0
-              ? search(plan.envReads, { words: false, perFile: ENV_READS_PER_FILE }).catch(failed('environment reads'))
+              ? search(plan.envReads, { words: false, regex: true, perFile: ENV_READS_PER_FILE }).catch(
+                  failed('environment reads'),
+                )
               : none,
             relationShapes.length > 0
               ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
@@ -586,11 +582,20 @@ export function createRetrievalSource(
           resolved = [...nearestNames(missing, candidates.hits), ...proseNames(plan.proseWords, candidates.hits, said)];
           resolved = resolved.filter((r, i) => resolved.findIndex((o) => o.name === r.name) === i).slice(0, 6);
         }
-        // A plain word the code defines ("which tests exercise logout") is that name, when the prose names nothing.
-        const defined =
-          resolved.some((r) => r.from.startsWith('matched:')) || !plan.asksAboutCode
-            ? []
-            : definedWords(plan.looseWords, byWord.hits);
+        // A plain word the code defines ("which tests exercise logout", "who last changed sendfile") is that name,
+        // when the prose names nothing: in a history question, the name whose definition's history is asked.
+        const historyOfWord =
+          wantHistory && plan.names.length === 0 && plan.historyPaths.length === 0 && !releases && !base;
+        // "How do I run just the acknowledgements test": a plain word a test file defines is that test.
+        const oneTest =
+          hasIntent(input.question, 'tests') && plan.names.length === 0 && ONE_TEST.test(input.question.text);
+        const defined = resolved.some((r) => r.from.startsWith('matched:'))
+          ? []
+          : plan.asksAboutCode || historyOfWord
+            ? definedWords(plan.looseWords, byWord.hits)
+            : oneTest
+              ? definedWords(plan.looseWords, byWord.hits, true)
+              : [];
         resolved = [...defined, ...resolved];
         // A guessed name that is one word of a name the prose resolved to ("the attribute invalid property name part"
         // → `attribute_invalid_property_name`, not `name`) is a piece of that name, not a name of its own.
@@ -620,9 +625,10 @@ export function createRetrievalSource(
           ).catch(failed('resolved names'));
         }
         const items: ContextItem[] = [];
-        const definitions = namedHistory
-          ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
-          : [];
+        const definitions =
+          namedHistory || (historyOfWord && defined.length > 0)
+            ? definitionsOf([...ownNames, ...resolved.map((r) => r.name)], [...nameHits, ...byResolved.hits])
+            : [];
         const ofDefinitions =
           definitions.length > 0
             ? await definitionHistory(git, withPrefix, definitions).catch((error: unknown) => {
@@ -658,7 +664,8 @@ export function createRetrievalSource(
             why: `asked about the history of ${names}`,
           });
         }
-        const history = recent ?? fallback;
+        // A definition's history answers the question; the recent commits were only read in case none was found.
+        const history = ofDefinitions !== '' ? undefined : (recent ?? fallback);
         if (history?.log) {
           const label = history.branch ? "the branch's changes" : "last commit's changes";
           const text = history.patch ? `${history.log}\n\n${label}:\n${history.patch}` : history.log;
@@ -683,11 +690,17 @@ export function createRetrievalSource(
         }
         // After the history items git gives (a definition's last change, the file's log): under the mode's cap for
         // history they keep their room, and the commits whose changes touch the name take what is left.
-        const changes = await indexedChanges(git, withPrefix, historyIndex, {
-          names: [...ownNames, ...resolved.map((r) => r.name)],
-          strings: plan.strings,
-          text: input.question.text,
-        });
+        const changes =
+          (await indexedChanges(git, withPrefix, historyIndex, {
+            names: [...ownNames, ...resolved.map((r) => r.name)],
+            strings: plan.strings,
+            text: input.question.text,
+          })) ??
+          // The history index not built yet (a fresh workspace, a long history): a pasted line's commits in the
+          // named files are one bounded `git log -S` each, not a gap until the index is ready.
+          (wantHistory && !historyIndex?.lookup
+            ? await deadline.inTime(pickaxeChanges(git, withPrefix, input.question.text, plan.historyPaths), undefined)
+            : undefined);
         if (changes) items.push(changes.item);
         // "Which commit introduced this line": the commit that changed it answers, the current code around the
         // line's names does not (the file, when named, is sent by the files source).
@@ -724,14 +737,15 @@ export function createRetrievalSource(
             resolved.some((r) => r.from.startsWith('matched:')) ||
             defined.length > 0 ||
             declared ||
-            byEnv.hits.length > 0;
+            byEnv.hits.some((hit) => readsEnvironment(hit.text));
           const hits = [
             ...nameHits,
             ...byResolved.hits,
             ...byString.hits,
             ...byLiteral.hits,
-            // A word that names code makes the question about that code, not about how tasks run.
-            ...(defined.length > 0 ? [] : byTask.hits),
+            // A word that names code makes the question about that code, not about how tasks run (unless it is
+            // the one test to run).
+            ...(defined.length > 0 && !oneTest ? [] : byTask.hits),
             ...byManifest.hits,
             ...byRelation.hits,
             ...(proseFound ? [] : byWord.hits),
@@ -887,6 +901,30 @@ async function indexedChanges(
   return { item, ofLine: found.ofLine };
 }
 
+/** The commits that added or removed the question's pasted lines in its named files (`git log -S`). */
+async function pickaxeChanges(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  text: string,
+  paths: readonly string[],
+): Promise<{ item: ContextItem; ofLine: boolean } | undefined> {
+  const pasted = pastedLines(text);
+  if (pasted.length === 0 || paths.length === 0) return undefined;
+  const found = await pickaxeHistory(git, withPrefix, pasted, paths).catch(() => '');
+  if (found === '') return undefined;
+  const what = pasted.map((s) => `"${s.slice(0, 40)}"`).join(', ');
+  const item: ContextItem = {
+    key: 'retrieval.history.changes',
+    source: 'retrieval',
+    title: `commits that added or removed ${what}`,
+    text: found,
+    priority: 80,
+    kind: 'text',
+    why: `asked which commit changed ${what}: git log -S in the named files (history index not ready)`,
+  };
+  return { item, ofLine: true };
+}
+
 /** Commits shown for "which commit changed X", and the characters they take at most. */
 const CHANGES_LIMITS = { commits: 3, maxChars: 1_500 };
 
@@ -974,13 +1012,14 @@ function unspeltWords(words: readonly string[], found: { hits: readonly GrepHit[
 }
 
 /** A plain word of the question that a code line defines (`def logout():` for "logout"), as the code spells it. */
-function definedWords(words: readonly string[], hits: readonly GrepHit[]): ResolvedName[] {
+function definedWords(words: readonly string[], hits: readonly GrepHit[], inTests = false): ResolvedName[] {
   const out: ResolvedName[] = [];
   for (const word of words) {
     if (word.length < 4) continue;
     const spelled = new RegExp(`(?<![\\w$])${word.replace(/[^\w]/g, '')}(?![\\w$])`, 'i');
     for (const hit of hits) {
-      if (isTestPath(hit.rel) || DOC_PATH.test(hit.rel)) continue;
+      // The code's definitions, or with `inTests` a test file's (a test's name).
+      if (isTestPath(hit.rel) !== inTests || DOC_PATH.test(hit.rel)) continue;
       const name = spelled.exec(hit.text)?.[0];
       if (name && definitionTest([name])(hit.text) === name) {
         out.push({ name, from: `defined in the code: ${word}` });
@@ -1112,7 +1151,10 @@ function readListing(
   deps: Pick<SourceDeps, 'isNeverRead'>,
   maxChars: number,
 ): ContextItem | undefined {
-  const byFile = hitsByFile(hits, (rel) => !deps.isNeverRead(rel) && !refusedByName(rel));
+  const byFile = hitsByFile(
+    hits,
+    (rel, hit) => !deps.isNeverRead(rel) && !refusedByName(rel) && readsEnvironment(hit.text),
+  );
   const files = [...byFile.keys()].sort((a, b) => asideRank(a) - asideRank(b) || a.localeCompare(b));
   const { lines, cut } = oneLinePerFileFirst(
     files,
@@ -1169,6 +1211,25 @@ const LISTED_PER_FILE = 3;
 /** Lines a marker search keeps per file: more than are listed, as a spelling's hit may fail its word boundary. */
 const MARKED_SEARCHED_PER_FILE = 12;
 
+/**
+ * The marked lines: the spellings the question wrote searched apart from the others of their marker, so that a
+ * file's many `XXX` lines do not fill its per-file limit before its `TODO`s.
+ */
+async function markedSearch(
+  search: (
+    patterns: string[],
+    extra: { words: boolean; perFile?: number },
+  ) => Promise<{ hits: GrepHit[]; cut: boolean }>,
+  markers: SearchPlan['markers'],
+): Promise<{ hits: GrepHit[]; cut: boolean }> {
+  const others = markers.spellings.filter((spelling) => !markers.said.includes(spelling));
+  const groups = markers.said.length > 0 && others.length > 0 ? [markers.said, others] : [markers.spellings];
+  const found = await Promise.all(
+    groups.map((patterns) => search(patterns, { words: false, perFile: MARKED_SEARCHED_PER_FILE })),
+  );
+  return { hits: found.flatMap((result) => result.hits), cut: found.some((result) => result.cut) };
+}
+
 /** Stands for a marked line whose text was listed in full above. */
 const SAME_MARK = '(the same line as listed above)';
 
@@ -1201,10 +1262,13 @@ function markedListing(
   if (byFile.size === 0) return undefined;
   // The files with the most marked lines first: where the room runs out, the fewest marked lines are left out.
   const count = (rel: string) => byFile.get(rel)?.length ?? 0;
+  // The spellings the question wrote (TODO and FIXME, not the XXX beside them) first, in each file and across them.
+  const said = (hit: GrepHit) => (markers.said.length > 0 && marks(hit.text, markers.said) ? 0 : 1);
+  const saidIn = (rel: string) => Math.min(...(byFile.get(rel) ?? []).map(said));
   const files = [...byFile.keys()].sort(
-    (a, b) => asideRank(a) - asideRank(b) || count(b) - count(a) || a.localeCompare(b),
+    (a, b) => asideRank(a) - asideRank(b) || saidIn(a) - saidIn(b) || count(b) - count(a) || a.localeCompare(b),
   );
-  for (const list of byFile.values()) list.sort((a, b) => a.line - b.line);
+  for (const list of byFile.values()) list.sort((a, b) => said(a) - said(b) || a.line - b.line);
   // The same mark copied across files ("moved to its own package" on twelve classes) is said once in full; its
   // other places are listed by path and line, so that the room holds more of the distinct marks.
   const { lines, cut } = oneLinePerFileFirst(

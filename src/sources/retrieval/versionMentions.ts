@@ -28,10 +28,30 @@ const QUESTION_VOCABULARY = new Set(
   ).split(' '),
 );
 
+/** Capitalised words of one or two letters that are English, not a language's name ("Is", "It", "A"). */
+const SHORT_ENGLISH = new Set(
+  'A I Is It In If Do Of On Or To At As An Be By My No So Up We Hi Ok OK Me He Us Am'.split(' '),
+);
+
+/**
+ * The names of one or two letters a question spells with a capital (`R`, `C`, `C++`, `F#`, `Go`, `Qt`): the
+ * analysis keeps words of three letters or more, and a runtime named by one letter is still the subject of
+ * "what's the minimum R version".
+ */
+export function shortNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const match of text.slice(0, 2_000).matchAll(/(?<![\w.+#'’-])([A-Z][a-z]?(?:\+\+|#)?)(?![\w+#'’-])/g)) {
+    const name = match[1] as string;
+    if (!SHORT_ENGLISH.has(name)) names.add(name);
+    if (names.size >= 4) break;
+  }
+  return [...names];
+}
+
 /** The words of a version question that may name the tool or runtime asked about. */
 export function versionSubjects(words: readonly string[]): string[] {
   const subjects = words
-    .filter((word) => /^[A-Za-z][\w.+#-]*$/.test(word) && word.length >= 2)
+    .filter((word) => /^[A-Za-z][\w.+#-]*$/.test(word))
     .filter((word) => !QUESTION_VOCABULARY.has(word.toLowerCase()));
   return [...new Set(subjects.map((word) => word.toLowerCase()))].slice(0, 8);
 }
@@ -75,13 +95,25 @@ export async function versionSearch(
 ): Promise<{ hits: GrepHit[]; cut: boolean }> {
   const subjects = versionSubjects(words);
   const states = statesVersionOf(subjects);
-  const [whole, parts] = await Promise.all([
+  // A name of one or two letters (`R`, `go`) is a part of too many words: it is searched whole.
+  const long = subjects.filter((subject) => subject.length >= 3);
+  const short = subjects.filter((subject) => subject.length < 3);
+  const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
+  const inVersionFiles = (patterns: string[], whole: boolean) =>
+    patterns.length === 0
+      ? none
+      : search(patterns, { words: whole, ignoreCase: true, paths: VERSION_PATHSPECS, perFile: SUBJECT_LINES_PER_FILE });
+  const [whole, parts, named] = await Promise.all([
     search(words, { words: true, ignoreCase: true, paths: manifestPaths }),
-    subjects.length > 0
-      ? search(subjects, { words: false, ignoreCase: true, paths: VERSION_PATHSPECS, perFile: SUBJECT_LINES_PER_FILE })
-      : Promise.resolve({ hits: [] as GrepHit[], cut: false }),
+    inVersionFiles(long, false),
+    inVersionFiles(short, true),
   ]);
   const seen = new Set(whole.hits.map((hit) => `${hit.rel}:${hit.line}`));
-  const stated = parts.hits.filter((hit) => states(hit.text) && !seen.has(`${hit.rel}:${hit.line}`));
+  const stated = [...parts.hits, ...named.hits].filter((hit) => {
+    const at = `${hit.rel}:${hit.line}`;
+    if (seen.has(at) || !states(hit.text)) return false;
+    seen.add(at);
+    return true;
+  });
   return { hits: [...whole.hits, ...stated], cut: whole.cut };
 }

@@ -24,12 +24,26 @@ describe('definition lines', () => {
     }
   });
 
+  test("definitions by assignment at the margin: R's <-, a one-line definition with its parameters (Julia)", () => {
+    for (const line of [
+      'parse_args <- function(x, ...) {',
+      'render <<- function(view) view',
+      'render(io, x) = print(io, x)',
+      'parse_args(args::Vector{String}) = Dict(args)',
+    ]) {
+      assert.ok(defines(line), line);
+    }
+  });
+
   test('calls, statements and prototypes are not definitions', () => {
     for (const line of [
       'return parse_args(x);',
       '  parse_args(a, b);',
       'int parse_args(int);',
       '    if (render(x)) {',
+      'out <- render(view)',
+      'render(x) == expected',
+      'render(x) => x',
     ]) {
       assert.equal(defines(line), undefined, line);
     }

@@ -152,3 +152,76 @@ test('retrieval: a pasted line asked about in history terms gets the commit that
     repo.cleanup();
   }
 });
+
+test('retrieval: a pasted line’s commit while the history index is not built: git log -S in the named file', async () => {
+  // The line is added by one commit, then six later commits change the same file: the file's recent log (five
+  // commits) no longer shows the one that added it.
+  const body = (n: number) =>
+    `def rate(a, b):\n    return a / b if b else 0  # guard the zero\n${Array.from({ length: n }, (_, i) => `\ndef step${i}():\n    return ${i}\n`).join('')}`;
+  const repo = makeRepo({
+    files: { 'lib/rates.py': 'def rate(a, b):\n    return a / b\n' },
+    commits: [
+      {
+        message: 'Guard the rate against a zero divisor\n\nA store with no sales divided by zero.',
+        files: { 'lib/rates.py': body(0) },
+      },
+      ...[1, 2, 3, 4, 5, 6].map((n) => ({ message: `Add step ${n}`, files: { 'lib/rates.py': body(n) } })),
+    ],
+  });
+  // No history index at all: the same as one still building.
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    const result = await retrieval.collect(
+      input(repo.dir, {
+        text: 'Which commit introduced this line in lib/rates.py, and why?\n`return a / b if b else 0  # guard the zero`',
+        mode: 'git-aware',
+        wanted: ['retrieval.'],
+      }),
+      signal,
+    );
+    const changes = result.items.find((item) => item.key === 'retrieval.history.changes');
+    assert.match(changes?.text ?? '', /Guard the rate against a zero divisor/);
+    assert.match(changes?.text ?? '', /A store with no sales divided by zero\./);
+    assert.doesNotMatch(changes?.text ?? '', /Add step/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
+
+test('retrieval: "who last changed sendfile", a plain word the code defines: its definition’s last commit', async () => {
+  // The definition's commit is older than the five newest commits, which touch other files.
+  const repo = makeRepo({
+    files: { 'lib/response.js': 'function send(res) {\n  return res;\n}\n' },
+    commits: [
+      {
+        message: 'Send files with byte ranges',
+        files: {
+          'lib/response.js':
+            'function send(res) {\n  return res;\n}\n\nfunction sendfile(res, file) {\n  return res.pipe(file);\n}\n',
+        },
+      },
+      ...[1, 2, 3, 4, 5, 6].map((n) => ({
+        message: `Tidy helper ${n}`,
+        files: { [`lib/helper${n}.js`]: `// ${n}\n` },
+      })),
+    ],
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    const result = await retrieval.collect(
+      input(repo.dir, { text: 'Who last changed sendfile?', mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    const history = result.items.find((item) => item.key === 'retrieval.history');
+    assert.match(history?.title ?? '', /history of sendfile/);
+    assert.match(history?.text ?? '', /Send files with byte ranges/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});

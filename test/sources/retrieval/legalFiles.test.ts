@@ -64,6 +64,25 @@ describe('license files', () => {
       assert.ok(fixture === -1 || fixture > text.indexOf('Kepler Project'));
     });
 
+    test("a license file with a documentation extension (LICENSE.md) answers before a data folder's LICENSE", async () => {
+      const other = makeRepo({
+        files: {
+          'LICENSE.md': 'The Demo.jl package is licensed under the MIT "Expat" License:\n\n> Copyright (c) 2013\n',
+          'src/suffix_data/LICENSE': 'Mozilla Public License Version 2.0\n',
+          'src/client.jl': Array.from({ length: 6 }, (_, i) => `# license check ${i}\nf${i}(x) = x`).join('\n'),
+          'src/server.jl': Array.from({ length: 6 }, (_, i) => `# license note ${i}\ng${i}(x) = x`).join('\n'),
+        },
+      });
+      try {
+        const text = await askRetrieval(source, other.dir, 'Which license is this project released under?');
+        assert.match(text, /licensed under the MIT "Expat" License/);
+        const nested = text.indexOf('Mozilla Public License');
+        assert.ok(nested === -1 || nested > text.indexOf('Expat'));
+      } finally {
+        other.cleanup();
+      }
+    });
+
     test('a question that is not about the license sends no license file', async () => {
       const text = await askRetrieval(source, repo.dir, 'Where is main defined?');
       assert.doesNotMatch(text, /Kepler Project/);

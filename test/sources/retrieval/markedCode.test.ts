@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyseQuestion } from '../../../src/shared/question.ts';
 import type { ContextItem } from '../../../src/shared/types.ts';
-import { loadMarkers, markersAsked, marks } from '../../../src/sources/retrieval/markers.ts';
+import { loadMarkers, markersAsked, marks, spellingsSaid } from '../../../src/sources/retrieval/markers.ts';
 import { createRetrievalSource, searchPlan } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
@@ -101,6 +101,27 @@ describe('retrieval: questions about marked code', () => {
     assert.doesNotMatch(text, /todos\.js/);
   });
 
+  test('the spellings the question writes come first: a TODO past fifteen XXX lines of its file is listed first', async () => {
+    const xxx = Array.from({ length: 15 }, (_, i) => `  act${i} // XXX kept for old configs ${i}`).join('\n');
+    const other = makeRepo({
+      files: {
+        'src/actions.go': `package src\n\nconst (\n${xxx}\n)\n\nfunc count() {\n\t// TODO: counting is off when the delimiter holds a newline\n}\n`,
+        'src/tokens.go': 'package src\n\n// FIXME performance of the split\nfunc split() {}\n',
+      },
+    });
+    try {
+      const text = listing(
+        await retrievalItems(source, other.dir, 'Are there TODOs or FIXMEs left in the code? List them.'),
+      );
+      const todo = text.indexOf('// TODO: counting is off when the delimiter holds a newline');
+      assert.ok(todo >= 0, text);
+      assert.ok(todo < text.indexOf('XXX'), 'before the XXX lines');
+      assert.match(text, /src\/tokens\.go:3: \/\/ FIXME performance of the split/);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   test('skipped tests in four languages are listed', async () => {
     const text = listing(await ask('Which tests are skipped at the moment?'));
     assert.match(text, /store_test\.go:4: t\.Skip\("flaky on CI"\)/);
@@ -139,6 +160,14 @@ describe('the marker table', () => {
       [],
     );
     assert.deepEqual(asked('Why does addTodo drop finished todos?'), []);
+  });
+
+  test('the spellings a question writes, in any case and plural', () => {
+    const spellings = ['TODO', 'FIXME', 'HACK', 'XXX', '@deprecated', '#[deprecated'];
+    assert.deepEqual(spellingsSaid('Are there TODOs or FIXMEs left?', spellings), ['TODO', 'FIXME']);
+    assert.deepEqual(spellingsSaid('any hacks or todo notes', spellings), ['TODO', 'HACK']);
+    assert.deepEqual(spellingsSaid('what is deprecated here?', spellings), ['@deprecated', '#[deprecated']);
+    assert.deepEqual(spellingsSaid('what is left to do?', spellings), []);
   });
 
   test('a spelling counts only where its word ends meet non-word characters', () => {

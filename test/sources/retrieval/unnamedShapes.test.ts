@@ -86,3 +86,80 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
       assert.match(text, new RegExp(name));
   });
 });
+
+describe('retrieval: a name said in prose with general nouns among its words', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const ask = (content: string): Promise<string> => askRetrieval(source, repo.dir, content);
+
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'lib/Loader.pm': `package Loader;\n\nsub load_class {\n  my $class = shift;\n  return 1;\n}\n\nsub class_to_file {\n  my $class = shift;\n  $class =~ s/::|'/_/g;\n  return lc $class;\n}\n\n1;\n`,
+        'R/headers.R': `resp_header <- function(resp, name) {\n  resp$headers[[name]]\n}\n\nresp_retry_after <- function(resp) {\n  val <- resp_header(resp, "Retry-After")\n  as.numeric(val)\n}\n`,
+        'R/retries.R': `retry_after <- function(req, resp, i) {\n  resp_retry_after(resp)\n}\n`,
+        'src/lines.jl': `count_lines(path) = length(readlines(path))\n`,
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('"the class to file part": the nouns of the question are parts of the name (Perl)', async () => {
+    assert.match(
+      await ask("Where is the code that does the class to file part? I can't find it."),
+      /sub class_to_file \{/,
+    );
+  });
+
+  test("a function defined by R's <- is sent as the definition, over its callers", async () => {
+    assert.match(
+      await ask("Where is the code that does the resp retry after part? I can't find it."),
+      /resp_retry_after <- function\(resp\) \{/,
+    );
+  });
+
+  test('a one-line Julia definition said in prose ("the count lines part")', async () => {
+    assert.match(await ask('Where is the code that does the count lines part?'), /count_lines\(path\) = length/);
+  });
+});
+
+describe('retrieval: "how do I run just the X test", X a plain word a test file defines', () => {
+  let repo: TempRepo;
+  const deps = testDeps();
+  const source = createRetrievalSource(deps, new Workspaces(deps));
+
+  before(() => {
+    const mentions = Array.from(
+      { length: 5 },
+      (_, i) => `    // writes acknowledgements part ${i}\n    step(${i});`,
+    ).join('\n');
+    repo = makeRepo({
+      files: {
+        // Task files that say how tests run, more of them than quick mode sends files: the test's own file must
+        // not lose its place to them.
+        Makefile: 'test:\n\tcargo test --locked\n\nlint:\n\tcargo clippy\n',
+        justfile: 'test:\n    cargo test --all\n\ncheck-tests:\n    cargo test --no-run\n',
+        '.github/workflows/ci.yml':
+          'jobs:\n  test:\n    steps:\n      - run: cargo test --locked\n      - run: cargo test --doc\n',
+        'tests/syntax/Makefile': 'test: build\n\t./run-tests.sh\n\nbuild:\n\tmake -C fixtures test\n',
+        'src/assets.rs': 'pub fn get_acknowledgements() -> String {\n    String::new()\n}\n',
+        'tests/integration_tests.rs': `fn setup() {\n${mentions}\n}\n\n#[test]\nfn acknowledgements() {\n    setup();\n}\n`,
+        'Tests/AppTests/CacheTests.swift':
+          'import XCTest\n\nfinal class CacheTests: XCTestCase {\n  func eviction() {\n    XCTAssertTrue(true)\n  }\n}\n',
+        'Sources/App/Cache.swift': 'struct Cache {\n  // eviction happens on write\n  func evict() {}\n}\n',
+      },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('the test file that defines it (Rust), with the runner', async () => {
+    const text = await askRetrieval(source, repo.dir, 'How do I run just the acknowledgements test?');
+    assert.match(text, /fn acknowledgements\(\) \{/);
+    assert.match(text, /cargo test --locked/);
+  });
+
+  test('the test file that defines it (Swift), not the code that mentions the word', async () => {
+    assert.match(await askRetrieval(source, repo.dir, 'How do I run only the eviction test?'), /func eviction\(\) \{/);
+  });
+});

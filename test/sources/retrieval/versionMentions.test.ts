@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadManifestFiles, MANIFEST_FILES } from '../../../src/sources/retrieval/manifestFiles.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { statesVersionOf, versionSubjects } from '../../../src/sources/retrieval/versionMentions.ts';
+import { shortNames, statesVersionOf, versionSubjects } from '../../../src/sources/retrieval/versionMentions.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { testDeps } from '../input.ts';
@@ -21,6 +21,14 @@ describe('version lines: a tool named as a part of a key, with a version beside 
   test('the subjects are the words that name something, not the words a version question is phrased with', () => {
     assert.deepEqual(versionSubjects(['minimum', 'Zig', 'version', 'project', 'supports']), ['zig']);
     assert.deepEqual(versionSubjects(['which', 'OTP', 'release', 'does', 'need']), ['otp']);
+  });
+
+  test('a runtime named by one or two capitals is a subject; a capitalised English word is not', () => {
+    assert.deepEqual(shortNames("What's the minimum R version this project supports?"), ['R']);
+    assert.deepEqual(shortNames('Which C++ standard and which Go release does it need?'), ['C++', 'Go']);
+    assert.deepEqual(shortNames('Is F# supported? It says so in the docs.'), ['F#']);
+    assert.deepEqual(shortNames("A question I ask: does it build? Don't know."), []);
+    assert.deepEqual(versionSubjects(['R', 'minimum']), ['r']);
   });
 
   test('a part of an identifier with a version beside it states the version', () => {
@@ -75,6 +83,11 @@ describe('retrieval: the minimum version of a tool, in manifests of any ecosyste
         'toolchain.cfg': 'min_frob_version = 2.7\n',
         'src/frob_compat.c': '/* frob_version 9.9 is what the tests pin */\nint frob(void) { return 0; }\n',
         'src/main.c': 'int main(void) { return 0; }\n',
+        DESCRIPTION:
+          'Package: demo\nVersion: 1.2.0\nAuthors@R: person("A", "B")\nDepends:\n    R (>= 4.1)\nImports:\n    curl (>= 6.0.1)\n',
+        'Makefile.PL':
+          "use ExtUtils::MakeMaker;\nWriteMakefile(\n  NAME => 'Demo',\n  PREREQ_PM => {'IO::Socket::IP' => '0.37', 'Sub::Util' => '1.41'},\n);\n",
+        'lib/Demo.pm': "package Demo;\nuse IO::Socket::IP;\nmy $s = IO::Socket::IP->new(PeerHost => 'x');\n1;\n",
       },
     });
   });
@@ -86,6 +99,19 @@ describe('retrieval: the minimum version of a tool, in manifests of any ecosyste
 
   test('the minimum Zig version: the key that spells zig as one of its parts', async () => {
     assert.match(await ask('Which Zig version does it need at least?'), /minimum_zig_version = "0\.14\.0"/);
+  });
+
+  test('a runtime of one letter: R in a DESCRIPTION file, past lines where r is a part of a word', async () => {
+    const text = await ask("What's the minimum R version this project supports?");
+    assert.match(text, /R \(>= 4\.1\)/);
+  });
+
+  test("a package spelt with colons (Perl's IO::Socket::IP) is found on its manifest line", async () => {
+    assert.match(
+      await ask('Which version of IO::Socket::IP does this project depend on?'),
+      /'IO::Socket::IP' => '0\.37'/,
+    );
+    assert.match(await ask('Which IO::Socket::IP version do we need?'), /'IO::Socket::IP' => '0\.37'/);
   });
 
   test('a root-level file no table names counts; a source file deeper down does not', async () => {

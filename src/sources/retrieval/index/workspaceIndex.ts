@@ -247,12 +247,12 @@ export class WorkspaceIndex {
 
   /**
    * The hits `git grep` would give for `request`, from the index's candidates re-read now; undefined when
-   * the request has a form the index cannot narrow (a pattern without a word, an unknown pathspec, or a
+   * the request has a form the index cannot narrow (a pattern without a word, a regular expression, an unknown pathspec, or a
    * search inside words: the index knows whole words only, and retrieval looks for a name's pieces inside
    * longer identifiers, `headerlinks` in `parseHeaderLinks`, which only git grep finds).
    */
   search(request: GrepRequest): { hits: GrepHit[]; cut: boolean } | undefined {
-    if (!request.words) return undefined;
+    if (!request.words || request.regex) return undefined;
     if (request.patterns.length === 0) return { hits: [], cut: false };
     const expression = matchExpression(request.patterns, this.store.seed);
     const inPaths = pathspecFilter(request.paths);
