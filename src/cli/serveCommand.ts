@@ -52,8 +52,7 @@ export interface RunningServer {
  * How long an idle client connection stays open (Node's default is 5 s). A client that sends on a kept
  * connection just as the server closes it gets a reset, and a POST is not retried: the OpenAI Python SDK
  * (httpx) keeps idle connections exactly 5 s, requests/urllib3 for ever, and a client process that stalls
- * at load (the in-process clients of the test suite, everyField's first request after a long audit flush)
- * can send after its own expiry. Ollama's server keeps them open indefinitely; a minute is longer than
+ * at load can send after its own expiry. Ollama's server keeps them open indefinitely; a minute is longer than
  * the clients' own expiries, and undici reads it from the Keep-Alive header. Shutdown closes idle ones.
  */
 const KEEP_ALIVE_MS = 65_000;
