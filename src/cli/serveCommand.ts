@@ -48,6 +48,15 @@ export interface RunningServer {
   close(hurry?: AbortSignal): Promise<void>;
 }
 
+/**
+ * How long an idle client connection stays open (Node's default is 5 s). A client that sends on a kept
+ * connection just as the server closes it gets a reset, and a POST is not retried: the OpenAI Python SDK
+ * (httpx) keeps idle connections exactly 5 s, requests/urllib3 for ever, and a client process that stalls
+ * at load can send after its own expiry. Ollama's server keeps them open indefinitely; a minute is longer than
+ * the clients' own expiries, and undici reads it from the Keep-Alive header. Shutdown closes idle ones.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 export async function createServer(input: ServerInput): Promise<RunningServer> {
   const { settings, logger } = input;
   refuseTrackedAuditLog(settings.workspace, auditLocation(settings).path);
@@ -83,6 +92,7 @@ export async function createServer(input: ServerInput): Promise<RunningServer> {
     }
 
     server = serve({ fetch: app.fetch, hostname: settings.host, port: settings.port }) as Server;
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     await listening(server, settings);
     const { port } = server.address() as AddressInfo;
     const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;

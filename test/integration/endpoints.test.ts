@@ -31,6 +31,13 @@ async function snapshotOf(id: string | null) {
   return snapshot;
 }
 
+test('an idle connection stays open a minute, longer than the clients keep one (Keep-Alive: timeout=65)', async () => {
+  // Node's own 5 s raced clients that keep idle connections 5 s (httpx) or for ever (urllib3).
+  const response = await fetch(`${proxy.url}/v1/models`);
+  await response.arrayBuffer();
+  assert.equal(response.headers.get('keep-alive'), 'timeout=65');
+});
+
 describe('GET /v1/models/{id}', () => {
   test('client.models.retrieve finds a model and its +mode names', async () => {
     const model = await client.models.retrieve(MODEL);

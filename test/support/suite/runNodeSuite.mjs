@@ -55,7 +55,7 @@ for (const file of files) {
 shared.sort((a, b) => Number(b.spawns) - Number(a.spawns) || b.size - a.size);
 
 // The compiled package, built here once if a source is newer (ctxproxyProcess.ts's check), before any file
-// runs: a build deletes dist/ first, and in a shared process another file may be running the command from it.
+// runs, rather than by whichever file first needs it while the others wait on its lock.
 const built = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--input-type=module', '-e', "await import('./test/support/ctxproxyProcess.ts');"],
