@@ -76,6 +76,9 @@ const SETTING_PAIR = /^([a-z][a-z0-9_]*)=\S+$/;
  * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`),
  * a kubeconfig among them (`kind: Config`, `current-context: my-cluster`).
  */
+/** A session's id (`session_id`, `sess-id`): the id is the session's credential, whoever holds it is logged in. */
+const SESSION_ID_KEY = /sess(?:ion)?[_.-]?id$/i;
+
 const SETTING_KEY =
   /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy|context)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|kind)$/i;
 
@@ -1513,7 +1516,7 @@ const KEY_CHECKS: readonly Check[] = [
     'the key names a database, a schema or a bucket, not a secret',
   ],
   [
-    (c) => SETTING_KEY.test(c.plain),
+    (c) => SETTING_KEY.test(c.plain) && !SESSION_ID_KEY.test(c.plain),
     'documentation',
     'the key names a setting (a path, a version, a timeout), not a secret',
   ],

@@ -603,6 +603,12 @@ function charClasses(value: string): number {
  * `printable`, also undefined unless it decodes to printable UTF-8, so that
  * words such as `prod` or `frontend` are not judged as base64.
  */
+/** Base64 of random bytes: 16 characters or more mixing upper case, lower case and digits (a word or a name does not). */
+function isGeneratedBase64(value: string): boolean {
+  const v = value.replace(/=+$/, '');
+  return v.length >= 16 && /[A-Z]/.test(v) && /[a-z]/.test(v) && /[0-9]/.test(v);
+}
+
 function decodeBase64(value: string, printable: boolean): string | undefined {
   const compact = value.replace(WHITESPACE, '');
   if (!BASE64_TEXT.test(compact)) return undefined;
@@ -707,6 +713,10 @@ export function firstRejection(value: string, validators: ValidatorSpec[], conte
         }
         case 'base64-decoded-not-placeholder': {
           const decoded = decodeBase64(value, true);
+          // Bytes, not text: a random key or keystore is stored so (a Secret's `data:` is base64 of
+          // anything). A generated value shows it; a word that happens to be base64's shape (`test`,
+          // `IfNotPresent` on another document's line) does not.
+          if (decoded === undefined && isGeneratedBase64(value)) break;
           if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {
             return reject(validator);
           }
