@@ -57,6 +57,18 @@ const PLACEHOLDER_SHAPES =
 
 const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
 
+/** Brackets or ellipsis that hold or make a placeholder: a word of three letters in `<…>` or `[…]`, or a value that opens or closes with one. */
+const BRACKET_PLACEHOLDER =
+  /^<|>$|<[^>\n]*[A-Za-z]{3}[^>\n]*>|\[[A-Za-z _-]*[A-Za-z]{3}[A-Za-z _-]*\]|\*{3}|\.{3}|…|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def/;
+
+/**
+ * A long random value whose characters happen to make a bracket (`…xHt<#>T-5m3…`, `…[]…` in a WordPress
+ * salt of 64 printable characters): no word inside, and the whole is as random as a generator makes it.
+ */
+function isRandomAroundBrackets(v: string): boolean {
+  return v.length >= 32 && shannonEntropy(v) >= 4.5 && !BRACKET_PLACEHOLDER.test(v);
+}
+
 /**
  * Whether PLACEHOLDER_SHAPES can match at all: each of its forms needs one of `< > * . … [` somewhere, the
  * first two characters alike, a first `a`/`A`, or `1234567`; checked without running it on every value.
@@ -218,7 +230,7 @@ export function isPlaceholder(value: string): boolean {
   }
   if (
     SPELLED_TOKEN.test(v) ||
-    (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v)) ||
+    (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v) && !isRandomAroundBrackets(v)) ||
     hasPlaceholderWord(v) ||
     PLACEHOLDER_COMPOUND.test(v) ||
     NAMES_ITSELF.test(v) ||
