@@ -123,7 +123,7 @@ const PUBLIC_MATERIAL =
 
 /** Forms that point at a secret held elsewhere. */
 const REFERENCE =
-  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%(?:env\([\w:.-]+\)|[A-Za-z_][\w.]*)%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
 
 /** A template's own placeholder for a value filled in later (`@SECRET_KEY` in ansible-test's `*.template`). */
 const TEMPLATE_MARKER = /^@[A-Z][A-Z0-9_]{2,}$/;
