@@ -3,12 +3,12 @@
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
 // `heldOut` to `heldOut9` (measured unseen first, then reviewed and
-// tuned on) and `heldBack` and `heldOut10` (only their totals are ever read). Files are read with git from
+// tuned on) and `heldBack`, `heldOut10` and `heldOut11` (only their totals are ever read). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8|heldOut9|heldOut10]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8|heldOut9|heldOut10|heldOut11]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -39,7 +39,8 @@ type SetName =
   | 'heldOut7'
   | 'heldOut8'
   | 'heldOut9'
-  | 'heldOut10';
+  | 'heldOut10'
+  | 'heldOut11';
 const SETS: SetName[] = [
   'dev',
   'heldOut',
@@ -53,9 +54,10 @@ const SETS: SetName[] = [
   'heldOut8',
   'heldOut9',
   'heldOut10',
+  'heldOut11',
 ];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut10']);
+const UNSEEN = new Set<SetName>(['heldBack', 'heldOut10', 'heldOut11']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);

@@ -76,6 +76,17 @@ const SETTING_PAIR = /^([a-z][a-z0-9_]*)=\S+$/;
  * whole configuration (`driver: pgx`, `scheme: http`, `timeout: 10s`, `api_version: v2`, `cert_path: /…`),
  * a kubeconfig among them (`kind: Config`, `current-context: my-cluster`).
  */
+/** A session's id (`session_id`, `sess-id`): the id is the session's credential, whoever holds it is logged in. */
+const SESSION_ID_KEY = /sess(?:ion)?[_.-]?id$/i;
+
+/**
+ * A secret's word joined by colons to the segment before it, with no blank (`urn:k8s:secret:`, `vault:secret:`):
+ * the segments of one name, as URNs and secret stores' references write them; a key and its value have a
+ * key before them that ends with a blank, a quote, a bracket or the line's start. Only the word itself, not
+ * any field: a pgpass line's `host:port:db:user:` leads to the password.
+ */
+const JOINED_SEGMENT = /[A-Za-z0-9_.-]:(?:secrets?|passwords?|tokens?|keys?|credentials?):$/i;
+
 const SETTING_KEY =
   /(?:^|[_.-])(?:scheme|timeout|driver|version|path|file|dir|directory|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|policies|policy|context)$|^(?:scheme|timeout|driver|path|mode|level|type|format|protocol|ttl|interval|method|algorithm|id|name|role|kind)$/i;
 
@@ -144,6 +155,18 @@ export function keyName(keyText: string): string {
 /** `A-Z a-z 0-9 _ . -`: the characters of a key's name. */
 function isNameCode(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+/**
+ * An API object's field that names an entry of a secret, camel-cased as Kubernetes APIs write them (External
+ * Secrets' `secretKey` / `remoteKey`, `sourceKey`, `targetKey`): a name such as `db-host` or `team/api-token`.
+ * Snake or upper case (`secret_key`, Django's `SECRET_KEY`) is an application's own secret, not such a field.
+ */
+const ENTRY_KEY = /^(?:secret|remote|source|target)Key$/;
+
+/** An entry's name or path of names (`best-pokemon`, `source-key1`, `prod/db/credentials`, `tls.key`). */
+function isEntryName(v: string): boolean {
+  return v.split('/').every((part) => part.length > 0 && isObjectName(part.replaceAll('_', '-')));
 }
 
 function isObjectName(v: string): boolean {
@@ -1285,6 +1308,12 @@ function isSpelledOutPlaceholder(v: string): boolean {
 
 /** A name a Kubernetes object could have: a secret's name by its key, by what it ends in, or by the prose before it. */
 function secretObjectName(c: Candidate): ValueVerdict | undefined {
+  if (!c.inUrl && ENTRY_KEY.test(c.key) && /[-._/]/.test(c.value) && isEntryName(c.value)) {
+    return verdict(
+      'secret-name',
+      "the key names which entry of a secret is read or pushed, and the value is an entry's name",
+    );
+  }
   if (c.inUrl || !isObjectName(c.value)) return undefined;
   if (SECRET_OBJECT_KEY.test(c.key) && !CREDENTIAL_SECRET_KEY.test(c.key)) {
     return verdict('secret-name', 'the key holds the name of a secret object, and the value is such a name');
@@ -1313,6 +1342,11 @@ function afterAuthScheme(c: Candidate): ValueVerdict | undefined {
  */
 const VALUE_CHECKS: readonly Check[] = [
   [(c) => c.value.length === 0, 'placeholder', 'empty value'],
+  [
+    (c) => JOINED_SEGMENT.test(c.keyText),
+    'reference',
+    "the 'key' is a segment of a name joined by colons (urn:k8s:secret:tls:key): the name of a secret, not its content",
+  ],
   [
     (c) => /\s/.test(c.value) && keySpanClosed(c.keyText),
     'documentation',
@@ -1513,7 +1547,7 @@ const KEY_CHECKS: readonly Check[] = [
     'the key names a database, a schema or a bucket, not a secret',
   ],
   [
-    (c) => SETTING_KEY.test(c.plain),
+    (c) => SETTING_KEY.test(c.plain) && !SESSION_ID_KEY.test(c.plain),
     'documentation',
     'the key names a setting (a path, a version, a timeout), not a secret',
   ],

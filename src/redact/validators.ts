@@ -57,6 +57,18 @@ const PLACEHOLDER_SHAPES =
 
 const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
 
+/** Brackets or ellipsis that hold or make a placeholder: a word of three letters in `<…>` or `[…]`, or a value that opens or closes with one. */
+const BRACKET_PLACEHOLDER =
+  /^<|>$|<[^>\n]*[A-Za-z]{3}[^>\n]*>|\[[A-Za-z _-]*[A-Za-z]{3}[A-Za-z _-]*\]|\*{3}|\.{3}|…|^(.)\1+$|^[0-9]*1234567|^(?:abc|ABC)def/;
+
+/**
+ * A long random value whose characters happen to make a bracket (`…xHt<#>T-5m3…`, `…[]…` in a WordPress
+ * salt of 64 printable characters): no word inside, and the whole is as random as a generator makes it.
+ */
+function isRandomAroundBrackets(v: string): boolean {
+  return v.length >= 32 && shannonEntropy(v) >= 4.5 && !BRACKET_PLACEHOLDER.test(v);
+}
+
 /**
  * Whether PLACEHOLDER_SHAPES can match at all: each of its forms needs one of `< > * . … [` somewhere, the
  * first two characters alike, a first `a`/`A`, or `1234567`; checked without running it on every value.
@@ -111,7 +123,7 @@ const PUBLIC_MATERIAL =
 
 /** Forms that point at a secret held elsewhere. */
 const REFERENCE =
-  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%[A-Za-z_][A-Za-z0-9_]*%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%(?:env\([\w:.-]+\)|[A-Za-z_][\w.]*)%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
 
 /** A template's own placeholder for a value filled in later (`@SECRET_KEY` in ansible-test's `*.template`). */
 const TEMPLATE_MARKER = /^@[A-Z][A-Z0-9_]{2,}$/;
@@ -218,7 +230,7 @@ export function isPlaceholder(value: string): boolean {
   }
   if (
     SPELLED_TOKEN.test(v) ||
-    (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v)) ||
+    (mayBePlaceholderShape(v) && PLACEHOLDER_SHAPES.test(v) && !isRandomAroundBrackets(v)) ||
     hasPlaceholderWord(v) ||
     PLACEHOLDER_COMPOUND.test(v) ||
     NAMES_ITSELF.test(v) ||
@@ -603,6 +615,12 @@ function charClasses(value: string): number {
  * `printable`, also undefined unless it decodes to printable UTF-8, so that
  * words such as `prod` or `frontend` are not judged as base64.
  */
+/** Base64 of random bytes: 16 characters or more mixing upper case, lower case and digits (a word or a name does not). */
+function isGeneratedBase64(value: string): boolean {
+  const v = value.replace(/=+$/, '');
+  return v.length >= 16 && /[A-Z]/.test(v) && /[a-z]/.test(v) && /[0-9]/.test(v);
+}
+
 function decodeBase64(value: string, printable: boolean): string | undefined {
   const compact = value.replace(WHITESPACE, '');
   if (!BASE64_TEXT.test(compact)) return undefined;
@@ -707,6 +725,10 @@ export function firstRejection(value: string, validators: ValidatorSpec[], conte
         }
         case 'base64-decoded-not-placeholder': {
           const decoded = decodeBase64(value, true);
+          // Bytes, not text: a random key or keystore is stored so (a Secret's `data:` is base64 of
+          // anything). A generated value shows it; a word that happens to be base64's shape (`test`,
+          // `IfNotPresent` on another document's line) does not.
+          if (decoded === undefined && isGeneratedBase64(value)) break;
           if (decoded === undefined || decoded.trim() === '' || isPlaceholder(decoded) || isReference(decoded)) {
             return reject(validator);
           }

@@ -957,3 +957,41 @@ test('issue 26 eleventh round (heldOut5 classes): a product run together with a 
     assert.equal(classifyValue(value, keyText, path).kind, 'literal', `${keyText}«${value}» in ${path}`);
   }
 });
+
+test('issue 26 twelfth round: the name or path of a secret in the syntaxes of URNs, framework parameters and secret-store fields is kept; a literal under the same keys is not', async () => {
+  const kept: [string, string][] = [
+    // A URN's segments (Traefik's Kubernetes secrets), in YAML and in prose.
+    [
+      'tls:\n  certificates:\n    - certFile: urn:k8s:secret:tls:cert\n      keyFile: urn:k8s:secret:tls:key\n',
+      'dynamic.yaml',
+    ],
+    ['Set `keyFile: urn:k8s:secret:my-secret:tls.key` to read the key from a Secret.\n', 'docs/tls.md'],
+    ['password = vault:secret:data/prod/db#password\n', 'app.properties'],
+    // Symfony's parameters: %env(NAME)%, with env var processors, and %dotted.names%.
+    [
+      "parameters:\n    app.secret: '%env(APP_SECRET)%'\nframework:\n    secret: '%kernel.secret%'\n",
+      'config/services.yaml',
+    ],
+    ["doctrine:\n    dbal:\n        password: '%env(resolve:DATABASE_PASSWORD)%'\n", 'config/packages/doctrine.yaml'],
+    // A secret store's fields that name an entry (External Secrets' ExternalSecret and PushSecret).
+    ['spec:\n  data:\n  - secretKey: db-host\n    remoteRef:\n      key: prod/db\n', 'external-secret.yaml'],
+    [
+      '  data:\n    - match:\n        secretKey: source-key1\n        remoteRef:\n          remoteKey: team/api-token\n',
+      'push.yaml',
+    ],
+    ['  - secretKey: database-credentials-metadata\n', 'azkv.yaml'],
+  ];
+  for (const [text, path] of kept) assert.equal((await redactor.redact(text, { path })).text, text, text);
+
+  const literals: [string, string, string][] = [
+    ['secretKey: {v}\n', 'config.yaml', pick(rng, ALNUM, 40)],
+    ['  secretKey: "{v}"\n', 'minio.yaml', `${pick(rng, ALNUM, 20)}/${pick(rng, ALNUM, 19)}`],
+    ["SECRET_KEY = 'django-{v}'\n", 'settings.py', pick(rng, ALNUM, 40)],
+    ['api_token: {v}\n', 'app.yaml', `${pick(rng, ALNUM, 16)}:${pick(rng, ALNUM, 16)}`],
+    ["    app.secret: '{v}'\n", 'config/services.yaml', pick(rng, ALNUM, 32)],
+  ];
+  for (const [template, path, value] of literals) {
+    const text = template.replace('{v}', value);
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(value), text);
+  }
+});

@@ -69,6 +69,8 @@ describe('matchStarts', () => {
       'kubernetes-secret-data',
       'kubernetes-secret-data-json',
       'kubernetes-secret-string-data',
+      // Its matches start at a key's quote; its keyword (stringdata) is rare.
+      'kubernetes-secret-string-data-json',
       // Its matches start at a `-` after 32 hex digits.
       'mailgun-private-key',
       'markdown-table-password',

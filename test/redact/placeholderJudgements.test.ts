@@ -32,6 +32,14 @@ const cases: [string, boolean][] = [
   ['zabbix-Zq8vN3', false],
   // Shapes, quotes, flags and keys.
   ['<token>', true],
+  // A long random value whose characters happen to make a bracket is a literal (a WordPress salt); a word in
+  // the brackets, or a value opened or closed by one, is still a placeholder.
+  ['8(t2h0#O+u(^6bOA~z&#wb)sxkP|vh{BJ?xHt<#>T-5m3YB(1a.EE<vp]y|bE&B6', false],
+  ['r{m[#8x=l39Zy.z%4GV~<O<q7De>rURg]9rgRB5zW:XoTCV-Y2U5Rp,04W5?=b%i', false],
+  ['Qm8#vL2x[]pT7&kW4!nZ9^rB3@yH6*cF1~jD5+gS0', false],
+  ['xK9#mQ2$<redacted>pL7@nR4&wT1!zV8^bY3', true],
+  ['Qm8#vL2x[secret]pT7&kW4!nZ9^rB3@yH6*cF1~jD5+gS0', true],
+  ['<your-api-token-goes-here-replace-me>', true],
   ['aaaa', true],
   ['abcdef123', true],
   ['"changeme"', true],

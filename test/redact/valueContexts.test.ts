@@ -98,3 +98,46 @@ test('a token is masked whole whatever its length: bare, after Bearer, in an ass
     }
   }
 });
+
+// A session's id is its credential (whoever holds it is logged in), under whatever name a format gives
+// it; and a Kubernetes Secret's entries are secrets in JSON as in YAML, whether `data` decodes to text or
+// to bytes (a random key is stored as base64 of its bytes).
+test('a session id is masked under each of its names and in each format; a Secret hides every entry in JSON as in YAML', async () => {
+  const bytes = () => Buffer.from(Array.from({ length: 24 }, () => Math.floor(rng() * 256))).toString('base64');
+  const cases: [string, string, string][] = [];
+  for (const key of ['sessionId', 'session_id', 'SESSION_ID', 'sessid', 'JSESSIONID', 'PHPSESSID', 'connect.sid']) {
+    const v = token();
+    cases.push([`JSON ${key}`, `{"user": "ann", "${key}": "${v}"}`, 'state.json']);
+    cases.push([`YAML ${key}`, `user: ann\n${key}: ${v}\n`, 'state.yaml']);
+    cases.push([`log ${key}`, `INFO login ok user=ann ${key}=${v}`, 'app.log']);
+  }
+  const sid = token();
+  cases.push(['dotenv', `SESSION_ID=${sid}\n`, '.env']);
+  cases.push(['HAR cookie', `{"name": "connect.sid", "value": "s%3A${token()}.${token()}"}`, 'x.har']);
+  const secret = (kind: string, body: string) => `{"apiVersion": "v1", "kind": "Secret", "${kind}": {${body}}}`;
+  for (const key of ['sessionId', 'session_id', 'encryptionKey', 'blob']) {
+    cases.push([`JSON Secret data (bytes) ${key}`, secret('data', `"${key}": "${bytes()}"`), 'secret.json']);
+    cases.push([`JSON Secret stringData ${key}`, secret('stringData', `"${key}": "${token()}"`), 'secret.json']);
+    cases.push([`YAML Secret data (bytes) ${key}`, `kind: Secret\ndata:\n  ${key}: ${bytes()}\n`, 'secret.yaml']);
+    cases.push([`YAML Secret stringData ${key}`, `kind: Secret\nstringData:\n  ${key}: ${token()}\n`, 'secret.yaml']);
+  }
+  const missed: string[] = [];
+  for (const [name, text, path] of cases) {
+    const out = await redactor.redact(text, { path });
+    if (!out.text.includes('[REDACTED:') || /[A-Za-z0-9+/]{20}/.test(out.text.replace(/\[REDACTED:[^\]]*\]/g, ''))) {
+      missed.push(`${name}: ${out.text}`);
+    }
+  }
+  assert.deepEqual(missed, []);
+
+  // Kept: code that reads the id, a type, a reference, a placeholder, and words of base64's shape beside a Secret.
+  const kept: [string, string][] = [
+    ['const sessionId = req.cookies.sid;\n', 'app.js'],
+    ['  sessionId: string;\n', 'types.ts'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell reference under test
+    ['SESSION_ID=${SESSION_ID}\n', '.env'],
+    ['{"sessionId": "<session-id>"}', 'doc.json'],
+    ['kind: Secret\nmetadata:\n  name: app\n---\nkind: Pod\nspec:\n  app: test\n  policy: IfNotPresent\n', 'all.yaml'],
+  ];
+  for (const [text, path] of kept) assert.equal((await redactor.redact(text, { path })).text, text, text);
+});
