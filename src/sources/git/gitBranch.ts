@@ -29,6 +29,17 @@ export function defaultBranch(repo: RepoLocation): string | undefined {
   return undefined;
 }
 
+/**
+ * The ref a question names as what to compare with ("compared to v1.x", "vs develop", "since release/2.0"): a
+ * local branch, a remote's branch or a tag of that name, as git accepts it; undefined when `token` names none.
+ */
+export function namedRef(repo: RepoLocation, token: string): string | undefined {
+  if (!SAFE_REF.test(token) || token.includes('..') || token.length > 200) return undefined;
+  if (refExists(repo, `refs/heads/${token}`) || refExists(repo, `refs/tags/${token}`)) return token;
+  if (refExists(repo, `refs/remotes/${token}`)) return token;
+  return refExists(repo, `refs/remotes/origin/${token}`) ? `origin/${token}` : undefined;
+}
+
 export function branchText(header: BranchHeader, repo: RepoLocation): string {
   const lines: string[] = [];
   if (header.branch === undefined) {

@@ -6,6 +6,7 @@
 
 import type { GitRunner } from '../git/gitRunner.ts';
 import { readPrefix } from '../git/gitRunner.ts';
+import { BUILD_OUTPUT_GLOBS } from './buildOutput.ts';
 
 export interface GrepHit {
   /** Workspace-relative path, `/`-separated. */
@@ -38,15 +39,8 @@ const MAX_LINE_CHARS = 400;
  */
 export const NOT_PROXY_OWN = ':(exclude,glob)**/.ctxproxy/**';
 
-/** Pathspecs never searched: bundles, maps and vendored trees say nothing a question asks about. */
-const EXCLUDED = [
-  NOT_PROXY_OWN,
-  ':(exclude,glob)**/*.min.js',
-  ':(exclude,glob)**/*.map',
-  ':(exclude,glob)**/node_modules/**',
-  ':(exclude,glob)**/vendor/**',
-  ':(exclude,glob)**/dist/**',
-];
+/** Pathspecs never searched: bundles, maps and vendored trees repeat the sources (buildOutput.ts is the last resort). */
+const EXCLUDED = [NOT_PROXY_OWN, ...BUILD_OUTPUT_GLOBS.map((glob) => `:(exclude,glob)${glob}`)];
 
 export function grepArgs(request: GrepRequest): string[] {
   const args = [
