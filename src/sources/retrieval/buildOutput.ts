@@ -54,7 +54,8 @@ export const defaultBuildOutputLimits: BuildOutputLimits = {
   listBytes: 16 * 1024,
   files: 2,
   readBytes: 4 * 1024 * 1024,
-  cutsPerTerm: 3,
+  // The first is often the definition: three uses besides it, as many as a "who calls" listing shows first.
+  cutsPerTerm: 4,
   around: 160,
   totalChars: 2400,
 };
