@@ -801,6 +801,30 @@ export function createRetrievalSource(
               [] as ContextItem[],
             );
             items.push(...built);
+            // Written as code but found nowhere, not even in build output: perhaps misspelt; its nearest spelling
+            // there (the sources had none).
+            const unfound = onlyBuilt.filter((term) => term.word).map((term) => term.text);
+            if (built.length === 0 && unfound.length > 0) {
+              const spelt = await deadline.inTime(
+                grep(git, withPrefix, {
+                  patterns: [...new Set(unfound.flatMap(spellingPatterns))].slice(0, 32),
+                  words: false,
+                  ignoreCase: true,
+                  perFile: 400,
+                  maxBytes: opts.grepBytes,
+                  buildOutput: true,
+                }).catch(failed('build output spellings')),
+                { hits: [] as GrepHit[], cut: false },
+              );
+              const near = nearestNames(unfound, spelt.hits, 1).map((r) => ({ text: r.name, word: true }));
+              if (near.length > 0)
+                items.push(
+                  ...(await deadline.inTime(
+                    buildOutputItems(git, withPrefix, near, read).catch(() => [] as ContextItem[]),
+                    [] as ContextItem[],
+                  )),
+                );
+            }
           }
           const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
           if (reads) items.push(reads);

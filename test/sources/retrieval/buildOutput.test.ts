@@ -99,6 +99,12 @@ describe('build output as a last resort', () => {
       assert.match(generated[0]?.why ?? '', /generated file/);
     });
 
+    test('a misspelt name found nowhere: its nearest spelling in build output', async () => {
+      const built = await ask('What does AsyncFromSyncIteratorContinuaton do?');
+      assert.equal(built[0]?.path, 'dist/client.js');
+      assert.match(built[0]?.text ?? '', /return new AsyncFromSyncIteratorContinuation\(s\);/);
+    });
+
     test('a name the sources hold never brings build output', async () => {
       const items = await retrievalItems(source, repo.dir, 'Who calls `request`?');
       assert.ok(items.some((item) => item.path === 'src/client.js'));
