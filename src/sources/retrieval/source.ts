@@ -14,7 +14,7 @@ import { hasIntent, isKindNoun, type Question, subjectIdentifiers, subjectPaths 
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
-import { branchBase, namedRef, readHeadRef, refExists } from '../git/gitBranch.ts';
+import { branchBase, namedRefs, readHeadRef, refExists } from '../git/gitBranch.ts';
 import { type GitRunner, gitErrorReason, readPrefix } from '../git/gitRunner.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
@@ -1047,12 +1047,7 @@ async function refsNamed(
   const { repo } = await ws.checkedGit();
   if (!repo) return [];
   const tokens = [...subjectPaths(question).map((named) => named.token), ...question.identifiers.map((id) => id.term)];
-  const found: { token: string; ref: string }[] = [];
-  for (const token of new Set(tokens.slice(0, 16))) {
-    const ref = namedRef(repo, token);
-    if (ref) found.push({ token, ref });
-  }
-  return found;
+  return namedRefs(repo, [...new Set(tokens)].slice(0, 16));
 }
 
 /** The plan without the tokens that name refs: they are neither files to follow nor names to search. */
