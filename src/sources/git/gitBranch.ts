@@ -29,6 +29,25 @@ export function defaultBranch(repo: RepoLocation): string | undefined {
   return undefined;
 }
 
+/**
+ * The refs a question names as what to compare with ("compared to v1.x", "vs develop", "since release/2.0"): for
+ * each token that names a local branch, a remote's branch or a tag, the ref as git accepts it. packed-refs is
+ * read once for all the tokens.
+ */
+export function namedRefs(repo: RepoLocation, tokens: readonly string[]): { token: string; ref: string }[] {
+  const safe = tokens.filter((token) => SAFE_REF.test(token) && !token.includes('..') && token.length <= 200);
+  if (safe.length === 0) return [];
+  const packed = readTextIfFile(path.join(repo.commonDir, 'packed-refs'), { maxBytes: PACKED_REFS_BYTES }) ?? '';
+  const exists = (ref: string) => fs.existsSync(path.join(repo.commonDir, ref)) || packed.includes(` ${ref}\n`);
+  const found: { token: string; ref: string }[] = [];
+  for (const token of safe) {
+    if (exists(`refs/heads/${token}`) || exists(`refs/tags/${token}`) || exists(`refs/remotes/${token}`))
+      found.push({ token, ref: token });
+    else if (exists(`refs/remotes/origin/${token}`)) found.push({ token, ref: `origin/${token}` });
+  }
+  return found;
+}
+
 export function branchText(header: BranchHeader, repo: RepoLocation): string {
   const lines: string[] = [];
   if (header.branch === undefined) {

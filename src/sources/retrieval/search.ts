@@ -6,6 +6,7 @@
 
 import type { GitRunner } from '../git/gitRunner.ts';
 import { readPrefix } from '../git/gitRunner.ts';
+import { BUILD_OUTPUT_GLOBS } from './buildOutput.ts';
 
 export interface GrepHit {
   /** Workspace-relative path, `/`-separated. */
@@ -27,6 +28,8 @@ export interface GrepRequest {
   /** Matching lines kept per file, at most. */
   perFile: number;
   maxBytes: number;
+  /** Search only the tracked build output the other searches skip (buildOutput.ts: the last resort). */
+  buildOutput?: boolean | undefined;
 }
 
 /** A hit line longer than this is minified or data; only its head is kept. */
@@ -38,15 +41,8 @@ const MAX_LINE_CHARS = 400;
  */
 export const NOT_PROXY_OWN = ':(exclude,glob)**/.ctxproxy/**';
 
-/** Pathspecs never searched: bundles, maps and vendored trees say nothing a question asks about. */
-const EXCLUDED = [
-  NOT_PROXY_OWN,
-  ':(exclude,glob)**/*.min.js',
-  ':(exclude,glob)**/*.map',
-  ':(exclude,glob)**/node_modules/**',
-  ':(exclude,glob)**/vendor/**',
-  ':(exclude,glob)**/dist/**',
-];
+/** Pathspecs never searched: bundles, maps and vendored trees repeat the sources (buildOutput.ts is the last resort). */
+const EXCLUDED = [NOT_PROXY_OWN, ...BUILD_OUTPUT_GLOBS.map((glob) => `:(exclude,glob)${glob}`)];
 
 export function grepArgs(request: GrepRequest): string[] {
   const args = [
@@ -55,15 +51,16 @@ export function grepArgs(request: GrepRequest): string[] {
     '-n',
     '-I',
     '--no-color',
-    '--untracked',
-    '--exclude-standard',
+    // Build output is tracked (committed bundles); elsewhere untracked files that are not ignored count too.
+    ...(request.buildOutput ? [] : ['--untracked', '--exclude-standard']),
     request.regex ? '-E' : '-F',
   ];
   if (request.words) args.push('-w');
   if (request.ignoreCase) args.push('-i');
   args.push(`--max-count=${request.perFile}`);
   for (const pattern of request.patterns) args.push('-e', pattern);
-  args.push('--', ...(request.paths ?? ['.']), ...EXCLUDED);
+  if (request.buildOutput) args.push('--', ...BUILD_OUTPUT_GLOBS.map((glob) => `:(glob)${glob}`), NOT_PROXY_OWN);
+  else args.push('--', ...(request.paths ?? ['.']), ...EXCLUDED);
   return args;
 }
 

@@ -14,13 +14,14 @@ import { hasIntent, isKindNoun, type Question, subjectIdentifiers, subjectPaths 
 import type { ContextItem, ContextSource, ModeName, SkippedPath } from '../../shared/types.ts';
 import { defineSource } from '../defineSource.ts';
 import type { SourceDeps } from '../deps.ts';
-import { branchBase, readHeadRef, refExists } from '../git/gitBranch.ts';
+import { branchBase, namedRefs, readHeadRef, refExists } from '../git/gitBranch.ts';
 import { type GitRunner, gitErrorReason, readPrefix } from '../git/gitRunner.ts';
 import { Memo } from '../memo.ts';
 import { refusedByName } from '../symbols/admit.ts';
 import type { ReferenceKind } from '../symbols/extract.ts';
 import { FileGuard, workspaceZone } from '../workspace/guard.ts';
 import type { Workspaces } from '../workspace.ts';
+import { type BuildOutputTerm, buildOutputItems, buildOutputReason } from './buildOutput.ts';
 import { askedUses, usesOf } from './callers.ts';
 import { ENV_READ_SOURCE, readsEnvironment } from './envReads.ts';
 import {
@@ -421,7 +422,10 @@ export function createRetrievalSource(
     // The repository check first (gitSafety.ts): a refused repository gets no git at all.
     if (input.mode === 'off' || !(await ws.checkedRepo())) return { items: [] };
     const depth = opts.depths[input.mode];
-    const plan = searchPlan(input.question);
+    const asked = searchPlan(input.question);
+    // "Compared to v1.x": a token naming a ref is the base to compare with, not a file or a name to search.
+    const comparedTo = asked.branch ? await refsNamed(ws, input.question) : [];
+    const plan = comparedTo.length > 0 ? withoutRefs(asked, comparedTo) : asked;
     const wantHistory = wanted('retrieval.history') && depth.history && hasIntent(input.question, 'history');
     // "What includes format.h", "the format module": the module name its importers spell.
     const relations = askedRelations(input.question.text);
@@ -481,7 +485,7 @@ export function createRetrievalSource(
           });
         };
         const none = Promise.resolve({ hits: [] as GrepHit[], cut: false });
-        const base = wantHistory && plan.branch ? await branchBaseOf(ws) : undefined;
+        const base = wantHistory && plan.branch ? (comparedTo[0]?.ref ?? (await branchBaseOf(ws))) : undefined;
         // The history of a named thing: the commits of its definition, found by the name search below.
         const releases =
           wantHistory && !base && plan.releases
@@ -781,6 +785,47 @@ export function createRetrievalSource(
           if (related) items.push(related);
           if (marked) items.push(marked);
           items.push(...regions);
+          // A name or string written nowhere but in build output (a bundle's helper, a map's sourcesContent): cuts
+          // of the skipped files, said to be build output, rather than nothing.
+          const onlyBuilt = builtOnlyTerms(plan, ownNames, resolved, { byName, byString, byRelation });
+          if (onlyBuilt.length > 0) {
+            const guard = new FileGuard(deps.isNeverRead);
+            const zone = workspaceZone(ws.root, deps.allowedRoots);
+            const read = (rel: string, maxBytes: number) =>
+              deps.isNeverRead(rel) ? undefined : guard.read(path.join(ws.root, rel), zone, [rel], { maxBytes }).text;
+            const built = await deadline.inTime(
+              buildOutputItems(git, withPrefix, onlyBuilt, read).catch((error: unknown) => {
+                skipped.push({ path: '(retrieval build output)', reason: gitErrorReason(error) });
+                return [] as ContextItem[];
+              }),
+              [] as ContextItem[],
+            );
+            items.push(...built);
+            // Written as code but found nowhere, not even in build output: perhaps misspelt; its nearest spelling
+            // there (the sources had none).
+            const unfound = onlyBuilt.filter((term) => term.word).map((term) => term.text);
+            if (built.length === 0 && unfound.length > 0) {
+              const spelt = await deadline.inTime(
+                grep(git, withPrefix, {
+                  patterns: [...new Set(unfound.flatMap(spellingPatterns))].slice(0, 32),
+                  words: false,
+                  ignoreCase: true,
+                  perFile: 400,
+                  maxBytes: opts.grepBytes,
+                  buildOutput: true,
+                }).catch(failed('build output spellings')),
+                { hits: [] as GrepHit[], cut: false },
+              );
+              const near = nearestNames(unfound, spelt.hits, 1).map((r) => ({ text: r.name, word: true }));
+              if (near.length > 0)
+                items.push(
+                  ...(await deadline.inTime(
+                    buildOutputItems(git, withPrefix, near, read).catch(() => [] as ContextItem[]),
+                    [] as ContextItem[],
+                  )),
+                );
+            }
+          }
           const reads = readListing(byEnv.hits, deps, Math.min(depth.totalChars, ENV_LISTING_CHARS));
           if (reads) items.push(reads);
           const byWords =
@@ -800,6 +845,41 @@ export function createRetrievalSource(
 
 /** Time kept after the searches for ranking, reading and rendering, within the source's own limit. */
 const RANKING_RESERVE_MS = 1_000;
+
+/** Terms searched in build output: at most this many. */
+const BUILT_ONLY_TERMS = 3;
+
+/**
+ * The names written as code (not guessed from prose) and the quoted strings no normal file holds: no hit at all,
+ * or hits only in files the regions refuse (generated by name). Not a name the sources spell otherwise, nor any
+ * name when the prose resolved to one or the name search was cut (a hit may have been past the cut).
+ */
+function builtOnlyTerms(
+  plan: SearchPlan,
+  ownNames: readonly string[],
+  resolved: readonly ResolvedName[],
+  found: Record<'byName' | 'byString' | 'byRelation', { hits: readonly GrepHit[]; cut: boolean }>,
+): BuildOutputTerm[] {
+  // A name the sources spell otherwise (case, a typo) was found there; a name resolved from prose answers instead.
+  const respelt = new Set(resolved.map((r) => r.from.replace(/^nearest to /, '')));
+  const fromProse = resolved.some((r) => r.from.startsWith('matched:'));
+  const inSources = (hits: readonly GrepHit[], term: string) =>
+    hits.some((hit) => buildOutputReason(hit.rel) === undefined && hit.text.includes(term));
+  const names =
+    found.byName.cut || fromProse
+      ? []
+      : ownNames.filter(
+          (name) =>
+            !plan.guessed.includes(name) &&
+            !respelt.has(name) &&
+            !inSources([...found.byName.hits, ...found.byRelation.hits], name),
+        );
+  const strings = found.byString.cut ? [] : plan.strings.filter((text) => !inSources(found.byString.hits, text));
+  return [...names.map((text) => ({ text, word: true })), ...strings.map((text) => ({ text, word: false }))].slice(
+    0,
+    BUILT_ONLY_TERMS,
+  );
+}
 
 const LATE_REASON = 'searches still running at the retrieval deadline were stopped; answered with what was found';
 
@@ -937,7 +1017,7 @@ function historyNote(history: HistoryAnswer, plan: SearchPlan): string {
 /** Definitions followed for history, at most (each is one bounded `git log -L`). */
 const MAX_DEFINITIONS = 2;
 
-/** Where the named things are defined, from the name hits: code before tests, one place per name. */
+/** Where the named things are defined, from the name hits: code before tests, one place per name first. */
 function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): DefinitionAt[] {
   const defines = definitionTest(names);
   const found = hits
@@ -945,15 +1025,43 @@ function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): Defi
     .filter((d): d is { hit: GrepHit; name: string } => d.name !== undefined);
   found.sort((a, b) => Number(isTestPath(a.hit.rel)) - Number(isTestPath(b.hit.rel)));
   const out: DefinitionAt[] = [];
-  for (const { hit, name } of found) {
-    if (out.length >= MAX_DEFINITIONS) break;
-    if (out.some((d) => d.name === name)) continue;
-    out.push({ name, rel: hit.rel.split(path.sep).join('/'), line: hit.line });
+  // One place per name first; then a name defined in a second file (a function and a method of that name) is
+  // followed there too: which one the conversation meant is not known, and each is one bounded git call.
+  for (const second of [false, true]) {
+    for (const { hit, name } of found) {
+      if (out.length >= MAX_DEFINITIONS) break;
+      const known = out.filter((d) => d.name === name);
+      if (second ? known.length !== 1 || known[0]?.rel === hit.rel || isTestPath(hit.rel) : known.length > 0) continue;
+      out.push({ name, rel: hit.rel.split(path.sep).join('/'), line: hit.line });
+    }
   }
   return out;
 }
 
 /** The default branch when the work tree is on another branch (read from the repository's files). */
+/** The question's tokens (paths, names) that name a ref of the repository, with the ref as git takes it. */
+async function refsNamed(
+  ws: Parameters<Parameters<typeof defineSource>[2]>[0]['ws'],
+  question: Question,
+): Promise<{ token: string; ref: string }[]> {
+  const { repo } = await ws.checkedGit();
+  if (!repo) return [];
+  const tokens = [...subjectPaths(question).map((named) => named.token), ...question.identifiers.map((id) => id.term)];
+  return namedRefs(repo, [...new Set(tokens)].slice(0, 16));
+}
+
+/** The plan without the tokens that name refs: they are neither files to follow nor names to search. */
+function withoutRefs(plan: SearchPlan, refs: readonly { token: string }[]): SearchPlan {
+  const tokens = new Set(refs.map((r) => r.token));
+  const globs = new Set(refs.flatMap((r) => [`:(glob)**/${r.token}`, `:(literal)${r.token}`]));
+  return {
+    ...plan,
+    names: plan.names.filter((name) => !tokens.has(name)),
+    guessed: plan.guessed.filter((name) => !tokens.has(name)),
+    historyPaths: plan.historyPaths.filter((spec) => !globs.has(spec)),
+  };
+}
+
 async function branchBaseOf(ws: Parameters<Parameters<typeof defineSource>[2]>[0]['ws']): Promise<string | undefined> {
   const { repo } = await ws.checkedGit();
   if (!repo) return undefined;

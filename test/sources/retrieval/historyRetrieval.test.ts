@@ -7,6 +7,9 @@
 // event loop, see the report of the hist7 branch.)
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { dedupeKeys } from '../../../src/pipeline/collect.ts';
 import { openIndexDatabase } from '../../../src/pipeline/indexDatabase.ts';
@@ -220,6 +223,88 @@ test('retrieval: "who last changed sendfile", a plain word the code defines: its
     const history = result.items.find((item) => item.key === 'retrieval.history');
     assert.match(history?.title ?? '', /history of sendfile/);
     assert.match(history?.text ?? '', /Send files with byte ranges/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
+
+test('retrieval: a name defined in two files, asked about in history terms: both files’ last changes', async () => {
+  // A function and a method of the same name; the method's file sorts first, the function's changed last.
+  const repo = makeRepo({
+    files: {
+      'bin/GithubAPI.js': 'class GithubAPI {\n  async getTags() {\n    return [];\n  }\n}\n',
+      'bin/repo.js': 'export const exec = () => 0;\n',
+    },
+    commits: [
+      {
+        message: 'Label published pull requests',
+        files: { 'bin/GithubAPI.js': 'class GithubAPI {\n  async getTags() {\n    return this.get();\n  }\n}\n' },
+      },
+      {
+        message: 'Resolve the release tag from the package version',
+        files: {
+          'bin/repo.js':
+            "export const exec = () => 0;\nexport const getTags = async (pattern = 'v*') => {\n  return exec(pattern);\n};\n",
+        },
+      },
+    ],
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    const result = await retrieval.collect(
+      input(repo.dir, { text: 'When was `getTags` last changed, and why?', mode: 'git-aware', wanted: ['retrieval.'] }),
+      signal,
+    );
+    const history = result.items.find((item) => item.key === 'retrieval.history');
+    assert.match(history?.text ?? '', /Resolve the release tag from the package version/);
+    assert.match(history?.text ?? '', /Label published pull requests/);
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
+
+test('retrieval: "compared to v1.x", a branch the question names: its commits since that branch, not a file named v1.x', async () => {
+  // The default branch is neither main nor master, and its name looks like a file name.
+  const repo = makeRepo({
+    initialBranch: 'v1.x',
+    files: { 'lib/retry.js': 'export const attempts = 2;\n' },
+    branches: ['release/2.0'],
+    checkout: 'feature',
+  });
+  fs.writeFileSync(
+    path.join(repo.dir, 'lib/retry.js'),
+    'export const attempts = 2;\nexport const backoffFactor = 3;\n',
+  );
+  execFileSync('git', ['commit', '-q', '-am', 'Use a gentler backoff when the mirror is slow'], {
+    cwd: repo.dir,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@example.invalid',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@example.invalid',
+    },
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    for (const question of [
+      'What does my branch change compared to v1.x?',
+      'What did I change vs release/2.0 on this branch?',
+    ]) {
+      const result = await retrieval.collect(
+        input(repo.dir, { text: question, mode: 'git-aware', wanted: ['retrieval.'] }),
+        signal,
+      );
+      const history = result.items.find((item) => item.key === 'retrieval.history');
+      assert.match(history?.title ?? '', /commits of the branch since (v1\.x|release\/2\.0)/, question);
+      assert.match(history?.text ?? '', /export const backoffFactor = 3;/, question);
+    }
   } finally {
     set.close();
     repo.cleanup();
