@@ -114,10 +114,11 @@ const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z
 /**
  * Keys that name who or where, not a secret: a Kubernetes Secret's `username`, `apiAddress`,
  * `azurestorageaccountname`, `node.session.auth.username_in` sit beside its password and are masked by
- * rules that take every key of `data:`.
+ * rules that take every key of `data:`; a cluster's scope too (`namespaces: "a,b"`, `project: team-a` in
+ * Argo CD's cluster Secrets).
  */
 const IDENTITY_KEY =
-  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
+  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespaces?|project)(?:[_.-]?in)?$/i;
 /** A database's, schema's or bucket's name (`POSTGRES_DB`, `MYSQL_DATABASE`), unless the key names a secret too (`PASSWORD_DB`). */
 const DATABASE_KEY = /(?:^|[_.-])(?:db|database|schema|bucket)$/i;
 
@@ -452,6 +453,9 @@ const TRAILING_MARKS = /[^A-Za-z0-9]+$/;
 const WORD_OR_COUNT = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g;
 const isPlaceholderWord = (word: string) =>
   WORDS.placeholder.has(word) || WORDS.compoundParts.has(word) || WORDS.madeUpParts.has(word);
+
+/** A PEM block's armor line (`-----BEGIN RSA PRIVATE KEY-----`) read as a block scalar's first word: a label, not the key. */
+const PEM_ARMOR = /^-----BEGIN [A-Z0-9 ]{1,60}-----/;
 
 /** A Unix socket's address (`fastcgi_pass unix:/var/run/php-fpm/app.sock;`). */
 const UNIX_SOCKET = /^unix:\/[\w./-]+;?$/;
@@ -1353,6 +1357,11 @@ const VALUE_CHECKS: readonly Check[] = [
     "the key's Markdown code span closes before the value: the value is the sentence",
   ],
   [(c) => c.value.length <= 2, 'placeholder', 'one or two characters: too short to be a credential'],
+  [
+    (c) => PEM_ARMOR.test(c.value + c.after),
+    'documentation',
+    "a PEM block's BEGIN line: the key is the body on the lines after it, which the private-key rules judge",
+  ],
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
   [
     (c) => !QUOTED_BEFORE.test(c.keyText) && !/^\s*\\?["'`]/.test(c.raw) && insideTemplate(c.keyText, c.raw + c.after),

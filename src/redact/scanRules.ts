@@ -61,6 +61,21 @@ const TRAILING_BREAK_AND_PREFIX = /(?:\r?\n|\\r\\n|\\n)[ \t+>#"'-]*$/;
 const WORDS_FOR_A_BODY = /^\s*(?:[A-Z]+(?:[-_ ][A-Z]+)+|[a-z]+(?:[-_ ][a-z]+)+)\s*$/;
 
 /**
+ * Fewer base64 characters than any private key takes (`REDACTED`, `MIIEvQIBADANBg...`, `(snip)`): a doc's
+ * stand-in for the body. The smallest key, an Ed25519 seed, is 32 bytes (43 characters) behind its ASN.1
+ * header; what 31 characters can hold is that header and a few bytes, not a key.
+ */
+function tooShortForAKey(inside: string): boolean {
+  let n = 0;
+  for (let i = 0; i < inside.length && n < MIN_KEY_BODY; i++) {
+    const c = inside.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47) n++;
+  }
+  return n < MIN_KEY_BODY;
+}
+const MIN_KEY_BODY = 32;
+
+/**
  * A PEM block body keeps its marker lines: mask from the first line after
  * BEGIN (minus the prefix the BEGIN line had: a diff `+`, YAML indentation)
  * to the end of the last line before END.
@@ -84,7 +99,13 @@ function pemBodyRange(text: string, blockStart: number, start: number, end: numb
   }
   // Nothing key-like between the markers (an empty block, or one already masked): nothing to mask.
   const inside = body.slice(from, to);
-  if (to <= from || !/[A-Za-z0-9+/=]{8}/.test(inside) || ALREADY_MASKED.test(inside) || WORDS_FOR_A_BODY.test(inside)) {
+  if (
+    to <= from ||
+    !/[A-Za-z0-9+/=]{8}/.test(inside) ||
+    ALREADY_MASKED.test(inside) ||
+    WORDS_FOR_A_BODY.test(inside) ||
+    tooShortForAKey(inside)
+  ) {
     return undefined;
   }
   return [start + from, start + to];

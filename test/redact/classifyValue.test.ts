@@ -995,3 +995,52 @@ test('issue 26 twelfth round: the name or path of a secret in the syntaxes of UR
     assert.ok(!(await redactor.redact(text, { path })).text.includes(value), text);
   }
 });
+
+test('issue 26 thirteenth round: a PEM block whose body is a stand-in is kept in YAML, JSON, code and Markdown; a real body, even cut, is masked', async () => {
+  const stand = ['...', '(snip)', 'REDACTED', 'MIIEvQIBADANBg...', '<your key>'];
+  const shapes: [(body: string) => string, string][] = [
+    // A block scalar (Authelia's and Argo CD's docs), YAML in a Markdown fence, a Kubernetes Secret.
+    [
+      (b) => `tls:\n  private_key: |\n    -----BEGIN PRIVATE KEY-----\n    ${b}\n    -----END PRIVATE KEY-----\n`,
+      'config.yml',
+    ],
+    [
+      (b) =>
+        `\`\`\`yaml\nstringData:\n  sshPrivateKey: |\n    -----BEGIN OPENSSH PRIVATE KEY-----\n    ${b}\n    -----END OPENSSH PRIVATE KEY-----\n\`\`\`\n`,
+      'docs/declarative-setup.md',
+    ],
+    // JSON's \n escapes (a service account file), a string in code.
+    [(b) => `{"private_key": "-----BEGIN PRIVATE KEY-----\\n${b}\\n-----END PRIVATE KEY-----\\n"}\n`, 'sa.json'],
+    [
+      (b) => `const privateKey = '-----BEGIN RSA PRIVATE KEY-----\\n${b}\\n-----END RSA PRIVATE KEY-----';\n`,
+      'auth.spec.js',
+    ],
+  ];
+  for (const [shape, path] of shapes) {
+    for (const body of stand) {
+      const text = shape(body);
+      assert.equal((await redactor.redact(text, { path })).text, text, text);
+    }
+    // A real body: whole, or cut after its first line (the END line missing).
+    const body = pick(rng, `${ALNUM}+/`, 64);
+    assert.ok(!(await redactor.redact(shape(body), { path })).text.includes(body), path);
+    const cut = shape(body);
+    const truncated = cut.slice(0, cut.indexOf(body) + body.length);
+    assert.ok(!(await redactor.redact(truncated, { path })).text.includes(body), `${path} cut`);
+  }
+});
+
+test("issue 26 thirteenth round: a cluster Secret's scope (namespaces, project) is a setting; its password is masked", async () => {
+  const secret = (password: string) =>
+    `apiVersion: v1\nkind: Secret\nstringData:\n  name: mycluster\n  server: https://mycluster.example.com\n  namespaces: "my,managed,namespaces"\n  project: my-project1 # Project scoped\n  password: ${password}\n`;
+  const password = pick(rng, ALNUM, 24);
+  const out = (await redactor.redact(secret(password), { path: 'docs/cluster-secret.yaml' })).text;
+  assert.ok(!out.includes(password));
+  assert.ok(out.includes('namespaces: "my,managed,namespaces"') && out.includes('project: my-project1'), out);
+  const json = `{"kind": "Secret", "stringData": {"namespaces": "team-a,team-b", "project": "payments", "token": "${password}"}}\n`;
+  const outJson = (await redactor.redact(json, { path: 'cluster.json' })).text;
+  assert.ok(
+    !outJson.includes(password) && outJson.includes('"team-a,team-b"') && outJson.includes('"payments"'),
+    outJson,
+  );
+});
