@@ -1044,3 +1044,42 @@ test("issue 26 thirteenth round: a cluster Secret's scope (namespaces, project) 
     outJson,
   );
 });
+
+test('issue 26 thirteenth round: code (identifiers, a type assertion), a symbol, a URL after its scheme and a field described in Markdown are kept; literals in the same places are masked', async () => {
+  const kept: [string, string][] = [
+    // An unquoted identifier in a language that quotes its strings: at a line's end after `=`/`:=`, or before `,`.
+    ['\tconfig.PrivateKey = keyRSA2048\n', 'internal/validator/shared_test.go'],
+    ['\t\tSecret: tOpenIDConnectPBKDF2ClientSecret,\n', 'internal/oidc/store_test.go'],
+    ['    api_secret = loadedSecretValue  # from the vault\n', 'app/settings.py'],
+    ['const clientSecret = parsedClientSecret\n', 'src/auth.ts'],
+    // Go's type assertion.
+    ['\trsaPrivKey := privKey.(*rsa.PrivateKey)\n', 'integration/controller_test.go'],
+    ['\tsecret, ok := obj.(*corev1.Secret)\n', 'pkg/controller.go'],
+    // A symbol where a value was expected.
+    ['argocd admin notifications template notify --config-map ./cm.yaml --secret :empty\n', 'docs/troubleshooting.md'],
+    ['  config.password = :random\n', 'config/initializers/app.rb'],
+    // A web URL whose scheme was read as a user.
+    ['oras push -a "org.opencontainers.image.url=http://some-url" \\\n', 'docs/oci.md'],
+    ['  --annotation "source=https://git.example.com/team/app" \\\n', 'docs/push.md'],
+    // A field named in a code span, then its description.
+    ['- `token`: Pre-shared token used to authenticate HTTP requests\n', 'docs/plugin.md'],
+    ['* `password`: Password of the user that reads the bucket\n', 'docs/storage.md'],
+  ];
+  for (const [text, path] of kept) assert.equal((await redactor.redact(text, { path })).text, text, text);
+
+  const literals: [string, string, string][] = [
+    // Quoted, in a shell or dotenv file, or mixed case: literals.
+    ['\tconfig.PrivateKey = "{v}"\n', 'internal/validator/shared_test.go', pick(rng, ALNUM, 32)],
+    ['PASSWORD={v}\n', '.env', `key${pick(rng, ALNUM, 20)}`],
+    ['api_secret = {v}\n', 'app/settings.py', pick(rng, ALNUM, 24)],
+    ['cfg := `\npassword: {v}\n`\n', 'config_test.go', pick(rng, ALNUM, 20)],
+    ['argocd ... --secret {v}\n', 'docs/cli.md', pick(rng, ALNUM, 24)],
+    ['curl -u admin:{v} http://localhost\n', 'docs/api.md', pick(rng, ALNUM, 20)],
+    ['- `token`: {v}\n', 'docs/plugin.md', pick(rng, ALNUM, 32)],
+    ['- `password`: {v} for the admin user\n', 'docs/plugin.md', pick(rng, ALNUM, 16)],
+  ];
+  for (const [template, path, value] of literals) {
+    const text = template.replace('{v}', value);
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(value), text);
+  }
+});
