@@ -125,6 +125,7 @@ const DATABASE_KEY = /(?:^|[_.-])(?:db|database|schema|bucket)$/i;
 const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
 
 const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
+const UNPADDED_BASE64 = /^[A-Za-z0-9_-]{4,}$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
 /**
@@ -266,12 +267,14 @@ function productAndWords(v: string, path: string | undefined): boolean {
 
 /** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
 function decodesToPlaceholder(v: string, path: string | undefined): boolean {
-  if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
+  // Padded, or unpadded as cookie secrets and URLs carry it (`c2VjcmV0dGhpcnR5…` without its `=`).
+  if (v.length > 200 || v.length % 4 === 1 || !(BASE64.test(v) || UNPADDED_BASE64.test(v))) return false;
   const decoded = Buffer.from(v, 'base64').toString('utf8').trim();
   if (decoded.length === 0 || !PRINTABLE.test(decoded)) return false;
   return (
     isPlaceholder(decoded) ||
     isReference(decoded) ||
+    isMadeOfFiller(decoded) ||
     MEANINGFUL_WORD.test(decoded) ||
     PLAIN_URL.test(decoded) ||
     namesTheProduct(decoded, path) ||

@@ -1083,3 +1083,31 @@ test('issue 26 thirteenth round: code (identifiers, a type assertion), a symbol,
     assert.ok(!(await redactor.redact(text, { path })).text.includes(value), text);
   }
 });
+
+test('issue 26 thirteenth round: base64 without its padding (or URL-safe) that decodes to filler is a test value; random bytes under the same key are masked', async () => {
+  // `secretthirtytwobytes+abcdefghijk`, `some-random-string-1234` and `changeme-please`, unpadded as cookie secrets are written.
+  const unpadded = (text: string) => Buffer.from(text).toString('base64url');
+  for (const decoded of [
+    'secretthirtytwobytes+abcdefghijk',
+    'some-random-string-1234',
+    'this_is_a_secret_abc123abc123abc',
+  ]) {
+    const value = unpadded(decoded);
+    assert.ok(!value.endsWith('='));
+    for (const [text, path] of [
+      [`\tcookieSecret := "${value}"\n`, 'pkg/cookies/cookie_test.go'],
+      [`cookie_secret = "${value}"\n`, 'contrib/oauth2-proxy.cfg'],
+      [`  cookieSecret: ${value}\n`, 'values.yaml'],
+    ] as const) {
+      assert.equal((await redactor.redact(text, { path })).text, text, text);
+    }
+  }
+  for (let i = 0; i < 5; i++) {
+    const random = Buffer.from(pick(rng, ALNUM, 32)).toString('base64url');
+    const bytes = Buffer.from(Array.from({ length: 32 }, () => Math.floor(rng() * 256))).toString('base64url');
+    for (const value of [bytes, random.slice(0, 22) + bytes.slice(0, 21)]) {
+      const text = `cookie_secret = "${value}"\n`;
+      assert.ok(!(await redactor.redact(text, { path: 'oauth2-proxy.cfg' })).text.includes(value), text);
+    }
+  }
+});
