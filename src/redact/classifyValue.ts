@@ -11,7 +11,7 @@
 // with the validators (isPlaceholder, isReference) live in validators.ts.
 
 import { isTranslationCatalogue, isUiString } from './translationCatalogue.ts';
-import { isPlaceholder, isProse, isReference, shannonEntropy, unleet } from './validators.ts';
+import { isPemWithoutKey, isPlaceholder, isProse, isReference, shannonEntropy, unleet } from './validators.ts';
 import { WORDS } from './wordLists.ts';
 
 export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
@@ -275,6 +275,7 @@ function decodesToPlaceholder(v: string, path: string | undefined): boolean {
     isPlaceholder(decoded) ||
     isReference(decoded) ||
     isMadeOfFiller(decoded) ||
+    isPemWithoutKey(decoded) ||
     MEANINGFUL_WORD.test(decoded) ||
     PLAIN_URL.test(decoded) ||
     namesTheProduct(decoded, path) ||

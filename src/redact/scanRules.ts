@@ -5,7 +5,7 @@ import type { KeptValue, RedactionFinding } from '../shared/types.ts';
 import { classifyValue } from './classifyValue.ts';
 import type { CompiledRule } from './compiledRule.ts';
 import type { KeywordScan } from './keywordIndex.ts';
-import { firstRejection } from './validators.ts';
+import { firstRejection, tooShortForAKey } from './validators.ts';
 
 /** What a value a validator rejects is, by the validator: the evidence the audit shows for it. */
 const KIND_BY_VALIDATOR: Record<string, string> = {
@@ -59,21 +59,6 @@ const TRAILING_BREAK_AND_PREFIX = /(?:\r?\n|\\r\\n|\\n)[ \t+>#"'-]*$/;
  * `paste your key here`): a sample's instruction. base64 has none of those marks and mixes cases.
  */
 const WORDS_FOR_A_BODY = /^\s*(?:[A-Z]+(?:[-_ ][A-Z]+)+|[a-z]+(?:[-_ ][a-z]+)+)\s*$/;
-
-/**
- * Fewer base64 characters than any private key takes (`REDACTED`, `MIIEvQIBADANBg...`, `(snip)`): a doc's
- * stand-in for the body. The smallest key, an Ed25519 seed, is 32 bytes (43 characters) behind its ASN.1
- * header; what 31 characters can hold is that header and a few bytes, not a key.
- */
-function tooShortForAKey(inside: string): boolean {
-  let n = 0;
-  for (let i = 0; i < inside.length && n < MIN_KEY_BODY; i++) {
-    const c = inside.charCodeAt(i);
-    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47) n++;
-  }
-  return n < MIN_KEY_BODY;
-}
-const MIN_KEY_BODY = 32;
 
 /**
  * A PEM block body keeps its marker lines: mask from the first line after

@@ -1111,3 +1111,25 @@ test('issue 26 thirteenth round: base64 without its padding (or URL-safe) that d
     }
   }
 });
+
+test('issue 26 thirteenth round: base64 of a PEM with no key inside (BEGIN and END lines, a header cut by ...) is kept; base64 of a whole key is masked', async () => {
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const empty = b64('-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----');
+  const header = b64('-----BEGIN RSA PRIVATE KEY-----').replace(/=+$/, '');
+  const kept: [string, string][] = [
+    [
+      `apiVersion: v1\nkind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.crt: ${empty}\n  tls.key: ${empty}\n`,
+      'docs/ingress.md',
+    ],
+    [`  tls.key: ${header}...\n`, 'docs/ratelimit.md'],
+    [`{"tls.key": "${empty}"}\n`, 'secret.json'],
+    [`TLS_KEY=${empty}\n`, '.env.example'],
+  ];
+  for (const [text, path] of kept) assert.equal((await redactor.redact(text, { path })).text, text, text);
+  const body = pick(rng, `${ALNUM}+/`, 64);
+  const whole = b64(`-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`);
+  for (const template of ['  tls.key: {v}\n', '{"tls.key": "{v}"}\n', 'TLS_KEY={v}\n', '  client-key-data: {v}\n']) {
+    const text = template.replace('{v}', whole);
+    assert.ok(!(await redactor.redact(text, { path: 'secret.yaml' })).text.includes(whole.slice(20, 60)), text);
+  }
+});
