@@ -447,17 +447,16 @@ const ASSERTED_TYPE_AFTER = /^\(\*?[A-Za-z_][\w.]*\)/;
 const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,3}){1,3}$/;
 
 /**
- * A longer identifier in code (`Secret: testBASE32TOTPSecret,`, `IssuerPrivateKey: x509PrivateKeyRSA2048,`,
- * `tOpenIDConnectPBKDF2ClientSecret`): parts
+ * A longer identifier in code (`Secret: testBASE32TOTPSecret,`, `IssuerPrivateKey: x509PrivateKeyRSA2048,`): parts
  * where the case or a number changes, every part after the first a word of three letters or more, an
  * acronym or a number. A random value splits into parts of one or two characters (`aB3xK9`).
  */
 function isLongCodeIdentifier(v: string): boolean {
   if (v.length < 8 || v.length > 60 || !/^[A-Za-z][A-Za-z0-9]+$/.test(v)) return false;
   const parts = v.match(IDENTIFIER_PART);
-  if (parts === null || parts.length < 3 || parts.length > 9 || parts.join('') !== v) return false;
-  // A two-letter acronym (`ID` in `OpenIDConnect`) counts as a word; two letters in mixed case do not.
-  return parts.slice(1).every((part) => part.length >= 3 || /^(?:\d+|[A-Z]{2})$/.test(part));
+  if (parts === null || parts.length < 3 || parts.length > 7 || parts.join('') !== v) return false;
+  // Two capitals are no acronym here: a random value has them as often (`VgcyTlbDCArbXO`).
+  return parts.slice(1).every((part) => part.length >= 3 || /^\d+$/.test(part));
 }
 /** Capitals before a capitalised word or a number (`TOTP` in `TOTPSecret`), a capitalised or lower-case word, a number. */
 const IDENTIFIER_PART = /[A-Z]{2,}(?=[A-Z][a-z]|\d|$)|[A-Z]?[a-z]+|[A-Z]|\d+/g;
