@@ -1140,3 +1140,20 @@ test('issue 26 thirteenth round: base64 of a PEM with no key inside (BEGIN and E
     assert.ok(!(await redactor.redact(text, { path: 'secret.yaml' })).text.includes(whole.slice(20, 60)), text);
   }
 });
+
+test('issue 26 thirteenth round: a value of typed runs only (zyxwtuv987) is filler in Go, YAML and dotenv; a generated value is masked', async () => {
+  for (const value of ['zyxwtuv987', 'abcdxyz12345', 'qwertyzxcv789']) {
+    for (const [text, path] of [
+      [`\t\tPassword: "${value}",\n`, 'pkg/validation/sessions_test.go'],
+      [`password: ${value}\n`, 'config.yml'],
+      [`DB_PASSWORD=${value}\n`, '.env'],
+    ] as const) {
+      assert.equal((await redactor.redact(text, { path })).text, text, text);
+    }
+  }
+  for (let i = 0; i < 10; i++) {
+    const value = pick(rng, ALNUM, 10 + i);
+    const text = `password: ${value}\n`;
+    assert.ok(!(await redactor.redact(text, { path: 'config.yml' })).text.includes(value), text);
+  }
+});
