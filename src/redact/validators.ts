@@ -773,9 +773,13 @@ export function tooShortForAKey(inside: string): boolean {
 const MIN_KEY_BODY = 32;
 
 const PEM_ARMOR_LINE = /-----BEGIN [A-Z0-9 ]{1,60}-----/;
+const PEM_END_LINE = /-----END [A-Z0-9 ]{1,60}-----/;
 const PEM_ARMOR_LINES = /-----(?:BEGIN|END) [A-Z0-9 ]{1,60}-----/g;
 
-/** A PEM's armor with no key inside: `-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----`, a header alone. */
+/**
+ * A whole PEM block with no key inside (`-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----`). Its END
+ * line must be there: base64 wrapped over lines decodes, line by line, to a header and a few characters.
+ */
 export function isPemWithoutKey(text: string): boolean {
-  return PEM_ARMOR_LINE.test(text) && tooShortForAKey(text.replace(PEM_ARMOR_LINES, ''));
+  return PEM_ARMOR_LINE.test(text) && PEM_END_LINE.test(text) && tooShortForAKey(text.replace(PEM_ARMOR_LINES, ''));
 }
