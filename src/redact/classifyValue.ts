@@ -11,7 +11,7 @@
 // with the validators (isPlaceholder, isReference) live in validators.ts.
 
 import { isTranslationCatalogue, isUiString } from './translationCatalogue.ts';
-import { isPlaceholder, isProse, isReference, shannonEntropy, unleet } from './validators.ts';
+import { isPemWithoutKey, isPlaceholder, isProse, isReference, shannonEntropy, unleet } from './validators.ts';
 import { WORDS } from './wordLists.ts';
 
 export type ValueKind = 'literal' | 'reference' | 'placeholder' | 'public' | 'secret-name' | 'documentation';
@@ -114,16 +114,18 @@ const PLAIN_URL = /^[a-z][a-z0-9+.-]{1,20}:\/\/[a-z0-9.-]+(?::\d{1,5})?(?:\/[a-z
 /**
  * Keys that name who or where, not a secret: a Kubernetes Secret's `username`, `apiAddress`,
  * `azurestorageaccountname`, `node.session.auth.username_in` sit beside its password and are masked by
- * rules that take every key of `data:`.
+ * rules that take every key of `data:`; a cluster's scope too (`namespaces: "a,b"`, `project: team-a` in
+ * Argo CD's cluster Secrets).
  */
 const IDENTITY_KEY =
-  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespace)(?:[_.-]?in)?$/i;
+  /(?:user(?:name)?|account[_.-]?name|e-?mail|host(?:name)?|address|url|endpoint|region|port|namespaces?|project)(?:[_.-]?in)?$/i;
 /** A database's, schema's or bucket's name (`POSTGRES_DB`, `MYSQL_DATABASE`), unless the key names a secret too (`PASSWORD_DB`). */
 const DATABASE_KEY = /(?:^|[_.-])(?:db|database|schema|bucket)$/i;
 
 const IN_URL_AUTHORITY = /\/\/[^\s/"'`]*$/;
 
 const BASE64 = /^[A-Za-z0-9+/]{4,}={0,2}$/;
+const UNPADDED_BASE64 = /^[A-Za-z0-9_-]{4,}$/;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
 /**
@@ -265,12 +267,15 @@ function productAndWords(v: string, path: string | undefined): boolean {
 
 /** base64 of printable text that is itself a placeholder or a reference: `dGVzdC1hcGkta2V5Cg==` is `test-api-key`. */
 function decodesToPlaceholder(v: string, path: string | undefined): boolean {
-  if (v.length > 200 || v.length % 4 !== 0 || !BASE64.test(v)) return false;
+  // Padded, or unpadded as cookie secrets and URLs carry it (`c2VjcmV0dGhpcnR5…` without its `=`).
+  if (v.length > 200 || v.length % 4 === 1 || !(BASE64.test(v) || UNPADDED_BASE64.test(v))) return false;
   const decoded = Buffer.from(v, 'base64').toString('utf8').trim();
   if (decoded.length === 0 || !PRINTABLE.test(decoded)) return false;
   return (
     isPlaceholder(decoded) ||
     isReference(decoded) ||
+    isMadeOfFiller(decoded) ||
+    isPemWithoutKey(decoded) ||
     MEANINGFUL_WORD.test(decoded) ||
     PLAIN_URL.test(decoded) ||
     namesTheProduct(decoded, path) ||
@@ -418,6 +423,26 @@ const NUMERIC_ID_PAIR_BEFORE = /(?:^|[\s=])\d{1,6}:$/;
 
 /** A subscript, `.`, `,`, `)`, `;` or `}` right after an unquoted identifier: the value is code (`content_b64["elk_pass"]`, `token: base64Token,`). */
 const CODE_AFTER = /^(?:\[["'\w]|[,;)}])/;
+/**
+ * A source file of a language whose strings are quoted: there an unquoted value after `=` or `:=` at a line's
+ * end is a variable (`config.PrivateKey = keyRSA2048`), where a shell or dotenv file would hold a literal.
+ */
+const QUOTING_SOURCE =
+  /\.(?:go|java|kt|kts|scala|cs|rs|swift|c|cc|cpp|h|hpp|js|mjs|cjs|jsx|ts|mts|cts|tsx|py|rb|dart)$/;
+const CODE_ASSIGNMENT_BEFORE = /(?:^|[\s(])[A-Za-z_][\w.]*[ \t]*:?=[ \t]*$/;
+const LINE_END_AFTER = /^[ \t]*(?:\r?\n|$|\/\/|#)/;
+function isIdentifierAtLineEnd(c: { path: string | undefined; keyText: string; after: string }): boolean {
+  return (
+    c.path !== undefined &&
+    QUOTING_SOURCE.test(c.path) &&
+    LINE_END_AFTER.test(c.after) &&
+    CODE_ASSIGNMENT_BEFORE.test(c.keyText.slice(c.keyText.lastIndexOf('\n') + 1))
+  );
+}
+/** Go's type assertion (`rsaPrivKey := privKey.(*rsa.PrivateKey)`): a variable and the type it is asserted to be. */
+const TYPE_ASSERTION = /^[A-Za-z_]\w*\.$/;
+const ASSERTED_TYPE_AFTER = /^\(\*?[A-Za-z_][\w.]*\)/;
+
 /** An identifier in code: snake_case or camelCase words of two letters or more, with up to three digits each. */
 const CODE_IDENTIFIER = /^[a-z][a-z]+\d{0,3}(?:_[a-z0-9]{2,}|[A-Z][a-z]{2,}\d{0,3}){1,3}$/;
 
@@ -430,6 +455,7 @@ function isLongCodeIdentifier(v: string): boolean {
   if (v.length < 8 || v.length > 60 || !/^[A-Za-z][A-Za-z0-9]+$/.test(v)) return false;
   const parts = v.match(IDENTIFIER_PART);
   if (parts === null || parts.length < 3 || parts.length > 7 || parts.join('') !== v) return false;
+  // Two capitals are no acronym here: a random value has them as often (`VgcyTlbDCArbXO`).
   return parts.slice(1).every((part) => part.length >= 3 || /^\d+$/.test(part));
 }
 /** Capitals before a capitalised word or a number (`TOTP` in `TOTPSecret`), a capitalised or lower-case word, a number. */
@@ -452,6 +478,12 @@ const TRAILING_MARKS = /[^A-Za-z0-9]+$/;
 const WORD_OR_COUNT = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g;
 const isPlaceholderWord = (word: string) =>
   WORDS.placeholder.has(word) || WORDS.compoundParts.has(word) || WORDS.madeUpParts.has(word);
+
+/** A colon then a lower-case word (`--secret :empty`, `password: :random`): a tool's or Ruby's symbol. */
+const SYMBOL = /^:[a-z][a-z_]{2,20}$/;
+
+/** A PEM block's armor line (`-----BEGIN RSA PRIVATE KEY-----`) read as a block scalar's first word: a label, not the key. */
+const PEM_ARMOR = /^-----BEGIN [A-Z0-9 ]{1,60}-----/;
 
 /** A Unix socket's address (`fastcgi_pass unix:/var/run/php-fpm/app.sock;`). */
 const UNIX_SOCKET = /^unix:\/[\w./-]+;?$/;
@@ -791,6 +823,8 @@ function isMadeOfFiller(value: string): boolean {
     for (let n = 3; n <= run; n++) relax(cost, longWord, i, i + n, here, false);
   }
   if (cost[s.length]! <= 2 && longWord[s.length] === 1) return true;
+  // Nothing but typed runs and filler, one run of four keys at least (`zyxwtuv987`, `abcxyz123456`).
+  if (cost[s.length] === 0 && typedRuns(s) >= 1) return true;
   // Keys typed along a row twice or more (`WYasdfJp4sdfasdf1234`): a typist's filler with a few keys between.
   return cost[s.length]! <= Math.min(5, s.length / 4) && typedRuns(s) >= 2;
 }
@@ -1005,8 +1039,12 @@ function isEcPublicPoint(v: string): boolean {
  */
 const SCHEME_KEY_BEFORE = /(?:^|[^\w.+-])[A-Za-z][\w+-]{1,20}:$/;
 const URL_REST = /^\/\/[\w-]+(?:\.[\w-]+)*(?:\/[\w.%-]+)+$/;
+/** Or a host after a web scheme (`image.url=http://some-url`): a scheme the rule read as a user, a host as the password. */
+const WEB_SCHEME_BEFORE = /(?:^|[^\w.+-])(?:https?|ftps?|wss?|git|ssh|s3|gs|oci):$/i;
+const HOST_REST = /^\/\/[a-z0-9]+(?:[.-][a-z0-9]+)+(?::\d{1,5})?(?:\/[\w.%-]*)*$/;
 const isUrlAfterScheme = (v: string, keyText: string) =>
-  SCHEME_KEY_BEFORE.test(keyText) && URL_REST.test(v) && /\.[A-Za-z][\w-]*$/.test(v);
+  (SCHEME_KEY_BEFORE.test(keyText) && URL_REST.test(v) && /\.[A-Za-z][\w-]*$/.test(v)) ||
+  (WEB_SCHEME_BEFORE.test(keyText) && HOST_REST.test(v));
 
 /**
  * A host name before the value and the URL's path, query or fragment after its digits (`http://google.com:80#@…`,
@@ -1199,6 +1237,11 @@ function isKeyInitialsLabel(v: string, key: string): boolean {
  * value with a blank in it: a token written after the span is still judged as one). An odd number of backticks on
  * the key's line, the last of them after the separator, means the last one closes a span.
  */
+/** Two more words on the line after the value (`` `token`: Pre-shared token used to … ``): a sentence goes on. */
+/** A term in a code span then a colon, as Markdown lists define fields (`` - `token`: ``): a description follows. */
+const SPAN_TERM_BEFORE = /(?:^|\n)[ \t]*(?:[-*+][ \t]+)?`[\w.-]+`[ \t]*:[ \t]*$/;
+const PROSE_WORD = /^[A-Za-z][a-z]+(?:-[a-z]+)*$/;
+const WORDS_AFTER = /^[ \t]+[a-z]{2,}[ \t]+[a-z]{2,}\b/;
 function keySpanClosed(keyText: string): boolean {
   if (!/[=:]`$/.test(keyText)) return false;
   const line = keyText.slice(keyText.lastIndexOf('\n') + 1, -1);
@@ -1348,11 +1391,23 @@ const VALUE_CHECKS: readonly Check[] = [
     "the 'key' is a segment of a name joined by colons (urn:k8s:secret:tls:key): the name of a secret, not its content",
   ],
   [
-    (c) => /\s/.test(c.value) && keySpanClosed(c.keyText),
+    (c) =>
+      (/\s/.test(c.value) || (PROSE_WORD.test(c.value) && WORDS_AFTER.test(c.after))) &&
+      (keySpanClosed(c.keyText) || SPAN_TERM_BEFORE.test(c.keyText)),
     'documentation',
     "the key's Markdown code span closes before the value: the value is the sentence",
   ],
   [(c) => c.value.length <= 2, 'placeholder', 'one or two characters: too short to be a credential'],
+  [
+    (c) => SYMBOL.test(c.value),
+    'documentation',
+    "a symbol (`:empty`, Ruby's `:random`): a keyword the tool reads, not a value",
+  ],
+  [
+    (c) => PEM_ARMOR.test(c.value + c.after),
+    'documentation',
+    "a PEM block's BEGIN line: the key is the body on the lines after it, which the private-key rules judge",
+  ],
   // A quoted string inside the span is a literal the template passes on (`{{ with secret "…" }}`).
   [
     (c) => !QUOTED_BEFORE.test(c.keyText) && !/^\s*\\?["'`]/.test(c.raw) && insideTemplate(c.keyText, c.raw + c.after),
@@ -1463,9 +1518,14 @@ const VALUE_CHECKS: readonly Check[] = [
     (c) =>
       !QUOTED_BEFORE.test(c.keyText) &&
       (CODE_IDENTIFIER.test(c.value) || isLongCodeIdentifier(c.value)) &&
-      CODE_AFTER.test(c.after),
+      (CODE_AFTER.test(c.after) || isIdentifierAtLineEnd(c)),
     'reference',
     'code: an identifier the value is read from',
+  ],
+  [
+    (c) => TYPE_ASSERTION.test(c.value) && ASSERTED_TYPE_AFTER.test(c.after),
+    'reference',
+    "code: a type assertion on a variable (Go's x.(*T))",
   ],
   [(c) => SCHEME_REFERENCE.test(c.value), 'reference', 'a scheme and path naming where the secret is kept'],
   [

@@ -5,7 +5,7 @@ import type { KeptValue, RedactionFinding } from '../shared/types.ts';
 import { classifyValue } from './classifyValue.ts';
 import type { CompiledRule } from './compiledRule.ts';
 import type { KeywordScan } from './keywordIndex.ts';
-import { firstRejection } from './validators.ts';
+import { firstRejection, tooShortForAKey } from './validators.ts';
 
 /** What a value a validator rejects is, by the validator: the evidence the audit shows for it. */
 const KIND_BY_VALIDATOR: Record<string, string> = {
@@ -84,7 +84,13 @@ function pemBodyRange(text: string, blockStart: number, start: number, end: numb
   }
   // Nothing key-like between the markers (an empty block, or one already masked): nothing to mask.
   const inside = body.slice(from, to);
-  if (to <= from || !/[A-Za-z0-9+/=]{8}/.test(inside) || ALREADY_MASKED.test(inside) || WORDS_FOR_A_BODY.test(inside)) {
+  if (
+    to <= from ||
+    !/[A-Za-z0-9+/=]{8}/.test(inside) ||
+    ALREADY_MASKED.test(inside) ||
+    WORDS_FOR_A_BODY.test(inside) ||
+    tooShortForAKey(inside)
+  ) {
     return undefined;
   }
   return [start + from, start + to];

@@ -21,17 +21,17 @@ const MIN_PHRASE_SHARE = 0.5;
 const MIN_PHRASE_SHARE_SHORT = 0.8;
 
 /** A key, quoted or not, then `:`, `=` or `=>`, then a quoted string: one pair per line, as catalogues are written. */
-const PAIR_LINE = /^[ \t]*["']?[\p{L}\p{N}_ .-]{1,80}["']?[ \t]*(?:=>|:|=)[ \t]*(["'])(.*)\1[ \t]*,?[ \t]*$/u;
+const PAIR_LINE = /^[ \t]*["']?([\p{L}\p{N}_ .-]{1,80})["']?[ \t]*(?:=>|:|=)[ \t]*(["'])(.*)\2[ \t]*,?[ \t]*$/u;
 
 /**
  * A string a user interface shows: words of any script, marks between and after them, numbers of up to
- * three digits as words of their own (`8 caractères`), and message placeholders (`:count`, `{name}`,
- * `%s`). No word mixes letters and digits (`hunter2`), so a chosen password made of words and digits is
+ * three digits as words of their own (`8 caractères`), message placeholders (`:count`, `{name}`,
+ * `%s`) and an icon's symbol (`… kliknutím na 🛈`). No word mixes letters and digits (`hunter2`), so a chosen password made of words and digits is
  * not one.
  */
 // A word's own marks (`'`, `’`) are not also closing marks, so that a run of them is read one way only.
 const UI_STRING =
-  /^[¿¡(«"'„“‘]?\p{L}[\p{L}\p{M}'’\\-]*[.,;:!?)»"”…]*(?:[ \t\u00a0\u202f]+(?:[¿¡(«"'„“‘]?\p{L}[\p{L}\p{M}'’\\-]*|\d{1,3}|:[a-z_]+|\{[a-z_]+\}|%[sd])[.,;:!?)»"”…]*)*[ \t\u00a0\u202f]*[.!?…]?$/u;
+  /^[¿¡(«"'„“‘]?\p{L}[\p{L}\p{M}'’\\-]*[.,;:!?)»"”…]*(?:[ \t\u00a0\u202f]+(?:[¿¡(«"'„“‘]?\p{L}[\p{L}\p{M}'’\\-]*|\d{1,3}|:[a-z_]+|\{[a-z_]+\}|%[sd]|\p{So})[.,;:!?)»"”…]*)*[ \t\u00a0\u202f]*[.!?…]?$/u;
 /** A phrase: two words of letters at least. */
 const PHRASE = /\p{L}{2,}[^\s]*[ \t]+[^\s]*\p{L}{2,}/u;
 
@@ -55,7 +55,10 @@ export function isTranslationCatalogue(text: string): boolean {
       const pair = PAIR_LINE.exec(text.slice(at, end));
       if (pair !== null) {
         pairs++;
-        if (PHRASE.test(pair[2]!)) phrases++;
+        // i18next and gettext-style catalogues key each string by its source text (`"Backed Up": "Gesichert"`):
+        // a phrase on either side says so, where most of a UI's translations are single words.
+        // A configuration keyed by phrases holds hosts, addresses and numbers, not words.
+        if (PHRASE.test(pair[3]!) || (PHRASE.test(pair[1]!) && isUiString(pair[3]!))) phrases++;
       }
     }
     at = end + 1;

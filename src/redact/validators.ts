@@ -222,6 +222,11 @@ export function isPlaceholder(value: string): boolean {
       : trimmed;
   if (v.length === 0) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase()) || VERSION.test(v)) return true;
+  // base64 of a PEM's armor with no key inside (a doc's `tls.key: LS0tLS1CRUdJTi…` of BEGIN and END lines).
+  if (v.startsWith('LS0tLS1CRUdJTi') && v.length <= 400) {
+    const decoded = decodeBase64(v, false);
+    if (decoded !== undefined && isPemWithoutKey(decoded)) return true;
+  }
   // Only short values with a leet character (or a trailing i) can unleet to a placeholder word; skip the rest cheaply.
   if (v.length <= 24 && LEET_OR_TRAILING_I.test(v)) {
     const plain = unleet(v).replace(TRAILING_I, '');
@@ -745,7 +750,36 @@ export function firstRejection(value: string, validators: ValidatorSpec[], conte
       const decoded = decodeBase64(value, false);
       if (decoded === undefined || !validator['base64-decoded-contains'].some((s) => decoded.includes(s)))
         return reject(validator);
+      // A PEM's armor with no key inside (`-----BEGIN PRIVATE KEY-----\n-----END …`, a header cut by `...`).
+      if (isPemWithoutKey(decoded)) return reject(validator);
     }
   }
   return undefined;
+}
+
+/**
+ * Fewer base64 characters than any private key takes (`REDACTED`, `MIIEvQIBADANBg...`, `(snip)`): a doc's
+ * stand-in for the body. The smallest key, an Ed25519 seed, is 32 bytes (43 characters) behind its ASN.1
+ * header; what 31 characters can hold is that header and a few bytes, not a key.
+ */
+export function tooShortForAKey(inside: string): boolean {
+  let n = 0;
+  for (let i = 0; i < inside.length && n < MIN_KEY_BODY; i++) {
+    const c = inside.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47) n++;
+  }
+  return n < MIN_KEY_BODY;
+}
+const MIN_KEY_BODY = 32;
+
+const PEM_ARMOR_LINE = /-----BEGIN [A-Z0-9 ]{1,60}-----/;
+const PEM_END_LINE = /-----END [A-Z0-9 ]{1,60}-----/;
+const PEM_ARMOR_LINES = /-----(?:BEGIN|END) [A-Z0-9 ]{1,60}-----/g;
+
+/**
+ * A whole PEM block with no key inside (`-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----`). Its END
+ * line must be there: base64 wrapped over lines decodes, line by line, to a header and a few characters.
+ */
+export function isPemWithoutKey(text: string): boolean {
+  return PEM_ARMOR_LINE.test(text) && PEM_END_LINE.test(text) && tooShortForAKey(text.replace(PEM_ARMOR_LINES, ''));
 }

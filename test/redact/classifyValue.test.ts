@@ -995,3 +995,176 @@ test('issue 26 twelfth round: the name or path of a secret in the syntaxes of UR
     assert.ok(!(await redactor.redact(text, { path })).text.includes(value), text);
   }
 });
+
+test('issue 26 thirteenth round: a PEM block whose body is a stand-in is kept in YAML, JSON, code and Markdown; a real body, even cut, is masked', async () => {
+  const stand = ['...', '(snip)', 'REDACTED', 'MIIEvQIBADANBg...', '<your key>'];
+  const shapes: [(body: string) => string, string][] = [
+    // A block scalar (Authelia's and Argo CD's docs), YAML in a Markdown fence, a Kubernetes Secret.
+    [
+      (b) => `tls:\n  private_key: |\n    -----BEGIN PRIVATE KEY-----\n    ${b}\n    -----END PRIVATE KEY-----\n`,
+      'config.yml',
+    ],
+    [
+      (b) =>
+        `\`\`\`yaml\nstringData:\n  sshPrivateKey: |\n    -----BEGIN OPENSSH PRIVATE KEY-----\n    ${b}\n    -----END OPENSSH PRIVATE KEY-----\n\`\`\`\n`,
+      'docs/declarative-setup.md',
+    ],
+    // JSON's \n escapes (a service account file), a string in code.
+    [(b) => `{"private_key": "-----BEGIN PRIVATE KEY-----\\n${b}\\n-----END PRIVATE KEY-----\\n"}\n`, 'sa.json'],
+    [
+      (b) => `const privateKey = '-----BEGIN RSA PRIVATE KEY-----\\n${b}\\n-----END RSA PRIVATE KEY-----';\n`,
+      'auth.spec.js',
+    ],
+  ];
+  for (const [shape, path] of shapes) {
+    for (const body of stand) {
+      const text = shape(body);
+      assert.equal((await redactor.redact(text, { path })).text, text, text);
+    }
+    // A real body: whole, or cut after its first line (the END line missing).
+    const body = pick(rng, `${ALNUM}+/`, 64);
+    assert.ok(!(await redactor.redact(shape(body), { path })).text.includes(body), path);
+    const cut = shape(body);
+    const truncated = cut.slice(0, cut.indexOf(body) + body.length);
+    assert.ok(!(await redactor.redact(truncated, { path })).text.includes(body), `${path} cut`);
+  }
+});
+
+test("issue 26 thirteenth round: a cluster Secret's scope (namespaces, project) is a setting; its password is masked", async () => {
+  const secret = (password: string) =>
+    `apiVersion: v1\nkind: Secret\nstringData:\n  name: mycluster\n  server: https://mycluster.example.com\n  namespaces: "my,managed,namespaces"\n  project: my-project1 # Project scoped\n  password: ${password}\n`;
+  const password = pick(rng, ALNUM, 24);
+  const out = (await redactor.redact(secret(password), { path: 'docs/cluster-secret.yaml' })).text;
+  assert.ok(!out.includes(password));
+  assert.ok(out.includes('namespaces: "my,managed,namespaces"') && out.includes('project: my-project1'), out);
+  const json = `{"kind": "Secret", "stringData": {"namespaces": "team-a,team-b", "project": "payments", "token": "${password}"}}\n`;
+  const outJson = (await redactor.redact(json, { path: 'cluster.json' })).text;
+  assert.ok(
+    !outJson.includes(password) && outJson.includes('"team-a,team-b"') && outJson.includes('"payments"'),
+    outJson,
+  );
+});
+
+test('issue 26 thirteenth round: code (identifiers, a type assertion), a symbol, a URL after its scheme and a field described in Markdown are kept; literals in the same places are masked', async () => {
+  const kept: [string, string][] = [
+    // An unquoted identifier in a language that quotes its strings: at a line's end after `=`/`:=`, or before `,`.
+    ['\tconfig.PrivateKey = keyRSA2048\n', 'internal/validator/shared_test.go'],
+    ['\t\tSecret: pbkdf2ClientSecret,\n', 'internal/oidc/store_test.go'],
+    ['    api_secret = loadedSecretValue  # from the vault\n', 'app/settings.py'],
+    ['const clientSecret = parsedClientSecret\n', 'src/auth.ts'],
+    // Go's type assertion.
+    ['\trsaPrivKey := privKey.(*rsa.PrivateKey)\n', 'integration/controller_test.go'],
+    ['\tsecret, ok := obj.(*corev1.Secret)\n', 'pkg/controller.go'],
+    // A symbol where a value was expected.
+    ['argocd admin notifications template notify --config-map ./cm.yaml --secret :empty\n', 'docs/troubleshooting.md'],
+    ['  config.password = :random\n', 'config/initializers/app.rb'],
+    // A web URL whose scheme was read as a user.
+    ['oras push -a "org.opencontainers.image.url=http://some-url" \\\n', 'docs/oci.md'],
+    ['  --annotation "source=https://git.example.com/team/app" \\\n', 'docs/push.md'],
+    // A field named in a code span, then its description.
+    ['- `token`: Pre-shared token used to authenticate HTTP requests\n', 'docs/plugin.md'],
+    ['* `password`: Password of the user that reads the bucket\n', 'docs/storage.md'],
+  ];
+  for (const [text, path] of kept) assert.equal((await redactor.redact(text, { path })).text, text, text);
+
+  const literals: [string, string, string][] = [
+    // Quoted, in a shell or dotenv file, or mixed case: literals.
+    ['\tconfig.PrivateKey = "{v}"\n', 'internal/validator/shared_test.go', pick(rng, ALNUM, 32)],
+    ['PASSWORD={v}\n', '.env', `key${pick(rng, ALNUM, 20)}`],
+    ['api_secret = {v}\n', 'app/settings.py', pick(rng, ALNUM, 24)],
+    ['cfg := `\npassword: {v}\n`\n', 'config_test.go', pick(rng, ALNUM, 20)],
+    ['argocd ... --secret {v}\n', 'docs/cli.md', pick(rng, ALNUM, 24)],
+    ['curl -u admin:{v} http://localhost\n', 'docs/api.md', pick(rng, ALNUM, 20)],
+    ['- `token`: {v}\n', 'docs/plugin.md', pick(rng, ALNUM, 32)],
+    ['- `password`: {v} for the admin user\n', 'docs/plugin.md', pick(rng, ALNUM, 16)],
+    // Random letters in chunks of three and two capitals read like an identifier's parts: still a literal.
+    [
+      'reporting.url=jdbc:sqlserver://sql01:1433;user=sa;password={{v}};encrypt=true\n',
+      'jdbc.properties',
+      'VgcyTlbDCArbXO',
+    ],
+    ['\tcfg.Password = "{v}"\n', 'db_test.go', 'VgcyTlbDCArbXO'],
+  ];
+  for (const [template, path, value] of literals) {
+    const text = template.replace('{v}', value);
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(value), text);
+  }
+});
+
+test('issue 26 thirteenth round: base64 without its padding (or URL-safe) that decodes to filler is a test value; random bytes under the same key are masked', async () => {
+  // `secretthirtytwobytes+abcdefghijk`, `some-random-string-1234` and `changeme-please`, unpadded as cookie secrets are written.
+  const unpadded = (text: string) => Buffer.from(text).toString('base64url');
+  for (const decoded of [
+    'secretthirtytwobytes+abcdefghijk',
+    'some-random-string-1234',
+    'this_is_a_secret_abc123abc123abc',
+  ]) {
+    const value = unpadded(decoded);
+    assert.ok(!value.endsWith('='));
+    for (const [text, path] of [
+      [`\tcookieSecret := "${value}"\n`, 'pkg/cookies/cookie_test.go'],
+      [`cookie_secret = "${value}"\n`, 'contrib/oauth2-proxy.cfg'],
+      [`  cookieSecret: ${value}\n`, 'values.yaml'],
+    ] as const) {
+      assert.equal((await redactor.redact(text, { path })).text, text, text);
+    }
+  }
+  for (let i = 0; i < 5; i++) {
+    const random = Buffer.from(pick(rng, ALNUM, 32)).toString('base64url');
+    const bytes = Buffer.from(Array.from({ length: 32 }, () => Math.floor(rng() * 256))).toString('base64url');
+    for (const value of [bytes, random.slice(0, 22) + bytes.slice(0, 21)]) {
+      const text = `cookie_secret = "${value}"\n`;
+      assert.ok(!(await redactor.redact(text, { path: 'oauth2-proxy.cfg' })).text.includes(value), text);
+    }
+  }
+});
+
+test('issue 26 thirteenth round: base64 of a whole PEM block with no key inside (BEGIN and END lines) is kept; base64 of a whole key is masked', async () => {
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const empty = b64('-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----');
+  const kept: [string, string][] = [
+    [
+      `apiVersion: v1\nkind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.crt: ${empty}\n  tls.key: ${empty}\n`,
+      'docs/ingress.md',
+    ],
+    [`{"tls.key": "${empty}"}\n`, 'secret.json'],
+    [`TLS_KEY=${empty}\n`, '.env.example'],
+  ];
+  for (const [text, path] of kept) assert.equal((await redactor.redact(text, { path })).text, text, text);
+  const body = pick(rng, `${ALNUM}+/`, 64);
+  const whole = b64(`-----BEGIN PRIVATE KEY-----\n${body}\n-----END PRIVATE KEY-----\n`);
+  for (const template of ['  tls.key: {v}\n', '{"tls.key": "{v}"}\n', 'TLS_KEY={v}\n', '  client-key-data: {v}\n']) {
+    const text = template.replace('{v}', whole);
+    assert.ok(!(await redactor.redact(text, { path: 'secret.yaml' })).text.includes(whole.slice(20, 60)), text);
+  }
+});
+
+test('issue 26 thirteenth round: a value of typed runs only (zyxwtuv987) is filler in Go, YAML and dotenv; a generated value is masked', async () => {
+  for (const value of ['zyxwtuv987', 'abcdxyz12345', 'qwertyzxcv789']) {
+    for (const [text, path] of [
+      [`\t\tPassword: "${value}",\n`, 'pkg/validation/sessions_test.go'],
+      [`password: ${value}\n`, 'config.yml'],
+      [`DB_PASSWORD=${value}\n`, '.env'],
+    ] as const) {
+      assert.equal((await redactor.redact(text, { path })).text, text, text);
+    }
+  }
+  for (let i = 0; i < 10; i++) {
+    const value = pick(rng, ALNUM, 10 + i);
+    const text = `password: ${value}\n`;
+    assert.ok(!(await redactor.redact(text, { path: 'config.yml' })).text.includes(value), text);
+  }
+});
+
+test('issue 26 thirteenth round: base64 of a private key wrapped over lines (cloud-init write_files) is masked whole, and the lines after it stay', async () => {
+  const body = Array.from({ length: 6 }, () => pick(rng, `${ALNUM}+/`, 64)).join('\n');
+  const encoded = Buffer.from(`-----BEGIN OPENSSH PRIVATE KEY-----\n${body}\n-----END OPENSSH PRIVATE KEY-----\n`)
+    .toString('base64')
+    .replace(/.{76}/g, '$&\n      ');
+  const text = `write_files:\n  - path: /home/ansible/.ssh/id_rsa\n    encoding: base64\n    content: |\n      ${encoded}\n  - path: /etc/motd\n    content: hello\n`;
+  const out = (await redactor.redact(text, { path: 'doc/examples/cloud-config-ansible-controller.txt' })).text;
+  // Every line that carries the key (the last, short one encodes the END line's dashes).
+  for (const line of encoded.split('\n').filter((l) => l.trim().length >= 16))
+    assert.ok(!out.includes(line.trim()), line);
+  assert.ok(out.includes('  - path: /etc/motd\n    content: hello\n'), out);
+});

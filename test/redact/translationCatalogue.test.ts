@@ -129,3 +129,30 @@ test('a short catalogue (five messages) is one when nearly all its strings are p
     ),
   );
 });
+
+test('issue 26 thirteenth round: a catalogue keyed by its source phrases whose translations are mostly single words, and a string ending in an icon, is a catalogue; a configuration keyed by phrases is not', async () => {
+  // i18next style: the English phrase is the key, most translations are one word (a UI's buttons and labels).
+  const labels = (secret: string, message: string) =>
+    `{\n${[
+      '"Add": "Hinzufügen"',
+      '"Backed Up": "Gesichert"',
+      '"Backup State": "Sicherungs-Status"',
+      '"Cancel": "Abbrechen"',
+      '"Attestation Type": "Bescheinigungsart"',
+      '"Authenticator GUID": "Authentifizierungs-GUID"',
+      `"Secret": "${secret}"`,
+      `"Click to display extended information for this Credential": "${message}"`,
+      '"Two-Factor Authentication": "Zwei-Faktor-Authentifizierung"',
+    ].join(',\n')}\n}\n`;
+  const text = labels('Geheimnis', 'Pro více informací klikněte na 🛈');
+  assert.equal((await redactor.redact(text, { path: 'internal/server/locales/de-DE/settings.json' })).text, text);
+  assert.ok(isUiString('Pro více informací klikněte na 🛈'));
+  // The same file with a generated value under the secret's key: masked.
+  const value = 'Qm7vX2kLp9RtZ4wN';
+  const withSecret = labels(value, 'Mehr Informationen');
+  assert.ok(!(await redactor.redact(withSecret, { path: 'locales/de.json' })).text.includes(value));
+  // A configuration whose keys are phrases, with one-word values: not a catalogue, its password is masked.
+  const config =
+    '{\n  "Database host": "db.internal",\n  "Database user": "orders",\n  "Admin email": "ops@example.com",\n  "Api base url": "https://api.example.com",\n  "password": "Sunflower"\n}\n';
+  assert.ok(!(await redactor.redact(config, { path: 'config/app.json' })).text.includes('Sunflower'));
+});
