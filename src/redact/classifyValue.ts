@@ -823,8 +823,10 @@ function isMadeOfFiller(value: string): boolean {
     for (let n = 3; n <= run; n++) relax(cost, longWord, i, i + n, here, false);
   }
   if (cost[s.length]! <= 2 && longWord[s.length] === 1) return true;
-  // Nothing but typed runs and filler, one run of four keys at least (`zyxwtuv987`, `abcxyz123456`).
-  if (cost[s.length] === 0 && typedRuns(s) >= 1) return true;
+  // Nothing but typed runs and filler, one run of four keys at least (`zyxwtuv987`, `abcxyz123456`), typed in
+  // one case: a row whose case was changed on purpose (`QwErTyUiOp`) is somebody's chosen password.
+  const oneCase = value === s || value === value.toUpperCase();
+  if (oneCase && cost[s.length] === 0 && typedRuns(s) >= 1) return true;
   // Keys typed along a row twice or more (`WYasdfJp4sdfasdf1234`): a typist's filler with a few keys between.
   return cost[s.length]! <= Math.min(5, s.length / 4) && typedRuns(s) >= 2;
 }

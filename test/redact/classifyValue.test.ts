@@ -1154,6 +1154,11 @@ test('issue 26 thirteenth round: a value of typed runs only (zyxwtuv987) is fill
     const text = `password: ${value}\n`;
     assert.ok(!(await redactor.redact(text, { path: 'config.yml' })).text.includes(value), text);
   }
+  // A run whose case was changed key by key was chosen, not typed as filler: masked.
+  for (const value of ['QwErTyUiOp', 'zYxWtUv987']) {
+    const text = `password: ${value}\n`;
+    assert.ok(!(await redactor.redact(text, { path: 'config.yml' })).text.includes(value), text);
+  }
 });
 
 test('issue 26 thirteenth round: base64 of a private key wrapped over lines (cloud-init write_files) is masked whole, and the lines after it stay', async () => {
