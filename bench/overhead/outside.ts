@@ -41,12 +41,14 @@ function freePort(): Promise<number> {
   });
 }
 
+const PORTKEY_ENTRY = path.join(here, 'portkey/node_modules/@portkey-ai/gateway/build/start-server.js');
+
 /** Portkey's gateway as its package starts it (`build/start-server.js --port=N`), its output read. */
 async function startPortkey(): Promise<Child & { outputBytes: () => number }> {
-  const entry = path.join(here, 'portkey/node_modules/@portkey-ai/gateway/build/start-server.js');
-  if (!existsSync(entry)) throw new Error('Portkey is not installed: npm ci --prefix bench/overhead/portkey');
   const port = await freePort();
-  const child = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PORTKEY_ENTRY, `--port=${port}`, '--headless'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let outputBytes = 0;
   const count = (chunk: Buffer) => {
     outputBytes += chunk.length;
@@ -97,6 +99,11 @@ function shuffled<T>(items: T[]): T[] {
 const chat = (model: string, stream: boolean, i: number) =>
   JSON.stringify({ model, stream, messages: [{ role: 'user', content: `question number ${i}` }] });
 
+// Checked before any server starts: a throw after them left the fakes and two servers running.
+if (!existsSync(PORTKEY_ENTRY)) {
+  console.error('Portkey is not installed: npm ci --prefix bench/overhead/portkey');
+  process.exit(1);
+}
 const loadBefore = loadavg();
 const ollama = await startFakeUpstream();
 const openai = await startScript('bench/support/fakeOpenAIProcess.ts', [OPENAI_MODEL]);
