@@ -1038,7 +1038,6 @@ function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): Defi
   return out;
 }
 
-/** The default branch when the work tree is on another branch (read from the repository's files). */
 /** The question's tokens (paths, names) that name a ref of the repository, with the ref as git takes it. */
 async function refsNamed(
   ws: Parameters<Parameters<typeof defineSource>[2]>[0]['ws'],

@@ -293,17 +293,25 @@ test('retrieval: "compared to v1.x", a branch the question names: its commits si
   const retrieval = set.sources.find((source) => source.name === 'retrieval');
   assert.ok(retrieval);
   try {
-    for (const question of [
-      'What does my branch change compared to v1.x?',
-      'What did I change vs release/2.0 on this branch?',
-    ]) {
-      const result = await retrieval.collect(
-        input(repo.dir, { text: question, mode: 'git-aware', wanted: ['retrieval.'] }),
-        signal,
-      );
-      const history = result.items.find((item) => item.key === 'retrieval.history');
-      assert.match(history?.title ?? '', /commits of the branch since (v1\.x|release\/2\.0)/, question);
-      assert.match(history?.text ?? '', /export const backoffFactor = 3;/, question);
+    // Loose refs first, then the same refs packed (a clone's branches and tags are in packed-refs).
+    for (const packed of [false, true]) {
+      if (packed) execFileSync('git', ['pack-refs', '--all'], { cwd: repo.dir });
+      for (const question of [
+        'What does my branch change compared to v1.x?',
+        'What did I change vs release/2.0 on this branch?',
+      ]) {
+        const result = await retrieval.collect(
+          input(repo.dir, { text: question, mode: 'git-aware', wanted: ['retrieval.'] }),
+          signal,
+        );
+        const history = result.items.find((item) => item.key === 'retrieval.history');
+        assert.match(
+          history?.title ?? '',
+          /commits of the branch since (v1\.x|release\/2\.0)/,
+          `${question} ${packed}`,
+        );
+        assert.match(history?.text ?? '', /export const backoffFactor = 3;/, `${question} ${packed}`);
+      }
     }
   } finally {
     set.close();
