@@ -22,6 +22,7 @@ export const EMPTY_QUESTION: Question = {
   paths: [],
   quoted: [],
   errors: [],
+  versions: [],
   packages: [],
   words: [],
   intents: [],
@@ -57,6 +58,13 @@ const IDENTIFIER = /[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*/g;
  */
 const KEBAB = /^[A-Za-z][A-Za-z0-9_]*(?:(?:-|->)[A-Za-z0-9_]+)+[?!*]?$/;
 const QUALIFIER = /\.|::|#/;
+/**
+ * A version number: two to four dotted numbers, an optional `v`, and a pre-release suffix. Not part of a longer
+ * token (`a.b.1.2`, `1.2.3.4.5`, `x1.2`), which its look-arounds leave out; each look is one character or two, so
+ * the scan stays linear.
+ */
+const VERSION =
+  /(?<![\w.])v?\d{1,6}(?:\.\d{1,6}){1,3}(?:[-+](?:rc|alpha|beta|pre|dev|post|a|b)\.?\d{0,6})?(?![\w-]|\.\d)/gi;
 /** Code-shaped words that say nothing on their own. */
 const NOISE = new Set(['e.g', 'i.e', 'etc', 'vs', 'self', 'this', 'cls', 'super', 'crate', 'std']);
 
@@ -65,7 +73,7 @@ const INTENT_PATTERNS: Record<Intent, RegExp> = {
   definition:
     /\b(?:defin\w*|declar\w*|implement\w*|signature|arguments?|param(?:eter)?s?|returns?|inherit\w*|extends?|subclass\w*|base class|parent class|traits?|interfaces?|where(?:'s| is)|what does|what is|how does)\b/i,
   history:
-    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|when was|who (?:last )?(?:changed|touched|modified|wrote|edited)|last (?:change[ds]?|modified|touched|updated|edited)|changelog|merged?|introduced|previous|git log|changed in|(?:changed?|changes|differences?) between|what'?s new|my branch|this branch|compared (?:to|with)|since)\b/i,
+    /\b(?:commits?|committed|history|recent(?:ly)?|blame|when did|when was|who (?:last |first |originally )?(?:changed|touched|modified|wrote|edited|created|added)|originally|first (?:added|created|introduced|committed|appeared)|last (?:change[ds]?|modified|touched|updated|edited)|changelog|merged?|introduced|previous|git log|changed in|(?:changed?|changes|differences?) between|what'?s new|my branch|this branch|compared (?:to|with)|since)\b/i,
   version:
     /\b(?:versions?|pinned|pins?|dependenc(?:y|ies)|depend(?:s|ed)? on|requires?|requirements?|which release|minimum)\b/i,
   configuration: /\b(?:config\w*|settings?|options?|env(?:ironment)? var\w*|environment|flags?|keys?|defaults?)\b/i,
@@ -337,6 +345,12 @@ export function analyseText(message: string): Question {
   // A file name is not also an identifier (`rates.py` is not `rates` . `py`).
   for (const token of paths.keys()) if (surelyPath(token)) identifiers.delete(token);
 
+  const versions = new Set<string>();
+  for (const match of prose.matchAll(VERSION)) {
+    if (versions.size >= MAX_LIST) break;
+    versions.add(match[0].replace(/\.$/, ''));
+  }
+
   const errors: string[] = [];
   for (const line of text.split('\n')) {
     if (errors.length >= 8) break;
@@ -350,6 +364,7 @@ export function analyseText(message: string): Question {
     paths: [...paths.values()],
     quoted,
     errors,
+    versions: [...versions],
     packages: [...packages],
     words: [...words],
     intents,

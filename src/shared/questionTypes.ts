@@ -45,6 +45,11 @@ export interface Question {
   quoted: string[];
   /** Lines that read as error output (`TypeError: …`, `error[E0382]: …`, `panic: …`). */
   errors: string[];
+  /**
+   * Version numbers as written (`8.1.0`, `v2.3`, `3.12`, `1.0.0-rc.1`): a release, a runtime or a dependency the
+   * question is about, spelt the same in a changelog's heading, a tag, a manifest or a CI matrix.
+   */
+  versions: string[];
   /** Package-like names: `@scope/pkg`, and the word after "package", "crate", "module", "library", "version of". */
   packages: string[];
   /** Other words that are not stop words (lower-cased), for questions that name nothing code-shaped. */

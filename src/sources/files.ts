@@ -66,6 +66,11 @@ interface Wanted {
    * (the commit that changed the line answers; the rest of the file is not asked about).
    */
   around?: string[];
+  /**
+   * Named in a question about its history alone ("when was rates.py first added?"): its head says what the file
+   * is, its commits answer, and the whole file would only fill the window.
+   */
+  headOnly?: boolean;
   /** For the audit page: how the conversation pointed at it. */
   why: string;
 }
@@ -106,7 +111,7 @@ export function createFilesSource(
     const tail = keepsTail(rel);
     const hint = `${rel}, ${size} bytes`;
     // The user named it: the whole file when it fits; the budget trims it by relevance if the window does not.
-    const whole = want.group === 'named' && !tail;
+    const whole = want.group === 'named' && !tail && !want.headOnly;
     const lines = whole ? opts.namedLines : opts.headLines;
     const near = whole && want.around ? linesAround(text, want.around, AROUND_PASTED_LINE) : undefined;
     const cut = near ?? (tail ? tailLines(text, lines, hint) : headLines(text, lines, hint));
@@ -142,12 +147,19 @@ export function createFilesSource(
       : undefined;
     const namedWhy = namedReason(input.question);
     const pasted = historyOfPastedLines(input.question);
+    const historyOnly = pasted.length === 0 && input.question.intents.join() === 'history';
     const list: Wanted[] = named.inside.map((m) => ({
       rel: m.rel,
       group: 'named',
       explicit: m.explicit,
-      why: pasted.length > 0 ? `${namedWhy(m.explicit)}; around the pasted line` : namedWhy(m.explicit),
+      why:
+        pasted.length > 0
+          ? `${namedWhy(m.explicit)}; around the pasted line`
+          : historyOnly
+            ? `${namedWhy(m.explicit)}; its head (asked about its history)`
+            : namedWhy(m.explicit),
       ...(pasted.length > 0 ? { around: pasted } : {}),
+      ...(historyOnly ? { headOnly: true } : {}),
     }));
     const namedSet = new Set(list.map((w) => w.rel));
     const changed = (status?.changedFiles ?? []).filter((rel) => !namedSet.has(rel));

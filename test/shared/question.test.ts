@@ -86,10 +86,22 @@ describe('question analysis', () => {
     assert.deepEqual(packagesOf('What is the version of serde: the one in Cargo.toml?'), ['serde']);
   });
 
+  test('version numbers as written, and no part of a longer dotted token', () => {
+    const versionsOf = (text: string) => analyseText(text).versions;
+    assert.deepEqual(versionsOf('What changed in version 8.1.0?'), ['8.1.0']);
+    assert.deepEqual(versionsOf('Does it run on Python 3.12, or 3.13.1.'), ['3.12', '3.13.1']);
+    assert.deepEqual(versionsOf('Moving from v2.3 to v3.0.0-rc.1: what broke?'), ['v2.3', 'v3.0.0-rc.1']);
+    assert.deepEqual(versionsOf('see a.b.1.2, 1.2.3.4.5, x1.2, 1.2-foo and 1.2x'), []);
+    // A version inside a code block is output, not the question.
+    assert.deepEqual(versionsOf('why?\n```\nnode v20.11.1\n```'), []);
+  });
+
   test('intent words select kinds of evidence', () => {
     const intents = (text: string) => analyseText(text).intents;
     assert.ok(intents('who calls parseInvoice?').includes('uses'));
     assert.ok(intents('what did the last commit change?').includes('history'));
+    assert.ok(intents('who originally wrote core.py?').includes('history'));
+    assert.ok(intents('who created utils.py').includes('history'));
     assert.ok(intents('how do I run the test suite?').includes('tests'));
     assert.ok(intents('how is it built and linted').includes('build'));
     assert.ok(intents('where is the timeout setting read').includes('configuration'));

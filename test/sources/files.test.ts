@@ -71,6 +71,18 @@ describe('files source', () => {
     }
   });
 
+  test('asked only about its history: the named file by its head; asked about it and its history: whole', async () => {
+    for (const text of ['When was src/rates.py first added, and by whom?', 'Who last changed src/rates.py?']) {
+      const item = (await collect(text)).items.find((i) => i.key === 'files.named.src/rates.py');
+      assert.equal(item?.truncated, true, text);
+      assert.match(item?.text ?? '', /^rate_1 = [\s\S]*\nrate_50 = [^\n]*\n… 70 more lines/, text);
+      assert.match(item?.why ?? '', /its head \(asked about its history\)/, text);
+    }
+    const both = await collect('What does src/rates.py compute, and when was it last changed?');
+    const item = both.items.find((i) => i.key === 'files.named.src/rates.py');
+    assert.match(item?.text ?? '', /\nrate_120 = compute\(120, days\)$/);
+  });
+
   test('named files (paths, @mentions, code blocks) whole, changed files by their heads of 50 lines', async () => {
     const result = await collect('Why does @src/app.ts fail? It calls src/util.ts.\n```\nsee docs/guide.md:1\n```');
     const keys = result.items.map((item) => item.key);

@@ -228,3 +228,47 @@ export async function pickaxeHistory(
     .filter((text) => text !== '')
     .join('\n\n');
 }
+
+/** Asking when or by whom something came into being: a file's first commit, not its recent ones. */
+export const ASKS_ORIGIN =
+  /\b(?:first|originally|initial(?:ly)?)\b[^.?!\n]{0,40}\b(?:add|creat|introduc|writ|wrote|commit|appear|check)|\b(?:who|when|which commit)\b[^.?!\n]{0,60}\b(?:created|introduced|added|wrote|written)\b/i;
+
+/**
+ * The commit that brought each named path into being (added, or renamed to its name), found by a walk of the
+ * history limited to the path; at most `ORIGIN_PATHS` paths, each read bounded. Empty when git finds none.
+ */
+export async function originHistory(
+  git: GitRunner,
+  withPrefix: (args: string[]) => string[],
+  paths: readonly string[],
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<string> {
+  const logs = await Promise.all(
+    paths.slice(0, ORIGIN_PATHS).map((pathspec) =>
+      readPrefix(
+        git,
+        withPrefix([
+          'log',
+          '-n1',
+          // Renamed to its name counts: before that it was another file.
+          '--diff-filter=AR',
+          '--date=short',
+          FORMAT,
+          '--name-status',
+          '--no-color',
+          ...NO_DRIVERS,
+          '--',
+          pathspec,
+        ]),
+        limits.logBytes,
+      ).then(
+        (out) => out.text.trimEnd(),
+        () => '',
+      ),
+    ),
+  );
+  return logs.filter(Boolean).join('\n\n');
+}
+
+/** Named paths whose first commit is looked for. */
+const ORIGIN_PATHS = 2;

@@ -9,6 +9,7 @@ import type { Intent } from '../../shared/question.ts';
 import { readsEnvironment } from './envReads.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
 import type { GrepHit } from './search.ts';
+import { sectionBlock } from './sections.ts';
 import { statesVersionOf, VERSION_VALUE } from './versionMentions.ts';
 
 export interface Region {
@@ -39,6 +40,10 @@ export interface RankContext {
   changed: ReadonlySet<string>;
   /** Files whose head is sent because their name is a word of the question, with why. */
   heads?: ReadonlyMap<string, string> | undefined;
+  /** Lines of a head sent, where not `HEAD_LINES` (a role's file: a CI workflow whole, a changelog's newest entries). */
+  headLines?: ReadonlyMap<string, number> | undefined;
+  /** Where a head starts, where not at line 1: the first line matching the first pattern any line matches. */
+  headFocus?: ReadonlyMap<string, readonly RegExp[]> | undefined;
   /**
    * Asked how other code relates to the name: `imports` (which files import or require it), `subtypes` (which
    * extend, implement or derive from it), or both. Those lines are the answer, the name's definition only its
@@ -52,6 +57,8 @@ export interface RankContext {
   packages?: readonly string[] | undefined;
   /** The tools or runtimes a version question names (versionMentions.ts): a line stating their version answers. */
   subjects?: readonly string[] | undefined;
+  /** Version numbers the question writes (`8.1.0`): a document's heading naming one opens what it says of it. */
+  versions?: readonly string[] | undefined;
 }
 
 export interface Relations {
@@ -284,6 +291,11 @@ const OPENS_BLOCK = /(?:\{|=>|:|\bdo(?:\s*\|[^|]*\|)?)\s*$/;
 /** A type's header continued on its own line: `    implements Serializer<T> {`, `  extends Base`. */
 const SUBTYPE_CLAUSE = /^\s*(?:extends|implements|:)\s+[\w$.]/;
 
+/** Lines of a document's section sent from a heading naming a version the question writes: a release's entries. */
+const SECTION_LINES = 40;
+/** Lines of a section sent from a heading holding the question's words: a topic's first lines. */
+const TOPIC_LINES = 12;
+
 /** Lines of a file's head sent when its name is what the question asks about. */
 const HEAD_LINES = 12;
 
@@ -367,6 +379,7 @@ export function fileRegions(
       : () => false;
   const task = isTaskPath(rel);
   const wantsConfig = context.intents.includes('configuration');
+  const doc = DOC_PATH.test(rel);
   const raw: Region[] = [];
   const named = (line: string) => context.names.find((name) => line.includes(name)) ?? context.names[0] ?? '';
   for (const hit of hits) {
@@ -378,8 +391,9 @@ export function fileRegions(
     if (spelt.length > 0) {
       // The line that spells the error or the string: the most direct answer there is. When it opens a block
       // (a test named by the string, a handler for the message), the block is what it does.
-      const opens = OPENS_BLOCK.test(line);
-      const block = opens ? definitionBlock(lines, at, limits.definitionLines) : undefined;
+      const section = doc ? sectionBlock(lines, at, SECTION_LINES) : undefined;
+      const opens = section !== undefined || OPENS_BLOCK.test(line);
+      const block = section ?? (opens ? definitionBlock(lines, at, limits.definitionLines) : undefined);
       const start = block?.start ?? Math.max(0, at - limits.mentionContext - 1);
       const end = block?.end ?? Math.min(lines.length - 1, at + limits.mentionContext);
       // The string as a literal of its own (`case "--bind":`, `get('/login'`) is where the code handles it; inside
@@ -405,8 +419,19 @@ export function fileRegions(
       const block = definitionBlock(lines, at, limits.definitionLines);
       raw.push({ ...block, score: 100 + (qualified ? 20 : 0), definition: true, why: `defines ${defined}` });
     } else {
-      const start = Math.max(0, at - limits.mentionContext);
-      const end = Math.min(lines.length - 1, at + limits.mentionContext);
+      const version = context.versions?.find((written) => line.includes(written));
+      // A document's heading that names what was asked: the section under it is what the document says of it, a
+      // release's whole (its version was written), a topic's first lines (its words may head many sections, of
+      // which the code's own lines are often the better answer). A question that names code is answered by the
+      // code, and a document's heading of that name only mentions it.
+      const section =
+        doc && version !== undefined
+          ? sectionBlock(lines, at, SECTION_LINES)
+          : doc && context.names.length === 0
+            ? sectionBlock(lines, at, TOPIC_LINES)
+            : undefined;
+      const start = section?.start ?? Math.max(0, at - limits.mentionContext);
+      const end = section?.end ?? Math.min(lines.length - 1, at + limits.mentionContext);
       // In a task file, a line that runs something (a recipe, a script, a CI step) is how it is done.
       const command = task && COMMAND_LINE.test(line) ? 40 : 0;
       // Asked for a package's version: its manifest (or lock) line, with the version, is the answer itself.
@@ -436,34 +461,48 @@ export function fileRegions(
             ? 10
             : 0;
       const name = named(line);
+      // A version the question writes: the section of a changelog's or a document's heading naming it is the
+      // answer; a line naming it (a manifest's, a CI matrix's) is near one.
+      const versioned = version === undefined ? 0 : section ? 90 : 30;
       const why =
-        dependency > 0
-          ? `declares ${context.packages?.find((p) => line.toLowerCase().includes(p.toLowerCase())) ?? 'the dependency'}`
-          : command > 0
-            ? 'task line'
-            : reads > 0
-              ? `reads configuration${name ? ` (${name})` : ''}`
-              : declares > 0
-                ? `declaration naming ${name}`
-                : relates > 0 && IMPORT_LINE.test(line)
-                  ? `imports ${name}`
-                  : handler
-                    ? `handles ${name}`
-                    : relates > 0
-                      ? `creates ${name}`
-                      : call > 0 && name
-                        ? `calls ${name}`
-                        : wantsUses && name
-                          ? `uses ${name}`
-                          : name
-                            ? `mentions ${name}`
-                            : 'matched the question';
+        version !== undefined && versioned > dependency
+          ? `${section ? 'section of' : 'mentions'} ${version}`
+          : dependency > 0
+            ? `declares ${context.packages?.find((p) => line.toLowerCase().includes(p.toLowerCase())) ?? 'the dependency'}`
+            : command > 0
+              ? 'task line'
+              : reads > 0
+                ? `reads configuration${name ? ` (${name})` : ''}`
+                : declares > 0
+                  ? `declaration naming ${name}`
+                  : relates > 0 && IMPORT_LINE.test(line)
+                    ? `imports ${name}`
+                    : handler
+                      ? `handles ${name}`
+                      : relates > 0
+                        ? `creates ${name}`
+                        : call > 0 && name
+                          ? `calls ${name}`
+                          : wantsUses && name
+                            ? `uses ${name}`
+                            : name
+                              ? `mentions ${name}`
+                              : 'matched the question';
       raw.push({
         start,
         end,
         score:
-          20 + dependency + command + reads + declares + relates + call + (qualified ? 20 : 0) + (wantsUses ? 50 : 0),
-        definition: false,
+          20 +
+          Math.max(dependency, versioned) +
+          command +
+          reads +
+          declares +
+          relates +
+          call +
+          (qualified ? 20 : 0) +
+          (wantsUses ? 50 : 0),
+        // A section too long for the room left still sends its head: the heading and its first entries.
+        definition: section !== undefined,
         why,
       });
     }
@@ -472,8 +511,20 @@ export function fileRegions(
   if (head !== undefined && lines.length > 0) {
     // The heads come best first (the root's license before a vendored copy's): their order breaks a tie.
     const order = [...(context.heads?.keys() ?? [])].indexOf(rel);
-    const score = 90 + Math.max(0, 4 - order);
-    raw.push({ start: 0, end: Math.min(lines.length - 1, HEAD_LINES - 1), score, definition: false, why: head });
+    // A file asked for by its role (the license, the CI workflow) is what the question names outright, above the
+    // lines its words find elsewhere; a file merely named like a word of the question is a guess.
+    const score = (context.headLines?.has(rel) ? 150 : 90) + Math.max(0, 4 - order);
+    let start = 0;
+    for (const pattern of context.headFocus?.get(rel) ?? []) {
+      const at = lines.findIndex((line) => pattern.test(line));
+      if (at >= 0) {
+        start = at;
+        break;
+      }
+    }
+    const end = Math.min(lines.length - 1, start + (context.headLines?.get(rel) ?? HEAD_LINES) - 1);
+    // A long head (a workflow, a changelog's newest release) cut for room still sends its first lines.
+    raw.push({ start, end, score, definition: end - start >= HEAD_LINES, why: head });
   }
   const regions = mergeRegions(raw);
   const weight = fileWeight(rel, context);

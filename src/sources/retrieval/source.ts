@@ -25,9 +25,11 @@ import { type BuildOutputTerm, buildOutputItems, buildOutputReason } from './bui
 import { askedUses, usesOf } from './callers.ts';
 import { ENV_READ_SOURCE, readsEnvironment } from './envReads.ts';
 import {
+  ASKS_ORIGIN,
   type DefinitionAt,
   defaultHistoryLimits,
   definitionHistory,
+  originHistory,
   pickaxeHistory,
   recentHistory,
   releaseHistory,
@@ -35,7 +37,6 @@ import {
 import { askedModules, continuedImports } from './importForms.ts';
 import type { HistoryAnswer, IndexAnswer, RetrievalIndex } from './index/registry.ts';
 import { askedSide, changesOf, fileHistory } from './indexedHistory.ts';
-import { ASKS_LICENSE, legalFiles } from './legalFiles.ts';
 import { asideRank, hitsByFile, oneLinePerFileFirst } from './listing.ts';
 import { MANIFEST_FILES } from './manifestFiles.ts';
 import { markersAsked, marks, spellingsSaid } from './markers.ts';
@@ -65,6 +66,7 @@ import {
   relationRank,
   renderRegions,
 } from './regions.ts';
+import { type RoleFile, roleFiles, rolesAsked } from './roleFiles.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
 import { shortNames, statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
 
@@ -106,6 +108,8 @@ export const defaultRetrievalOptions: RetrievalOptions = {
 
 const MAX_NAMES = 16;
 const MAX_WORDS = 6;
+/** Version numbers searched: a question compares two or three releases at most. */
+const MAX_VERSIONS = 4;
 
 /** Words that say what a task runs, searched in task files when the question is about tests or builds. */
 const TASK_WORDS: Record<'tests' | 'build', string[]> = {
@@ -228,6 +232,8 @@ interface SearchPlan {
    */
   literals: string[];
   taskWords: string[];
+  /** Version numbers the question writes (`8.1.0`): searched as words, in changelogs, manifests and CI files alike. */
+  versions: string[];
   /** Names of packages (and other plain words) looked for in manifests when the question is about versions. */
   manifestWords: string[];
   /** Plain words searched in the code only when the question names nothing code-shaped. */
@@ -387,6 +393,7 @@ export function searchPlan(question: Question): SearchPlan {
     strings: [...strings],
     literals,
     taskWords: [...taskWords],
+    versions: question.versions.slice(0, MAX_VERSIONS),
     manifestWords,
     looseWords,
     proseWords,
@@ -440,6 +447,8 @@ export function createRetrievalSource(
       (plan.names.length > 0 ||
         stems.length > 0 ||
         plan.strings.length > 0 ||
+        plan.versions.length > 0 ||
+        rolesAsked(input.question).length > 0 ||
         plan.taskWords.length > 0 ||
         plan.manifestWords.length > 0 ||
         plan.looseWords.length > 0 ||
@@ -498,50 +507,65 @@ export function createRetrievalSource(
             ? markedSearch(search, plan.markers).catch(failed('markers'))
             : none;
         const relationShapes = wantCode ? relationPatterns([...new Set([...plan.names, ...stems])], relations) : [];
-        const [byName, byString, byTask, byManifest, byWord, byFileName, status, recent, byEnv, byRelation, byLiteral] =
-          await Promise.all([
-            wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
-            wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
-            wantCode && plan.taskWords.length > 0
-              ? search(plan.taskWords, {
-                  words: true,
-                  ignoreCase: true,
-                  paths: TASK_PATHSPECS,
-                  // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
-                  perFile: TASK_LINES_PER_FILE,
-                }).catch(failed('tasks'))
-              : none,
-            wantCode && plan.manifestWords.length > 0
-              ? versionSearch(search, plan.manifestWords, MANIFEST_PATHSPECS).catch(failed('manifests'))
-              : none,
-            wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
-            wantCode && plan.looseWords.length > 0
-              ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
-              : Promise.resolve(new Map<string, string>()),
-            wantCode
-              ? deadline.inTime(
-                  ws.status().catch(() => undefined),
-                  undefined,
-                )
-              : Promise.resolve(undefined),
-            wantHistory && !namedHistory && !releases
-              ? recentOrIndexed(git, withPrefix, plan.historyPaths, base, historyIndex).catch((error: unknown) => {
-                  skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
-                  return undefined;
-                })
-              : Promise.resolve(undefined),
-            wantCode && plan.envReads.length > 0
-              ? search(plan.envReads, { words: false, regex: true, perFile: ENV_READS_PER_FILE }).catch(
-                  failed('environment reads'),
-                )
-              : none,
-            relationShapes.length > 0
-              ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
-              : none,
-            wantCode && plan.literals.length > 0
-              ? search(plan.literals, { words: false }).catch(failed('literals'))
-              : none,
-          ]);
+        const [
+          byName,
+          byString,
+          byTask,
+          byManifest,
+          byWord,
+          byFileName,
+          status,
+          recent,
+          byEnv,
+          byRelation,
+          byLiteral,
+          byVersion,
+        ] = await Promise.all([
+          wantCode ? search(plan.names, { words: true }).catch(failed('names')) : none,
+          wantCode ? search(plan.strings, { words: false }).catch(failed('strings')) : none,
+          wantCode && plan.taskWords.length > 0
+            ? search(plan.taskWords, {
+                words: true,
+                ignoreCase: true,
+                paths: TASK_PATHSPECS,
+                // Task files are small and a CI file's steps many: the ranking, not the first lines, picks the step.
+                perFile: TASK_LINES_PER_FILE,
+              }).catch(failed('tasks'))
+            : none,
+          wantCode && plan.manifestWords.length > 0
+            ? versionSearch(search, plan.manifestWords, MANIFEST_PATHSPECS).catch(failed('manifests'))
+            : none,
+          wantCode ? search(plan.looseWords, { words: true, ignoreCase: true }).catch(failed('words')) : none,
+          wantCode && plan.looseWords.length > 0
+            ? filesNamed(git, withPrefix, plan.looseWords).catch(() => new Map<string, string>())
+            : Promise.resolve(new Map<string, string>()),
+          wantCode
+            ? deadline.inTime(
+                ws.status().catch(() => undefined),
+                undefined,
+              )
+            : Promise.resolve(undefined),
+          wantHistory && !namedHistory && !releases
+            ? recentOrIndexed(git, withPrefix, plan.historyPaths, base, historyIndex).catch((error: unknown) => {
+                skipped.push({ path: '(retrieval history)', reason: gitErrorReason(error) });
+                return undefined;
+              })
+            : Promise.resolve(undefined),
+          wantCode && plan.envReads.length > 0
+            ? search(plan.envReads, { words: false, regex: true, perFile: ENV_READS_PER_FILE }).catch(
+                failed('environment reads'),
+              )
+            : none,
+          relationShapes.length > 0
+            ? search(relationShapes, { words: false, perFile: 8 }).catch(failed('relations'))
+            : none,
+          wantCode && plan.literals.length > 0
+            ? search(plan.literals, { words: false }).catch(failed('literals'))
+            : none,
+          wantCode && plan.versions.length > 0
+            ? search(plan.versions, { words: true }).catch(failed('versions'))
+            : none,
+        ]);
         // Semantic retrieval (--embed-model): the chunks nearest in meaning, beside the word searches' hits.
         const bySimilarity =
           wantCode && indexed?.semantic ? await deadline.inTime(indexed.semantic(input.question.text), []) : [];
@@ -706,19 +730,44 @@ export function createRetrievalSource(
             ? await deadline.inTime(pickaxeChanges(git, withPrefix, input.question.text, plan.historyPaths), undefined)
             : undefined);
         if (changes) items.push(changes.item);
+        // "When was cli.py first added, and by whom": the commit that brought the file in, which the recent commits
+        // of a file with a long history do not reach.
+        const origin =
+          wantHistory && !changes?.ofLine && plan.historyPaths.length > 0 && ASKS_ORIGIN.test(input.question.text)
+            ? await deadline.inTime(
+                originHistory(git, withPrefix, plan.historyPaths).catch(() => ''),
+                '',
+              )
+            : '';
+        if (origin !== '') {
+          items.push({
+            key: 'retrieval.history.origin',
+            source: 'retrieval',
+            title: 'the commit that added the named files',
+            text: origin,
+            priority: 72,
+            kind: 'text',
+            why: 'asked when or by whom the named files were added',
+          });
+        }
         // "Which commit introduced this line": the commit that changed it answers, the current code around the
         // line's names does not (the file, when named, is sent by the files source).
         if (changes?.ofLine && wantCode)
           skipped.push({ path: 'retrieval.code', reason: 'the commit that changed the pasted line answers' });
         if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
-          const legal = ASKS_LICENSE.test(input.question.text)
-            ? await deadline.inTime(
-                legalFiles(git, withPrefix).catch(() => new Map<string, string>()),
-                new Map<string, string>(),
-              )
-            : new Map<string, string>();
-          const heads = defined.length > 0 ? new Map<string, string>() : new Map([...legal, ...byFileName]);
+          const roles = rolesAsked(input.question);
+          const byRole =
+            roles.length > 0
+              ? await deadline.inTime(
+                  roleFiles(git, withPrefix, roles, input.question.text).catch(() => new Map<string, RoleFile>()),
+                  new Map<string, RoleFile>(),
+                )
+              : new Map<string, RoleFile>();
+          const heads =
+            defined.length > 0
+              ? new Map<string, string>()
+              : new Map([...[...byRole].map(([rel, role]) => [rel, role.why] as const), ...byFileName]);
           const subjects = versionSubjects(plan.manifestWords);
           const context: RankContext = {
             names: [...ownNames, ...resolved.map((r) => r.name)],
@@ -727,9 +776,12 @@ export function createRetrievalSource(
             intents: input.question.intents,
             changed: new Set(status?.changedFiles ?? []),
             heads,
+            headLines: new Map([...byRole].map(([rel, role]) => [rel, role.lines])),
+            headFocus: new Map([...byRole].flatMap(([rel, role]) => (role.focus ? [[rel, role.focus] as const] : []))),
             relations,
             packages: plan.manifestWords,
             subjects,
+            versions: plan.versions,
           };
           // A name found from the prose is what the loose words were a guess at; the environment reads' listing is
           // what "which environment variables" asks for, the words' hits (`environment`, `variables`) only noise.
@@ -747,6 +799,7 @@ export function createRetrievalSource(
             ...byResolved.hits,
             ...byString.hits,
             ...byLiteral.hits,
+            ...byVersion.hits,
             // A word that names code makes the question about that code, not about how tasks run (unless it is
             // the one test to run).
             ...(defined.length > 0 && !oneTest ? [] : byTask.hits),
