@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { roleQuestions } from './roleQuestions.ts';
 
 export interface BenchQuestion {
   id: string;
@@ -1733,6 +1734,7 @@ export function generateQuestions(dir: string, state: RepoState): BenchQuestion[
     singleTestQuestion(dir, lang),
     deprecatedQuestion(dir, lang),
     todoQuestion(dir, lang),
+    ...roleQuestions(dir),
   ]) {
     if (q) questions.push(q);
   }
