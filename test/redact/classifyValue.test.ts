@@ -1173,3 +1173,76 @@ test('issue 26 thirteenth round: base64 of a private key wrapped over lines (clo
     assert.ok(!out.includes(line.trim()), line);
   assert.ok(out.includes('  - path: /etc/motd\n    content: hello\n'), out);
 });
+
+test('issue 26 fourteenth round: leetspeak of words that describe a value is made up, in code, YAML and dotenv; leetspeak of other words is a chosen password', async () => {
+  const describing = ['My_R@ndom-P@ssw0rd', 'something-r@nd0m!', 'V3ry_L0ng-Pa55w0rd', 'S0me-R@nd0m-Str1ng'];
+  const chosen = ['Kx7-B@tt3ry-Fj9q', 'R@nd0m-Kitt3n-Blu3', 'B@con-L0ver-1987', `Tr0ub4d0r-${pick(rng, LOWER, 5)}`];
+  const forms = [
+    (v: string) => ['tests/test_admin.py', `    password = "${v}"\n`],
+    (v: string) => ['values.yaml', `auth:\n  password: '${v}'\n`],
+    (v: string) => ['.env.example', `DB_PASSWORD="${v}"\n`],
+  ];
+  for (const form of forms) {
+    for (const v of describing) {
+      const [path, text] = form(v) as [string, string];
+      assert.equal((await redactor.redact(text, { path })).text, text, `${path}: ${v}`);
+    }
+    for (const v of chosen) {
+      const [path, text] = form(v) as [string, string];
+      assert.ok(!(await redactor.redact(text, { path })).text.includes(v), `${path}: ${v}`);
+    }
+  }
+});
+
+test('issue 26 fourteenth round: a sentence about the secret (contractions and marks included) is kept; random words under the same key are masked', async () => {
+  for (const v of ["shhhh! it's a GitHub secret", "it's my little secret, don't tell", 'this is not a real secret']) {
+    for (const [path, text] of [
+      ['argocd-secret.yaml', `stringData:\n  webhook.github.secret: ${v}\n`],
+      ['config.json', `{"webhookSecret": ${JSON.stringify(v)}}\n`],
+      ['app.env.example', `WEBHOOK_SECRET="${v}"\n`],
+    ] as const)
+      assert.equal((await redactor.redact(text, { path })).text, text, `${path}: ${v}`);
+  }
+  const words = Array.from({ length: 4 }, () => pick(rng, LOWER, 6)).join(' ');
+  for (const [path, text] of [
+    ['values.yaml', `auth:\n  passphrase: "${words}"\n`],
+    ['config.json', `{"webhookSecret": "${words} is a secret"}\n`.replace(' is a secret', '')],
+  ] as const)
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(words), `${path}: ${words}`);
+});
+
+test('issue 26 fourteenth round: a date, a signed URL credential scope, a YAML comment, a commented #define are not values; the secrets beside them are masked', async () => {
+  const signature = pick(rng, '0123456789abcdef', 128);
+  const signed = `https://storage.googleapis.com/b/f.pdf?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential=ke-prod-1%40pc-prod.iam.gserviceaccount.com%2F20250220%2Fauto%2Fstorage%2Fgoog4_request&X-Goog-Date=20250220T120000Z&X-Goog-Signature=${signature}`;
+  const out = (await redactor.redact(`{"source": "${signed}"}\n`, { path: 'docs/quickstart.ipynb' })).text;
+  assert.ok(out.includes('goog4_request') && !out.includes(signature), out);
+
+  const secret = pick(rng, ALNUM, 24);
+  const stringData = `stringData:\n  expiration: 2025-12-29T22:35:29Z\n  source-key2: bar # Could be a plain string\n  token: ${secret} # rotated monthly\n`;
+  const masked = (await redactor.redact(stringData, { path: 'docs/snippets/push-secret.yaml' })).text;
+  assert.ok(masked.includes('expiration: 2025-12-29T22:35:29Z'), masked);
+  assert.ok(masked.includes('source-key2: bar # Could be a plain string'), masked);
+  assert.ok(!masked.includes(secret) && masked.includes('# rotated monthly'), masked);
+
+  const comment = '# Define API_SETTINGS_TOKEN Kubernetes Secret key, with a single key from the store\n';
+  assert.equal((await redactor.redact(comment, { path: 'external-secret.yaml' })).text, comment);
+  const define = `#define API_TOKEN "${secret}" // prod\n`;
+  assert.ok(!(await redactor.redact(define, { path: 'src/config.h' })).text.includes(secret));
+});
+
+test('issue 26 fourteenth round: a lower-case word after a password or token name in a query or form body is a chosen password; after auth= it is a setting', async () => {
+  for (const word of ['kawulgar', 'nipminip', 'fistavgar']) {
+    for (const text of [
+      `GET https://api.example.io/v1/items?api_token=${word}&page=2\n`,
+      `curl -d "user=bob&password=${word}" https://api.example.io/login\n`,
+      `Server=db;Database=app;User Id=app;Password=${word};\n`,
+    ])
+      assert.ok(!(await redactor.redact(text, { path: 'notes.md' })).text.includes(word), text);
+  }
+  for (const text of [
+    'GET https://api.example.io/v1/items?auth=basic&page=2\n',
+    'GET https://api.example.io/v1/items?token=true&page=2\n',
+    'GET https://api.example.io/v1/items?signature=required\n',
+  ])
+    assert.equal((await redactor.redact(text, { path: 'notes.md' })).text, text);
+});
