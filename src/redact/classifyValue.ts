@@ -969,6 +969,19 @@ const SIGV4_SCOPE = /(?:\/|%2F)(?:aws4|goog4)_request$/i;
 const ISO_TIMESTAMP =
   /^\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?$/;
 
+/** A terminal colour escape, raw or as JSON and Python write it (`\u001b[38;5;241m`, `\x1b[0m`, `\033[1m`). */
+const ANSI_ESCAPE = /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;]{0,20}[A-Za-z]/g;
+const ALNUM_RUN = /[A-Za-z0-9]{4}/;
+/**
+ * A value holding a colour escape, and nothing that could be a key once the escapes are gone: a notebook's
+ * traceback printed `api_key \u001b[38;5;241m=\u001b[39m os.environ…`, where the value read is the `=`.
+ */
+function isAnsiColouredMark(v: string): boolean {
+  if (!v.includes('[') || v.length > 400) return false;
+  const rest = v.replace(ANSI_ESCAPE, '');
+  return rest.length < v.length && !ALNUM_RUN.test(rest);
+}
+
 /** A scope operator in code cut at its first `:` (`Aws::Credentials.new(`): the value is a constant's path. */
 const SCOPE_IN_CODE = /^:[A-Z]\w*(?:::[A-Z]\w*)*(?:\.[a-z_]\w*)?\(?$/;
 
@@ -1493,6 +1506,11 @@ const VALUE_CHECKS: readonly Check[] = [
     'a SigV4-style credential scope (key id or account, date, region, service)',
   ],
   [(c) => ISO_TIMESTAMP.test(c.value), 'documentation', 'a date and time (ISO 8601)'],
+  [
+    (c) => isAnsiColouredMark(c.value),
+    'documentation',
+    "a terminal's colour codes around a mark or a short word (a notebook's highlighted traceback)",
+  ],
   [(c) => SCOPE_IN_CODE.test(c.value) && /[A-Za-z]:$/.test(c.keyText), 'reference', "code: a constant's path (A::B)"],
   [(c) => EXPANSION_LIST.test(c.value), 'reference', 'a list of variable expansions'],
   [(c) => QUALIFIED_GO_NAME.test(c.value), 'reference', "code: a package's exported name or a pointer type"],

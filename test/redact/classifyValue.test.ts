@@ -1246,3 +1246,21 @@ test('issue 26 fourteenth round: a lower-case word after a password or token nam
   ])
     assert.equal((await redactor.redact(text, { path: 'notes.md' })).text, text);
 });
+
+test("issue 26 fourteenth round: a notebook traceback's colour codes around `=` are not a value; a key between colour codes is masked", async () => {
+  const key = `sk-${pick(rng, ALNUM, 48)}`;
+  const traceback = [
+    '{"output_type": "error", "traceback": ["\\u001b[0;32m----> 4\\u001b[0m api_key \\u001b[38;5;241m=\\u001b[39m os\\u001b[38;5;241m.\\u001b[39menviron\\u001b[38;5;241m.\\u001b[39mget(\\u001b[38;5;124m\\"PINECONE_API_KEY\\"\\u001b[39m)"]}\n',
+  ][0]!;
+  assert.equal((await redactor.redact(traceback, { path: 'docs/quickstart.ipynb' })).text, traceback);
+  const leaked = `{"traceback": ["api_key \\u001b[38;5;241m=\\u001b[39m \\u001b[38;5;124m\\"${key}\\"\\u001b[39m"]}\n`;
+  assert.ok(!(await redactor.redact(leaked, { path: 'docs/quickstart.ipynb' })).text.includes(key));
+});
+
+test('issue 26 fourteenth round: a table cell or value that is the word for a credential is a label; a chosen word there is masked', async () => {
+  const table =
+    '| Auth type | Field | Keys |\n| --- | --- | --- |\n| **API Key** | Credential | `api-id`, `api-key` |\n';
+  assert.equal((await redactor.redact(table, { path: 'docs/provider.md' })).text, table);
+  const filled = '| Setting | Value |\n| --- | --- |\n| **API Key** | Qx7vLm2Tn4Wp9Zk3Rb8Yc1 |\n';
+  assert.ok(!(await redactor.redact(filled, { path: 'docs/provider.md' })).text.includes('Qx7vLm2Tn4Wp9Zk3Rb8Yc1'));
+});
