@@ -969,6 +969,24 @@ const SIGV4_SCOPE = /(?:\/|%2F)(?:aws4|goog4)_request$/i;
 const ISO_TIMESTAMP =
   /^\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?$/;
 
+/**
+ * A URN (`urn:k8s:secret:redis:password`, Traefik's reference to a Kubernetes Secret's key): a name by its
+ * definition (RFC 8141), short segments joined by colons. A segment shaped like a generated value (16
+ * characters or more of three classes) keeps it a literal: a token written after `urn:` is still a token.
+ */
+function isUrnName(v: string): boolean {
+  if (!URN.test(v)) return false;
+  for (const segment of v.split(':')) {
+    if (segment.length > 40 || (segment.length >= 16 && charClassCount(segment) >= 3)) return false;
+  }
+  return true;
+}
+const URN = /^urn:[a-z0-9][a-z0-9-]{0,31}:[A-Za-z0-9._~/:-]{1,200}$/i;
+
+/** Words closing Markdown bold (`Manager**`), after a key that the bold opened (`**Password `): a title, not a value. */
+const BOLD_CLOSER = /^[A-Z][A-Za-z]{1,30}(?:\*\*|__)[.,:;!?)]?$/;
+const BOLD_OPENER = /(?:\*\*|__)[A-Za-z][\w -]{0,40}$/;
+
 /** A terminal colour escape, raw or as JSON and Python write it (`\u001b[38;5;241m`, `\x1b[0m`, `\033[1m`). */
 const ANSI_ESCAPE = /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;]{0,20}[A-Za-z]/g;
 const ALNUM_RUN = /[A-Za-z0-9]{4}/;
@@ -1506,6 +1524,12 @@ const VALUE_CHECKS: readonly Check[] = [
     'a SigV4-style credential scope (key id or account, date, region, service)',
   ],
   [(c) => ISO_TIMESTAMP.test(c.value), 'documentation', 'a date and time (ISO 8601)'],
+  [
+    (c) => BOLD_CLOSER.test(c.raw) && BOLD_OPENER.test(c.keyText),
+    'documentation',
+    'a word of a bold title the key opens (**Password Manager**)',
+  ],
+  [(c) => isUrnName(c.value), 'reference', "a URN: the name of a secret's key (urn:k8s:secret:…), not its content"],
   [
     (c) => isAnsiColouredMark(c.value),
     'documentation',

@@ -1264,3 +1264,21 @@ test('issue 26 fourteenth round: a table cell or value that is the word for a cr
   const filled = '| Setting | Value |\n| --- | --- |\n| **API Key** | Qx7vLm2Tn4Wp9Zk3Rb8Yc1 |\n';
   assert.ok(!(await redactor.redact(filled, { path: 'docs/provider.md' })).text.includes('Qx7vLm2Tn4Wp9Zk3Rb8Yc1'));
 });
+
+test("issue 26 fourteenth round: a URN naming a secret's key, a bold title after Password, a number closing a code span are kept; literals in the same places are masked", async () => {
+  for (const [path, text] of [
+    ['docs/ldap.md', 'bindPassword: "urn:k8s:secret:my-secret:bindpassword"\n'],
+    ['docs/redis.yaml', 'redis:\n  password: urn:k8s:secret:redis:password\n'],
+    ['docs/oidc.toml', 'clientSecret = "urn:k8s:secret:oidc-client:client_secret"\n'],
+    ['docs/bitwarden.md', 'This documentation is for Bitwarden **Password Manager**.\n'],
+    ['docs/waf.md', 'form data from POST requests like `username=admin&password=123`, but not cookies\n'],
+  ] as const)
+    assert.equal((await redactor.redact(text, { path })).text, text, path);
+  const token = pick(rng, ALNUM, 24);
+  for (const [path, text] of [
+    ['docs/redis.yaml', `redis:\n  password: urn:tok:${token}\n`],
+    ['docs/bitwarden.md', `The **Password ${token}**\n`],
+    ['docs/waf.md', `requests like \`username=admin&password=${token}\`, but not cookies\n`],
+  ] as const)
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(token), `${path}: ${text}`);
+});
