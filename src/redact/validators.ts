@@ -121,9 +121,9 @@ const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey|encryptionkey|signi
 const PUBLIC_MATERIAL =
   /^(?:pk_(?:live|test)_|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
 
-/** Forms that point at a secret held elsewhere. */
+/** Forms that point at a secret held elsewhere (BOSH, Concourse and CredHub write `((name))`, `((cert.private_key))`). */
 const REFERENCE =
-  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%(?:env\([\w:.-]+\)|[A-Za-z_][\w.]*)%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%(?:env\([\w:.-]+\)|[A-Za-z_][\w.]*)%$|^\{\{.*\}\}$|^\(\([ \t]*[a-z_/][a-z0-9_./-]*[ \t]*\)\)$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
 
 /** A template's own placeholder for a value filled in later (`@SECRET_KEY` in ansible-test's `*.template`). */
 const TEMPLATE_MARKER = /^@[A-Z][A-Z0-9_]{2,}$/;

@@ -1282,3 +1282,20 @@ test("issue 26 fourteenth round: a URN naming a secret's key, a bold title after
   ] as const)
     assert.ok(!(await redactor.redact(text, { path })).text.includes(token), `${path}: ${text}`);
 });
+
+test('issue 26 fourteenth round (heldOut12 classes, after its figure): BOSH/Concourse ((variables)) are references and -u scheme://host is a URL; literals in those places are masked', async () => {
+  const manifest =
+    'properties:\n  nats:\n    password: ((nats_password))\n    private_key: ((nats_internal_cert.private_key))\n  uaa:\n    secret: "((/bosh/cf/uaa_clients_doppler_secret))"\n';
+  assert.equal((await redactor.redact(manifest, { path: 'cf-deployment.yml' })).text, manifest);
+  const pipeline = 'params:\n  API_TOKEN: ((github_api_token))\n';
+  assert.equal((await redactor.redact(pipeline, { path: 'ci/pipeline.yml' })).text, pipeline);
+  const token = pick(rng, ALNUM, 20);
+  const literal = `    password: ${token}\n`;
+  assert.ok(!(await redactor.redact(literal, { path: 'cf-deployment.yml' })).text.includes(token), literal);
+
+  const genconfig =
+    'docker run -v $OVPN_DATA:/etc/openvpn --rm kylemanna/openvpn ovpn_genconfig -u udp://VPN.SERVERNAME.COM\n';
+  assert.equal((await redactor.redact(genconfig, { path: 'README.md' })).text, genconfig);
+  const curl = `curl -u deploy:${token} https://ci.example.com/job/release/build\n`;
+  assert.ok(!(await redactor.redact(curl, { path: 'README.md' })).text.includes(token));
+});
