@@ -2,8 +2,8 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut` to `heldOut11` (measured unseen first, then reviewed and
-// tuned on) and `heldBack` and `heldOut12` (only their totals are printed). Files are read with git from
+// `heldOut` to `heldOut12` (measured unseen first, then reviewed and
+// tuned on) and `heldBack` (only its totals are printed). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
@@ -59,7 +59,7 @@ const SETS: SetName[] = [
   'heldOut12',
 ];
 /** Sets whose files are never printed: only their totals are read. */
-const UNSEEN = new Set<SetName>(['heldBack', 'heldOut12']);
+const UNSEEN = new Set<SetName>(['heldBack']);
 
 const argv = process.argv.slice(2);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
