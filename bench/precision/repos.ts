@@ -2,13 +2,13 @@
 // commit): how many of their configuration, test, documentation, notebook and
 // HTTP-fixture files the redactor changes, per kind of file and per kind of
 // repository, for each set: `dev` (tuned on, every change reviewed),
-// `heldOut` to `heldOut9` (measured unseen first, then reviewed and
-// tuned on) and `heldBack`, `heldOut10` and `heldOut11` (only their totals are ever read). Files are read with git from
+// `heldOut` to `heldOut12` (measured unseen first, then reviewed and
+// tuned on) and `heldBack` (only its totals are printed). Files are read with git from
 // bare mirrors, one directory per repository (`owner+name/repo`), never
 // copied here. `--before DIR` runs a second checkout's redactor over the same
 // files in the same process and prints its column beside ours.
 //
-//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8|heldOut9|heldOut10|heldOut11]
+//   node --import tsx bench/precision/repos.ts [--mirror DIR] [--set dev|heldOut|heldBack|heldOut2|heldOut3|heldOut4|heldOut5|heldOut6|heldOut7|heldOut8|heldOut9|heldOut10|heldOut11|heldOut12]
 //        [--before DIR] [--verbose] [--kept]
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -40,7 +40,8 @@ type SetName =
   | 'heldOut8'
   | 'heldOut9'
   | 'heldOut10'
-  | 'heldOut11';
+  | 'heldOut11'
+  | 'heldOut12';
 const SETS: SetName[] = [
   'dev',
   'heldOut',
@@ -55,6 +56,7 @@ const SETS: SetName[] = [
   'heldOut9',
   'heldOut10',
   'heldOut11',
+  'heldOut12',
 ];
 /** Sets whose files are never printed: only their totals are read. */
 const UNSEEN = new Set<SetName>(['heldBack']);

@@ -959,8 +959,46 @@ const CLOUDFORMATION_FUNCTION =
 /** An AWS ARN before the value (`arn:aws:secretsmanager:us-east-1:123:secret:`): the value names the secret where it is kept. */
 const ARN_BEFORE = /arn:aws[\w-]*:[\w-]+:[\w-]*:[\w-]*:[\w-]+[:/]$/;
 
-/** An AWS SigV4 credential scope (`AKID/20181210/eu-central-1/s3/aws4_request`, %-escaped or not): who signed, not the signature. */
-const SIGV4_SCOPE = /(?:\/|%2F)aws4_request$/i;
+/**
+ * A SigV4-style credential scope (`AKID/20181210/eu-central-1/s3/aws4_request`, Cloud Storage's
+ * `account%40project.iam.gserviceaccount.com%2F20250220%2Fauto%2Fstorage%2Fgoog4_request`), %-escaped or not:
+ * who signed, on which day, for which service; not the signature, which its own rule masks.
+ */
+const SIGV4_SCOPE = /(?:\/|%2F)(?:aws4|goog4)_request$/i;
+/** A date or a date and time in ISO 8601 (`2025-12-29T22:35:29Z`, `2024-01-31`): a lease's expiry, never a secret. */
+const ISO_TIMESTAMP =
+  /^\d{4}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?$/;
+
+/**
+ * A URN (`urn:k8s:secret:redis:password`, Traefik's reference to a Kubernetes Secret's key): a name by its
+ * definition (RFC 8141), short segments joined by colons. A segment shaped like a generated value (16
+ * characters or more of three classes) keeps it a literal: a token written after `urn:` is still a token.
+ */
+function isUrnName(v: string): boolean {
+  if (!URN.test(v)) return false;
+  for (const segment of v.split(':')) {
+    if (segment.length > 40 || (segment.length >= 16 && charClassCount(segment) >= 3)) return false;
+  }
+  return true;
+}
+const URN = /^urn:[a-z0-9][a-z0-9-]{0,31}:[A-Za-z0-9._~/:-]{1,200}$/i;
+
+/** Words closing Markdown bold (`Manager**`), after a key that the bold opened (`**Password `): a title, not a value. */
+const BOLD_CLOSER = /^[A-Z][A-Za-z]{1,30}(?:\*\*|__)[.,:;!?)]?$/;
+const BOLD_OPENER = /(?:\*\*|__)[A-Za-z][\w -]{0,40}$/;
+
+/** A terminal colour escape, raw or as JSON and Python write it (`\u001b[38;5;241m`, `\x1b[0m`, `\033[1m`). */
+const ANSI_ESCAPE = /(?:\u001b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;]{0,20}[A-Za-z]/g;
+const ALNUM_RUN = /[A-Za-z0-9]{4}/;
+/**
+ * A value holding a colour escape, and nothing that could be a key once the escapes are gone: a notebook's
+ * traceback printed `api_key \u001b[38;5;241m=\u001b[39m os.environ…`, where the value read is the `=`.
+ */
+function isAnsiColouredMark(v: string): boolean {
+  if (!v.includes('[') || v.length > 400) return false;
+  const rest = v.replace(ANSI_ESCAPE, '');
+  return rest.length < v.length && !ALNUM_RUN.test(rest);
+}
 
 /** A scope operator in code cut at its first `:` (`Aws::Credentials.new(`): the value is a constant's path. */
 const SCOPE_IN_CODE = /^:[A-Z]\w*(?:::[A-Z]\w*)*(?:\.[a-z_]\w*)?\(?$/;
@@ -1096,12 +1134,31 @@ const KIND_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'token
  */
 function isSentenceAboutItself(v: string): boolean {
   if (v.length < 12 || v.length > 80) return false;
-  const words = v.replace(TRAILING_MARKS, '').match(WORD_OR_COUNT);
+  // Blank-separated words are read as a sentence's words, contractions undone (`it's` is `it`, `don't` is
+  // `not`): `shhhh! it's a github secret`, `it's my little secret, don't tell`.
+  const words = v.includes(' ') ? sentenceWords(v) : v.replace(TRAILING_MARKS, '').match(WORD_OR_COUNT);
   if (words === null || words.length < 4) return false;
   const lower = words.map((w) => w.toLowerCase());
   if (!lower.some((w) => KIND_WORDS.has(w))) return false;
   return 2 * lower.filter((w) => FILLER_WORDS.has(w)).length >= lower.length;
 }
+
+/** A sentence's words split at blanks, marks around them dropped, contractions undone; null if a part holds no letter. */
+function sentenceWords(v: string): string[] | null {
+  const words: string[] = [];
+  for (const part of v.split(BLANKS)) {
+    if (part === '') continue;
+    const word = part.replace(MARKS_AROUND, '').toLowerCase();
+    if (!HAS_LETTER.test(word)) return null;
+    words.push(NEGATION.test(word) ? 'not' : word.replace(CONTRACTION, ''));
+  }
+  return words;
+}
+const BLANKS = /\s+/;
+const MARKS_AROUND = /^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g;
+const HAS_LETTER = /[a-z]/;
+const NEGATION = /^[a-z]+n[’']t$/;
+const CONTRACTION = /[’'](?:s|re|m|ll|ve|d)$/;
 
 /** The value is its key in leetspeak (`user2Password = "us3r2P455W0Rd!"`): a test's label, not a chosen secret. */
 function isKeyInLeetspeak(v: string, key: string): boolean {
@@ -1461,7 +1518,23 @@ const VALUE_CHECKS: readonly Check[] = [
     'a content digest (sha256:…): a hash of an image or file, public',
   ],
   [(c) => IMAGE_BY_DIGEST.test(c.value), 'public', 'an image reference pinned by its digest (name@sha256:…)'],
-  [(c) => SIGV4_SCOPE.test(c.value), 'public', 'an AWS SigV4 credential scope (key id, date, region, service)'],
+  [
+    (c) => SIGV4_SCOPE.test(c.value),
+    'public',
+    'a SigV4-style credential scope (key id or account, date, region, service)',
+  ],
+  [(c) => ISO_TIMESTAMP.test(c.value), 'documentation', 'a date and time (ISO 8601)'],
+  [
+    (c) => BOLD_CLOSER.test(c.raw) && BOLD_OPENER.test(c.keyText),
+    'documentation',
+    'a word of a bold title the key opens (**Password Manager**)',
+  ],
+  [(c) => isUrnName(c.value), 'reference', "a URN: the name of a secret's key (urn:k8s:secret:…), not its content"],
+  [
+    (c) => isAnsiColouredMark(c.value),
+    'documentation',
+    "a terminal's colour codes around a mark or a short word (a notebook's highlighted traceback)",
+  ],
   [(c) => SCOPE_IN_CODE.test(c.value) && /[A-Za-z]:$/.test(c.keyText), 'reference', "code: a constant's path (A::B)"],
   [(c) => EXPANSION_LIST.test(c.value), 'reference', 'a list of variable expansions'],
   [(c) => QUALIFIED_GO_NAME.test(c.value), 'reference', "code: a package's exported name or a pointer type"],

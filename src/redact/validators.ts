@@ -121,9 +121,9 @@ const NAMES_ITSELF = /^[a-z]*(?:pass|pwd|secret|token|apikey|encryptionkey|signi
 const PUBLIC_MATERIAL =
   /^(?:pk_(?:live|test)_|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC|RSA PUBLIC|SSH2 PUBLIC))/;
 
-/** Forms that point at a secret held elsewhere. */
+/** Forms that point at a secret held elsewhere (BOSH, Concourse and CredHub write `((name))`, `((cert.private_key))`). */
 const REFERENCE =
-  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%(?:env\([\w:.-]+\)|[A-Za-z_][\w.]*)%$|^\{\{.*\}\}$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
+  /^-----BEGIN |^\$+\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\{.*\}$|^\$\{\{.*\}\}$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\(.*\)$|^%(?:env\([\w:.-]+\)|[A-Za-z_][\w.]*)%$|^\{\{.*\}\}$|^\(\([ \t]*[a-z_/][a-z0-9_./-]*[ \t]*\)\)$|^\{[A-Za-z_][\w.]*\}$|^<%.*%>$|^#\{.*\}$|^@[A-Za-z_]+@$|^%\([A-Za-z_]+\)s$|^!(?:Ref|Sub|GetAtt|secret|vault|ImportValue|env)\b|^(?:vault|ref\+\w+|op|secretsmanager|ssm|awskms|gcpkms|azurekeyvault|sops|env|file|k8s|keyring):|^ENC\[|^arn:aws|\$\{|\{\{|process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv\(|System\.getenv|Deno\.env|env::var|ENV\[|ENV\.fetch|secrets\.[A-Z_]|config\(|settings\.[A-Z_]|secretKeyRef|valueFrom/;
 
 /** A template's own placeholder for a value filled in later (`@SECRET_KEY` in ansible-test's `*.template`). */
 const TEMPLATE_MARKER = /^@[A-Z][A-Z0-9_]{2,}$/;
@@ -300,8 +300,14 @@ function isObviouslyFake(v: string): boolean {
   if (v.length <= 32 && LEET_OR_TRAILING_I.test(v)) {
     const plain = unleet(v.replace(BRACKETS_AND_MARKS, '')).replace(TRAILING_I, '');
     if (NAMES_ITSELF.test(plain) || PLACEHOLDER_WORDS.has(plain) || PLACEHOLDER_COMPOUND.test(plain)) return true;
-    // Leetspeak of placeholder words run together (`s1mpl3`, `$up3rs3cur3`) or joined (`My-Cust0m_S3cR3T`).
-    if (isRunTogether(plain) || isWordCompound(unleet(v))) return true;
+    // Leetspeak of placeholder words run together (`s1mpl3`, `$up3rs3cur3`) or joined (`My-Cust0m_S3cR3T`),
+    // or of words that describe a value (`My_R@ndom-P@ssw0rd`, `something-r@nd0m!`, `V3ry_L0ng-Pa55w0rd`).
+    if (
+      isRunTogether(plain) ||
+      isWordCompound(unleet(v)) ||
+      isDescribingCompound(unleet(v.replace(TRAILING_MARKS, '')))
+    )
+      return true;
     // One typo or digit away from the word itself: `pas4word`, `passw0rdd`.
     if (oneEditFrom(v.toLowerCase(), 'password') || oneEditFrom(plain, 'password')) return true;
   }
@@ -512,6 +518,33 @@ function isWordCompound(v: string): boolean {
     while (start < lower.length && isWordSeparator(lower.charCodeAt(start))) start++;
   }
 }
+
+/**
+ * Leetspeak undone, two or more parts joined by `- _ .` or a blank, each a word that describes a value or a
+ * made-up one (rules/words.json `describing`, `madeUpParts`, `compoundParts`, placeholders) with up to four
+ * digits after it: a value that says what it is (`my_random-password`, `something-random`). Only reached for a
+ * value with a leet character: a person writing a real password in leetspeak picks words of their own.
+ */
+function isDescribingCompound(plain: string): boolean {
+  const parts = plain.split(DESCRIBING_SEPARATORS);
+  if (parts.length < 2) return false;
+  for (const part of parts) {
+    const word = part.replace(DIGITS_AT_END, '');
+    if (
+      word.length === 0 ||
+      !(
+        WORDS.describing.has(word) ||
+        COMPOUND_WORDS.has(word) ||
+        WORDS.compoundParts.has(word) ||
+        PLACEHOLDER_WORDS.has(word)
+      )
+    )
+      return false;
+  }
+  return true;
+}
+const DESCRIBING_SEPARATORS = /[-_. ]+/;
+const DIGITS_AT_END = /\d{1,4}$/;
 
 const isWordSeparator = (c: number) => c === 45 || c === 95 || c === 46 || c === 32 || c === 64;
 

@@ -1173,3 +1173,129 @@ test('issue 26 thirteenth round: base64 of a private key wrapped over lines (clo
     assert.ok(!out.includes(line.trim()), line);
   assert.ok(out.includes('  - path: /etc/motd\n    content: hello\n'), out);
 });
+
+test('issue 26 fourteenth round: leetspeak of words that describe a value is made up, in code, YAML and dotenv; leetspeak of other words is a chosen password', async () => {
+  const describing = ['My_R@ndom-P@ssw0rd', 'something-r@nd0m!', 'V3ry_L0ng-Pa55w0rd', 'S0me-R@nd0m-Str1ng'];
+  const chosen = ['Kx7-B@tt3ry-Fj9q', 'R@nd0m-Kitt3n-Blu3', 'B@con-L0ver-1987', `Tr0ub4d0r-${pick(rng, LOWER, 5)}`];
+  const forms = [
+    (v: string) => ['tests/test_admin.py', `    password = "${v}"\n`],
+    (v: string) => ['values.yaml', `auth:\n  password: '${v}'\n`],
+    (v: string) => ['.env.example', `DB_PASSWORD="${v}"\n`],
+  ];
+  for (const form of forms) {
+    for (const v of describing) {
+      const [path, text] = form(v) as [string, string];
+      assert.equal((await redactor.redact(text, { path })).text, text, `${path}: ${v}`);
+    }
+    for (const v of chosen) {
+      const [path, text] = form(v) as [string, string];
+      assert.ok(!(await redactor.redact(text, { path })).text.includes(v), `${path}: ${v}`);
+    }
+  }
+});
+
+test('issue 26 fourteenth round: a sentence about the secret (contractions and marks included) is kept; random words under the same key are masked', async () => {
+  for (const v of ["shhhh! it's a GitHub secret", "it's my little secret, don't tell", 'this is not a real secret']) {
+    for (const [path, text] of [
+      ['argocd-secret.yaml', `stringData:\n  webhook.github.secret: ${v}\n`],
+      ['config.json', `{"webhookSecret": ${JSON.stringify(v)}}\n`],
+      ['app.env.example', `WEBHOOK_SECRET="${v}"\n`],
+    ] as const)
+      assert.equal((await redactor.redact(text, { path })).text, text, `${path}: ${v}`);
+  }
+  const words = Array.from({ length: 4 }, () => pick(rng, LOWER, 6)).join(' ');
+  for (const [path, text] of [
+    ['values.yaml', `auth:\n  passphrase: "${words}"\n`],
+    ['config.json', `{"webhookSecret": "${words} is a secret"}\n`.replace(' is a secret', '')],
+  ] as const)
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(words), `${path}: ${words}`);
+});
+
+test('issue 26 fourteenth round: a date, a signed URL credential scope, a YAML comment, a commented #define are not values; the secrets beside them are masked', async () => {
+  const signature = pick(rng, '0123456789abcdef', 128);
+  const signed = `https://storage.googleapis.com/b/f.pdf?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential=ke-prod-1%40pc-prod.iam.gserviceaccount.com%2F20250220%2Fauto%2Fstorage%2Fgoog4_request&X-Goog-Date=20250220T120000Z&X-Goog-Signature=${signature}`;
+  const out = (await redactor.redact(`{"source": "${signed}"}\n`, { path: 'docs/quickstart.ipynb' })).text;
+  assert.ok(out.includes('goog4_request') && !out.includes(signature), out);
+
+  const secret = pick(rng, ALNUM, 24);
+  const stringData = `stringData:\n  expiration: 2025-12-29T22:35:29Z\n  source-key2: bar # Could be a plain string\n  token: ${secret} # rotated monthly\n`;
+  const masked = (await redactor.redact(stringData, { path: 'docs/snippets/push-secret.yaml' })).text;
+  assert.ok(masked.includes('expiration: 2025-12-29T22:35:29Z'), masked);
+  assert.ok(masked.includes('source-key2: bar # Could be a plain string'), masked);
+  assert.ok(!masked.includes(secret) && masked.includes('# rotated monthly'), masked);
+
+  const comment = '# Define API_SETTINGS_TOKEN Kubernetes Secret key, with a single key from the store\n';
+  assert.equal((await redactor.redact(comment, { path: 'external-secret.yaml' })).text, comment);
+  const define = `#define API_TOKEN "${secret}" // prod\n`;
+  assert.ok(!(await redactor.redact(define, { path: 'src/config.h' })).text.includes(secret));
+});
+
+test('issue 26 fourteenth round: a lower-case word after a password or token name in a query or form body is a chosen password; after auth= it is a setting', async () => {
+  for (const word of ['kawulgar', 'nipminip', 'fistavgar']) {
+    for (const text of [
+      `GET https://api.example.io/v1/items?api_token=${word}&page=2\n`,
+      `curl -d "user=bob&password=${word}" https://api.example.io/login\n`,
+      `Server=db;Database=app;User Id=app;Password=${word};\n`,
+    ])
+      assert.ok(!(await redactor.redact(text, { path: 'notes.md' })).text.includes(word), text);
+  }
+  for (const text of [
+    'GET https://api.example.io/v1/items?auth=basic&page=2\n',
+    'GET https://api.example.io/v1/items?token=true&page=2\n',
+    'GET https://api.example.io/v1/items?signature=required\n',
+  ])
+    assert.equal((await redactor.redact(text, { path: 'notes.md' })).text, text);
+});
+
+test("issue 26 fourteenth round: a notebook traceback's colour codes around `=` are not a value; a key between colour codes is masked", async () => {
+  const key = `sk-${pick(rng, ALNUM, 48)}`;
+  const traceback = [
+    '{"output_type": "error", "traceback": ["\\u001b[0;32m----> 4\\u001b[0m api_key \\u001b[38;5;241m=\\u001b[39m os\\u001b[38;5;241m.\\u001b[39menviron\\u001b[38;5;241m.\\u001b[39mget(\\u001b[38;5;124m\\"PINECONE_API_KEY\\"\\u001b[39m)"]}\n',
+  ][0]!;
+  assert.equal((await redactor.redact(traceback, { path: 'docs/quickstart.ipynb' })).text, traceback);
+  const leaked = `{"traceback": ["api_key \\u001b[38;5;241m=\\u001b[39m \\u001b[38;5;124m\\"${key}\\"\\u001b[39m"]}\n`;
+  assert.ok(!(await redactor.redact(leaked, { path: 'docs/quickstart.ipynb' })).text.includes(key));
+});
+
+test('issue 26 fourteenth round: a table cell or value that is the word for a credential is a label; a chosen word there is masked', async () => {
+  const table =
+    '| Auth type | Field | Keys |\n| --- | --- | --- |\n| **API Key** | Credential | `api-id`, `api-key` |\n';
+  assert.equal((await redactor.redact(table, { path: 'docs/provider.md' })).text, table);
+  const filled = '| Setting | Value |\n| --- | --- |\n| **API Key** | Qx7vLm2Tn4Wp9Zk3Rb8Yc1 |\n';
+  assert.ok(!(await redactor.redact(filled, { path: 'docs/provider.md' })).text.includes('Qx7vLm2Tn4Wp9Zk3Rb8Yc1'));
+});
+
+test("issue 26 fourteenth round: a URN naming a secret's key, a bold title after Password, a number closing a code span are kept; literals in the same places are masked", async () => {
+  for (const [path, text] of [
+    ['docs/ldap.md', 'bindPassword: "urn:k8s:secret:my-secret:bindpassword"\n'],
+    ['docs/redis.yaml', 'redis:\n  password: urn:k8s:secret:redis:password\n'],
+    ['docs/oidc.toml', 'clientSecret = "urn:k8s:secret:oidc-client:client_secret"\n'],
+    ['docs/bitwarden.md', 'This documentation is for Bitwarden **Password Manager**.\n'],
+    ['docs/waf.md', 'form data from POST requests like `username=admin&password=123`, but not cookies\n'],
+  ] as const)
+    assert.equal((await redactor.redact(text, { path })).text, text, path);
+  const token = pick(rng, ALNUM, 24);
+  for (const [path, text] of [
+    ['docs/redis.yaml', `redis:\n  password: urn:tok:${token}\n`],
+    ['docs/bitwarden.md', `The **Password ${token}**\n`],
+    ['docs/waf.md', `requests like \`username=admin&password=${token}\`, but not cookies\n`],
+  ] as const)
+    assert.ok(!(await redactor.redact(text, { path })).text.includes(token), `${path}: ${text}`);
+});
+
+test('issue 26 fourteenth round (heldOut12 classes, after its figure): BOSH/Concourse ((variables)) are references and -u scheme://host is a URL; literals in those places are masked', async () => {
+  const manifest =
+    'properties:\n  nats:\n    password: ((nats_password))\n    private_key: ((nats_internal_cert.private_key))\n  uaa:\n    secret: "((/bosh/cf/uaa_clients_doppler_secret))"\n';
+  assert.equal((await redactor.redact(manifest, { path: 'cf-deployment.yml' })).text, manifest);
+  const pipeline = 'params:\n  API_TOKEN: ((github_api_token))\n';
+  assert.equal((await redactor.redact(pipeline, { path: 'ci/pipeline.yml' })).text, pipeline);
+  const token = pick(rng, ALNUM, 20);
+  const literal = `    password: ${token}\n`;
+  assert.ok(!(await redactor.redact(literal, { path: 'cf-deployment.yml' })).text.includes(token), literal);
+
+  const genconfig =
+    'docker run -v $OVPN_DATA:/etc/openvpn --rm kylemanna/openvpn ovpn_genconfig -u udp://VPN.SERVERNAME.COM\n';
+  assert.equal((await redactor.redact(genconfig, { path: 'README.md' })).text, genconfig);
+  const curl = `curl -u deploy:${token} https://ci.example.com/job/release/build\n`;
+  assert.ok(!(await redactor.redact(curl, { path: 'README.md' })).text.includes(token));
+});
