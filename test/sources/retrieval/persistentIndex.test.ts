@@ -495,6 +495,56 @@ describe('persistent retrieval index', () => {
   });
 });
 
+describe('a name in more files than one search reads', () => {
+  // The definition, the file named like it and the changed file mention the name once in long chunks: their
+  // BM25 is the worst of all.
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `    step_${i} = ${i}`).join('\n');
+  const users = Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [
+      `uses/u${i}.py`,
+      `from core.ledger import ledger_total\n\nledger_total(${i}) + ledger_total(${i})\n`,
+    ]),
+  );
+  let repo: TempRepo;
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'core/ledger.py': `def ledger_total(amount):\n${filler(60)}\n    return amount\n`,
+        'core/report.py': `def report():\n${filler(60)}\n    return 0\n`,
+        'docs/LEDGER_TOTAL.md': `# Totals\n\n${filler(60)}\n\nSee ledger_total.\n`,
+        ...users,
+      },
+      unstaged: { 'core/report.py': `def report():\n${filler(60)}\n    return ledger_total(0)\n` },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('reads the file that defines it, the file named like it and the changed files first, and says it was cut', async () => {
+    const request: GrepRequest = { patterns: ['ledger_total'], words: true, perFile: 20, maxBytes: 1 << 20 };
+    const deps = indexDeps();
+    const set = createSourceSet(deps, { index: { maxSearchFiles: 4 } });
+    try {
+      await set.settle(repo.dir);
+      const index = set.index(repo.dir);
+      assert.ok(index);
+      const found = index.search(request);
+      assert.ok(found);
+      const files = [...new Set(found.hits.map((hit) => hit.rel))];
+      assert.equal(files.length, 4, 'four files read, the limit');
+      assert.ok(files.includes('core/ledger.py'), `the definition is read: ${files.join(', ')}`);
+      assert.ok(files.includes('docs/LEDGER_TOTAL.md'), `the file named like it is read: ${files.join(', ')}`);
+      assert.ok(files.includes('core/report.py'), `the changed file is read: ${files.join(', ')}`);
+      assert.equal(found.cut, true, 'the answer says the search was cut');
+      // The lines are those on disk now, as git grep gives them (the changed file's new line included).
+      const fromGrep = await grep(deps.git(repo.dir), (args) => args, request);
+      const grepped = new Set(fromGrep.hits.map(key));
+      for (const hit of found.hits) assert.ok(grepped.has(key(hit)), `${key(hit)} is a line git grep gives`);
+    } finally {
+      set.close();
+    }
+  });
+});
+
 test("the index's connection caches at most 2 MB of pages, not the driver's default (better-sqlite3: 16 MB)", () => {
   const other = makeRepo({ files: { 'a.py': 'x = 1\n' } });
   const db = openIndexDatabase(other.dir, silentLogger);
