@@ -20,7 +20,7 @@ import { createSourceSet } from '../../../src/sources/index.ts';
 import { chunkLines } from '../../../src/sources/retrieval/index/chunks.ts';
 import { createRetrievalIndexes } from '../../../src/sources/retrieval/index/registry.ts';
 import { IndexStore } from '../../../src/sources/retrieval/index/store.ts';
-import { type GrepRequest, grep } from '../../../src/sources/retrieval/search.ts';
+import { type GrepHit, type GrepRequest, grep } from '../../../src/sources/retrieval/search.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { until } from '../../support/poll.ts';
@@ -512,6 +512,11 @@ describe('a name in more files than one search reads', () => {
         'core/ledger.py': `def ledger_total(amount):\n${filler(60)}\n    return amount\n`,
         'core/report.py': `def report():\n${filler(60)}\n    return 0\n`,
         'docs/LEDGER_TOTAL.md': `# Totals\n\n${filler(60)}\n\nSee ledger_total.\n`,
+        // Matches in many chunks (one a top-level function): its rows do not all come with the first page.
+        'uses/many.py': Array.from(
+          { length: 8 },
+          (_, i) => `def f${i}():\n${filler(8)}\n    return ledger_total(${i})\n`,
+        ).join('\n\n'),
         ...users,
       },
       unstaged: { 'core/report.py': `def report():\n${filler(60)}\n    return ledger_total(0)\n` },
@@ -537,8 +542,20 @@ describe('a name in more files than one search reads', () => {
       assert.equal(found.cut, true, 'the answer says the search was cut');
       // The lines are those on disk now, as git grep gives them (the changed file's new line included).
       const fromGrep = await grep(deps.git(repo.dir), (args) => args, request);
-      const grepped = new Set(fromGrep.hits.map(key));
-      for (const hit of found.hits) assert.ok(grepped.has(key(hit)), `${key(hit)} is a line git grep gives`);
+      // Each file read gives the lines git grep gives for it, all of them (those of a file whose rows did not
+      // all come from the index are found by matching it whole).
+      for (const rel of files) {
+        const of = (hits: readonly GrepHit[]) => hits.filter((hit) => hit.rel === rel).map(key);
+        assert.deepEqual(of(found.hits), of(fromGrep.hits), rel);
+      }
+      // A file named by a pattern, whose eight matching chunks are more rows than the first page asks for.
+      const both: GrepRequest = { ...request, patterns: ['ledger_total', 'many'] };
+      const fromBoth = index.search(both);
+      assert.ok(fromBoth);
+      const bothGrepped = await grep(deps.git(repo.dir), (args) => args, both);
+      const inMany = (hits: readonly GrepHit[]) => hits.filter((hit) => hit.rel === 'uses/many.py').map(key);
+      assert.equal(inMany(fromBoth.hits).length, 8, 'the file named by a pattern is read: its eight lines');
+      assert.deepEqual(inMany(fromBoth.hits), inMany(bothGrepped.hits));
     } finally {
       set.close();
     }
