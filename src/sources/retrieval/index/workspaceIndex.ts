@@ -277,7 +277,7 @@ export class WorkspaceIndex {
     const expression = matchExpression(request.patterns, this.store.seed);
     const inPaths = pathspecFilter(request.paths);
     if (expression === undefined || inPaths === undefined) return undefined;
-    const order = this.#readOrder(expression, request.patterns, inPaths);
+    const order = this.#readOrder(expression, request.patterns, inPaths, request.paths !== undefined);
     let cut = order.cut;
     const matches = lineMatcher(request.patterns, request.words, request.ignoreCase ?? false);
     const guard = new FileGuard(this.isNeverRead);
@@ -326,13 +326,14 @@ export class WorkspaceIndex {
    * best chunk's BM25. Retrieval ranks a definition, the file a question names and the changed code first
    * whatever their term density (a license header in every source file is denser than the license). `cut`
    * when more files match. Rows are asked for until one more file than can be read is known (one row a file
-   * at first, twice as many while too few files came): a common name's thousand rows are ranked by SQLite,
+   * at first, then as many as the files per row need): a common name's thousand rows are ranked by SQLite,
    * not each turned into an object. A file whose rows did not all come is matched whole (`chunks` undefined).
    */
   #readOrder(
     expression: string,
     patterns: readonly string[],
     inPaths: (rel: string) => boolean,
+    filtered: boolean,
   ): { files: SearchFile[]; cut: boolean } {
     const max = this.options.maxSearchFiles;
     const defining = new Set<string>();
@@ -342,7 +343,10 @@ export class WorkspaceIndex {
     }
     // A file named by a pattern costs SQLite four LIKE tests per matched row and pattern: the first few only.
     const stems = [...new Set(patterns.slice(0, NAMED_PATTERNS).map((pattern) => pattern.toLowerCase()))];
-    for (let limit = max + 1; ; limit *= 2) {
+    // Each query ranks every match again: a search limited to some paths (most rows outside them) asks for
+    // all rows at once; otherwise the next query asks for as many rows as the files per row so far need.
+    let limit = filtered ? this.options.maxChunks : max + 1;
+    for (;;) {
       const capped = Math.min(limit, this.options.maxChunks);
       const rows = this.store.search(expression, [...defining], stems, capped);
       const complete = rows.length < capped;
@@ -364,6 +368,7 @@ export class WorkspaceIndex {
       if (byFile.size > max || complete || capped === this.options.maxChunks) {
         return { files: [...byFile.values()].slice(0, max), cut: byFile.size > max || !complete };
       }
+      limit = Math.max(2 * capped, Math.ceil((capped * (max + 1) * 1.25) / Math.max(1, byFile.size)));
     }
   }
 
