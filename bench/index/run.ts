@@ -312,7 +312,8 @@ async function main(): Promise<void> {
   ]);
 
   // 4. Warm retrieval: index searches for names never asked before: a rare one (a word of one file, as most
-  // identifiers are) and a common one (imported by 1,000 files); and whole retrieval requests (no memo hit).
+  // identifiers are) and a common one (helperK, a word of 334 to 667 files: a search reads maxSearchFiles of them);
+  // and whole retrieval requests (no memo hit).
   const rare: number[] = [];
   const common: number[] = [];
   for (let k = 0; k < WARM; k++) {
@@ -341,12 +342,16 @@ async function main(): Promise<void> {
   const commonMedian = quantile(sorted(common), 0.5);
   const requestMedian = quantile(sorted(requests), 0.5);
   console.log(
-    `warm: index search, rare name median ${fmt(rareMedian)} ms (p90 ${fmt(quantile(sorted(rare), 0.9))}), common name (1,000 files) median ${fmt(commonMedian)} ms (p90 ${fmt(quantile(sorted(common), 0.9))}) (${WARM} each); whole retrieval request for a rare name median ${fmt(requestMedian)} ms (20)`,
+    `warm: index search, rare name median ${fmt(rareMedian)} ms (p90 ${fmt(quantile(sorted(rare), 0.9))}), common name (in 334-667 files) median ${fmt(commonMedian)} ms (p90 ${fmt(quantile(sorted(common), 0.9))}) (${WARM} each); whole retrieval request for a rare name median ${fmt(requestMedian)} ms (20)`,
   );
   results.push([
     'warm retrieval ≤ 5 ms per request',
     `rare name ${fmt(rareMedian)} ms (${fmt(rareMedian / floorMs)}× the git grep floor), common name ${fmt(commonMedian)} ms (${fmt(commonMedian / floorMs)}×); whole retrieval source ${fmt(requestMedian)} ms`,
-    rareMedian <= 5 ? 'met (rare name)' : 'missed',
+    rareMedian <= 5 && commonMedian <= 5
+      ? 'met'
+      : rareMedian <= 5
+        ? 'met for a rare name, missed for a common one'
+        : 'missed',
   ]);
 
   // 5. Memory: the worst moment (the build's peak, with the parse worker up), the end of the build and of the

@@ -26,7 +26,7 @@ export function readTextIfFile(
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
 /**
- * A regular file's size and its first `maxBytes` bytes (none when it is larger
+ * A regular file's size, mtime and its first `maxBytes` bytes (none when it is larger
  * and `skipLarger` is set); undefined when it is not a regular file. The file
  * is opened first and judged on the open descriptor, so what is read is what
  * was judged. Throws what the file system throws (missing, no access).
@@ -35,16 +35,16 @@ export function readRegularFile(
   file: string,
   maxBytes: number,
   skipLarger = false,
-): { size: number; buffer?: Buffer } | undefined {
+): { size: number; mtimeMs: number; buffer?: Buffer } | undefined {
   const fd = fs.openSync(file, OPEN_FLAGS);
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return undefined;
-    if (skipLarger && stat.size > maxBytes) return { size: stat.size };
+    if (skipLarger && stat.size > maxBytes) return { size: stat.size, mtimeMs: stat.mtimeMs };
     const size = Math.min(stat.size, maxBytes);
     const buffer = Buffer.allocUnsafe(size);
     const read = size === 0 ? 0 : fs.readSync(fd, buffer, 0, size, 0);
-    return { size: stat.size, buffer: buffer.subarray(0, read) };
+    return { size: stat.size, mtimeMs: stat.mtimeMs, buffer: buffer.subarray(0, read) };
   } finally {
     fs.closeSync(fd);
   }

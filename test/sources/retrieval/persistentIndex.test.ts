@@ -20,7 +20,7 @@ import { createSourceSet } from '../../../src/sources/index.ts';
 import { chunkLines } from '../../../src/sources/retrieval/index/chunks.ts';
 import { createRetrievalIndexes } from '../../../src/sources/retrieval/index/registry.ts';
 import { IndexStore } from '../../../src/sources/retrieval/index/store.ts';
-import { type GrepRequest, grep } from '../../../src/sources/retrieval/search.ts';
+import { type GrepHit, type GrepRequest, grep } from '../../../src/sources/retrieval/search.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { until } from '../../support/poll.ts';
@@ -491,6 +491,73 @@ describe('persistent retrieval index', () => {
       }
     } finally {
       other.cleanup();
+    }
+  });
+});
+
+describe('a name in more files than one search reads', () => {
+  // The definition, the file named like it and the changed file mention the name once in long chunks: their
+  // BM25 is the worst of all.
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `    step_${i} = ${i}`).join('\n');
+  const users = Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [
+      `uses/u${i}.py`,
+      `from core.ledger import ledger_total\n\nledger_total(${i}) + ledger_total(${i})\n`,
+    ]),
+  );
+  let repo: TempRepo;
+  before(() => {
+    repo = makeRepo({
+      files: {
+        'core/ledger.py': `def ledger_total(amount):\n${filler(60)}\n    return amount\n`,
+        'core/report.py': `def report():\n${filler(60)}\n    return 0\n`,
+        'docs/LEDGER_TOTAL.md': `# Totals\n\n${filler(60)}\n\nSee ledger_total.\n`,
+        // Matches in many chunks (one a top-level function): its rows do not all come with the first page.
+        'uses/many.py': Array.from(
+          { length: 8 },
+          (_, i) => `def f${i}():\n${filler(8)}\n    return ledger_total(${i})\n`,
+        ).join('\n\n'),
+        ...users,
+      },
+      unstaged: { 'core/report.py': `def report():\n${filler(60)}\n    return ledger_total(0)\n` },
+    });
+  });
+  after(() => repo.cleanup());
+
+  test('reads the file that defines it, the file named like it and the changed files first, and says it was cut', async () => {
+    const request: GrepRequest = { patterns: ['ledger_total'], words: true, perFile: 20, maxBytes: 1 << 20 };
+    const deps = indexDeps();
+    const set = createSourceSet(deps, { index: { maxSearchFiles: 4 } });
+    try {
+      await set.settle(repo.dir);
+      const index = set.index(repo.dir);
+      assert.ok(index);
+      const found = index.search(request);
+      assert.ok(found);
+      const files = [...new Set(found.hits.map((hit) => hit.rel))];
+      assert.equal(files.length, 4, 'four files read, the limit');
+      assert.ok(files.includes('core/ledger.py'), `the definition is read: ${files.join(', ')}`);
+      assert.ok(files.includes('docs/LEDGER_TOTAL.md'), `the file named like it is read: ${files.join(', ')}`);
+      assert.ok(files.includes('core/report.py'), `the changed file is read: ${files.join(', ')}`);
+      assert.equal(found.cut, true, 'the answer says the search was cut');
+      // The lines are those on disk now, as git grep gives them (the changed file's new line included).
+      const fromGrep = await grep(deps.git(repo.dir), (args) => args, request);
+      // Each file read gives the lines git grep gives for it, all of them (those of a file whose rows did not
+      // all come from the index are found by matching it whole).
+      for (const rel of files) {
+        const of = (hits: readonly GrepHit[]) => hits.filter((hit) => hit.rel === rel).map(key);
+        assert.deepEqual(of(found.hits), of(fromGrep.hits), rel);
+      }
+      // A file named by a pattern, whose eight matching chunks are more rows than the first page asks for.
+      const both: GrepRequest = { ...request, patterns: ['ledger_total', 'many'] };
+      const fromBoth = index.search(both);
+      assert.ok(fromBoth);
+      const bothGrepped = await grep(deps.git(repo.dir), (args) => args, both);
+      const inMany = (hits: readonly GrepHit[]) => hits.filter((hit) => hit.rel === 'uses/many.py').map(key);
+      assert.equal(inMany(fromBoth.hits).length, 8, 'the file named by a pattern is read: its eight lines');
+      assert.deepEqual(inMany(fromBoth.hits), inMany(bothGrepped.hits));
+    } finally {
+      set.close();
     }
   });
 });

@@ -237,15 +237,28 @@ export class IndexStore {
     this.db.prepare('DELETE FROM files WHERE id = ?').run(id);
   }
 
-  /** Chunks matching an FTS5 expression, best (BM25) first. */
-  search(expression: string, limit: number): ChunkHit[] {
+  /**
+   * Chunks matching an FTS5 expression, `limit` at most, in the order a search reads their files
+   * (workspaceIndex.ts): first those of the files in `rels` or named by one of `stems` (the file's name, or a
+   * folder's, before its extension, any case: `LICENSE.md` for `license`), then those of the files changed in
+   * the work tree since the baseline (the unsure rows), then the rest; each group best (BM25) first. SQLite
+   * ranks every match either way; the limit saves making an object of each row (a common name has
+   * thousands).
+   */
+  search(expression: string, rels: readonly string[], stems: readonly string[], limit: number): ChunkHit[] {
+    const like = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const named = stems.flatMap((stem) => [like(stem), `${like(stem)}.%`, `%/${like(stem)}`, `%/${like(stem)}.%`]);
+    const byName = named.map(() => " OR f.rel LIKE ? ESCAPE '\\'").join('');
     return this.db
       .prepare(
         `SELECT f.rel AS rel, f.size AS size, f.mtime AS mtime, c.start AS start, c.end AS end
          FROM chunk_words JOIN chunks c ON c.id = chunk_words.rowid JOIN files f ON f.id = c.file
-         WHERE chunk_words MATCH ? ORDER BY rank LIMIT ?`,
+         WHERE chunk_words MATCH ?
+         ORDER BY CASE WHEN f.rel IN (SELECT value FROM json_each(?))${byName} THEN 0
+           WHEN EXISTS (SELECT 1 FROM unsure u WHERE u.rel = f.rel) THEN 1 ELSE 2 END, rank
+         LIMIT ?`,
       )
-      .all(expression, limit)
+      .all(expression, JSON.stringify(rels), ...named, limit)
       .map((row) => ({
         rel: String(row.rel),
         size: Number(row.size),

@@ -139,6 +139,19 @@ export class SqlSymbolTables implements SymbolTables {
     return rows.map((row) => ({ rel: String(row.rel), def: storedDefinition(row) }));
   }
 
+  /** The files that define `name`, `limit` at most (a search reads them first: workspaceIndex.ts). */
+  definingFiles(name: string, limit: number): string[] {
+    const { bare, qualified } = lookupKeys(name, this.seed);
+    const sql = `SELECT DISTINCT f.rel AS rel FROM sym_defs d JOIN sym_files f ON f.id = d.file WHERE d.name = ?${
+      qualified === undefined ? '' : ' AND d.qualified = ?'
+    } LIMIT ?`;
+    const rows =
+      qualified === undefined
+        ? this.db.prepare(sql).all(bare, limit)
+        : this.db.prepare(sql).all(bare, qualified, limit);
+    return rows.map((row) => String(row.rel));
+  }
+
   definitionsOf(rel: string): StoredDefinition[] {
     return this.db
       .prepare(`SELECT ${DEF_COLUMNS} FROM sym_defs d JOIN sym_files f ON f.id = d.file WHERE f.rel = ? ORDER BY d.ord`)
