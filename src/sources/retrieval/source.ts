@@ -64,6 +64,7 @@ import {
   relationPatterns,
   relationRank,
   renderRegions,
+  saysRelation,
 } from './regions.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
 import { shortNames, statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
@@ -294,7 +295,11 @@ const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
  */
 function proseWordsOf(question: Question): string[] {
   const plain = new Set(question.words);
-  const tokens = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
+  const relation = askedRelations(question.text) !== undefined;
+  // A relation's own words ("create new X objects") say what is asked of the name, not what it is called.
+  const tokens = (question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? []).filter(
+    (token) => !(relation && saysRelation(token)),
+  );
   const part = (token: string) => NAME_PART_WORDS.has(token) || NOUN_PART_WORDS.has(token);
   const out: string[] = [];
   const keep = (token: string) => {
