@@ -1346,7 +1346,16 @@ function testAssertsQuestion(dir: string, lang: Language): BenchQuestion | undef
     const name = spec.name.exec(start.text)?.[1];
     if (!name || starts.filter((s) => spec.name.exec(s.text)?.[1] === name).length !== 1) continue;
     const lines = read(dir, start.rel).split('\n');
-    const body = lines.slice(start.line, start.line + 25);
+    // The test's own body: up to the next test of the file or the closer at the test's indentation (a
+    // neighbour's assertion is not what this test checks).
+    const next = Math.min(...starts.filter((s) => s.rel === start.rel && s.line > start.line).map((s) => s.line));
+    const indent = start.text.length - start.text.trimStart().length;
+    const body: string[] = [];
+    for (let i = start.line; i < Math.min(start.line + 25, next - 1, lines.length); i++) {
+      const line = lines[i] as string;
+      if (/^\s*(\}|end\b|\)+;?\s*$)/.test(line) && line.length - line.trimStart().length <= indent) break;
+      body.push(line);
+    }
     const assertion = body.find((l) => spec.assert.test(l) && l.trim().length <= 160 && l.trim().length >= 12);
     if (!assertion) continue;
     return {
