@@ -378,7 +378,9 @@ export function searchPlan(question: Question): SearchPlan {
   const proseWords = proseOnly ? proseWordsOf(question).slice(0, 8) : [];
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
-    .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-'))
+    // A token from the root (`/login`, the `/a` of a pasted `</a>`) is a URL's path or markup: as a pathspec it
+    // lies outside the repository, and git refuses the whole log.
+    .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-') && !token.startsWith('/'))
     .map((token) => (token.includes('/') ? `:(literal)${token}` : `:(glob)**/${token}`))
     .slice(0, 8);
   return {

@@ -318,3 +318,47 @@ test('retrieval: "compared to v1.x", a branch the question names: its commits si
     repo.cleanup();
   }
 });
+
+test('retrieval: a pasted line holding markup or a URL path (`</a>`, `/docs`) still gets its commit and the file log', async () => {
+  // The tokenizer reads `</a>` as a path `/a`; as a pathspec it lies outside the repository, and git refused the
+  // whole log (exit 128): no history at all for an HTML, JSX or PHP line.
+  const lines: Record<string, string> = {
+    'docs/conf.py': `copyright = '<a href="https://example.org">Ann Example</a> and contributors'`,
+    'web/src/Nav.tsx': 'return <a href="/docs/start">Start here</a>;',
+    'views/footer.php': "echo '<b>' . $name . '</b> signed in';",
+  };
+  const repo = makeRepo({
+    files: { 'docs/conf.py': 'x = 1\n', 'web/src/Nav.tsx': 'export {};\n', 'views/footer.php': '<?php\n' },
+    commits: Object.entries(lines).map(([rel, line]) => ({
+      message: `Reword ${rel}`,
+      files: { [rel]: `${line}\n` },
+    })),
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    for (const [rel, line] of Object.entries(lines)) {
+      const result = await retrieval.collect(
+        input(repo.dir, {
+          text: `Which commit introduced this line in ${rel}, and why?\n\`${line}\``,
+          mode: 'git-aware',
+          wanted: ['retrieval.'],
+        }),
+        signal,
+      );
+      const history = result.items.filter((item) => item.key.startsWith('retrieval.history'));
+      assert.ok(
+        history.some((item) => item.text.includes(`Reword ${rel}`)),
+        `${rel}: ${JSON.stringify(result.skipped)}`,
+      );
+      assert.ok(
+        !(result.skipped ?? []).some((skip) => skip.path === '(retrieval history)'),
+        JSON.stringify(result.skipped),
+      );
+    }
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
