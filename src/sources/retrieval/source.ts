@@ -1030,7 +1030,10 @@ function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): Defi
   const found = hits
     .map((hit) => ({ hit, name: defines(hit.text) }))
     .filter((d): d is { hit: GrepHit; name: string } => d.name !== undefined);
-  found.sort((a, b) => Number(isTestPath(a.hit.rel)) - Number(isTestPath(b.hit.rel)));
+  // The code's own definition first: a test's, then a document's example (`def handle_error(...)` in an .rst)
+  // define the name only for show.
+  const aside = (rel: string) => (DOC_PATH.test(rel) ? 2 : isTestPath(rel) ? 1 : 0);
+  found.sort((a, b) => aside(a.hit.rel) - aside(b.hit.rel));
   const out: DefinitionAt[] = [];
   // One place per name first; then a name defined in a second file (a function and a method of that name) is
   // followed there too: which one the conversation meant is not known, and each is one bounded git call.
@@ -1038,7 +1041,7 @@ function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): Defi
     for (const { hit, name } of found) {
       if (out.length >= MAX_DEFINITIONS) break;
       const known = out.filter((d) => d.name === name);
-      if (second ? known.length !== 1 || known[0]?.rel === hit.rel || isTestPath(hit.rel) : known.length > 0) continue;
+      if (second ? known.length !== 1 || known[0]?.rel === hit.rel || aside(hit.rel) > 0 : known.length > 0) continue;
       out.push({ name, rel: hit.rel.split(path.sep).join('/'), line: hit.line });
     }
   }

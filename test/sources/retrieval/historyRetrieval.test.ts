@@ -362,3 +362,69 @@ test('retrieval: a pasted line holding markup or a URL path (`</a>`, `/docs`) st
     repo.cleanup();
   }
 });
+
+test('retrieval: "when was that file last changed" follows the code’s definition, not a document’s example of it', async () => {
+  // Documents sort before the sources by path (`docs/` < `src/`) and show the definition as an example; their
+  // history is not the file's the conversation is about.
+  const repo = makeRepo({
+    files: {
+      'docs/extending.rst':
+        'Override it:\n\n    class MySchema(Schema):\n        def handle_error(self, error, data):\n            raise AppError(error)\n',
+      'docs/upgrading.rst': 'Now:\n\n    def handle_error(self, error, data, *, many):\n        pass\n',
+      'README.md': '```js\nfunction formatValue(value) {\n  return String(value);\n}\n```\n',
+      'docs/api.md': '```js\nfunction formatValue(value, options) {}\n```\n',
+      'src/app/schema.py': 'class Schema:\n    def handle_error(self, error, data):\n        pass\n',
+      'src/format.js': 'export function formatValue(value) {\n  return String(value);\n}\n',
+    },
+    commits: [
+      { message: 'Reword the extending guide', files: { 'docs/extending.rst': 'Override it (see the API).\n' } },
+      {
+        message: 'Type the schema hooks',
+        files: {
+          'src/app/schema.py':
+            'class Schema:\n    def handle_error(self, error: Exception, data) -> None:\n        pass\n',
+        },
+      },
+      {
+        message: 'Format dates too',
+        files: {
+          'src/format.js':
+            'export function formatValue(value) {\n  return value instanceof Date ? value.toISOString() : String(value);\n}\n',
+        },
+      },
+      {
+        message: 'Tidy the README',
+        files: { 'README.md': 'See the docs.\n```js\nfunction formatValue(value) {}\n```\n' },
+      },
+    ],
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    for (const [name, subject] of [
+      ['handle_error', 'Type the schema hooks'],
+      ['formatValue', 'Format dates too'],
+    ] as const) {
+      const messages = [
+        { role: 'user' as const, content: `Where is \`${name}\` defined?` },
+        { role: 'assistant' as const, content: 'In the sources.' },
+        { role: 'user' as const, content: 'When was that file last changed, and why?' },
+      ];
+      const result = await retrieval.collect(
+        input(repo.dir, {
+          messages,
+          text: 'When was that file last changed, and why?',
+          mode: 'git-aware',
+          wanted: ['retrieval.'],
+        }),
+        signal,
+      );
+      const history = result.items.filter((item) => item.key.startsWith('retrieval.history')).map((item) => item.text);
+      assert.match(history.join('\n'), new RegExp(subject), `${name}: ${history.join('\n')}`);
+    }
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
