@@ -235,6 +235,8 @@ interface SearchPlan {
   looseWords: string[];
   /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
   proseWords: string[];
+  /** The prose says a name outright: its words stand before a noun of what code is ("the run all tests part"). */
+  proseNamed: boolean;
   /** Asked for a list of what the loose words find ("which files mention retries", "list every fallback"). */
   listing: boolean;
   /**
@@ -288,23 +290,45 @@ function withSingulars(words: readonly string[]): string[] {
 /** A URL's path as a route spells it: `/login`, `/users/:id`, `/api/v1/items` (no file extension). */
 const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
 
+/** Nouns that close a name said in prose ("the … part"), besides the kinds of code (function, class, …). */
+const SPAN_END = /^(?:part|bit|piece|logic|code|routine|steps?|thing)$/;
+/** Words that open a name said in prose ("the … part", "that … function"): none of its words. */
+const SPAN_OPEN =
+  /^(?:the|a|an|that|this|these|those|our|my|your|its|their|does|do|did|is|are|was|of|for|in|on|where|which|what|to|with|about)$/;
+
 /**
  * The question's words in order, as a name said in prose would hold them: its plain words, and the function
  * words and general nouns that stand in a run of the name's words (a lone "is" in "where is the" is grammar,
  * a lone "file" is what the question is about; "the class to file part" says `class_to_file`).
  */
-function proseWordsOf(question: Question): string[] {
+function proseWordsOf(question: Question): { words: string[]; closers: string[] } {
   const plain = new Set(question.words);
-  const relation = askedRelations(question.text) !== undefined;
-  // A relation's own words ("create new X objects") say what is asked of the name, not what it is called.
-  const tokens = (question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? []).filter(
-    (token) => !(relation && saysRelation(token)),
-  );
+  const all = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
   const part = (token: string) => NAME_PART_WORDS.has(token) || NOUN_PART_WORDS.has(token);
   const out: string[] = [];
   const keep = (token: string) => {
     if (out.length < 16 && !out.includes(token)) out.push(token);
   };
+  // "the get declared fields part", "the run all tests function": the words between an article and a noun
+  // of what code is are the name's words, whatever else they are (an intent's `declared`, `tests`, `run`, a
+  // relation's `required`). The noun that closes such a run says what kind of thing is named, not what it is
+  // called (`part` would choose `TestPartial` over `runAllTests`), unless a longer run holds it ("the mark
+  // persistent flag required part").
+  const spans: { start: number; end: number }[] = [];
+  for (let i = 0; i < all.length; i++) {
+    if (!SPAN_END.test(all[i] as string) && !isKindNoun(all[i] as string)) continue;
+    let start = i;
+    while (start > 0 && i - start < 5 && !SPAN_OPEN.test(all[start - 1] as string)) start--;
+    if (start > 0 && i - start >= 2) spans.push({ start, end: i });
+  }
+  const closers = new Set<string>();
+  for (const span of spans) {
+    for (const token of all.slice(span.start, span.end)) keep(token);
+    if (!spans.some((other) => other.start <= span.end && span.end < other.end)) closers.add(all[span.end] as string);
+  }
+  // A relation's own words ("create new X objects") say what is asked of the name, not what it is called.
+  const relation = askedRelations(question.text) !== undefined;
+  const tokens = all.filter((token) => !(relation && saysRelation(token)));
   // Runs of consecutive words that may be parts of a name; a run of two or more keeps its function words and
   // nouns unless it is nouns alone ("the code file"); a plain word is kept wherever it stands.
   for (let i = 0; i < tokens.length && out.length < 16; ) {
@@ -312,10 +336,10 @@ function proseWordsOf(question: Question): string[] {
     while (end < tokens.length && (plain.has(tokens[end] as string) || part(tokens[end] as string))) end++;
     const run = tokens.slice(i, end);
     const named = run.length >= 2 && !run.every((token) => NOUN_PART_WORDS.has(token));
-    for (const token of run) if (plain.has(token) || named) keep(token);
+    for (const token of run) if ((plain.has(token) || named) && !closers.has(token)) keep(token);
     i = end === i ? i + 1 : end;
   }
-  return out;
+  return { words: out, closers: [...closers] };
 }
 
 export function searchPlan(question: Question): SearchPlan {
@@ -368,14 +392,20 @@ export function searchPlan(question: Question): SearchPlan {
         ]),
       ].slice(0, 16)
     : [];
-  const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
-  const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
-  // A pasted error or trace ("panic: …") is about where it comes from, not about every line that may panic.
-  const markers = nothingNamed && question.errors.length === 0 ? markersAsked(question.text) : [];
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
-  const proseWords = proseOnly ? proseWordsOf(question).slice(0, 8) : [];
+  const prose = proseOnly ? proseWordsOf(question) : { words: [], closers: [] };
+  // A closing noun guessed as a name beside a kind noun ("the declared fields part": `part`) is no name either.
+  for (const closer of prose.closers) names.delete(closer);
+  const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
+  // The noun closing a name said in prose ("the … part") is searched for by nothing: it names no code.
+  const looseWords = nothingNamed
+    ? withSingulars(question.words.filter((word) => word.length >= 4 && !prose.closers.includes(word)))
+    : [];
+  // A pasted error or trace ("panic: …") is about where it comes from, not about every line that may panic.
+  const markers = nothingNamed && question.errors.length === 0 ? markersAsked(question.text) : [];
+  const proseWords = prose.words.slice(0, 8);
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
     // A token from the root (`/login`, the `/a` of a pasted `</a>`) is a URL's path or markup: as a pathspec it
@@ -385,7 +415,10 @@ export function searchPlan(question: Question): SearchPlan {
     .slice(0, 8);
   return {
     names: [...names],
-    guessed: identifiers.filter((identifier) => identifier.guessed).flatMap((identifier) => identifier.tries),
+    guessed: identifiers
+      .filter((identifier) => identifier.guessed)
+      .flatMap((identifier) => identifier.tries)
+      .filter((name) => !prose.closers.includes(name)),
     asksAboutCode:
       (hasIntent(question, 'tests') || ASKS_USES.test(question.text)) &&
       !hasIntent(question, 'build') &&
@@ -397,6 +430,7 @@ export function searchPlan(question: Question): SearchPlan {
     manifestWords,
     looseWords,
     proseWords,
+    proseNamed: prose.closers.length > 0,
     listing:
       looseWords.length > 0 && markers.length === 0 && ASKS_LIST.test(question.text) && !ENV_WORD.test(question.text),
     markers: {
@@ -756,7 +790,11 @@ export function createRetrievalSource(
             ...byLiteral.hits,
             // A word that names code makes the question about that code, not about how tasks run (unless it is
             // the one test to run).
-            ...(defined.length > 0 && !oneTest ? [] : byTask.hits),
+            // So does a name the prose says outright ("the run all tests part"), once found.
+            ...((defined.length > 0 || (plan.proseNamed && resolved.some((r) => r.from.startsWith('matched:')))) &&
+            !oneTest
+              ? []
+              : byTask.hits),
             ...byManifest.hits,
             ...byRelation.hits,
             ...(proseFound ? [] : byWord.hits),
