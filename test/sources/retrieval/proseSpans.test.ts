@@ -30,7 +30,7 @@ describe('retrieval: a name said in prose with intent words in it', () => {
         'package.json': '{\n  "scripts": {\n    "test": "vitest run",\n    "test:all": "vitest run --all"\n  }\n}\n',
         '.github/workflows/test.yml':
           'jobs:\n  test:\n    steps:\n      - run: pnpm test\n      - run: pnpm run test:all\n',
-        Makefile: 'test:\n\tpnpm test\n',
+        Makefile: 'test:\n\tpnpm test\n\nbuild:\n\tgo build -o bin/site ./cmd/site\n',
         'hugolib/spec.go': 'package hugolib\n\nfunc (r *Spec) BuildConfig() config.BuildConfig {\n\treturn r.cfg\n}\n',
       },
     });
@@ -52,6 +52,12 @@ describe('retrieval: a name said in prose with intent words in it', () => {
   test('"the build config function" (Go): the method', async () => {
     const text = await ask('What does the build config function return?');
     assert.match(text, /func \(r \*Spec\) BuildConfig\(\) config\.BuildConfig \{/);
+  });
+
+  test('a misspelt name holding an intent word ("Buildonfig"): its nearest definition, not the build recipes', async () => {
+    const text = await ask('What does Buildonfig do?');
+    assert.match(text, /func \(r \*Spec\) BuildConfig\(\) config\.BuildConfig \{/);
+    assert.doesNotMatch(text, /go build -o bin\/site/);
   });
 
   test('"how do I run the test suite" names nothing: the tasks still answer', async () => {
