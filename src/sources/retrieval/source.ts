@@ -1492,7 +1492,11 @@ function codeItems(
   ranked.sort((a, b) => b.file.score - a.file.score || a.file.rel.localeCompare(b.file.rel));
   const items: ContextItem[] = [];
   let total = 0;
+  // A file far below the best answers less than it costs: a license header beside the LICENSE, a help page
+  // beside the function and its test.
+  const floor = (ranked[0]?.file.score ?? 0) * WEAK_FILE_RATIO;
   for (const { file, lines } of ranked.slice(0, depth.files)) {
+    if (file.score < floor) break;
     const room = Math.min(depth.fileChars, depth.totalChars - total);
     if (room < 200) break;
     const rendered = renderRegions(lines, file.regions, room);
@@ -1515,6 +1519,9 @@ function codeItems(
   }
   return items;
 }
+
+/** A file whose regions score under this share of the best file's is not sent. */
+const WEAK_FILE_RATIO = 0.4;
 
 /** The hits as if their lines were the whole file (the first ranking reads no file). */
 function renumbered(hits: readonly GrepHit[]): GrepHit[] {
