@@ -356,7 +356,14 @@ export function analyseText(message: string): Question {
     if (errors.length >= 8) break;
     if (line.length >= 6 && line.length <= 500 && ERROR_LINE.test(line)) errors.push(line.trim());
   }
-  const intents = INTENTS.filter((intent) => INTENT_PATTERNS[intent].test(prose));
+  // A name says what is asked about, not what kind of answer: `BuildConfig`, `build_config`, a misspelt
+  // `Buildonfig` or `ConfigLoader` hold an intent's word (build, config) but ask for no build or settings.
+  const named = [...identifiers.keys()].filter((term) => /^[\w$.:#-]+$/.test(term));
+  const intentText =
+    named.length === 0
+      ? prose
+      : prose.replace(new RegExp(`(?<![\\w$])(?:${named.map(escapeRegExp).join('|')})(?![\\w$])`, 'g'), ' ');
+  const intents = INTENTS.filter((intent) => INTENT_PATTERNS[intent].test(intentText));
   for (const word of INTENT_WORDS) words.delete(word);
   return {
     text,
@@ -371,6 +378,8 @@ export function analyseText(message: string): Question {
     earlierPaths: [],
   };
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Words that only say what kind of answer is wanted; never searched for. */
 const INTENT_WORDS = [

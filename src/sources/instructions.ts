@@ -7,12 +7,14 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import { pathsInPlay } from '../shared/question.ts';
+import type { Question } from '../shared/questionTypes.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
 import type { SourceDeps } from './deps.ts';
 import { globList, parseFrontmatter } from './frontmatter.ts';
 import { resolveImports } from './instructionImports.ts';
+import { instructionSections } from './instructionSections.ts';
 import { TrackedMemo } from './trackedMemo.ts';
 import { isInside } from './workspace/canonicalPath.ts';
 import { ignoreChecker } from './workspace/gitignored.ts';
@@ -205,7 +207,8 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
     ]);
     const inPlay = [...new Set([...named.inside.map((m) => m.rel), ...(status?.changedFiles ?? [])])].sort();
 
-    return memo.get(`${workspace}|${inPlay.join('\0')}`, async (tracker) => {
+    const asked = askedWords(input.question);
+    return memo.get(`${workspace}|${inPlay.join('\0')}|${asked.join(' ')}`, async (tracker) => {
       const items: ContextItem[] = [];
       const skipped: SkippedPath[] = [];
       const emitted = new Set<string>();
@@ -218,7 +221,9 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
       const emit = (abs: string, text: string, group: string, priority: number, why: string) => {
         const title = label(abs);
         const key = group === 'user' ? `instructions.user.${path.basename(abs)}` : `instructions.${group}.${title}`;
-        const capped = capHead(text, MAX_INSTRUCTION_CHARS, `cat ${title}`);
+        // A long file goes by the sections the question is about, its other headings named.
+        const chosen = instructionSections(text, asked, title);
+        const capped = capHead(chosen?.text ?? text, MAX_INSTRUCTION_CHARS, `cat ${title}`);
         const rel = path.relative(workspace, abs);
         items.push({
           key,
@@ -227,9 +232,9 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
           text: capped.text,
           priority,
           kind: 'text',
-          why,
+          why: chosen ? `${why}; ${chosen.kept} of its ${chosen.of} sections, those about the question` : why,
           ...(rel.startsWith('..') ? {} : { path: rel.split(path.sep).join('/') }),
-          ...(capped.truncated ? { truncated: true } : {}),
+          ...(capped.truncated || chosen ? { truncated: true } : {}),
         });
       };
       const guard = new FileGuard(deps.isNeverRead);
@@ -268,6 +273,31 @@ export function createInstructionsSource(deps: SourceDeps, workspaces: Workspace
       return { items, skipped };
     });
   });
+}
+
+/** Grammar, which says nothing about which section of an instruction file is meant. */
+const GRAMMAR = new Set(
+  (
+    'the and but for with from into about are was were been being does did done doing have has had having ' +
+    'what which who whom whose where when why how there here all any some each every not only own same than too ' +
+    'very can could should would will shall may might must just also please tell show explain give let see get got ' +
+    'this that these those they them their our your its you me my we it is do so to of in on at by as an a or if i'
+  ).split(' '),
+);
+
+/**
+ * The question's words and names, which choose the sections of a long instruction file: every word but
+ * grammar, the intent's own words too ("how do I run the tests" is what a commands section is about).
+ */
+function askedWords(question: Question): string[] {
+  const words = new Set<string>();
+  for (const token of question.text.match(/[A-Za-z][\w-]*/g) ?? []) {
+    const word = token.toLowerCase();
+    if (word.length >= 3 && !GRAMMAR.has(word) && words.size < 32) words.add(token);
+  }
+  for (const identifier of question.identifiers) words.add(identifier.term);
+  for (const named of question.paths) words.add(named.token.split('/').at(-1) ?? named.token);
+  return [...words].sort();
 }
 
 /** Why an instruction file is sent: whose it is, and for a nested or scoped one, the folder in play. */

@@ -57,6 +57,18 @@ describe('question analysis', () => {
       'dry-run',
       '--verbose',
     ]);
+    // A name holding an intent's word asks for no such answer: `BuildConfig`, a misspelt `Buildonfig`,
+    // `build_config`, `ConfigLoader`, `TestHelpers` are things asked about, not a build, settings or tests.
+    for (const [text, intent] of [
+      ['What does BuildConfig do?', 'build'],
+      ['What does Buildonfig do?', 'build'],
+      ['Where is build_config defined?', 'build'],
+      ['Where is ConfigLoader defined?', 'configuration'],
+      ['What does `TestHelpers.reset` do?', 'tests'],
+    ] as const) {
+      assert.ok(!analyseText(text).intents.includes(intent), `${text} is not about ${intent}`);
+    }
+    assert.ok(analyseText('How do I build the docs with BuildConfig set?').intents.includes('build'));
     // History intents: when a file last changed, what the branch changes.
     assert.ok(analyseText('When was args.go last changed?').intents.includes('history'));
     assert.ok(analyseText('What does my branch change compared to main?').intents.includes('history'));

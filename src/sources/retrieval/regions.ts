@@ -83,6 +83,19 @@ const ASKS_HANDLES = /\b(?:handl(?:e|es|ed|ing)|deal(?:s|t)? with|recover(?:s|ed
 const ABOUT_ERRORS =
   /\b(?:errors?|exceptions?|raised?|rais(?:es|ing)|thrown?|throws?|panics?|failures?)\b|\b[A-Z]\w*(?:Error|Exception)\b|\bErr[A-Z]\w*/;
 
+/**
+ * The words that say a relation ("create new X objects", "which classes extend X", "who imports X"): grammar of
+ * the question, never parts of a name said in prose (`newErrorWithCause` is not what "create new Error objects"
+ * names).
+ */
+const RELATION_WORD =
+  /^(?:imports?|imported|importing|requires?|required|includes?|included|extends?|extended|extending|implements?|implemented|implementing|implementations?|implementors?|implementers?|subclass\w*|subtypes?|inherits?|inheriting|derives?|derived|overrides?|overridden|creates?|created|creating|construct\w*|instantiat\w*|instances?|initiali[sz]ed|new|objects?|catch(?:es|ing)?|caught|rescu(?:e|es|ed|ing)|handl(?:e|es|ed|ing))$/;
+
+/** Whether `word` (lower case) says the relation a question asks about, when it asks one. */
+export function saysRelation(word: string): boolean {
+  return RELATION_WORD.test(word);
+}
+
 /** Which relations of a name the question asks about, if any. */
 export function askedRelations(text: string): Relations | undefined {
   const imports = ASKS_IMPORTS.test(text);
@@ -103,7 +116,8 @@ export function relationPatterns(names: readonly string[], relations: Relations 
   for (const name of names.filter((n) => /^[A-Za-z_$][\w$]{2,}$/.test(n)).slice(0, 3)) {
     if (relations.subtypes)
       out.push(`extends ${name}`, `implements ${name}`, `(${name})`, `(${name},`, `: ${name}`, `< ${name}`);
-    if (relations.subtypes) out.push(`${name} for `, `${name}<'`);
+    // Rust's `impl X for`, Scala's and Dart's `with X` (a trait or mixin taken in).
+    if (relations.subtypes) out.push(`${name} for `, `${name}<'`, `with ${name}`);
     if (relations.imports) out.push(`import ${name}`, `/${name}'`, `/${name}"`, `.${name};`, `{ ${name} }`);
     // A module of the project, by its path: `from pkg.json import`, `'./json.js'`, `use crate::json`, `\Json;`.
     if (relations.imports) out.push(`.${name} import`, `/${name}.js'`, `/${name}.js"`, `/${name}.ts'`);
@@ -127,16 +141,26 @@ export function relationPatterns(names: readonly string[], relations: Relations 
   return out;
 }
 
-/** A line that makes an object of one of the names, as the common languages spell it. */
-function constructionTest(names: readonly string[]): (line: string) => boolean {
+/**
+ * How surely a line makes an object of one of the names, as the common languages spell it: 1 for `new X(`,
+ * `X{`, `X::new(`, `X.new`, `= X(`; 0.5 for a call through something dotted (`= models.User(`, a module's
+ * class, but as often a method of that name: `err.Error()`), 0 for none.
+ */
+function constructionTest(names: readonly string[]): (line: string) => number {
   const simple = names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
-  if (simple.length === 0) return () => false;
+  if (simple.length === 0) return () => 0;
   const alt = simple.map(escapeRegExp).join('|');
   const made = new RegExp(
-    `\\bnew\\s+(?:[\\w$]+[.\\\\])*(?:${alt})\\b|(?:^|[^\\w$.])(?:${alt})(?:<[^>]*>)?\\s*(?:\\{|::(?:new|default|from|with\\w*)\\b|\\.new\\b)|(?:[=:(,]|return|=>|yield)\\s*&?(?:[\\w$]+\\.)*(?:${alt})\\s*\\(`,
+    `\\bnew\\s+(?:[\\w$]+[.\\\\])*(?:${alt})\\b|(?:^|[^\\w$.])(?:${alt})(?:<[^>]*>)?\\s*(?:\\{|::(?:new|default|from|with\\w*)\\b|\\.new\\b)|(?:[=:(,]|return|=>|yield|raise|throw)\\s*&?(?:${alt})\\s*\\(`,
   );
-  return (line) => made.test(line);
+  const dotted = new RegExp(`(?:[=:(,]|return|=>|yield|raise|throw)\\s*&?(?:[\\w$]+\\.)+(?:${alt})\\s*\\(`);
+  // A function's signature whose body opens after its return type (`func errorf() *Error {`, `fn f() -> Error {`)
+  // reads like a literal `Error {`: a signature makes nothing.
+  return (line) => (SIGNATURE_OPENS.test(line) ? 0 : made.test(line) ? 1 : dotted.test(line) ? 0.5 : 0);
 }
+
+/** A function's signature opening its body at the line's end, in the languages with a keyword for one. */
+const SIGNATURE_OPENS = /^\s*(?:[\w@]+\s+)*(?:func|fn|fun|def|function)\b[^=]*\{\s*$/;
 
 const LITERAL_QUOTES = ['"', "'", '`'];
 
@@ -174,13 +198,14 @@ export function relationRank(names: readonly string[], relations: Relations): (l
   const moduleToken = new RegExp(token.source, 'i');
   const defines = definitionTest(simple);
   const ownImport = importsOwnModule(simple);
-  const constructs = relations.constructs ? constructionTest(simple) : () => false;
+  const constructs = relations.constructs ? constructionTest(simple) : () => 0;
   return (line) => {
     if (relations.imports && IMPORT_LINE.test(line) && moduleToken.test(line)) return ownImport(line) ? 2 : 1;
     if (!token.test(line)) return 0;
     // A field of the type made on its line (`private static Strategy _s = new Strategy();`) is a construction,
     // though its `static Strategy` reads like a definition.
-    if (constructs(line)) return 1;
+    const made = constructs(line);
+    if (made > 0) return made;
     if (defines(line) !== undefined) return 0;
     if (relations.subtypes && (DECLARATION.test(line) || SUBTYPE_CLAUSE.test(line))) return 1;
     return relations.handles && HANDLER_LINE.test(line) ? 1 : 0;
@@ -281,15 +306,23 @@ function lispDefinition(names: readonly string[]): RegExp {
   return new RegExp(`\\(\\s*def[\\w-]*\\s+\\(?\\s*(${alt})(?![\\w?!*-])`);
 }
 
-/** A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`. */
+/**
+ * A declaration line (of something else) that names the symbol: `class Foo extends Base`, `fn f(x: Base)`,
+ * behind any language's modifiers and annotations (Kotlin's `private inner class`, `data class`, Swift's
+ * `final class` and `extension`, Scala's `case class`, Dart's `base class` and `mixin`, `@Suppress(…) class`).
+ */
 const DECLARATION =
-  /^\s*(?:(?:export|default|public|private|protected|internal|static|abstract|final|sealed|partial|async|pub(?:\([\w:]+\))?|unsafe)\s+)*(?:class|interface|struct|trait|impl|enum|record|type|def|fn|func|function)\b/;
+  /^\s*(?:(?:@[\w.]+(?:\([^)]*\))?|export|default|public|private|protected|internal|fileprivate|static|abstract|final|sealed|partial|async|open|inner|data|value|annotation|companion|override|indirect|case|implicit|lazy|base|expect|actual|readonly|ref|pub(?:\([\w:]+\))?|unsafe)\s+)*(?:class|interface|struct|trait|impl|enum|record|type|def|fn|func|function|object|protocol|extension|actor|mixin|union)\b/;
 
 /** A line that opens a block: `test('…', async t => {`, `it "…" do`, `def test_x():`, `case "…":`. */
 const OPENS_BLOCK = /(?:\{|=>|:|\bdo(?:\s*\|[^|]*\|)?)\s*$/;
 
-/** A type's header continued on its own line: `    implements Serializer<T> {`, `  extends Base`. */
-const SUBTYPE_CLAUSE = /^\s*(?:extends|implements|:)\s+[\w$.]/;
+/**
+ * A type's header continued on its own line: `    implements Serializer<T> {`, `  extends Base`, Scala's
+ * `  with Logging`, and the supertypes after a constructor's parameters closed on their own line (Kotlin's
+ * `) : CancelHandler, SelectBuilder<R> {`).
+ */
+const SUBTYPE_CLAUSE = /^\s*(?:[)>]\s*)?(?:extends|implements|with|:)\s+[\w$.]/;
 
 /** Lines of a document's section sent from a heading naming a version the question writes: a release's entries. */
 const SECTION_LINES = 40;
@@ -360,7 +393,7 @@ export function fileRegions(
   limits: RegionLimits = defaultRegionLimits,
 ): FileRegions {
   const defines = definitionTest(context.names);
-  const constructs = context.relations?.constructs ? constructionTest(context.names) : () => false;
+  const constructs = context.relations?.constructs ? constructionTest(context.names) : () => 0;
   const ownImport = context.relations?.imports ? importsOwnModule(context.names) : () => false;
   const handles = context.relations?.handles
     ? (line: string) => HANDLER_LINE.test(line) && context.names.some((name) => line.includes(name))
@@ -453,7 +486,7 @@ export function fileRegions(
       const relates =
         (relation?.subtypes && declares > 0) ||
         (relation?.imports && IMPORT_LINE.test(line)) ||
-        constructs(line) ||
+        constructs(line) > 0 ||
         handler
           ? 40 + own
           : // A relation not asked for is still closer than a mention.

@@ -65,6 +65,7 @@ import {
   relationPatterns,
   relationRank,
   renderRegions,
+  saysRelation,
 } from './regions.ts';
 import { type RoleFile, roleFiles, rolesAsked } from './roleFiles.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
@@ -240,6 +241,8 @@ interface SearchPlan {
   looseWords: string[];
   /** The question's plain words, in order: a name said in prose ("the header links parsing"). */
   proseWords: string[];
+  /** The prose says a name outright: its words stand before a noun of what code is ("the run all tests part"). */
+  proseNamed: boolean;
   /** Asked for a list of what the loose words find ("which files mention retries", "list every fallback"). */
   listing: boolean;
   /**
@@ -293,19 +296,45 @@ function withSingulars(words: readonly string[]): string[] {
 /** A URL's path as a route spells it: `/login`, `/users/:id`, `/api/v1/items` (no file extension). */
 const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
 
+/** Nouns that close a name said in prose ("the … part"), besides the kinds of code (function, class, …). */
+const SPAN_END = /^(?:part|bit|piece|logic|code|routine|steps?|thing)$/;
+/** Words that open a name said in prose ("the … part", "that … function"): none of its words. */
+const SPAN_OPEN =
+  /^(?:the|a|an|that|this|these|those|our|my|your|its|their|does|do|did|is|are|was|of|for|in|on|where|which|what|to|with|about)$/;
+
 /**
  * The question's words in order, as a name said in prose would hold them: its plain words, and the function
  * words and general nouns that stand in a run of the name's words (a lone "is" in "where is the" is grammar,
  * a lone "file" is what the question is about; "the class to file part" says `class_to_file`).
  */
-function proseWordsOf(question: Question): string[] {
+function proseWordsOf(question: Question): { words: string[]; closers: string[] } {
   const plain = new Set(question.words);
-  const tokens = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
+  const all = question.text.toLowerCase().match(/[a-z][a-z0-9'-]*/g) ?? [];
   const part = (token: string) => NAME_PART_WORDS.has(token) || NOUN_PART_WORDS.has(token);
   const out: string[] = [];
   const keep = (token: string) => {
     if (out.length < 16 && !out.includes(token)) out.push(token);
   };
+  // "the get declared fields part", "the run all tests function": the words between an article and a noun
+  // of what code is are the name's words, whatever else they are (an intent's `declared`, `tests`, `run`, a
+  // relation's `required`). The noun that closes such a run says what kind of thing is named, not what it is
+  // called (`part` would choose `TestPartial` over `runAllTests`), unless a longer run holds it ("the mark
+  // persistent flag required part").
+  const spans: { start: number; end: number }[] = [];
+  for (let i = 0; i < all.length; i++) {
+    if (!SPAN_END.test(all[i] as string) && !isKindNoun(all[i] as string)) continue;
+    let start = i;
+    while (start > 0 && i - start < 5 && !SPAN_OPEN.test(all[start - 1] as string)) start--;
+    if (start > 0 && i - start >= 2) spans.push({ start, end: i });
+  }
+  const closers = new Set<string>();
+  for (const span of spans) {
+    for (const token of all.slice(span.start, span.end)) keep(token);
+    if (!spans.some((other) => other.start <= span.end && span.end < other.end)) closers.add(all[span.end] as string);
+  }
+  // A relation's own words ("create new X objects") say what is asked of the name, not what it is called.
+  const relation = askedRelations(question.text) !== undefined;
+  const tokens = all.filter((token) => !(relation && saysRelation(token)));
   // Runs of consecutive words that may be parts of a name; a run of two or more keeps its function words and
   // nouns unless it is nouns alone ("the code file"); a plain word is kept wherever it stands.
   for (let i = 0; i < tokens.length && out.length < 16; ) {
@@ -313,10 +342,10 @@ function proseWordsOf(question: Question): string[] {
     while (end < tokens.length && (plain.has(tokens[end] as string) || part(tokens[end] as string))) end++;
     const run = tokens.slice(i, end);
     const named = run.length >= 2 && !run.every((token) => NOUN_PART_WORDS.has(token));
-    for (const token of run) if (plain.has(token) || named) keep(token);
+    for (const token of run) if ((plain.has(token) || named) && !closers.has(token)) keep(token);
     i = end === i ? i + 1 : end;
   }
-  return out;
+  return { words: out, closers: [...closers] };
 }
 
 export function searchPlan(question: Question): SearchPlan {
@@ -369,22 +398,33 @@ export function searchPlan(question: Question): SearchPlan {
         ]),
       ].slice(0, 16)
     : [];
-  const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
-  const looseWords = nothingNamed ? withSingulars(question.words.filter((word) => word.length >= 4)) : [];
-  // A pasted error or trace ("panic: …") is about where it comes from, not about every line that may panic.
-  const markers = nothingNamed && question.errors.length === 0 ? markersAsked(question.text) : [];
   // Prose that may name something: nothing code-shaped was written (a name guessed from a kind noun beside it is
   // still prose: "the mark persistent flag required part").
   const proseOnly = identifiers.every((identifier) => identifier.guessed) && strings.size === 0;
-  const proseWords = proseOnly ? proseWordsOf(question).slice(0, 8) : [];
+  const prose = proseOnly ? proseWordsOf(question) : { words: [], closers: [] };
+  // A closing noun guessed as a name beside a kind noun ("the declared fields part": `part`) is no name either.
+  for (const closer of prose.closers) names.delete(closer);
+  const nothingNamed = names.size === 0 && strings.size === 0 && subjectPaths(question).length === 0;
+  // The noun closing a name said in prose ("the … part") is searched for by nothing: it names no code.
+  const looseWords = nothingNamed
+    ? withSingulars(question.words.filter((word) => word.length >= 4 && !prose.closers.includes(word)))
+    : [];
+  // A pasted error or trace ("panic: …") is about where it comes from, not about every line that may panic.
+  const markers = nothingNamed && question.errors.length === 0 ? markersAsked(question.text) : [];
+  const proseWords = prose.words.slice(0, 8);
   const historyPaths = subjectPaths(question)
     .map((named) => named.token.replace(/^\.\//, ''))
-    .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-'))
+    // A token from the root (`/login`, the `/a` of a pasted `</a>`) is a URL's path or markup: as a pathspec it
+    // lies outside the repository, and git refuses the whole log.
+    .filter((token) => PLAIN_PATH.test(token) && !token.startsWith('-') && !token.startsWith('/'))
     .map((token) => (token.includes('/') ? `:(literal)${token}` : `:(glob)**/${token}`))
     .slice(0, 8);
   return {
     names: [...names],
-    guessed: identifiers.filter((identifier) => identifier.guessed).flatMap((identifier) => identifier.tries),
+    guessed: identifiers
+      .filter((identifier) => identifier.guessed)
+      .flatMap((identifier) => identifier.tries)
+      .filter((name) => !prose.closers.includes(name)),
     asksAboutCode:
       (hasIntent(question, 'tests') || ASKS_USES.test(question.text)) &&
       !hasIntent(question, 'build') &&
@@ -397,6 +437,7 @@ export function searchPlan(question: Question): SearchPlan {
     manifestWords,
     looseWords,
     proseWords,
+    proseNamed: prose.closers.length > 0,
     listing:
       looseWords.length > 0 && markers.length === 0 && ASKS_LIST.test(question.text) && !ENV_WORD.test(question.text),
     markers: {
@@ -802,7 +843,11 @@ export function createRetrievalSource(
             ...byVersion.hits,
             // A word that names code makes the question about that code, not about how tasks run (unless it is
             // the one test to run).
-            ...(defined.length > 0 && !oneTest ? [] : byTask.hits),
+            // So does a name the prose says outright ("the run all tests part"), once found.
+            ...((defined.length > 0 || (plan.proseNamed && resolved.some((r) => r.from.startsWith('matched:')))) &&
+            !oneTest
+              ? []
+              : byTask.hits),
             ...byManifest.hits,
             ...byRelation.hits,
             ...(proseFound ? [] : byWord.hits),
@@ -1076,7 +1121,10 @@ function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): Defi
   const found = hits
     .map((hit) => ({ hit, name: defines(hit.text) }))
     .filter((d): d is { hit: GrepHit; name: string } => d.name !== undefined);
-  found.sort((a, b) => Number(isTestPath(a.hit.rel)) - Number(isTestPath(b.hit.rel)));
+  // The code's own definition first: a test's, then a document's example (`def handle_error(...)` in an .rst)
+  // define the name only for show.
+  const aside = (rel: string) => (DOC_PATH.test(rel) ? 2 : isTestPath(rel) ? 1 : 0);
+  found.sort((a, b) => aside(a.hit.rel) - aside(b.hit.rel));
   const out: DefinitionAt[] = [];
   // One place per name first; then a name defined in a second file (a function and a method of that name) is
   // followed there too: which one the conversation meant is not known, and each is one bounded git call.
@@ -1084,7 +1132,7 @@ function definitionsOf(names: readonly string[], hits: readonly GrepHit[]): Defi
     for (const { hit, name } of found) {
       if (out.length >= MAX_DEFINITIONS) break;
       const known = out.filter((d) => d.name === name);
-      if (second ? known.length !== 1 || known[0]?.rel === hit.rel || isTestPath(hit.rel) : known.length > 0) continue;
+      if (second ? known.length !== 1 || known[0]?.rel === hit.rel || aside(hit.rel) > 0 : known.length > 0) continue;
       out.push({ name, rel: hit.rel.split(path.sep).join('/'), line: hit.line });
     }
   }
@@ -1497,7 +1545,11 @@ function codeItems(
   ranked.sort((a, b) => b.file.score - a.file.score || a.file.rel.localeCompare(b.file.rel));
   const items: ContextItem[] = [];
   let total = 0;
+  // A file far below the best answers less than it costs: a license header beside the LICENSE, a help page
+  // beside the function and its test.
+  const floor = (ranked[0]?.file.score ?? 0) * WEAK_FILE_RATIO;
   for (const { file, lines } of ranked.slice(0, depth.files)) {
+    if (file.score < floor) break;
     const room = Math.min(depth.fileChars, depth.totalChars - total);
     if (room < 200) break;
     const rendered = renderRegions(lines, file.regions, room);
@@ -1520,6 +1572,9 @@ function codeItems(
   }
   return items;
 }
+
+/** A file whose regions score under this share of the best file's is not sent. */
+const WEAK_FILE_RATIO = 0.4;
 
 /** The hits as if their lines were the whole file (the first ranking reads no file). */
 function renumbered(hits: readonly GrepHit[]): GrepHit[] {

@@ -201,14 +201,53 @@ export function outlineText(defs: readonly Definition[], max: number): { text: s
   return { text: lines.join('\n'), truncated };
 }
 
+/** Outline entries kept on each side of a definition the question asked about, in its file's outline. */
+export const OUTLINE_RADIUS = 6;
+
+/**
+ * The outline entries near the definitions at `lines` (the ones a question named, and their containers): what
+ * surrounds the answer, not the map of the whole file (a 60-entry outline is ~800 tokens beside a definition of
+ * ten lines). The entries left out are counted where they were.
+ */
+export function outlineNear(
+  defs: readonly Definition[],
+  lines: readonly number[],
+  radius = OUTLINE_RADIUS,
+): { text: string; truncated: boolean } {
+  const keep = new Set<number>();
+  defs.forEach((def, i) => {
+    // The asked definition, its containers (a class around a method), and its neighbours.
+    if (lines.includes(def.line)) for (let j = Math.max(0, i - radius); j <= i + radius; j++) keep.add(j);
+    if (lines.some((line) => def.line < line && line <= def.endLine)) keep.add(i);
+  });
+  const out: string[] = [];
+  let skipped = 0;
+  defs.forEach((def, i) => {
+    if (!keep.has(i)) {
+      skipped++;
+      return;
+    }
+    if (skipped > 0) out.push(`… ${skipped} more definitions`);
+    skipped = 0;
+    out.push(
+      `${'  '.repeat(def.depth)}L${def.line}${def.endLine > def.line ? `-${def.endLine}` : ''} ${def.signature}`,
+    );
+  });
+  if (skipped > 0) out.push(`… ${skipped} more definitions`);
+  return { text: out.join('\n'), truncated: keep.size < defs.length };
+}
+
 export function outlineItem(
   rel: string,
   defs: readonly Definition[],
   limits = defaultLookupLimits,
   why = 'the definitions of a file in play',
+  /** Lines of the definitions asked about: only the outline around them (a file that defines a name asked). */
+  near?: readonly number[],
 ): ContextItem | undefined {
   if (defs.length === 0) return undefined;
-  const { text, truncated } = outlineText(defs, limits.outlineEntries);
+  const { text, truncated } =
+    near && near.length > 0 ? outlineNear(defs, near) : outlineText(defs, limits.outlineEntries);
   return {
     key: `symbols.outline.${rel}`,
     source: 'symbols',

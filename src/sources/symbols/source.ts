@@ -304,7 +304,13 @@ export function createSymbolsSource(
         const why = inPlay.includes(rel)
           ? 'the definitions of a file named in the conversation'
           : 'the definitions of a file that defines a name in the question';
-        const item = outlineItem(rel, reader.definitions(rel, index.definitionsOf(rel)), defaultLookupLimits, why);
+        // A file only defining a name asked gets the outline around that definition; one the conversation named,
+        // the whole map.
+        const near = inPlay.includes(rel)
+          ? undefined
+          : hits.filter((hit) => hit.rel === rel).map((hit) => hit.def.line);
+        const defs = reader.definitions(rel, index.definitionsOf(rel));
+        const item = outlineItem(rel, defs, defaultLookupLimits, why, near);
         if (item) out.push(item);
         const refusal = index.skipOf(rel);
         if (refusal) notes.push({ path: rel, reason: refusal });

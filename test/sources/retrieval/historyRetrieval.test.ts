@@ -318,3 +318,113 @@ test('retrieval: "compared to v1.x", a branch the question names: its commits si
     repo.cleanup();
   }
 });
+
+test('retrieval: a pasted line holding markup or a URL path (`</a>`, `/docs`) still gets its commit and the file log', async () => {
+  // The tokenizer reads `</a>` as a path `/a`; as a pathspec it lies outside the repository, and git refused the
+  // whole log (exit 128): no history at all for an HTML, JSX or PHP line.
+  const lines: Record<string, string> = {
+    'docs/conf.py': `copyright = '<a href="https://example.org">Ann Example</a> and contributors'`,
+    'web/src/Nav.tsx': 'return <a href="/docs/start">Start here</a>;',
+    'views/footer.php': "echo '<b>' . $name . '</b> signed in';",
+  };
+  const repo = makeRepo({
+    files: { 'docs/conf.py': 'x = 1\n', 'web/src/Nav.tsx': 'export {};\n', 'views/footer.php': '<?php\n' },
+    commits: Object.entries(lines).map(([rel, line]) => ({
+      message: `Reword ${rel}`,
+      files: { [rel]: `${line}\n` },
+    })),
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    for (const [rel, line] of Object.entries(lines)) {
+      const result = await retrieval.collect(
+        input(repo.dir, {
+          text: `Which commit introduced this line in ${rel}, and why?\n\`${line}\``,
+          mode: 'git-aware',
+          wanted: ['retrieval.'],
+        }),
+        signal,
+      );
+      const history = result.items.filter((item) => item.key.startsWith('retrieval.history'));
+      assert.ok(
+        history.some((item) => item.text.includes(`Reword ${rel}`)),
+        `${rel}: ${JSON.stringify(result.skipped)}`,
+      );
+      assert.ok(
+        !(result.skipped ?? []).some((skip) => skip.path === '(retrieval history)'),
+        JSON.stringify(result.skipped),
+      );
+    }
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});
+
+test('retrieval: "when was that file last changed" follows the code’s definition, not a document’s example of it', async () => {
+  // Documents sort before the sources by path (`docs/` < `src/`) and show the definition as an example; their
+  // history is not the file's the conversation is about.
+  const repo = makeRepo({
+    files: {
+      'docs/extending.rst':
+        'Override it:\n\n    class MySchema(Schema):\n        def handle_error(self, error, data):\n            raise AppError(error)\n',
+      'docs/upgrading.rst': 'Now:\n\n    def handle_error(self, error, data, *, many):\n        pass\n',
+      'README.md': '```js\nfunction formatValue(value) {\n  return String(value);\n}\n```\n',
+      'docs/api.md': '```js\nfunction formatValue(value, options) {}\n```\n',
+      'src/app/schema.py': 'class Schema:\n    def handle_error(self, error, data):\n        pass\n',
+      'src/format.js': 'export function formatValue(value) {\n  return String(value);\n}\n',
+    },
+    commits: [
+      { message: 'Reword the extending guide', files: { 'docs/extending.rst': 'Override it (see the API).\n' } },
+      {
+        message: 'Type the schema hooks',
+        files: {
+          'src/app/schema.py':
+            'class Schema:\n    def handle_error(self, error: Exception, data) -> None:\n        pass\n',
+        },
+      },
+      {
+        message: 'Format dates too',
+        files: {
+          'src/format.js':
+            'export function formatValue(value) {\n  return value instanceof Date ? value.toISOString() : String(value);\n}\n',
+        },
+      },
+      {
+        message: 'Tidy the README',
+        files: { 'README.md': 'See the docs.\n```js\nfunction formatValue(value) {}\n```\n' },
+      },
+    ],
+  });
+  const set = createSourceSet(testDeps(), {});
+  const retrieval = set.sources.find((source) => source.name === 'retrieval');
+  assert.ok(retrieval);
+  try {
+    for (const [name, subject] of [
+      ['handle_error', 'Type the schema hooks'],
+      ['formatValue', 'Format dates too'],
+    ] as const) {
+      const messages = [
+        { role: 'user' as const, content: `Where is \`${name}\` defined?` },
+        { role: 'assistant' as const, content: 'In the sources.' },
+        { role: 'user' as const, content: 'When was that file last changed, and why?' },
+      ];
+      const result = await retrieval.collect(
+        input(repo.dir, {
+          messages,
+          text: 'When was that file last changed, and why?',
+          mode: 'git-aware',
+          wanted: ['retrieval.'],
+        }),
+        signal,
+      );
+      const history = result.items.filter((item) => item.key.startsWith('retrieval.history')).map((item) => item.text);
+      assert.match(history.join('\n'), new RegExp(subject), `${name}: ${history.join('\n')}`);
+    }
+  } finally {
+    set.close();
+    repo.cleanup();
+  }
+});

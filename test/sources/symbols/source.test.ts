@@ -425,3 +425,46 @@ describe('symbols: file names', () => {
     }
   });
 });
+
+describe('symbols: the outline of a file that defines a name asked about', () => {
+  test('only the entries around the definition (Python, Go); a file the conversation names keeps its whole map', async () => {
+    const py = Array.from({ length: 40 }, (_, i) => `def step_${i}(x):\n    return x + ${i}\n`).join('\n');
+    const go = `package pipe\n\n${Array.from({ length: 40 }, (_, i) => `func Stage${i}(x int) int {\n\treturn x + ${i}\n}\n`).join('\n')}`;
+    const big = makeRepo({ files: { 'lib/steps.py': py, 'pipe/stages.go': go } });
+    const symbols = sourceFor();
+    try {
+      for (const [question, rel, asked, near, far] of [
+        ['Where is step_20 defined?', 'lib/steps.py', 'def step_20(x)', 'def step_15(x)', 'def step_2(x)'],
+        [
+          'Where is Stage20 defined?',
+          'pipe/stages.go',
+          'func Stage20(x int) int',
+          'func Stage25(x int) int',
+          'func Stage39(',
+        ],
+      ] as const) {
+        const result = await symbols.source.collect(
+          input(big.dir, { text: question, wanted: wantedIn('git-aware') }),
+          signal,
+        );
+        const outline = result.items.find((item) => item.key === `symbols.outline.${rel}`);
+        assert.ok(outline, `${question}: ${keys(result).join(', ')}`);
+        assert.ok(outline.text.includes(asked) && outline.text.includes(near), outline.text);
+        assert.ok(!outline.text.includes(far), outline.text);
+        assert.match(outline.text, /^… 14 more definitions$/m);
+        assert.ok(outline.text.split('\n').length <= 15, outline.text);
+      }
+      // Named in the conversation: the whole outline, the definition asked about or not.
+      const named = await symbols.source.collect(
+        input(big.dir, { text: 'Where is step_20 defined in steps.py?', wanted: wantedIn('git-aware') }),
+        signal,
+      );
+      const whole = named.items.find((item) => item.key === 'symbols.outline.lib/steps.py');
+      assert.ok(whole?.text.includes('def step_2(x)') && whole.text.includes('def step_39(x)'), whole?.text);
+    } finally {
+      symbols.close();
+      symbols.workspaces.closeAll();
+      big.cleanup();
+    }
+  });
+});
