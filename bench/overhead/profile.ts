@@ -3,7 +3,8 @@
 //
 // Run: npm run build && node --import tsx bench/overhead/profile.ts
 //   BENCH_NODE_FLAGS="--max-semi-space-size=2 --v8-pool-size=1 --cpu-prof --cpu-prof-dir=/tmp/prof --cpu-prof-interval=250"
-//   BENCH_REQUESTS (1500), BENCH_KIND (ollama | openai), BENCH_STREAM (1: streamed chats)
+//   BENCH_REQUESTS (1500), BENCH_KIND (ollama | openai), BENCH_STREAM (1: streamed chats),
+//   BENCH_MODE (default off; auto: context on, each chat collecting from the workspace)
 //   BENCH_BEFORE=DIR: a second server, DIR's bin/ctxproxy.js (another checkout, built), on a clone of its
 //   own, called in the same rounds (each round calls both, in a random order); the CPU of each, and the ratio.
 
@@ -33,7 +34,10 @@ function cloneWorkspace(): string {
 
 const beforeBin = process.env.BENCH_BEFORE ? path.join(process.env.BENCH_BEFORE, 'bin/ctxproxy.js') : undefined;
 const upstream = openai ? await startScript('bench/support/fakeOpenAIProcess.ts', [model]) : await startFakeUpstream();
-const kindArgs = openai ? ['--upstream-kind', 'openai'] : [];
+const kindArgs = [
+  ...(openai ? ['--upstream-kind', 'openai'] : []),
+  ...(process.env.BENCH_MODE ? ['--mode', process.env.BENCH_MODE] : []),
+];
 const folders: string[] = [];
 const servers: { name: string; proxy: Awaited<ReturnType<typeof startCtxproxy>> }[] = [];
 const agent = new http.Agent({ keepAlive: true });
