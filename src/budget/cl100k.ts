@@ -49,33 +49,31 @@ function rankTable(): RankTable {
 }
 
 function readTable(file: Buffer): RankTable {
-  const lines = file.toString('latin1').split('\n');
-  const decoded: Buffer[] = [];
+  // Decoded straight into one buffer (a token's bytes are shorter than its base64), then copied to size.
+  const all = Buffer.alloc(file.length);
+  const startList: number[] = [];
   const rankList: number[] = [];
-  let total = 0;
-  for (const line of lines) {
-    if (line === '') continue;
-    const space = line.indexOf(' ');
-    const token = Buffer.from(line.slice(0, space), 'base64');
-    decoded.push(token);
-    rankList.push(Number(line.slice(space + 1)));
-    total += token.length;
-  }
-  const bytes = new Uint8Array(total);
-  const starts = new Uint32Array(decoded.length + 1);
   let at = 0;
-  for (const [i, token] of decoded.entries()) {
-    starts[i] = at;
-    bytes.set(token, at);
-    at += token.length;
+  for (let from = 0; from < file.length; ) {
+    let end = file.indexOf(0x0a, from);
+    if (end < 0) end = file.length;
+    const space = file.indexOf(0x20, from);
+    if (space > from && space < end) {
+      startList.push(at);
+      at += all.write(file.toString('latin1', from, space), at, 'base64');
+      rankList.push(Number(file.toString('latin1', space + 1, end)));
+    }
+    from = end + 1;
   }
-  starts[decoded.length] = at;
+  const bytes = new Uint8Array(all.subarray(0, at));
+  const starts = Uint32Array.from([...startList, at]);
+  const count = startList.length;
   // A load of under 0.4: probes stay short.
   let size = 1;
-  while (size < decoded.length * 2.5) size <<= 1;
+  while (size < count * 2.5) size <<= 1;
   const slots = new Int32Array(size);
   const mask = size - 1;
-  for (let i = 0; i < decoded.length; i++) {
+  for (let i = 0; i < count; i++) {
     if (startsWithBom(bytes, starts[i] as number, starts[i + 1] as number)) continue;
     let slot = hashBytes(bytes, starts[i] as number, starts[i + 1] as number) & mask;
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
