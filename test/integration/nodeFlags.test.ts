@@ -45,8 +45,8 @@ test('Node accepts the flags, and they bound the young generation', () => {
 
 test('Node collects the old generation before it grows far past what it keeps', () => {
   // About 45 MB kept, and a window of objects that live long enough to reach the old generation, then die:
-  // V8's default let the heap reach 135-190 MB on a 2-core, 24 GB machine before a full collection, the
-  // bin's --heap-growing-percent=50 about 80.
+  // V8's default let the heap reach 135-199 MB on a 2-core, 24 GB machine before a full collection, the
+  // bin's --heap-growing-percent=50 79-82 MB (107 once, under load).
   const probe = spawnSync(
     process.execPath,
     [
@@ -66,5 +66,5 @@ test('Node collects the old generation before it grows far past what it keeps', 
   );
   assert.equal(probe.status, 0, probe.stderr);
   const most = Number(probe.stdout.split(' ')[0]);
-  assert.ok(most <= 105 * 1024 * 1024, `heap reached ${(most / 1048576).toFixed(0)} MB`);
+  assert.ok(most <= 125 * 1024 * 1024, `heap reached ${(most / 1048576).toFixed(0)} MB`);
 });
