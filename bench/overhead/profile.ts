@@ -3,7 +3,9 @@
 //
 // Run: npm run build && node --import tsx bench/overhead/profile.ts
 //   BENCH_NODE_FLAGS="--max-semi-space-size=2 --v8-pool-size=1 --cpu-prof --cpu-prof-dir=/tmp/prof --cpu-prof-interval=250"
-//   BENCH_REQUESTS (1500), BENCH_KIND (ollama | openai), BENCH_STREAM (1: streamed chats)
+//   BENCH_REQUESTS (1500), BENCH_KIND (ollama | openai), BENCH_STREAM (1: streamed chats),
+//   BENCH_MODE (default off; auto: context on, each chat collecting from the workspace),
+//   BENCH_MIX (1: rss.ts's mix instead of chats alone: chat, streamed chat, responses, messages, models, audit API)
 //   BENCH_BEFORE=DIR: a second server, DIR's bin/ctxproxy.js (another checkout, built), on a clone of its
 //   own, called in the same rounds (each round calls both, in a random order); the CPU of each, and the ratio.
 
@@ -33,14 +35,56 @@ function cloneWorkspace(): string {
 
 const beforeBin = process.env.BENCH_BEFORE ? path.join(process.env.BENCH_BEFORE, 'bin/ctxproxy.js') : undefined;
 const upstream = openai ? await startScript('bench/support/fakeOpenAIProcess.ts', [model]) : await startFakeUpstream();
-const kindArgs = openai ? ['--upstream-kind', 'openai'] : [];
+const kindArgs = [
+  ...(openai ? ['--upstream-kind', 'openai'] : []),
+  ...(process.env.BENCH_MODE ? ['--mode', process.env.BENCH_MODE] : []),
+];
 const folders: string[] = [];
 const servers: { name: string; proxy: Awaited<ReturnType<typeof startCtxproxy>> }[] = [];
 const agent = new http.Agent({ keepAlive: true });
 
 async function chat(url: string, i: number): Promise<void> {
+  if (process.env.BENCH_MIX === '1') return mixed(url, i);
   const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: `question number ${i}` }] });
   await timedPost(agent, `${url}/v1/chat/completions`, body);
+}
+
+function get(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent }, (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 200 ? resolve() : reject(new Error(`${url} answered ${response.statusCode}`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+/** Request `i` of rss.ts's mix. */
+async function mixed(url: string, i: number): Promise<void> {
+  const content = `question number ${i}`;
+  const messages = [{ role: 'user', content }];
+  const post = (route: string, body: unknown) => timedPost(agent, `${url}${route}`, JSON.stringify(body));
+  switch (i % 6) {
+    case 0:
+      await post('/v1/chat/completions', { model, messages });
+      return;
+    case 1:
+      await post('/v1/chat/completions', { model, stream: true, messages });
+      return;
+    case 2:
+      await post('/v1/responses', { model, input: content });
+      return;
+    case 3:
+      await post('/v1/messages', { model, max_tokens: 256, messages });
+      return;
+    case 4:
+      return get(`${url}/v1/models`);
+    default:
+      return get(`${url}/api/audit/snapshots?limit=20`);
+  }
 }
 
 /** One request to every server, in a random order. */

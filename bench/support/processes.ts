@@ -55,13 +55,14 @@ export async function startScript(file: string, args: string[]): Promise<Child> 
 }
 
 /**
- * The Node flags the bin's `#!/usr/bin/env -S node …` line sets, so that a bench runs the server as the
- * installed command runs it; BENCH_NODE_FLAGS replaces them (`BENCH_NODE_FLAGS= ` for none).
+ * The Node flags a bin's `#!/usr/bin/env -S node …` line sets (this checkout's, or another's given as
+ * `bin`: a "before" build runs with its own flags), so that a bench runs the server as the installed
+ * command runs it; BENCH_NODE_FLAGS replaces them (`BENCH_NODE_FLAGS= ` for none).
  */
-export function binNodeFlags(): string[] {
+export function binNodeFlags(bin = path.join(root, 'bin/ctxproxy.js')): string[] {
   const override = process.env.BENCH_NODE_FLAGS;
   if (override !== undefined) return override.split(/\s+/).filter((flag) => flag !== '');
-  const shebang = readFileSync(path.join(root, 'bin/ctxproxy.js'), 'utf8').split('\n', 1)[0] ?? '';
+  const shebang = readFileSync(bin, 'utf8').split('\n', 1)[0] ?? '';
   return /^#!\/usr\/bin\/env -S node((?:\s+--\S+)*)\s*$/.exec(shebang)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
 }
 
@@ -84,20 +85,10 @@ export async function startCtxproxy(
   options: CtxproxyOptions = {},
 ): Promise<Child & { workspace: string; stderrBytes: () => number }> {
   const workspace = options.workspace ?? mkdtempSync(path.join(tmpdir(), 'ctxproxy-bench-'));
+  const bin = options.bin ?? path.join(root, 'bin/ctxproxy.js');
   const child = spawn(
     process.execPath,
-    [
-      ...binNodeFlags(),
-      options.bin ?? path.join(root, 'bin/ctxproxy.js'),
-      'serve',
-      '--port',
-      '0',
-      '--upstream',
-      upstream,
-      '--workspace',
-      workspace,
-      ...extraArgs,
-    ],
+    [...binNodeFlags(bin), bin, 'serve', '--port', '0', '--upstream', upstream, '--workspace', workspace, ...extraArgs],
     {
       stdio: ['ignore', 'pipe', options.stderr === 'read' ? 'pipe' : 'ignore'],
       env: { ...process.env, CTXPROXY_MODE: 'off' },

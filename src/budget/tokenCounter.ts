@@ -10,15 +10,16 @@
 // latter on a loaded core), so a request's new texts are counted inline only
 // up to POOL_ABOVE_CHARS, and what is left in the CPU pool (countTask.ts,
 // the same code with its own cache). A turn's new context
-// (~10K characters) is counted inline: the pool's worker holds a copy of the
-// tokenizer of its own, ~45 MB of resident memory while it lingers.
+// (~10K characters) is counted inline: the pool's worker loads a tokenizer of
+// its own while it lingers. The counting itself is cl100k.ts (gpt-tokenizer's
+// counts from a compact table: ~2 MB where the package's encoder took ~15).
 
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { LRUCache } from 'lru-cache';
 import { contentHash } from '../shared/contentHash.ts';
 import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
 import { boundedCount, EXACT_MAX_CHARS, isEstimatedCount, piecewiseCount } from './boundedCount.ts';
+import { countCl100k } from './cl100k.ts';
 
 /** Per message: role and the template's start/end markers (ChatML-like templates use 4–5). */
 export const MESSAGE_OVERHEAD = 4;
@@ -87,10 +88,8 @@ export interface TokenCounterOptions {
   inlineCountChars?: number | undefined;
 }
 
-const noSpecialTokens = { disallowedSpecial: new Set<string>() };
-
 function exactCl100k(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text, noSpecialTokens);
+  return text.length === 0 ? 0 : countCl100k(text);
 }
 
 /** Raw cl100k count with bounded work; special-token strings in user text are counted as text, never rejected. */
