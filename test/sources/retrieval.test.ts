@@ -8,10 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChatMessage, ContextItem, ModeName } from '../../src/shared/types.ts';
-import { createRetrievalSource } from '../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
-import { input, signal, testDeps } from './input.ts';
+import { input, signal } from './input.ts';
+import { retrievalSource } from './retrieval/ask.ts';
 
 const BILLING = [
   'import os',
@@ -31,8 +30,7 @@ const BILLING = [
 
 describe('retrieval source', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = async (messages: ChatMessage[] | string, mode: ModeName = 'git-aware') => {
     const list: ChatMessage[] = typeof messages === 'string' ? [{ role: 'user', content: messages }] : messages;
     const result = await source.collect(input(repo.dir, { messages: list, mode, wanted: ['retrieval.'] }), signal);
@@ -212,8 +210,7 @@ describe('retrieval source', () => {
 
 describe('retrieval source: releases', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
 
   before(() => {
     const commit = (message: string, day: number) => ({
@@ -251,8 +248,7 @@ describe('retrieval source: releases', () => {
 
 describe('retrieval source: who imports or extends a name', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   // Files that only mention the name, several times each: more hits than an importer has.
   const mentions = (n: number) =>
     Array.from({ length: 3 }, (_, i) => `# see BaseRate (${n}.${i})\n\n\nvalue_${i} = ${i}\n\n\n`).join('');
@@ -312,8 +308,7 @@ describe('retrieval source: who imports or extends a name', () => {
 
 describe('retrieval source: what a task or a named test does', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = async (content: string) => {
     const messages: ChatMessage[] = [{ role: 'user', content }];
     const result = await source.collect(
@@ -367,8 +362,7 @@ describe('retrieval source: what a task or a named test does', () => {
 
 describe('retrieval source: imports of a common word, handlers of an error, every environment read', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = async (content: string) => {
     const messages: ChatMessage[] = [{ role: 'user', content }];
     const result = await source.collect(input(repo.dir, { messages, mode: 'quick', wanted: ['retrieval.'] }), signal);

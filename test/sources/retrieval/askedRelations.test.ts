@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ContextItem } from '../../../src/shared/types.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { retrievalItems } from './ask.ts';
+import { retrievalItems, retrievalSource } from './ask.ts';
 
 /** Files that say `json` often without importing the project's module: more hits than any importer. */
 const talksJson = (n: number) =>
@@ -31,8 +28,7 @@ const IMPORTERS: Record<string, string> = {
 
 describe('retrieval: relations, versions, tests of a plain word, prose names', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = (content: string): Promise<ContextItem[]> => retrievalItems(source, repo.dir, content);
   const all = (items: ContextItem[]) => items.map((item) => item.text).join('\n');
 

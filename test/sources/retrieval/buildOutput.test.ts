@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildOutputReason, cutsAround, defaultBuildOutputLimits } from '../../../src/sources/retrieval/buildOutput.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { retrievalItems } from './ask.ts';
+import { retrievalItems, retrievalSource } from './ask.ts';
 
 // One minified line of 1.2 MB with the helper in its middle.
 const filler = 'var a=1;'.repeat(75_000);
@@ -45,8 +42,7 @@ describe('build output as a last resort', () => {
 
   describe('through retrieval', () => {
     let repo: TempRepo;
-    const deps = testDeps();
-    const source = createRetrievalSource(deps, new Workspaces(deps));
+    const { source } = retrievalSource();
     before(() => {
       repo = makeRepo({
         files: {

@@ -6,11 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { ENV_READ_SOURCE, readsEnvironment } from '../../../src/sources/retrieval/envReads.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { askRetrieval } from './ask.ts';
+import { askRetrieval, retrievalSource } from './ask.ts';
 
 /** One read per language, each spelt as that language's code does. */
 const READS: Record<string, string> = {
@@ -88,8 +85,7 @@ describe('environment reads: one shape for every language', () => {
 
 describe('retrieval: which environment variables a project reads, in Perl, Julia and R', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
 
   before(() => {
     repo = makeRepo({

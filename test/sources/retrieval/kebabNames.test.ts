@@ -7,11 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { analyseText } from '../../../src/shared/question.ts';
 import { definitionTest } from '../../../src/sources/retrieval/regions.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { askRetrieval } from './ask.ts';
+import { askRetrieval, retrievalSource } from './ask.ts';
 
 describe('kebab-case names', () => {
   test('backticked, a kebab-case name is a name; bare, a guessed one; a flag or a file is neither', () => {
@@ -37,8 +34,7 @@ describe('kebab-case names', () => {
 
   describe('through retrieval', () => {
     let repo: TempRepo;
-    const deps = testDeps();
-    const source = createRetrievalSource(deps, new Workspaces(deps));
+    const { source } = retrievalSource();
     const ask = (content: string) => askRetrieval(source, repo.dir, content);
 
     before(() => {

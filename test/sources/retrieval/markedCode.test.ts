@@ -12,11 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { analyseQuestion } from '../../../src/shared/question.ts';
 import type { ContextItem } from '../../../src/shared/types.ts';
 import { loadMarkers, markersAsked, marks, spellingsSaid } from '../../../src/sources/retrieval/markers.ts';
-import { createRetrievalSource, searchPlan } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
+import { searchPlan } from '../../../src/sources/retrieval/source.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { retrievalItems } from './ask.ts';
+import { retrievalItems, retrievalSource } from './ask.ts';
 
 const MARKED = 'retrieval.code.(marked lines)';
 
@@ -61,8 +59,7 @@ const SKIPS: Record<string, string> = {
 
 describe('retrieval: questions about marked code', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = (content: string): Promise<ContextItem[]> => retrievalItems(source, repo.dir, content);
   const listing = (items: readonly ContextItem[]) => items.find((item) => item.key === MARKED)?.text ?? '';
 

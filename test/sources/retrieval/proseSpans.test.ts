@@ -5,16 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { askRetrieval } from './ask.ts';
+import { askRetrieval, retrievalSource } from './ask.ts';
 
 describe('retrieval: a name said in prose with intent words in it', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = (content: string) => askRetrieval(source, repo.dir, content);
 
   before(() => {

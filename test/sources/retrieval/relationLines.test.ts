@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ContextItem } from '../../../src/shared/types.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { retrievalItems } from './ask.ts';
+import { retrievalItems, retrievalSource } from './ask.ts';
 
 const SUBTYPES: Record<string, string> = {
   'core/Await.kt':
@@ -33,8 +30,7 @@ const errorCalls = (n: number) =>
 
 describe('retrieval: subtypes and constructions in the shapes of more languages', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = (content: string): Promise<ContextItem[]> => retrievalItems(source, repo.dir, content);
   const listing = (items: ContextItem[]) => items.find((item) => item.key === 'retrieval.code.(related lines)');
 

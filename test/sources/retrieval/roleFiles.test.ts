@@ -9,11 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { analyseText } from '../../../src/shared/question.ts';
 import { legalRank, roleFiles, rolesAsked } from '../../../src/sources/retrieval/roleFiles.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
-import { askRetrieval, retrievalItems } from './ask.ts';
+import { input, signal } from '../input.ts';
+import { askRetrieval, retrievalItems, retrievalSource } from './ask.ts';
 
 describe('license files', () => {
   test('the names a license file has, the root first, a fixture or vendored copy last', () => {
@@ -46,8 +44,7 @@ describe('license files', () => {
 
   describe('through retrieval', () => {
     let repo: TempRepo;
-    const deps = testDeps();
-    const source = createRetrievalSource(deps, new Workspaces(deps));
+    const { source } = retrievalSource();
     before(() => {
       repo = makeRepo({
         files: {
@@ -95,8 +92,7 @@ describe('license files', () => {
 });
 
 describe('files by role', () => {
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { deps, source } = retrievalSource();
   const roleOf = async (dir: string, question: string) => {
     const found = await roleFiles(deps.git(dir, signal), (args) => args, rolesAsked(analyseText(question)), question);
     return [...found.keys()];

@@ -10,8 +10,8 @@ import type { ChatMessage } from '../../../src/shared/types.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
-import { askRetrieval } from './ask.ts';
+import { input, signal } from '../input.ts';
+import { askRetrieval, retrievalSource } from './ask.ts';
 
 /** Help text that spells every option many times before the code that handles them. */
 const helpText = Array.from(
@@ -21,8 +21,7 @@ const helpText = Array.from(
 
 describe('retrieval: names not spelt whole, literals, environment reads', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { deps, source } = retrievalSource();
   const ask = (content: string): Promise<string> => askRetrieval(source, repo.dir, content);
 
   before(() => {
@@ -89,8 +88,7 @@ describe('retrieval: names not spelt whole, literals, environment reads', () => 
 
 describe('retrieval: a name said in prose with general nouns among its words', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = (content: string): Promise<string> => askRetrieval(source, repo.dir, content);
 
   before(() => {
@@ -126,8 +124,7 @@ describe('retrieval: a name said in prose with general nouns among its words', (
 
 describe('retrieval: "how do I run just the X test", X a plain word a test file defines', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
 
   before(() => {
     const mentions = Array.from(

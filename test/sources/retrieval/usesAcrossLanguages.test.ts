@@ -14,13 +14,11 @@ import { askedUses, useRank, usesOf } from '../../../src/sources/retrieval/calle
 import { askedModules, importContinuations } from '../../../src/sources/retrieval/importForms.ts';
 import { IndexStore } from '../../../src/sources/retrieval/index/store.ts';
 import { storedUses } from '../../../src/sources/retrieval/index/storedUses.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { moduleStem } from '../../../src/sources/symbols/extract.ts';
 import { SymbolIndex } from '../../../src/sources/symbols/symbolIndex.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { realNeverRead, testDeps } from '../input.ts';
-import { retrievalItems } from './ask.ts';
+import { realNeverRead } from '../input.ts';
+import { retrievalItems, retrievalSource } from './ask.ts';
 
 describe('which questions ask who uses a name, or which tests exercise it', () => {
   for (const [text, expected] of [
@@ -176,8 +174,7 @@ const FILES: Record<string, string> = {
 
 describe('retrieval: the listing of who uses, includes or tests a name', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const listing = async (content: string): Promise<string> => {
     const items = await retrievalItems(source, repo.dir, content);
     return items.find((item) => item.key === 'retrieval.code.(related lines)')?.text ?? '';

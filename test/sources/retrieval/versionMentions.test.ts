@@ -10,12 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadManifestFiles, MANIFEST_FILES } from '../../../src/sources/retrieval/manifestFiles.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { shortNames, statesVersionOf, versionSubjects } from '../../../src/sources/retrieval/versionMentions.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { testDeps } from '../input.ts';
-import { askRetrieval } from './ask.ts';
+import { askRetrieval, retrievalSource } from './ask.ts';
 
 describe('version lines: a tool named as a part of a key, with a version beside it', () => {
   test('the subjects are the words that name something, not the words a version question is phrased with', () => {
@@ -68,8 +65,7 @@ describe('version lines: a tool named as a part of a key, with a version beside 
 
 describe('retrieval: the minimum version of a tool, in manifests of any ecosystem', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = (content: string) => askRetrieval(source, repo.dir, content);
 
   before(() => {

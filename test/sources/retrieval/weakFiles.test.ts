@@ -5,18 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChatMessage, ContextItem } from '../../../src/shared/types.ts';
-import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
-import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
+import { input, signal } from '../input.ts';
+import { retrievalSource } from './ask.ts';
 
 const HEADER = (comment: string) =>
   `${comment} Copyright 2024 The Authors.\n${comment} Licensed under the Apache License, Version 2.0.\n${comment} You may obtain a copy of the License at the LICENSE file.\n`;
 
 describe('retrieval: files far below the best answer stay out', () => {
   let repo: TempRepo;
-  const deps = testDeps();
-  const source = createRetrievalSource(deps, new Workspaces(deps));
+  const { source } = retrievalSource();
   const ask = async (content: string): Promise<ContextItem[]> => {
     const messages: ChatMessage[] = [{ role: 'user', content }];
     const result = await source.collect(
