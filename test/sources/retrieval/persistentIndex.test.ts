@@ -506,7 +506,10 @@ describe('a name in more files than one search reads', () => {
     ]),
   );
   let repo: TempRepo;
+  /** The build's batches do not hold the process (nobody waits on a background build); the test does (Deno). */
+  let hold: NodeJS.Timeout;
   before(() => {
+    hold = setInterval(() => undefined, 1_000);
     repo = makeRepo({
       files: {
         'core/ledger.py': `def ledger_total(amount):\n${filler(60)}\n    return amount\n`,
@@ -522,7 +525,10 @@ describe('a name in more files than one search reads', () => {
       unstaged: { 'core/report.py': `def report():\n${filler(60)}\n    return ledger_total(0)\n` },
     });
   });
-  after(() => repo.cleanup());
+  after(() => {
+    clearInterval(hold);
+    repo.cleanup();
+  });
 
   test('reads the file that defines it, the file named like it and the changed files first, and says it was cut', async () => {
     const request: GrepRequest = { patterns: ['ledger_total'], words: true, perFile: 20, maxBytes: 1 << 20 };
