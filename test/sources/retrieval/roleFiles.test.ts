@@ -11,6 +11,7 @@ import { analyseText } from '../../../src/shared/question.ts';
 import { legalRank, roleFiles, rolesAsked } from '../../../src/sources/retrieval/roleFiles.ts';
 import { createRetrievalSource } from '../../../src/sources/retrieval/source.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
+import { cpuMs } from '../../support/cpuTime.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal, testDeps } from '../input.ts';
 import { askRetrieval, retrievalItems } from './ask.ts';
@@ -121,6 +122,23 @@ describe('files by role', () => {
       assert.deepEqual(await roleOf(repo.dir, 'How do I report a security vulnerability?'), ['SECURITY.md']);
       assert.deepEqual(await roleOf(repo.dir, 'What base image does the Dockerfile use?'), ['Dockerfile.dev']);
       assert.deepEqual(await roleOf(repo.dir, 'Where is parse defined?'), []);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test("a folder of thousands of names like a role's, sorting before the root, hides none of the root's files", async () => {
+    // The listing is read bounded and comes in path order: `0/` sorts before `CHANGELOG.md` and `LICENSE`, and
+    // 3,000 of its names fill the bound. A long question's every word is compared with every file's stem too.
+    const files: Record<string, string> = { LICENSE: 'MIT License\n', 'CHANGELOG.md': '# 2.0.0\n' };
+    for (let i = 0; i < 3000; i++) files[`0/CHANGELOG-${i}.md`] = `# ${i}\n`;
+    const repo = makeRepo({ files });
+    try {
+      const question = `${Array.from({ length: 12_000 }, (_, i) => `w${i}`).join(' ')} what is in the changelog, and the license?`;
+      const { ms, result } = await cpuMs(() => roleOf(repo.dir, question));
+      assert.deepEqual(result, ['LICENSE', 'CHANGELOG.md']);
+      // CPU time of this process (cpuTime.ts): 12,000 words by 1,600 listed files was ~170 ms per role.
+      assert.ok(ms < 150, `${ms} ms of CPU`);
     } finally {
       repo.cleanup();
     }
