@@ -37,11 +37,17 @@ export function stem(word: string): string {
   return cut.length >= 3 ? cut : lower;
 }
 
-/** How often each stem of a text's words occurs, camelCase parts counted as well as the whole. */
-function stemsOf(text: string): Map<string, number> {
-  const out = new Map<string, number>();
+/**
+ * How often each of the `wanted` stems occurs among a text's words, camelCase parts counted as well as the whole;
+ * undefined when none does. Only the wanted ones are kept: a file of many small sections is not one map of all
+ * its words per section.
+ */
+function stemsOf(text: string, wanted: ReadonlySet<string>): Map<string, number> | undefined {
+  let out: Map<string, number> | undefined;
   const add = (token: string) => {
     const key = stem(token);
+    if (!wanted.has(key)) return;
+    out ??= new Map<string, number>();
     out.set(key, (out.get(key) ?? 0) + 1);
   };
   for (const token of text.match(/[A-Za-z][A-Za-z0-9]*/g) ?? []) {
@@ -113,13 +119,14 @@ export function instructionSections(
   if (text.length <= WHOLE_INSTRUCTION_CHARS) return undefined;
   const { head, sections } = split(text);
   if (sections.length < 2) return undefined;
-  const stems = sections.map((section) => stemsOf(section.text));
-  const headings = sections.map((section) => stemsOf(section.heading));
+  // The question's words whole: a name's parts (`handle` of `handleIntersectionResults`) are not what it asks.
+  const wanted = new Set(words.map(stem));
+  const stems = sections.map((section) => stemsOf(section.text, wanted));
+  const headings = sections.map((section) => stemsOf(section.heading, wanted));
   // A word rare among the sections says more about which one is meant; one said in its heading, most.
   const weight = new Map<string, number>();
-  // The question's words whole: a name's parts (`handle` of `handleIntersectionResults`) are not what it asks.
-  for (const word of new Set(words.map(stem))) {
-    const found = stems.filter((counts) => counts.has(word)).length;
+  for (const word of wanted) {
+    const found = stems.filter((counts) => counts?.has(word)).length;
     if (found > 0) weight.set(word, Math.log(1 + sections.length / found));
   }
   const scoreOf = (i: number) => {

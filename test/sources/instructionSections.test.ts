@@ -121,8 +121,9 @@ describe('a hostile instruction file', () => {
     assert.ok(result.kept > 0 && result.kept < 1000, String(result.kept));
     assert.equal(result.of, 400_000);
     assert.match(result.text, /run `cat AGENTS.md` to see all/);
-    // CPU time (cpuTime.ts): linear work on 1.8 MB takes a few hundred ms; quadratic, tens of seconds.
-    assert.ok(ms < 3000, `${ms} ms of CPU`);
+    // CPU time (cpuTime.ts): ~2 s on 1.8 MB of headings (splitting the lines dominates); a pass over all the
+    // sections before each chosen one, or a map of every word per section, is what this bound is for.
+    assert.ok(ms < 6000, `${ms} ms of CPU`);
   });
 
   test('one 2 MB line under a heading, and a 2 MB heading: cut, not sent whole', () => {
