@@ -68,13 +68,14 @@ describe('retrieval: a name said in prose with intent words in it', () => {
   });
 });
 
-test('a question of nothing but spans ("x y part x y part …", 128 KB): the plan in linear time', async () => {
-  // Each span looked for a longer one holding its closing noun among all the spans: 14,000 spans, 200 million
-  // comparisons. A span is at most six words long, so only the next few can hold it.
-  const question = analyseText('x y part '.repeat(14_000));
+test('a question of nothing but spans ("x y part x y part …"): the plan in linear time', async () => {
+  // Each span looked for a longer one holding its closing noun among all the spans. A span is at most six words
+  // long, so only the next few can hold it. The parse window keeps 128 KB of a message (14,000 such spans, ~0.25 s
+  // when quadratic); the plan is given 540 KB here, past the window, so that linear and quadratic lie far apart
+  // (~0.1 s against ~4 s) whatever else this process's threads do meanwhile.
+  const question = { ...analyseText('the x y part'), text: 'x y part '.repeat(60_000) };
   searchPlan(analyseText('the x y part'));
   const { ms, result } = await cpuMs(() => searchPlan(question));
   assert.deepEqual(result.proseWords.slice(0, 2), ['x', 'y']);
-  // CPU time (cpuTime.ts): ~250 ms with the scan over all spans, ~30 ms without.
-  assert.ok(ms < 120, `${ms} ms of CPU`);
+  assert.ok(ms < 1500, `${ms} ms of CPU`);
 });
