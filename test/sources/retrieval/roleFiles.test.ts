@@ -129,16 +129,17 @@ describe('files by role', () => {
 
   test("a folder of thousands of names like a role's, sorting before the root, hides none of the root's files", async () => {
     // The listing is read bounded and comes in path order: `0/` sorts before `CHANGELOG.md` and `LICENSE`, and
-    // 3,000 of its names fill the bound. A long question's every word is compared with every file's stem too.
+    // 3,000 of its names fill the bound. Each listed file's stem was compared with every word of the question:
+    // 60,000 words (past the parse window's 128 KB, so that a scan and a look-up lie far apart) by ~1,600 files.
     const files: Record<string, string> = { LICENSE: 'MIT License\n', 'CHANGELOG.md': '# 2.0.0\n' };
     for (let i = 0; i < 3000; i++) files[`0/CHANGELOG-${i}.md`] = `# ${i}\n`;
     const repo = makeRepo({ files });
     try {
-      const question = `${Array.from({ length: 12_000 }, (_, i) => `w${i}`).join(' ')} what is in the changelog, and the license?`;
+      const question = `${Array.from({ length: 60_000 }, (_, i) => `w${i}`).join(' ')} what is in the changelog, and the license?`;
       const { ms, result } = await cpuMs(() => roleOf(repo.dir, question));
       assert.deepEqual(result, ['LICENSE', 'CHANGELOG.md']);
-      // CPU time of this process (cpuTime.ts): 12,000 words by 1,600 listed files was ~170 ms per role.
-      assert.ok(ms < 150, `${ms} ms of CPU`);
+      // CPU time of this process (cpuTime.ts), git's spawns included: ~0.2 s with look-ups, ~1.4 s with the scan.
+      assert.ok(ms < 800, `${ms} ms of CPU`);
     } finally {
       repo.cleanup();
     }
