@@ -26,6 +26,8 @@ interface Section {
   level: number;
   text: string;
   at: number;
+  /** The index of the nearest section before it of a lower level (its parent), -1 when none. */
+  parent: number;
 }
 
 /** A word as the file and the question may both spell it: lower case, a plural's or tense's ending off. */
@@ -35,11 +37,17 @@ export function stem(word: string): string {
   return cut.length >= 3 ? cut : lower;
 }
 
-/** How often each stem of a text's words occurs, camelCase parts counted as well as the whole. */
-function stemsOf(text: string): Map<string, number> {
-  const out = new Map<string, number>();
+/**
+ * How often each of the `wanted` stems occurs among a text's words, camelCase parts counted as well as the whole;
+ * undefined when none does. Only the wanted ones are kept: a file of many small sections is not one map of all
+ * its words per section.
+ */
+function stemsOf(text: string, wanted: ReadonlySet<string>): Map<string, number> | undefined {
+  let out: Map<string, number> | undefined;
   const add = (token: string) => {
     const key = stem(token);
+    if (!wanted.has(key)) return;
+    out ??= new Map<string, number>();
     out.set(key, (out.get(key) ?? 0) + 1);
   };
   for (const token of text.match(/[A-Za-z][A-Za-z0-9]*/g) ?? []) {
@@ -51,7 +59,7 @@ function stemsOf(text: string): Map<string, number> {
 
 function split(text: string): { head: string; sections: Section[] } {
   const lines = text.split('\n');
-  const sections: Section[] = [];
+  const sections: Omit<Section, 'parent'>[] = [];
   const head: string[] = [];
   let current: { heading: string; level: number; lines: string[]; at: number } | undefined;
   let fenced = false;
@@ -69,10 +77,26 @@ function split(text: string): { head: string; sections: Section[] } {
   if (current) sections.push({ ...current, text: current.lines.join('\n') });
   // A file's one title (`# AGENTS.md` above `##` sections) and the paragraph under it are its head.
   const first = sections[0];
-  if (first && head.join('').trim() === '' && sections.every((section, i) => i === 0 || section.level > first.level)) {
-    return { head: first.text, sections: sections.slice(1).map((section, i) => ({ ...section, at: i })) };
-  }
-  return { head: head.join('\n'), sections };
+  const titled =
+    first !== undefined &&
+    head.join('').trim() === '' &&
+    sections.every((section, i) => i === 0 || section.level > first.level);
+  const out = titled && first ? sections.slice(1).map((section, i) => ({ ...section, at: i })) : sections;
+  return { head: titled && first ? first.text : head.join('\n'), sections: withParents(out) };
+}
+
+/**
+ * Each section's parent, found once for all with a stack of the open levels: looking back from each chosen
+ * section would cost the sections before it each time (a 2 MB file holds hundreds of thousands of headings).
+ */
+function withParents(sections: Omit<Section, 'parent'>[]): Section[] {
+  const open: number[] = [];
+  return sections.map((section, i) => {
+    while (open.length > 0 && (sections[open.at(-1) as number]?.level ?? 0) >= section.level) open.pop();
+    const parent = open.at(-1) ?? -1;
+    open.push(i);
+    return { ...section, parent };
+  });
 }
 
 /** The head, cut at a line boundary when it is long. */
@@ -95,13 +119,14 @@ export function instructionSections(
   if (text.length <= WHOLE_INSTRUCTION_CHARS) return undefined;
   const { head, sections } = split(text);
   if (sections.length < 2) return undefined;
-  const stems = sections.map((section) => stemsOf(section.text));
-  const headings = sections.map((section) => stemsOf(section.heading));
+  // The question's words whole: a name's parts (`handle` of `handleIntersectionResults`) are not what it asks.
+  const wanted = new Set(words.map(stem));
+  const stems = sections.map((section) => stemsOf(section.text, wanted));
+  const headings = sections.map((section) => stemsOf(section.heading, wanted));
   // A word rare among the sections says more about which one is meant; one said in its heading, most.
   const weight = new Map<string, number>();
-  // The question's words whole: a name's parts (`handle` of `handleIntersectionResults`) are not what it asks.
-  for (const word of new Set(words.map(stem))) {
-    const found = stems.filter((counts) => counts.has(word)).length;
+  for (const word of wanted) {
+    const found = stems.filter((counts) => counts?.has(word)).length;
     if (found > 0) weight.set(word, Math.log(1 + sections.length / found));
   }
   const scoreOf = (i: number) => {
@@ -113,7 +138,9 @@ export function instructionSections(
     return score;
   };
   const scored = sections.map((section, i) => ({ section, score: scoreOf(i) })).filter((entry) => entry.score > 0);
-  const best = Math.max(0, ...scored.map((entry) => entry.score));
+  // A loop, not a spread into Math.max: one argument a section overflows the stack.
+  let best = 0;
+  for (const entry of scored) best = Math.max(best, entry.score);
   const chosen = new Set<Section>();
   let room = CHOSEN_CHARS;
   for (const { section, score } of scored.sort((a, b) => b.score - a.score || a.section.at - b.section.at)) {
@@ -123,15 +150,19 @@ export function instructionSections(
     room -= section.text.length;
   }
   const parts = [headOf(head)];
+  // Parents already looked at, and the heading lines already shown (two parents may read the same).
+  const seen = new Set<Section>();
+  const shown = new Set<string>();
   for (const section of sections) {
     if (!chosen.has(section)) continue;
     // A subsection chosen without its parent keeps the parent's heading, which says what it belongs to.
-    const parent = sections
-      .slice(0, section.at)
-      .reverse()
-      .find((other) => other.level < section.level);
-    if (parent && !chosen.has(parent) && !parts.includes(parent.text.split('\n')[0] ?? '')) {
-      parts.push(parent.text.split('\n')[0] ?? '');
+    const parent = sections[section.parent];
+    if (parent && !chosen.has(parent) && !seen.has(parent)) {
+      seen.add(parent);
+      const end = parent.text.indexOf('\n');
+      const line = end < 0 ? parent.text : parent.text.slice(0, end);
+      if (!shown.has(line)) parts.push(line);
+      shown.add(line);
     }
     parts.push(section.text.trimEnd());
   }

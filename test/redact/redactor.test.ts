@@ -192,6 +192,9 @@ test('pathological inputs stay fast (no quadratic or catastrophic backtracking)'
     'api_key: abc\n'.repeat(10_000),
     `ghp_${'A'.repeat(100_000)}`,
     '"'.repeat(100_000),
+    // A Secret's `stringData:` value whose blanks run on before the line's end: a lazy value beside a trailing
+    // `[ \t]*` tried every split of the run (quadratic in the line).
+    `stringData:\n  password: a${' '.repeat(60_000)}b\n`,
   ];
   for (const text of inputs) {
     // CPU time, not the clock's (cpuTime.ts): quadratic work on 200,000 characters would take minutes.

@@ -4,9 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { WHOLE_INSTRUCTION_CHARS } from '../../src/sources/instructionSections.ts';
+import { instructionSections, WHOLE_INSTRUCTION_CHARS } from '../../src/sources/instructionSections.ts';
 import { createInstructionsSource } from '../../src/sources/instructions.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
+import { cpuMs } from '../support/cpuTime.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { input, signal, testDeps } from './input.ts';
 
@@ -105,5 +106,30 @@ describe('instructions: a long file by the sections the question is about', () =
     assert.match(item.text, /PKG_STYLE_MARKER/);
     assert.match(item.text, /Run them often/);
     assert.equal(item.truncated, undefined);
+  });
+});
+
+describe('a hostile instruction file', () => {
+  // An instruction file is read up to 2 MB (syncRead.ts) before the sections are chosen: a file of hundreds of
+  // thousands of headings, each a section the question's word is in, must neither throw (a spread of every
+  // section's score into one call overflows the stack) nor go quadratic (each chosen section looking back over
+  // all those before it for its parent).
+  test('400,000 tiny sections, nested: an answer in linear time', async () => {
+    const text = '# h\n## a\n'.repeat(200_000);
+    const { ms, result } = await cpuMs(() => instructionSections(text, ['a'], 'AGENTS.md'));
+    assert.ok(result);
+    assert.ok(result.kept > 0 && result.kept < 1000, String(result.kept));
+    assert.equal(result.of, 400_000);
+    assert.match(result.text, /run `cat AGENTS.md` to see all/);
+    // CPU time (cpuTime.ts): ~2 s on 1.8 MB of headings (splitting the lines dominates); a pass over all the
+    // sections before each chosen one, or a map of every word per section, is what this bound is for.
+    assert.ok(ms < 6000, `${ms} ms of CPU`);
+  });
+
+  test('one 2 MB line under a heading, and a 2 MB heading: cut, not sent whole', () => {
+    const text = `# Tests\n${'x'.repeat(2_000_000)}\n# ${'y'.repeat(2_000_000)}\nrun tests\n`;
+    const result = instructionSections(text, ['tests'], 'AGENTS.md');
+    assert.ok(result);
+    assert.ok(result.text.length < 10_000, String(result.text.length));
   });
 });

@@ -239,26 +239,27 @@ export async function roleFiles(
 ): Promise<Map<string, RoleFile>> {
   const out = new Map<string, RoleFile>();
   if (roles.length === 0) return out;
-  const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--'];
+  // Two listings, each bounded: the root's names first, then those anywhere. One listing comes in path order, and
+  // a bounded read of it keeps the first paths, not the best: a folder sorting before the root's files with
+  // thousands of `CHANGELOG-n.md` (a monorepo's packages, a hostile repository) would leave no room for them.
+  const rootSpecs: string[] = [];
+  const deepSpecs: string[] = [];
   for (const role of roles) {
-    for (const name of role.names ?? []) args.push(`:(icase,glob)**/${name}*`);
-    for (const place of role.places ?? []) args.push(`:(glob)${place}`);
+    for (const name of role.names ?? []) {
+      rootSpecs.push(`:(icase,glob)${name}*`);
+      deepSpecs.push(`:(icase,glob)*/**/${name}*`);
+    }
+    for (const place of role.places ?? []) rootSpecs.push(`:(glob)${place}`);
   }
-  args.push(NOT_PROXY_OWN);
-  const { text } = await readPrefix(git, withPrefix(args), LIST_BYTES, '\0');
-  const listed = text.split('\0').filter((rel) => rel !== '');
-  const words = question.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const said = (rel: string) => {
-    const stem = path.posix
-      .basename(rel)
-      .toLowerCase()
-      .replace(/\.[^.]*$/, '');
-    // `tests.yml` for "the tests", `test.yml` for "tested", `ci.yml` for "CI".
-    return words.some(
-      (word) =>
-        word === stem || (stem.length >= 4 && word.startsWith(stem)) || (word.length >= 4 && stem.startsWith(word)),
-    );
+  const list = async (specs: string[]) => {
+    if (specs.length === 0) return [];
+    const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...specs, NOT_PROXY_OWN];
+    const { text } = await readPrefix(git, withPrefix(args), LIST_BYTES, '\0');
+    return text.split('\0').filter((rel) => rel !== '');
   };
+  const [atRoot, anywhere] = await Promise.all([list(rootSpecs), list(deepSpecs)]);
+  const listed = [...new Set([...atRoot, ...anywhere])];
+  const said = saidBy(question);
   for (const role of roles) {
     const ranked = listed
       .map((rel) => ({ rel, rank: rankAs(role, rel) }))
@@ -270,4 +271,28 @@ export async function roleFiles(
       if (!out.has(rel)) out.set(rel, { why: role.why, lines: role.lines, focus: role.focus });
   }
   return out;
+}
+
+/** Letters of a word or a file's stem compared at most: names are short, a pasted blob's "word" is not. */
+const MAX_STEM = 64;
+
+/**
+ * Whether a file's stem is a word of the question, or one starts the other (`tests.yml` for "the tests",
+ * `test.yml` for "tested", `ci.yml` for "CI"). Sets of the words and their prefixes, not a scan of every word
+ * for every file: a 128 KB question holds tens of thousands of words, and a listing thousands of files.
+ */
+function saidBy(question: string): (rel: string) => boolean {
+  const words = new Set((question.toLowerCase().match(/[a-z0-9]+/g) ?? []).map((word) => word.slice(0, MAX_STEM)));
+  const prefixes = new Set<string>();
+  for (const word of words) for (let n = 4; n <= word.length; n++) prefixes.add(word.slice(0, n));
+  return (rel) => {
+    const stem = path.posix
+      .basename(rel)
+      .toLowerCase()
+      .replace(/\.[^.]*$/, '')
+      .slice(0, MAX_STEM);
+    if (words.has(stem) || (stem.length >= 4 && prefixes.has(stem))) return true;
+    for (let n = 4; n <= stem.length; n++) if (words.has(stem.slice(0, n))) return true;
+    return false;
+  };
 }

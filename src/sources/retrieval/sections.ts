@@ -8,8 +8,21 @@
 
 /** A Markdown or AsciiDoc heading: its marks give the level. */
 const MARKED = /^(#{1,6}|={1,6})\s+\S/;
-/** A setext or reStructuredText underline: one punctuation character, three times or more. */
-const UNDERLINE = /^([=\-~^"'`#*+:.])\1{2,}\s*$/;
+/** Characters an underline (setext or reStructuredText) is made of: one of them, three times or more. */
+const UNDERLINE_MARKS = '=-~^"\'`#*+:.';
+
+/**
+ * The character a line underlines with, if it is an underline. A loop, not `^(.)\1{2,}\s*$`: a back-reference
+ * repeated over a line of millions of one mark overflows the regular expression engine's backtracking stack.
+ */
+function underlineOf(line: string): string | undefined {
+  const mark = line.charAt(0);
+  if (mark === '' || !UNDERLINE_MARKS.includes(mark)) return undefined;
+  let i = 1;
+  while (i < line.length && line[i] === mark) i++;
+  if (i < 3) return undefined;
+  return line.slice(i).trim() === '' ? mark : undefined;
+}
 const FENCE = /^\s*(?:```|~~~)/;
 
 type Heading = { marks: string; level: number } | { underline: string };
@@ -19,8 +32,8 @@ function headingAt(lines: readonly string[], at: number): Heading | undefined {
   const marked = MARKED.exec(line)?.[1];
   if (marked) return { marks: marked.charAt(0), level: marked.length };
   // A title line (not blank, not itself an underline) over an underline at least about as long.
-  const under = UNDERLINE.exec(lines[at + 1] ?? '')?.[1];
-  if (under && line.trim() !== '' && !UNDERLINE.test(line) && (lines[at + 1] ?? '').trim().length >= 3)
+  const under = underlineOf(lines[at + 1] ?? '');
+  if (under && line.trim() !== '' && underlineOf(line) === undefined && (lines[at + 1] ?? '').trim().length >= 3)
     return { underline: under };
   return undefined;
 }

@@ -298,6 +298,8 @@ const URL_PATH = /^\/[A-Za-z_][\w:./-]*$/;
 
 /** Nouns that close a name said in prose ("the … part"), besides the kinds of code (function, class, …). */
 const SPAN_END = /^(?:part|bit|piece|logic|code|routine|steps?|thing)$/;
+/** Words of a name said in prose before its closing noun, at most. */
+const SPAN_WORDS = 5;
 /** Words that open a name said in prose ("the … part", "that … function"): none of its words. */
 const SPAN_OPEN =
   /^(?:the|a|an|that|this|these|those|our|my|your|its|their|does|do|did|is|are|was|of|for|in|on|where|which|what|to|with|about)$/;
@@ -324,13 +326,19 @@ function proseWordsOf(question: Question): { words: string[]; closers: string[] 
   for (let i = 0; i < all.length; i++) {
     if (!SPAN_END.test(all[i] as string) && !isKindNoun(all[i] as string)) continue;
     let start = i;
-    while (start > 0 && i - start < 5 && !SPAN_OPEN.test(all[start - 1] as string)) start--;
+    while (start > 0 && i - start < SPAN_WORDS && !SPAN_OPEN.test(all[start - 1] as string)) start--;
     if (start > 0 && i - start >= 2) spans.push({ start, end: i });
   }
   const closers = new Set<string>();
-  for (const span of spans) {
+  for (let k = 0; k < spans.length; k++) {
+    const span = spans[k] as { start: number; end: number };
     for (const token of all.slice(span.start, span.end)) keep(token);
-    if (!spans.some((other) => other.start <= span.end && span.end < other.end)) closers.add(all[span.end] as string);
+    // A longer span holding this one's closing noun ends after it and at most SPAN_WORDS words later (spans come
+    // in the order of their ends): only those are looked at, not every span of a long question.
+    let held = false;
+    for (let j = k + 1; j < spans.length && (spans[j]?.end ?? 0) <= span.end + SPAN_WORDS && !held; j++)
+      held = (spans[j]?.start ?? Number.POSITIVE_INFINITY) <= span.end;
+    if (!held) closers.add(all[span.end] as string);
   }
   // A relation's own words ("create new X objects") say what is asked of the name, not what it is called.
   const relation = askedRelations(question.text) !== undefined;

@@ -5,6 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { analyseText } from '../../../src/shared/question.ts';
+import { searchPlan } from '../../../src/sources/retrieval/source.ts';
+import { cpuMs } from '../../support/cpuTime.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { askRetrieval, retrievalSource } from './ask.ts';
 
@@ -60,4 +63,16 @@ describe('retrieval: a name said in prose with intent words in it', () => {
     const text = await ask('How do I run the test suite?');
     assert.match(text, /vitest run/);
   });
+});
+
+test('a question of nothing but spans ("x y part x y part …"): the plan in linear time', async () => {
+  // Each span looked for a longer one holding its closing noun among all the spans. A span is at most six words
+  // long, so only the next few can hold it. The parse window keeps 128 KB of a message (14,000 such spans, ~0.25 s
+  // when quadratic); the plan is given 540 KB here, past the window, so that linear and quadratic lie far apart
+  // (~0.1 s against ~4 s) whatever else this process's threads do meanwhile.
+  const question = { ...analyseText('the x y part'), text: 'x y part '.repeat(60_000) };
+  searchPlan(analyseText('the x y part'));
+  const { ms, result } = await cpuMs(() => searchPlan(question));
+  assert.deepEqual(result.proseWords.slice(0, 2), ['x', 'y']);
+  assert.ok(ms < 1500, `${ms} ms of CPU`);
 });

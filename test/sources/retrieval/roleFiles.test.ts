@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { analyseText } from '../../../src/shared/question.ts';
 import { legalRank, roleFiles, rolesAsked } from '../../../src/sources/retrieval/roleFiles.ts';
+import { cpuMs } from '../../support/cpuTime.ts';
 import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal } from '../input.ts';
 import { askRetrieval, retrievalItems, retrievalSource } from './ask.ts';
@@ -117,6 +118,24 @@ describe('files by role', () => {
       assert.deepEqual(await roleOf(repo.dir, 'How do I report a security vulnerability?'), ['SECURITY.md']);
       assert.deepEqual(await roleOf(repo.dir, 'What base image does the Dockerfile use?'), ['Dockerfile.dev']);
       assert.deepEqual(await roleOf(repo.dir, 'Where is parse defined?'), []);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test("a folder of thousands of names like a role's, sorting before the root, hides none of the root's files", async () => {
+    // The listing is read bounded and comes in path order: `0/` sorts before `CHANGELOG.md` and `LICENSE`, and
+    // 3,000 of its names fill the bound. Each listed file's stem was compared with every word of the question:
+    // 60,000 words (past the parse window's 128 KB, so that a scan and a look-up lie far apart) by ~1,600 files.
+    const files: Record<string, string> = { LICENSE: 'MIT License\n', 'CHANGELOG.md': '# 2.0.0\n' };
+    for (let i = 0; i < 3000; i++) files[`0/CHANGELOG-${i}.md`] = `# ${i}\n`;
+    const repo = makeRepo({ files });
+    try {
+      const question = `${Array.from({ length: 60_000 }, (_, i) => `w${i}`).join(' ')} what is in the changelog, and the license?`;
+      const { ms, result } = await cpuMs(() => roleOf(repo.dir, question));
+      assert.deepEqual(result, ['LICENSE', 'CHANGELOG.md']);
+      // CPU time of this process (cpuTime.ts), git's spawns included: ~0.2 s with look-ups, ~1.4 s with the scan.
+      assert.ok(ms < 800, `${ms} ms of CPU`);
     } finally {
       repo.cleanup();
     }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sectionBlock } from '../../../src/sources/retrieval/sections.ts';
+import { cpuMs } from '../../support/cpuTime.ts';
 
 const at = (text: string, heading: string, maxLines = 40) => {
   const lines = text.split('\n');
@@ -63,4 +64,14 @@ describe('document sections', () => {
     assert.equal(at('just text\nmore text', 'just text'), undefined);
     assert.equal(at('#hashtag without space', '#hashtag without space'), undefined);
   });
+});
+
+test('a line of millions of one mark neither throws nor costs more than a look at it', async () => {
+  // An underline is one character repeated: a back-reference repeated over a 4 MB line overflowed the regular
+  // expression engine's backtracking stack (RangeError) whatever the file's other lines.
+  const marks = '='.repeat(4_000_000);
+  const lines = ['Title', `${marks}x`, 'text', 'Title 2', marks, 'more', '# Next', `${'-'.repeat(4_000_000)} `];
+  const { ms, result } = await cpuMs(() => [0, 3, 6].map((line) => sectionBlock(lines, line, 40)));
+  assert.deepEqual(result, [undefined, { start: 3, end: 5 }, { start: 6, end: 7 }]);
+  assert.ok(ms < 1000, `${ms} ms of CPU`);
 });
