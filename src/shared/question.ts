@@ -79,7 +79,7 @@ const INTENT_PATTERNS: Record<Intent, RegExp> = {
   configuration: /\b(?:config\w*|settings?|options?|env(?:ironment)? var\w*|environment|flags?|keys?|defaults?)\b/i,
   tests: /\b(?:tests?|testing|tested|specs?|pytest|unittest|test suite|coverage)\b/i,
   build:
-    /\b(?:build\w*|compil\w*|install\w*|lint\w*|format(?:ter|ting)?|ci|makefile|make|scripts?|bundl\w*|release)\b/i,
+    /\b(?:build\w*|built|compil\w*|install\w*|lint\w*|format(?:ter|ting)?|ci|makefile|make|scripts?|bundl\w*|release)\b/i,
 };
 
 const STOP_WORDS = new Set(

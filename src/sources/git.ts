@@ -1,5 +1,6 @@
-// The git source: branch, status, diff stat, the commits of the branch (at
-// least the last ten), and (when the plan wants them) the staged and unstaged
+// The git source: branch, status, diff stat, the commits of the branch (and,
+// for a question about history, the default branch's before them: at least the
+// last ten in all), and (when the plan wants them) the staged and unstaged
 // changed lines and the untracked files with their heads. All commands run in
 // parallel, each read up to a byte limit sized from what its item keeps, and
 // each part stands alone: a command that fails costs its own item, named in
@@ -137,24 +138,43 @@ function item(
   };
 }
 
+/** The source's answer, and the log item without the default branch's commits (undefined: nothing of the branch's own). */
+interface GitAnswer {
+  result: SourceResult;
+  ownLog: ContextItem | undefined;
+  /** `result` for a question not about history, made on first use. */
+  lean?: SourceResult;
+}
+
+/**
+ * The answer for a question that does not ask about history: the log keeps the branch's own commits (what the
+ * user is working on) and leaves out the default branch's earlier ones, which answer only a history question
+ * (~350 tokens of every request otherwise); a branch with none of its own, or the default branch itself, then
+ * has no log item. Everything else is the same.
+ */
+function withoutEarlierCommits({ result, ownLog }: GitAnswer): SourceResult {
+  const items = result.items.flatMap((it) => (it.key !== 'git.log' ? [it] : ownLog ? [ownLog] : []));
+  return { ...result, items };
+}
+
 export function createGitSource(
   deps: SourceDeps,
   workspaces: Workspaces,
   options: Partial<GitSourceOptions> = {},
 ): ContextSource {
   const opts = { ...defaultGitOptions, ...options };
-  const memo = new Memo<SourceResult>(deps, 16);
+  const memo = new Memo<GitAnswer>(deps, 16);
 
   return defineSource(
     workspaces,
     { name: 'git', timeoutMs: opts.timeoutMs, answers: PARTS, spawnsFirst: true },
-    async ({ ws, signal, wanted }) => {
+    async ({ ws, signal, wanted, input }) => {
       const parts = PARTS.filter(wanted);
       const { repo, refusal } = await ws.checkedGit();
       if (!repo) return refusal ? { items: [], skipped: [{ path: 'git', reason: refusal }] } : { items: [] };
       // A part that failed is asked again next time: git failing can be passing (an object being repacked).
       let failed = false;
-      const result = await memo.get(
+      const answer = await memo.get(
         `${ws.root}|${parts.join(',')}`,
         ws.gitFingerprint(),
         async () => {
@@ -276,9 +296,11 @@ export function createGitSource(
             );
           }
           const recent = ok('git.log', log);
+          let ownLog: ContextItem | undefined;
           if (want('git.log') && recent) {
-            const { title, text } = logText(recent.text, branchLog.text, base, headRef, opts.logCount);
+            const { title, text, own } = logText(recent.text, branchLog.text, base, headRef, opts.logCount);
             items.push(item('git.log', title, capHead(text, opts.logChars, 'git log'), 'text', 55));
+            if (own) ownLog = item('git.log', own.title, capHead(own.text, opts.logChars, 'git log'), 'text', 55);
           }
           const diffItem = (
             key: 'git.diff.staged' | 'git.diff.unstaged',
@@ -313,12 +335,17 @@ export function createGitSource(
               });
             }
           }
-          return skipped.length > 0 ? { items, skipped } : { items };
+          return { result: skipped.length > 0 ? { items, skipped } : { items }, ownLog };
         },
         () => !failed,
       );
       void ws.armWatcherSoon();
-      return result;
+      // No question to read (a request without user text): nothing says which commits are not needed.
+      const asksHistory = input.question.text.trim() === '' || input.question.intents.includes('history');
+      if (asksHistory) return answer.result;
+      // Kept with the answer: a warm request hands back the very same result, as for a history question.
+      answer.lean ??= withoutEarlierCommits(answer);
+      return answer.lean;
     },
   );
 }

@@ -3,9 +3,12 @@
 // from the workspace root and the folders in play (those of the files named in
 // the conversation or changed in the work tree, up to the root). Every file
 // goes through the guard; ignored and never-read manifests are never read.
+// An item is sent only when the question can use it (usableBy): it asks for
+// versions, tests or builds, names the file, or says a word the item holds.
 
 import path from 'node:path';
 import { pathsInPlay } from '../shared/question.ts';
+import type { Question } from '../shared/questionTypes.ts';
 import type { ContextItem, ContextSource, SkippedPath } from '../shared/types.ts';
 import { capHead } from './cap.ts';
 import { defineSource } from './defineSource.ts';
@@ -88,7 +91,7 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
       const named = ws.named(deps.homeDir, pathsInPlay(input.question)).inside.map((m) => m.rel);
       const status = await ws.status().catch(() => undefined);
       const dirs = foldersInPlay([...named, ...(status?.changedFiles ?? [])]);
-      return memo.get(`${root}|${dirs.join('\0')}`, async (tracker) => {
+      const found = await memo.get(`${root}|${dirs.join('\0')}`, async (tracker) => {
         const guard = new FileGuard(deps.isNeverRead);
         const zone = workspaceZone(root, deps.allowedRoots);
         const items: ContextItem[] = [];
@@ -131,6 +134,54 @@ export function createManifestsSource(deps: SourceDeps, workspaces: Workspaces):
         }
         return { items, skipped };
       });
+      const usable = usableBy(input.question, named);
+      return { ...found, items: found.items.filter(usable) };
     },
   );
+}
+
+/** Intents a manifest's facts (runtimes, dependency versions, build, test and lint commands) answer. */
+const MANIFEST_INTENTS = new Set(['version', 'tests', 'build']);
+/** Terms shorter than this match too much of a manifest by chance (`go`, `rs`). */
+const MIN_TERM = 3;
+
+/**
+ * Whether a manifest's item says something the question can use: the question asks for versions, tests or how
+ * to build and lint, or is about the project as a whole; or it names the manifest's file; or one of its terms
+ * (a name, a package, a version, a quoted string, a word) is a word of the item. Otherwise the item answers nothing asked (vite's four
+ * package.json summaries were ~650 tokens beside every definition question) and is left out.
+ */
+export function usableBy(question: Question, named: readonly string[]): (item: ContextItem) => boolean {
+  // No question to read (a request without user text): every manifest, as nothing says which is not needed.
+  if (question.text.trim() === '') return () => true;
+  if (question.intents.some((intent) => MANIFEST_INTENTS.has(intent))) return () => true;
+  // A question about the project as a whole ("how is this repository laid out?") points at nothing of its own:
+  // the manifests are its summary (which packages, where, how they run).
+  if (pointsAtNothing(question)) return () => true;
+  const terms = new Set<string>();
+  for (const id of question.identifiers) for (const name of id.tries) terms.add(name.toLowerCase());
+  for (const term of [...question.packages, ...question.versions, ...question.quoted, ...question.words])
+    terms.add(term.toLowerCase());
+  const words = [...terms].filter((term) => term.length >= MIN_TERM);
+  return (item) => {
+    if (item.path !== undefined && named.includes(item.path)) return true;
+    if (words.length === 0) return false;
+    const text = item.text.toLowerCase();
+    return words.some((word) => containsWord(text, word));
+  };
+}
+
+/** No name, path, quoted text, error, package, version or intent: a question about the whole project. */
+function pointsAtNothing(q: Question): boolean {
+  const named = [q.identifiers, q.paths, q.quoted, q.errors, q.packages, q.versions, q.intents];
+  return named.every((list) => list.length === 0) && q.subject === undefined;
+}
+
+/** `word` in `text` with no word character on either side (one indexOf scan per occurrence). */
+function containsWord(text: string, word: string): boolean {
+  const isWord = (ch: string | undefined) => ch !== undefined && /[\w]/.test(ch);
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    if (!isWord(text[at - 1]) && !isWord(text[at + word.length])) return true;
+  }
+  return false;
 }

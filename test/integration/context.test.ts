@@ -62,7 +62,7 @@ const contextOf = (messages: Sent[]) =>
     .join('\n');
 
 describe('what the model sees', () => {
-  test('git-aware: the branch, the CLAUDE.md line and the recent commit, with the user’s words untouched', async () => {
+  test('git-aware: the branch, the CLAUDE.md line and the status, with the user’s words untouched', async () => {
     const question = 'How do I run the tests here?';
     const { response } = await client.chat.completions
       .create({ model: MODEL, messages: [{ role: 'user', content: question }] })
@@ -72,7 +72,8 @@ describe('what the model sees', () => {
     const context = contextOf(messages);
     assert.match(context, /feature\/login/);
     assert.match(context, /Run the tests with `make check`\./);
-    assert.match(context, /Teach the parser about versions/);
+    // The default branch's commits answer a history question, not this one (the branch has none of its own).
+    assert.doesNotMatch(context, /Teach the parser about versions/);
     assert.match(context, /<context source="git\.status"/);
     // Staged and unstaged stay distinguishable (status columns intact).
     assert.match(context, /^A {2}src\/login\.js$/m);
@@ -80,6 +81,14 @@ describe('what the model sees', () => {
     assert.deepEqual(messages.at(-1), { role: 'user', content: question });
     // Instructions come before git facts: stable first.
     assert.ok(context.indexOf('make check') < context.indexOf('feature/login'));
+  });
+
+  test('a question about history gets the recent commits of the default branch', async () => {
+    await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'What did the last commit change?' }],
+    });
+    assert.match(contextOf(sent()), /<context source="git\.log"[^>]*>[\s\S]*Teach the parser about versions/);
   });
 
   test('a second turn re-sends nothing unchanged and begins with the first turn’s messages byte for byte', async () => {

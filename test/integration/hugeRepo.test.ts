@@ -40,9 +40,15 @@ describe('hostile or huge repositories', () => {
     repo.write('logs/build.log', `start\n${line.repeat((40 * 1024 * 1024) / line.length)}`);
     repo.write('src/app.js', 'run();\nstop();\n');
     const proxy = await proxyOn(repo.dir);
-    const turn = await chatTurn(proxy, proxy.client(), fake, [{ role: 'user', content: 'What did I change?' }], {
-      model: MODEL,
-    });
+    const turn = await chatTurn(
+      proxy,
+      proxy.client(),
+      fake,
+      [{ role: 'user', content: 'What did I change since the last commit?' }],
+      {
+        model: MODEL,
+      },
+    );
     assert.ok(turn.reply.length > 0);
     const wire = turn.received.map((m) => m.content).join('\n');
     assert.match(wire, /<context source="git\.diff\.unstaged"[^>]*>[\s\S]*\+stop\(\);/);
@@ -66,9 +72,15 @@ describe('hostile or huge repositories', () => {
     fs.rmSync(path.join(repo.dir, '.git', 'objects', sha.slice(0, 2), sha.slice(2)));
     repo.write('merger-plans.txt', 'a\nb\nc\n');
     const proxy = await proxyOn(repo.dir);
-    const turn = await chatTurn(proxy, proxy.client(), fake, [{ role: 'user', content: 'What did I change?' }], {
-      model: MODEL,
-    });
+    const turn = await chatTurn(
+      proxy,
+      proxy.client(),
+      fake,
+      [{ role: 'user', content: 'What did I change since the last commit?' }],
+      {
+        model: MODEL,
+      },
+    );
     const wire = turn.received.map((m) => m.content).join('\n');
     for (const key of ['git.branch', 'git.status', 'git.log']) assert.match(wire, new RegExp(`source="${key}"`));
     assert.doesNotMatch(wire, /source="git\.diff\.unstaged"/);

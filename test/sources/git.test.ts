@@ -8,7 +8,7 @@ import { createGitSource } from '../../src/sources/git.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempRepo } from '../support/gitRepo.ts';
 import { until } from '../support/poll.ts';
-import { countingGit, input, signal, testDeps } from './input.ts';
+import { countingGit, historyInput as input, signal, testDeps } from './input.ts';
 
 const GIT_AWARE = ['git.branch', 'git.status', 'git.diffstat', 'git.log'];
 const byKey = (items: ContextItem[]) => Object.fromEntries(items.map((item) => [item.key, item]));

@@ -15,7 +15,7 @@ import { createGitSource, type GitSourceOptions } from '../../src/sources/git.ts
 import { createStatsSource } from '../../src/sources/stats.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeRepo } from '../support/gitRepo.ts';
-import { input, signal, testDeps } from './input.ts';
+import { historyInput as input, signal, testDeps } from './input.ts';
 
 const cleanups: Array<() => void> = [];
 after(() => {

@@ -9,7 +9,7 @@ import { createGitSource, type GitSourceOptions } from '../../src/sources/git.ts
 import { untrackedItems } from '../../src/sources/untracked.ts';
 import { Workspaces } from '../../src/sources/workspace.ts';
 import { makeRepo, type TempRepo } from '../support/gitRepo.ts';
-import { input, realNeverRead, signal, testDeps } from './input.ts';
+import { historyInput as input, input as plainInput, realNeverRead, signal, testDeps } from './input.ts';
 
 const byKey = (items: ContextItem[]) => Object.fromEntries(items.map((item) => [item.key, item]));
 
@@ -294,5 +294,37 @@ describe('git source: changed lines, untracked files, branch commits', () => {
     const onMain = (byKey((await collect(r.dir, ['git.log'])).items)['git.log']?.text ?? '').split('\n');
     assert.equal(onMain.length, 10);
     assert.match(onMain[0] ?? '', /: main 14$/);
+  });
+
+  test("log for a question not about history: the branch's own commits only, none when it has none", async () => {
+    const r = repo({
+      files: { 'a.txt': '0\n' },
+      commits: Array.from({ length: 12 }, (_, i) => ({ message: `main ${i + 1}`, files: { 'a.txt': `${i}\n` } })),
+      checkout: 'feature/z',
+    });
+    const deps = testDeps();
+    const git = createGitSource(deps, new Workspaces(deps));
+    const ask = async (text: string) =>
+      byKey((await git.collect(plainInput(r.dir, { text, wanted: ['git.log', 'git.branch'] }), signal)).items);
+    const questions = ['Where is `parseInvoice` defined?', 'Who calls retryLater?', 'How do I run the linter?'];
+    // No commit of its own: the default branch's news answers none of these; the branch item still says where HEAD is.
+    for (const text of questions) {
+      const items = await ask(text);
+      assert.equal(items['git.log'], undefined, text);
+      assert.match(items['git.branch']?.text ?? '', /^Branch: feature\/z$/m);
+    }
+    assert.equal((await ask('What did the last commit change?'))['git.log']?.text.split('\n').length, 12);
+    r.write('b.txt', '1\n');
+    r.git('add', '-A');
+    r.git('-c', 'user.name=T', '-c', 'user.email=t@example.test', 'commit', '-q', '-m', 'my own work');
+    for (const text of questions) {
+      const log = (await ask(text))['git.log']?.text ?? '';
+      assert.match(log, /^1 commit\(s\) on feature\/z since it left main:\n\S+ \S+ [^\n]*: my own work$/, text);
+    }
+    const history = (await ask('What changed recently on this branch?'))['git.log']?.text ?? '';
+    assert.match(history, /\nearlier \(on main\):\n.*: main 12\n/);
+    r.git('checkout', '-q', 'main');
+    assert.equal((await ask(questions[0] as string))['git.log'], undefined, 'the default branch: no log item');
+    assert.match((await ask('Show me the git log'))['git.log']?.text ?? '', /: main 12\n/);
   });
 });

@@ -25,7 +25,7 @@ import {
   partialClone,
   repoWithSubmodule,
 } from '../support/hostileGit.ts';
-import { input, signal, testDeps } from './input.ts';
+import { historyInput as input, signal, testDeps } from './input.ts';
 
 const world = makeHostileWorld();
 after(() => world.cleanup());

@@ -21,6 +21,14 @@ export function input(workspace: string, options: Partial<CollectInput> & { text
   };
 }
 
+/**
+ * `input` with a question about history by default: the git source sends the default branch's earlier commits
+ * only for one (or for no question at all), and its tests look at the whole log.
+ */
+export function historyInput(workspace: string, options: Partial<CollectInput> & { text?: string } = {}): CollectInput {
+  return input(workspace, { text: 'What changed in the recent commits?', ...options });
+}
+
 /** Real simple-git, plus a count of the git processes it ran (simple-git's `errors` hook sees every task). */
 export function countingGit(): { factory: SourceDeps['git']; processes: () => number; instances: () => number } {
   let processes = 0;

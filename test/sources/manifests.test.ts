@@ -230,4 +230,41 @@ describe('manifests source', () => {
       'not wanted, not read',
     );
   });
+
+  test('a manifest is sent when the question can use it: versions, tests, builds, the whole project, its file or a word it holds', async () => {
+    const r = makeRepo({
+      files: {
+        'package.json': JSON.stringify({ name: 'mono', scripts: { test: 'npm -ws test', predeploy: 'tsc' } }),
+        'services/api/go.mod': 'module example.com/api\ngo 1.22\n',
+        'services/api/main.go': 'package main\n',
+      },
+    });
+    repos.push(r);
+    r.write('services/api/main.go', 'package main // edited\n');
+    const deps = testDeps();
+    const source = createManifestsSource(deps, new Workspaces(deps));
+    const keys = async (text: string) =>
+      Object.keys(byKey((await source.collect(input(r.dir, { wanted: ['manifests.'], text }), signal)).items)).sort();
+    const both = ['manifests.package.json', 'manifests.services/api/go.mod'];
+    for (const text of [
+      'Which Go version does this need?',
+      'How do I run the tests?',
+      'How is the project built?',
+      'How do I lint it before a PR?',
+      'What is the minimum Node.js we support?',
+    ]) {
+      assert.deepEqual(await keys(text), both, text);
+    }
+    for (const text of [
+      'Where is `parseInvoice` defined?',
+      'Who calls retryLater?',
+      'What does the handler do on a 404?',
+    ]) {
+      assert.deepEqual(await keys(text), [], text);
+    }
+    assert.deepEqual(await keys('How is this repository laid out? Which folders hold the code?'), both);
+    assert.deepEqual(await keys('What does `predeploy` do?'), ['manifests.package.json']);
+    assert.deepEqual(await keys('Is example.com/api the right module path?'), ['manifests.services/api/go.mod']);
+    assert.deepEqual(await keys('Walk me through services/api/go.mod'), ['manifests.services/api/go.mod']);
+  });
 });

@@ -87,22 +87,29 @@ export function branchBase(repo: RepoLocation, headRef: string | undefined, unbo
   return headRef === `refs/heads/${base}` ? undefined : base;
 }
 
-/** The branch's own commits (all, up to the cap) when they are more than the last `count`; else the last `count`. */
+/**
+ * The branch's own commits (all, up to the cap) when they are more than the last `count`; else the last `count`.
+ * `own` is the same log without the default branch's earlier commits, for a question that does not ask about
+ * history: the branch's own commits say what the user is working on, the earlier ones are the default branch's
+ * news. Undefined when the branch has none of its own (or is the default branch): then nothing is left to say.
+ */
 export function logText(
   log: string,
   branchLog: string,
   base: string | undefined,
   headRef: string | undefined,
   count: number,
-): { title: string; text: string } {
+): { title: string; text: string; own?: { title: string; text: string } } {
   const recent = log.trimEnd().split('\n').filter(Boolean);
   const own = branchLog.trimEnd().split('\n').filter(Boolean);
   if (recent.length === 0) return { title: `last ${count} commits`, text: '(no commits yet)' };
   if (base === undefined) return { title: `last ${count} commits`, text: recent.join('\n') };
   const branch = headRef?.replace(/^refs\/heads\//, '') ?? 'HEAD';
+  const title = `commits of ${branch} since ${base}`;
   const lines = [`${own.length} commit(s) on ${branch} since it left ${base}:`, ...own];
+  const ownPart = own.length > 0 ? { own: { title, text: lines.join('\n') } } : {};
   const earlier = recent.filter((line) => !own.includes(line));
   if (own.length < count && earlier.length > 0)
     lines.push(`earlier (on ${base}):`, ...earlier.slice(0, count - own.length));
-  return { title: `commits of ${branch} since ${base}`, text: lines.join('\n') };
+  return { title, text: lines.join('\n'), ...ownPart };
 }

@@ -15,7 +15,7 @@ import { createStatsSource } from '../../../src/sources/stats.ts';
 import { createTreeSource } from '../../../src/sources/tree.ts';
 import { Workspaces } from '../../../src/sources/workspace.ts';
 import { makeDir, makeRepo, type TempDir } from '../../support/gitRepo.ts';
-import { input, signal, testDeps } from '../input.ts';
+import { historyInput as input, signal, testDeps } from '../input.ts';
 
 const cleanups: (() => void)[] = [];
 after(() => {
