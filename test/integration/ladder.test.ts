@@ -90,12 +90,36 @@ describe('the downgrade ladder on an 8k model', () => {
   });
 
   test('a chat that fits with quick context is re-planned in quick mode and loses no turn', async () => {
-    // Sized between the smallest useful quick and git-aware contexts (~250 and ~370 tokens here; the
-    // git-aware one shrank when repeated items of a named file were left out: 19 x 102 fit it).
-    const messages = chat(19, 104, 'What does parseLedger in src/ledger.ts return?');
-    const { response } = await proxy.client().chat.completions.create({ model: SMALL, messages }).withResponse();
+    // The smallest chat too long for git-aware's smallest useful context, found by growing the oldest turn (the
+    // two contexts' sizes move whenever a source changes what it sends; the behaviour asked for does not): it
+    // must go to quick whole, not drop a turn, as long as quick's smallest context is smaller.
+    const latest = 'What does parseLedger in src/ledger.ts return?';
+    const sized = (extra: number) => {
+      const messages = chat(19, 100, latest);
+      const first = messages[0] as { role: 'user'; content: string };
+      messages[0] = { role: 'user', content: `${first.content} ${prose(extra, 'pad')}` };
+      return messages;
+    };
+    const ask = async (extra: number) => {
+      const { response } = await proxy
+        .client()
+        .chat.completions.create({ model: SMALL, messages: sized(extra) })
+        .withResponse();
+      return response;
+    };
+    // git-aware fits with no padding; with 600 more tokens it cannot.
+    assert.equal((await ask(0)).headers.get('x-ctx-mode'), 'git-aware');
+    let fits = 0;
+    let over = 600;
+    assert.notEqual((await ask(over)).headers.get('x-ctx-mode'), 'git-aware');
+    while (over - fits > 1) {
+      const middle = Math.floor((fits + over) / 2);
+      if ((await ask(middle)).headers.get('x-ctx-mode') === 'git-aware') fits = middle;
+      else over = middle;
+    }
+    const response = await ask(over);
     assert.equal(response.headers.get('x-ctx-mode'), 'quick');
-    assert.doesNotMatch(response.headers.get('x-ctx-warning') ?? '', /dropped/);
+    assert.doesNotMatch(response.headers.get('x-ctx-warning') ?? '', /oldest messages? dropped/);
     const sent = lastSent();
     assert.ok(
       sent.some((m) => m.content.startsWith('turn 0:')),
