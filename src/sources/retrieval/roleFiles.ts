@@ -91,8 +91,9 @@ const ROLES: readonly Role[] = [
     ],
     files: 2,
     othersNamed: true,
-    // GitHub's, Gitea's and Forgejo's workflows, Azure's pipelines; a title in quotes or not.
-    titled: /^name:[ \t]*(?:(["'])(.+?)\1|(.+?))[ \t]*(?:#.*)?$/m,
+    // GitHub's, Gitea's and Forgejo's workflows, Azure's pipelines; a title in quotes or not. A comment starts
+    // after a blank (`C# build` is a title, `CI  # nightly` is "CI").
+    titled: /^name:[ \t]*(?:(["'])(.+?)\1|(.+?))(?:[ \t]+#.*)?[ \t]*$/m,
     lines: 80,
     why: 'asked about CI: its configuration',
   },

@@ -333,16 +333,19 @@ describe('a role file that cannot be read, is huge, or is named by its title', (
         '.github/workflows/build.yml': `name: Build and release\n${matrix("'3.8'")}\n`,
         '.github/workflows/abi-check.yml': `name: "ABI check"\n${matrix("'3.9'")}\n`,
         '.github/workflows/test.yml': `name: C/C++ CI\n${matrix("'3.13'")}\n`,
+        // A `#` inside a title is not a comment: this one is not titled "C".
+        '.github/workflows/dotnet.yml': `name: C# build  # nightly too\n${matrix("'3.7'")}\n`,
         'src/app.c': 'int main(void) { return 0; }\n',
       },
     });
     try {
       const quoted = await askRetrieval(source, repo.dir, "What does the 'C/C++ CI' workflow run?");
       assert.match(quoted, /'3\.13'/);
-      assert.doesNotMatch(quoted, /'3\.8'|'3\.9'/);
+      assert.doesNotMatch(quoted, /'3\.8'|'3\.9'|'3\.7'/);
       const worded = await askRetrieval(source, repo.dir, 'Which jobs does the ABI check workflow have?');
       assert.match(worded, /'3\.9'/);
-      assert.doesNotMatch(worded, /'3\.8'|'3\.13'/);
+      assert.doesNotMatch(worded, /'3\.8'|'3\.13'|'3\.7'/);
+      assert.match(await askRetrieval(source, repo.dir, 'What does the C# build workflow run?'), /'3\.7'/);
     } finally {
       repo.cleanup();
     }
