@@ -33,6 +33,11 @@ interface Role {
   namesNothing?: boolean;
   /** Files after the first only when the question names them (`release.yml` for "the release workflow"). */
   othersNamed?: boolean;
+  /**
+   * The line that gives a file of the role its title (a workflow's `name:`), when files are asked for by it: "what
+   * does the 'C/C++ CI' workflow run" names `test.yml`. Its first group is the title.
+   */
+  titled?: RegExp;
   /** Lines of each file's head sent: what the role's file says first (a licence's terms, the latest release). */
   lines: number;
   /**
@@ -86,6 +91,9 @@ const ROLES: readonly Role[] = [
     ],
     files: 2,
     othersNamed: true,
+    // GitHub's, Gitea's and Forgejo's workflows, Azure's pipelines; a title in quotes or not. A comment starts
+    // after a blank (`C# build` is a title, `CI  # nightly` is "CI").
+    titled: /^name:[ \t]*(?:(["'])(.+?)\1|(.+?))(?:[ \t]+#.*)?[ \t]*$/m,
     lines: 80,
     why: 'asked about CI: its configuration',
   },
@@ -177,6 +185,23 @@ const ROLES: readonly Role[] = [
   },
 ];
 
+/**
+ * How the chosen files are looked at: whether the guard lets one be read (a symlink out of the workspace, a FIFO,
+ * a never-read path: the next candidate answers instead), and the first bytes of one, bounded.
+ */
+export interface RoleReader {
+  readable(rel: string): boolean;
+  head(rel: string, maxBytes: number): string | undefined;
+}
+
+const EVERY_FILE: RoleReader = { readable: () => true, head: () => undefined };
+
+/** Candidates of one role looked at, at most: each costs the guard's stats, a titled one a bounded read. */
+const CANDIDATES = 8;
+
+/** Bytes of a candidate's head searched for its title. */
+const TITLE_BYTES = 2048;
+
 /** A file chosen for its role: why, how many lines, and where they start when not at the head. */
 export interface RoleFile {
   why: string;
@@ -236,6 +261,7 @@ export async function roleFiles(
   withPrefix: (args: string[]) => string[],
   roles: readonly Role[],
   question: string,
+  reader: RoleReader = EVERY_FILE,
 ): Promise<Map<string, RoleFile>> {
   const out = new Map<string, RoleFile>();
   if (roles.length === 0) return out;
@@ -260,17 +286,60 @@ export async function roleFiles(
   const [atRoot, anywhere] = await Promise.all([list(rootSpecs), list(deepSpecs)]);
   const listed = [...new Set([...atRoot, ...anywhere])];
   const said = saidBy(question);
+  const titleSaid = titleSaidBy(question);
   for (const role of roles) {
     const ranked = listed
       .map((rel) => ({ rel, rank: rankAs(role, rel) }))
       .filter((file): file is { rel: string; rank: number } => file.rank !== undefined)
       .map((file) => ({ ...file, rank: file.rank - (said(file.rel) ? 5 : 0) }))
       .sort((a, b) => a.rank - b.rank || a.rel.localeCompare(b.rel));
-    const chosen = ranked.filter((file, i) => i === 0 || !role.othersNamed || said(file.rel)).slice(0, role.files);
+    // The guard judges the best few only, and only those it lets be read compete: a refused best file leaves
+    // its place to the next, not the role empty.
+    const candidates = ranked.slice(0, CANDIDATES).filter((file) => reader.readable(file.rel));
+    // A title the question quotes or says outright names the file more surely than a word its name starts with.
+    const byTitle = new Set<string>();
+    const { titled } = role;
+    if (titled && candidates.length > 1) {
+      for (const file of candidates) {
+        const title = reader.head(file.rel, TITLE_BYTES)?.match(titled);
+        const bonus = title ? titleSaid(title[2] ?? title[3] ?? '') : 0;
+        if (bonus > 0) byTitle.add(file.rel);
+        file.rank -= bonus;
+      }
+      candidates.sort((a, b) => a.rank - b.rank || a.rel.localeCompare(b.rel));
+    }
+    const chosen = candidates
+      .filter((file, i) => i === 0 || !role.othersNamed || said(file.rel) || byTitle.has(file.rel))
+      .slice(0, role.files);
     for (const { rel } of chosen)
       if (!out.has(rel)) out.set(rel, { why: role.why, lines: role.lines, focus: role.focus });
   }
   return out;
+}
+
+/** Letters of a title compared at most: a workflow's name is a few words. */
+const MAX_TITLE = 80;
+
+/**
+ * How surely the question names a file by its title: written whole ("the 'C/C++ CI' workflow", 10), every word of
+ * it said ("the ABI check workflow", 6), else 0. Either outranks a file whose stem is merely a word of the question
+ * (5): `test.yml` for "the tests" gives way to the workflow titled "Build and test" when that title is asked for.
+ */
+function titleSaidBy(question: string): (title: string) => number {
+  const lower = question.toLowerCase();
+  const words = new Set(lower.match(/[a-z0-9]+/g) ?? []);
+  return (raw) => {
+    const title = raw.trim().toLowerCase().slice(0, MAX_TITLE);
+    const titleWords = title.match(/[a-z0-9]+/g) ?? [];
+    if (titleWords.length === 0) return 0;
+    // Whole, between non-word characters (`CI` is not in "circle"); each place it occurs, bounded by the question.
+    for (let at = lower.indexOf(title); at >= 0; at = lower.indexOf(title, at + 1)) {
+      const before = lower[at - 1] ?? ' ';
+      const after = lower[at + title.length] ?? ' ';
+      if (!/[a-z0-9]/.test(before) && !/[a-z0-9]/.test(after)) return 10;
+    }
+    return titleWords.every((word) => words.has(word)) ? 6 : 0;
+  };
 }
 
 /** Letters of a word or a file's stem compared at most: names are short, a pasted blob's "word" is not. */

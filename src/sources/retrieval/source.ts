@@ -67,7 +67,7 @@ import {
   renderRegions,
   saysRelation,
 } from './regions.ts';
-import { type RoleFile, roleFiles, rolesAsked } from './roleFiles.ts';
+import { type RoleFile, type RoleReader, roleFiles, rolesAsked } from './roleFiles.ts';
 import { type GrepHit, grep, NOT_PROXY_OWN } from './search.ts';
 import { shortNames, statesVersionOf, versionSearch, versionSubjects } from './versionMentions.ts';
 
@@ -809,7 +809,9 @@ export function createRetrievalSource(
           const byRole =
             roles.length > 0
               ? await deadline.inTime(
-                  roleFiles(git, withPrefix, roles, input.question.text).catch(() => new Map<string, RoleFile>()),
+                  roleFiles(git, withPrefix, roles, input.question.text, roleReader(ws.root, deps)).catch(
+                    () => new Map<string, RoleFile>(),
+                  ),
                   new Map<string, RoleFile>(),
                 )
               : new Map<string, RoleFile>();
@@ -1542,13 +1544,17 @@ function codeItems(
   }));
   preliminary.sort((a, b) => b.score - a.score || a.rel.localeCompare(b.rel));
   for (const { rel, list } of preliminary.slice(0, depth.files * 3)) {
-    const got = readForRegions(guard, zone, root, rel);
+    // A file asked for by its role is sent by its head: a huge one (a changelog of twenty years) is read bounded.
+    const got = readForRegions(guard, zone, root, rel, context.headLines?.has(rel) === true);
     if (!('text' in got)) {
       if ('skip' in got) skipped.push({ path: rel, reason: got.skip });
       continue;
     }
     const lines = got.text.split('\n');
-    ranked.push({ file: fileRegions(rel, lines, list, context), lines });
+    // A head cut at the bound ends in a part of a line, and hits past it have no line to show.
+    if (got.cut) lines.pop();
+    const shown = got.cut ? list.filter((hit) => hit.line <= lines.length) : list;
+    ranked.push({ file: fileRegions(rel, lines, shown, context), lines });
   }
   ranked.sort((a, b) => b.file.score - a.file.score || a.file.rel.localeCompare(b.file.rel));
   const items: ContextItem[] = [];
@@ -1603,12 +1609,36 @@ function readForRegions(
   zone: ReturnType<typeof workspaceZone>,
   root: string,
   rel: string,
-): { text: string } | { skip: string } | { missing: true } {
-  const byName = isTaskPath(rel) ? undefined : refusedByName(rel);
+  headOnly = false,
+): { text: string; cut?: boolean } | { skip: string } | { missing: true } {
+  const byName = refusedForRegions(rel);
   if (byName) return { skip: byName };
-  const read = guard.read(path.join(root, rel), zone, [rel], { maxBytes: MAX_READ_BYTES, skipLarger: true });
+  const read = guard.read(path.join(root, rel), zone, [rel], { maxBytes: MAX_READ_BYTES, skipLarger: !headOnly });
   if (read.refused) return { skip: read.refused };
   if (read.text === undefined) return { skip: 'too large to read for regions' };
   if (read.text.slice(0, 8192).includes('\0')) return { skip: 'binary' };
-  return { text: read.text };
+  // Cut at the bound (a replacement character may stand for the last bytes of a cut one).
+  const cut = headOnly && read.text.length * 3 >= MAX_READ_BYTES && Buffer.byteLength(read.text) >= MAX_READ_BYTES - 3;
+  return cut ? { text: read.text, cut } : { text: read.text };
+}
+
+/** Why a file is never read for regions by its name alone (a bundle, generated code), if it is. */
+function refusedForRegions(rel: string): string | undefined {
+  return isTaskPath(rel) ? undefined : refusedByName(rel);
+}
+
+/**
+ * The files by role looked at as the regions reader will: a candidate the guard or its name refuses is passed
+ * over for the next (a judgement by stats, no read), and a candidate's head is read bounded for its title.
+ */
+function roleReader(root: string, deps: SourceDeps): RoleReader {
+  const guard = new FileGuard(deps.isNeverRead);
+  const zone = workspaceZone(root, deps.allowedRoots);
+  return {
+    readable: (rel) =>
+      !deps.isNeverRead(rel) &&
+      refusedForRegions(rel) === undefined &&
+      guard.check(path.join(root, rel), zone, [rel]).ok,
+    head: (rel, maxBytes) => guard.read(path.join(root, rel), zone, [rel], { maxBytes }).text,
+  };
 }

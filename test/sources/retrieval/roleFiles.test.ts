@@ -6,11 +6,14 @@
 // writes opens the changelog's section of that release.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyseText } from '../../../src/shared/question.ts';
 import { legalRank, roleFiles, rolesAsked } from '../../../src/sources/retrieval/roleFiles.ts';
 import { cpuMs } from '../../support/cpuTime.ts';
-import { makeRepo, type TempRepo } from '../../support/gitRepo.ts';
+import { makeDir, makeRepo, type TempRepo } from '../../support/gitRepo.ts';
 import { input, signal } from '../input.ts';
 import { askRetrieval, retrievalItems, retrievalSource } from './ask.ts';
 
@@ -260,6 +263,89 @@ describe('files by role', () => {
         undefined,
         'a question about the last change gets no first commit',
       );
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
+
+describe('a role file that cannot be read, is huge, or is named by its title', () => {
+  const { source } = retrievalSource();
+  const matrix = (versions: string) =>
+    ['on: [push]', 'jobs:', '  test:', '    strategy:', '      matrix:', `        python: [${versions}]`].join('\n');
+
+  test('a best file the guard refuses (a symlink out of the workspace, a FIFO) gives way to the next one', async () => {
+    const outside = makeDir({ 'ci.yml': `${matrix("'2.7'")}\n# outside the workspace\n` });
+    const repo = makeRepo({
+      files: {
+        '.github/workflows/tests.yml': `name: tests\n${matrix("'3.11', '3.12'")}\n`,
+        'CHANGELOG.md': '# placeholder\n',
+        'CHANGES.md': '# Changes\n\n## 4.2.0\n\n- the newest entry\n',
+        'src/app.py': 'def run(): pass\n',
+      },
+    });
+    try {
+      // Tracked, then replaced: git still lists both; neither may be read.
+      fs.symlinkSync(path.join(outside.dir, 'ci.yml'), path.join(repo.dir, '.github/workflows/ci.yml'));
+      fs.rmSync(path.join(repo.dir, 'CHANGELOG.md'));
+      execFileSync('mkfifo', [path.join(repo.dir, 'CHANGELOG.md')]);
+      const ci = await askRetrieval(source, repo.dir, 'What does CI run?');
+      assert.match(ci, /python: \['3\.11', '3\.12'\]/, 'the readable workflow');
+      assert.doesNotMatch(ci, /outside the workspace/);
+      const changes = await askRetrieval(source, repo.dir, "What's new in the changelog?");
+      assert.match(changes, /the newest entry/);
+      // A never-read name (a secrets file) the question's words rank first.
+      repo.write('.github/workflows/secrets.yml', 'name: secrets\n# never sent\n');
+      const secrets = await askRetrieval(source, repo.dir, 'How does CI use the secrets?');
+      assert.match(secrets, /python: \['3\.11', '3\.12'\]/);
+      assert.doesNotMatch(secrets, /never sent/);
+    } finally {
+      repo.cleanup();
+      outside.cleanup();
+    }
+  });
+
+  test("a changelog over the regions reader's size limit still sends its newest entries", async () => {
+    const old = Array.from({ length: 60_000 }, (_, i) => `- an old change number ${i} of release 0.${i}`).join('\n');
+    const repo = makeRepo({
+      files: {
+        'CHANGELOG.md': `# Changelog\n\n## 9.0.0\n\n- dropped the legacy parser\n\n## 8.0.0\n\n${old}\n`,
+        'src/app.py': 'def run(): pass\n',
+      },
+      // The last commit's diff is not where the entries come from.
+      commits: [{ message: 'Tune run', files: { 'src/app.py': 'def run(): return 1\n' } }],
+    });
+    try {
+      assert.ok(fs.statSync(path.join(repo.dir, 'CHANGELOG.md')).size > 2 * 1024 * 1024);
+      const { ms, result } = await cpuMs(() => retrievalItems(source, repo.dir, "What's in the changelog?"));
+      const changelog = result.find((item) => item.key === 'retrieval.code.CHANGELOG.md')?.text ?? '';
+      assert.match(changelog, /dropped the legacy parser/);
+      assert.ok(changelog.length < 20_000, `${changelog.length} chars: the head, not the file`);
+      assert.ok(ms < 2000, `${ms} ms of CPU`);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test("a workflow named by its `name:` line, quoted or in the question's words, before the others", async () => {
+    const repo = makeRepo({
+      files: {
+        '.github/workflows/build.yml': `name: Build and release\n${matrix("'3.8'")}\n`,
+        '.github/workflows/abi-check.yml': `name: "ABI check"\n${matrix("'3.9'")}\n`,
+        '.github/workflows/test.yml': `name: C/C++ CI\n${matrix("'3.13'")}\n`,
+        // A `#` inside a title is not a comment: this one is not titled "C".
+        '.github/workflows/dotnet.yml': `name: C# build  # nightly too\n${matrix("'3.7'")}\n`,
+        'src/app.c': 'int main(void) { return 0; }\n',
+      },
+    });
+    try {
+      const quoted = await askRetrieval(source, repo.dir, "What does the 'C/C++ CI' workflow run?");
+      assert.match(quoted, /'3\.13'/);
+      assert.doesNotMatch(quoted, /'3\.8'|'3\.9'|'3\.7'/);
+      const worded = await askRetrieval(source, repo.dir, 'Which jobs does the ABI check workflow have?');
+      assert.match(worded, /'3\.9'/);
+      assert.doesNotMatch(worded, /'3\.8'|'3\.13'|'3\.7'/);
+      assert.match(await askRetrieval(source, repo.dir, 'What does the C# build workflow run?'), /'3\.7'/);
     } finally {
       repo.cleanup();
     }
