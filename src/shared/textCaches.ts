@@ -14,13 +14,13 @@ export const TEXT_CACHE_BUDGET_BYTES = 32 * MB;
 
 export const TEXT_CACHE_BYTES = {
   /** Conversation states by history key (pipeline/conversations.ts): what a follow-up needs to be recognised. */
-  conversations: 10 * MB,
+  conversations: 8 * MB,
   /** Redaction results by content hash (redact/resultCache.ts): a resent message or unchanged file is not rescanned. */
-  redactionResults: 8 * MB,
+  redactionResults: 16 * MB,
   /** Responses by id for `previous_response_id` and `item_reference` (pipeline/responseMemory.ts). */
-  responses: 8 * MB,
+  responses: 4 * MB,
   /** Redacted JSON of fields clients resend every turn, tool schemas above all (pipeline/cleanRequest.ts). */
-  fieldMemo: 4 * MB,
+  fieldMemo: 2 * MB,
   /** Token counts per line of long texts (budget/tokenCounter.ts). */
   lineCounts: 2 * MB,
 } as const;
