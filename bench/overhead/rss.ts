@@ -5,9 +5,12 @@
 // Run: npm run build && node --import tsx bench/overhead/rss.ts
 // BENCH_RSS_REQUESTS (default 1000); BENCH_RSS_MODE (default auto: context on, the server's default);
 // BENCH_BEFORE=DIR runs DIR's bin/ctxproxy.js (another checkout, built) instead of this one's.
+// BENCH_BIG=1: the chats and the Responses calls carry conversations of four turns that open with ~60 KB
+// of pasted source (a different slice each), the follow-ups resending the history or naming the previous
+// response: what fills the caches that hold request text, which the short questions never do.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,11 +19,20 @@ import { cpuMs, startCtxproxy, startFakeUpstream } from '../support/processes.ts
 
 const REQUESTS = Number(process.env.BENCH_RSS_REQUESTS ?? 1000);
 const MODE = process.env.BENCH_RSS_MODE ?? 'auto';
+const BIG = process.env.BENCH_BIG === '1';
+// 60 KB of source is ~15,000 tokens: with its follow-ups it fits the model's 32K window (100 KB did not: a 400).
+const PASTE_CHARS = 60 * 1024;
+const TURNS = 4;
 const MODEL = 'qwen2.5-coder:7b';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 function send(method: string, url: string, body?: unknown): Promise<number> {
+  return sendRead(method, url, body).then(({ status }) => status);
+}
+
+/** The status and the answer's text. */
+function sendRead(method: string, url: string, body?: unknown): Promise<{ status: number; text: string }> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -32,8 +44,11 @@ function send(method: string, url: string, body?: unknown): Promise<number> {
           text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
       },
       (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', reject);
       },
     );
@@ -70,16 +85,61 @@ const proxy = await startCtxproxy(fake.url, ['--mode', MODE], { stderr: 'read', 
 const pid = proxy.process.pid as number;
 const base = proxy.url;
 const question = (i: number) => `${questions[i % questions.length]} (${i})`;
+
+/** This repository's source, for pastes: a different 60 KB slice per conversation. */
+const corpus = BIG
+  ? readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .sort()
+      .map((file) => readFileSync(path.join(root, 'src', file), 'utf8'))
+      .join('\n')
+  : '';
+let pastes = 0;
+function paste(): string {
+  const start = (pastes++ * PASTE_CHARS) % Math.max(1, corpus.length - PASTE_CHARS);
+  return corpus.slice(start, start + PASTE_CHARS);
+}
+
+/** Chat Completions: a conversation resent whole each turn, with the model's answers. */
+let chat: { role: string; content: string }[] = [];
+async function bigChat(i: number): Promise<number> {
+  if (chat.length >= TURNS * 2) chat = [];
+  const content = chat.length === 0 ? `${paste()}\n\n${question(i)}` : question(i);
+  chat.push({ role: 'user', content });
+  const { status, text } = await sendRead('POST', `${base}/v1/chat/completions`, { model: MODEL, messages: chat });
+  const answer = status === 200 ? (JSON.parse(text).choices?.[0]?.message?.content ?? '') : '';
+  chat.push({ role: 'assistant', content: answer });
+  return status;
+}
+
+/** Responses: a chain by `previous_response_id`, the server holding the history. */
+let previous: { id: string; turns: number } | undefined;
+async function bigResponses(i: number): Promise<number> {
+  if (previous && previous.turns >= TURNS) previous = undefined;
+  const body = previous
+    ? { model: MODEL, input: question(i), previous_response_id: previous.id }
+    : { model: MODEL, input: `${paste()}\n\n${question(i)}` };
+  const { status, text } = await sendRead('POST', `${base}/v1/responses`, body);
+  const id = status === 200 ? (JSON.parse(text).id as string | undefined) : undefined;
+  previous = id ? { id, turns: (previous?.turns ?? 0) + 1 } : undefined;
+  return status;
+}
+
 const kinds: ((i: number) => Promise<number>)[] = [
   (i) =>
-    send('POST', `${base}/v1/chat/completions`, { model: MODEL, messages: [{ role: 'user', content: question(i) }] }),
+    BIG
+      ? bigChat(i)
+      : send('POST', `${base}/v1/chat/completions`, {
+          model: MODEL,
+          messages: [{ role: 'user', content: question(i) }],
+        }),
   (i) =>
     send('POST', `${base}/v1/chat/completions`, {
       model: MODEL,
       stream: true,
       messages: [{ role: 'user', content: question(i) }],
     }),
-  (i) => send('POST', `${base}/v1/responses`, { model: MODEL, input: question(i) }),
+  (i) => (BIG ? bigResponses(i) : send('POST', `${base}/v1/responses`, { model: MODEL, input: question(i) })),
   (i) =>
     send('POST', `${base}/v1/messages`, {
       model: MODEL,
@@ -105,7 +165,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const settled = memoryOf(pid);
   const lines = [
-    `server RSS${bin ? ` (${bin})` : ''}, ${REQUESTS} mixed requests (chat, streamed chat, responses, messages, models, audit API), mode ${MODE}, workspace a git clone of this repository`,
+    `server RSS${bin ? ` (${bin})` : ''}, ${REQUESTS} mixed requests (chat, streamed chat, responses, messages, models, audit API), mode ${MODE}${BIG ? ', chats and responses in 4-turn conversations opening with 60 KB pasted' : ''}, workspace a git clone of this repository`,
     `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,

@@ -17,6 +17,7 @@
 import { LRUCache } from 'lru-cache';
 import { contentHash } from '../shared/contentHash.ts';
 import { type CpuPool, sharedCpuPool, taskModule } from '../shared/cpuPool.ts';
+import { TEXT_CACHE_BYTES } from '../shared/textCaches.ts';
 import type { ChatMessage, ToolDefinition } from '../shared/types.ts';
 import { boundedCount, EXACT_MAX_CHARS, isEstimatedCount, piecewiseCount } from './boundedCount.ts';
 import { countCl100k } from './cl100k.ts';
@@ -175,7 +176,7 @@ function createState(options: TokenCounterOptions): SharedState {
 }
 
 /** Line counts of long texts (a 10,000-line file holds 80 KB of them). */
-const LINE_COUNTS_MAX_BYTES = 8 * 1024 * 1024;
+const LINE_COUNTS_MAX_BYTES = TEXT_CACHE_BYTES.lineCounts;
 
 function cachedValue<V extends {}>(state: SharedState, cache: LRUCache<string, V>, key: string): V | undefined {
   const value = cache.get(key);

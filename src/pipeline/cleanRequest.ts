@@ -6,6 +6,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { ChatRequest } from '../shared/chatRequest.ts';
+import { TEXT_CACHE_BYTES } from '../shared/textCaches.ts';
 import type { Redactor } from '../shared/types.ts';
 import { forwardedTo, ruleFor, type UpstreamKind } from './fieldPolicy.ts';
 import { normalizeImage } from './images.ts';
@@ -156,13 +157,15 @@ export async function redactedValue<T>(value: T, redactor: Redactor, counts: Rec
 type FieldMemo = LRUCache<string, { json: string; counts: Record<string, number> }>;
 /** Per redactor: clients resend the same tool schemas every turn, thousands of strings each time. */
 const memos = new WeakMap<Redactor, FieldMemo>();
-/** Bytes of JSON held (a character a byte); one field may take an eighth. */
-const MEMO_MAX_CHARS = 8 * 1024 * 1024;
+/** Bytes of JSON held (a character a byte). */
+const MEMO_MAX_CHARS = TEXT_CACHE_BYTES.fieldMemo;
+/** One field's JSON, at most: a large client's tool schemas (a few hundred KB) are still remembered. */
+const MEMO_MAX_ENTRY_CHARS = 1024 * 1024;
 
 function newFieldMemo(): FieldMemo {
   return new LRUCache({
     maxSize: MEMO_MAX_CHARS,
-    maxEntrySize: MEMO_MAX_CHARS / 8,
+    maxEntrySize: MEMO_MAX_ENTRY_CHARS,
     sizeCalculation: (entry, key) => Math.max(1, key.length + entry.json.length),
   });
 }

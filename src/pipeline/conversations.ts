@@ -14,6 +14,7 @@
 
 import { LRUCache } from 'lru-cache';
 import { contentHash } from '../shared/contentHash.ts';
+import { TEXT_CACHE_BYTES } from '../shared/textCaches.ts';
 import type { ContextItem, ContextPartSource, ModeName } from '../shared/types.ts';
 
 /** Where a carried piece of context was first sent. */
@@ -96,7 +97,7 @@ export class ConversationCache {
   readonly #blocks = new Map<string, { text: string; users: number }>();
 
   /** `capacity` 0 remembers nothing (every turn starts fresh). */
-  constructor(capacity = 1000, maxBytes = 64 * 1024 * 1024) {
+  constructor(capacity = 1000, maxBytes = TEXT_CACHE_BYTES.conversations) {
     this.#states =
       capacity > 0
         ? new LRUCache({

@@ -14,6 +14,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { ResponseItem } from '../shared/responsesRequest.ts';
+import { TEXT_CACHE_BYTES } from '../shared/textCaches.ts';
 import type { ChatMessage } from '../shared/types.ts';
 
 export interface RememberedResponse {
@@ -47,7 +48,7 @@ export class ResponseMemory {
     this.maxResponses = options.maxResponses ?? 256;
     this.responses = new LRUCache<string, Held>({
       max: this.maxResponses,
-      maxSize: options.maxChars ?? 32 * 1024 * 1024,
+      maxSize: options.maxChars ?? TEXT_CACHE_BYTES.responses,
       // A forgotten response takes its output items with it.
       dispose: (held) => {
         for (const itemId of held.itemIds) this.items.delete(itemId);

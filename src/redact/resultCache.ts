@@ -5,6 +5,7 @@
 // out first.
 
 import { LRUCache } from 'lru-cache';
+import { TEXT_CACHE_BYTES } from '../shared/textCaches.ts';
 import type { RedactResult } from '../shared/types.ts';
 
 export class ResultCache {
@@ -12,7 +13,7 @@ export class ResultCache {
   private readonly entries: LRUCache<string, RedactResult> | undefined;
 
   /** `maxBytes` counts a character as a byte, as V8 stores most source text (one-byte strings); 0 keeps nothing. */
-  constructor(maxBytes = 32 * 1024 * 1024, maxEntries = 4096) {
+  constructor(maxBytes = TEXT_CACHE_BYTES.redactionResults, maxEntries = 4096) {
     this.entries = maxBytes > 0 && maxEntries > 0 ? new LRUCache({ max: maxEntries, maxSize: maxBytes }) : undefined;
   }
 
