@@ -491,13 +491,16 @@ export function createRetrievalSource(
           subjectPaths(input.question).map((named) => named.token),
         )
       : [];
+    // Asked once: the files a question asks for by their role count as something to search, and are part of the
+    // memo's key (two questions may share every searched word and differ only in the role they name).
+    const roles = rolesAsked(input.question);
     const wantCode =
       wanted('retrieval.code.') &&
       (plan.names.length > 0 ||
         stems.length > 0 ||
         plan.strings.length > 0 ||
         plan.versions.length > 0 ||
-        rolesAsked(input.question).length > 0 ||
+        roles.length > 0 ||
         plan.taskWords.length > 0 ||
         plan.manifestWords.length > 0 ||
         plan.looseWords.length > 0 ||
@@ -505,7 +508,7 @@ export function createRetrievalSource(
         plan.envReads.length > 0 ||
         plan.proseWords.length >= 2);
     if (!wantHistory && !wantCode) return { items: [] };
-    const asks = [relations, stems, askedUses(input.question.text)];
+    const asks = [relations, stems, askedUses(input.question.text), roles.map((role) => role.why)];
     const key = JSON.stringify([ws.root, input.mode, plan, input.question.intents, wantHistory, wantCode, asks]);
     const indexed = wantCode && opts.index ? await opts.index.prepare(ws) : undefined;
     const historyIndex = wantHistory && opts.index ? await opts.index.history(ws) : undefined;
@@ -805,7 +808,6 @@ export function createRetrievalSource(
           skipped.push({ path: 'retrieval.code', reason: 'the commit that changed the pasted line answers' });
         if (wantCode && !changes?.ofLine) {
           // A word the code defines is asked about as that name: files merely named like it are not the answer.
-          const roles = rolesAsked(input.question);
           const byRole =
             roles.length > 0
               ? await deadline.inTime(
