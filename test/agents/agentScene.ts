@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assertAuditMatchesUpstream } from '../support/auditMatchesUpstream.ts';
 import { type FakeOllama, type FakeReply, type ReceivedChat, startFakeOllama } from '../support/fakeOllama.ts';
@@ -273,4 +274,44 @@ export function assertToolRoundTrip(run: AgentRun): void {
 export function assertAnswered(run: AgentRun, answer: string): void {
   assert.equal(run.code, 0, `exit code 0\n${run.stdout}\n${run.stderr}`);
   assert.ok(run.stdout.includes(answer), `the agent printed the model's answer\n${run.stdout}\n${run.stderr}`);
+}
+
+/**
+ * The three turns every agent must pass, for an agent with nothing else to check: a plain turn answered with the
+ * context and the planted secret masked, a tool round trip through the agent's `tool`, and a `+off` turn with no
+ * context. `run` runs the agent once in the scene, with the model name to ask for.
+ */
+export function describeAgent(
+  name: string,
+  tool: string,
+  run: (scene: AgentScene, prompt: string, model: string) => Promise<AgentRun>,
+): void {
+  let scene: AgentScene;
+  before(async () => {
+    scene = await startAgentScene();
+  });
+  after(() => scene.close());
+
+  describe(`${name} through ctxproxy`, () => {
+    test('a plain turn: answered, with the context and the secret masked', async () => {
+      const turn = await run(scene, `Which branch am I on? My token is ${SECRET}`, MODEL);
+      assertAnswered(turn, PLAIN_ANSWER);
+      assertContext(turn);
+      assertMasked(turn);
+    });
+
+    test(`a tool-call round trip: the model calls ${tool}, ${name} runs it, the result comes back`, async () => {
+      const turn = await run(scene, `${READ_REQUEST} and tell me what it says.`, MODEL);
+      assertAnswered(turn, TOOL_DONE);
+      assertToolRoundTrip(turn);
+      assertMasked(turn);
+    });
+
+    test('a +off turn: answered, no context, the model name without its suffix', async () => {
+      const turn = await run(scene, `Say hello. ${SECRET}`, `${MODEL}+off`);
+      assertAnswered(turn, PLAIN_ANSWER);
+      assertNoContext(turn);
+      assertMasked(turn);
+    });
+  });
 }
